@@ -1,0 +1,55 @@
+"""pqfast: the fast path of the Parquet read stack.
+
+Parquet Split Block Bloom Filters, RocksDB's cache-local Bloom filter, DELTA
+decoding and Bloom-filter pruning of Parquet lakes, on SIMD kernels chosen at
+run time (``PQFAST_SIMD=scalar|sse4|avx2|avx512|neon`` forces one).
+"""
+
+from . import _pqfast
+from ._pqfast import (
+    FormatError,
+    __version__,
+    available_simd_levels,
+    set_simd_level,
+    simd_level,
+    xxh64,
+)
+
+
+
+def _invoked_as_cli() -> bool:
+    import os
+    import sys
+
+    orig = list(getattr(sys, "orig_argv", []))
+    if "-m" in orig and orig.index("-m") + 1 < len(orig) and orig[orig.index("-m") + 1] == "pqfast":
+        return True
+    return os.path.basename(sys.argv[0] if sys.argv else "") == "pqfast"
+
+
+_simd_problem = _pqfast.simd_status()
+if _simd_problem:
+    # Never fall back silently: a forced implementation that cannot run is an
+    # error the user must see. The CLI reports it in one line; importers get
+    # an ImportError.
+    if _invoked_as_cli():
+        import sys
+
+        sys.stderr.write(f"error: {_simd_problem}\n")
+        sys.exit(2)
+    raise ImportError(f"pqfast: {_simd_problem}")
+
+from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
+from .sbbf import Sbbf  # noqa: E402
+
+__all__ = [
+    "FormatError",
+    "PHYSICAL_TYPES",
+    "Sbbf",
+    "__version__",
+    "available_simd_levels",
+    "hash_values",
+    "set_simd_level",
+    "simd_level",
+    "xxh64",
+]

@@ -1,0 +1,1 @@
+"""Benchmarks behind `pqfast bench` (timing loops are C++; this formats)."""

@@ -1,0 +1,63 @@
+"""The ``pqfast`` command. Each subcommand lives in pqfast/commands/<name>.py
+and exposes ``NAME``, ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Subcommand modules, in the order `pqfast --help` lists them.
+COMMANDS = ["demo", "bench"]
+
+
+def _version_line() -> str:
+    from . import _pqfast
+
+    problem = _pqfast.simd_status()
+    active = "invalid PQFAST_SIMD" if problem else _pqfast.simd_level()
+    return (
+        f"pqfast {_pqfast.__version__} (SIMD: {active}; available: "
+        f"{', '.join(_pqfast.available_simd_levels())})"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pqfast", description="Fast Parquet Bloom filters and DELTA decoding.")
+    parser.add_argument("--version", action="version", version=_version_line())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        mod = importlib.import_module(f"pqfast.commands.{name}")
+        p = sub.add_parser(mod.NAME, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        import pqfast  # noqa: F401  (validates PQFAST_SIMD before any work)
+    except ImportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    from . import _pqfast
+
+    try:
+        return int(args._run(args) or 0)
+    except _pqfast.FormatError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of the pqfast CLI (see pqfast/cli.py)."""

@@ -1,0 +1,51 @@
+// Bindings: the C++ timing drivers behind `pqfast bench ...`.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "common.h"
+#include "sbbf_bench.h"
+
+namespace pqfast::py {
+namespace {
+
+nb::list rows_to_python(const std::vector<bench::Row>& rows) {
+  nb::list out;
+  for (const auto& r : rows) {
+    nb::dict d;
+    d["family"] = r.family;
+    d["mode"] = r.mode;
+    d["implementation"] = r.implementation;
+    d["footprint_bytes"] = r.footprint_bytes;
+    d["label"] = r.label;
+    d["ns_per_op"] = r.ns_per_op;
+    d["ops"] = r.ops;
+    out.append(d);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_bench(nb::module_& m) {
+  m.def("_bench_sbbf", [](std::vector<uint64_t> footprints, size_t probes, int reps,
+                          nb::object progress) {
+    bench::SbbfBenchOptions o;
+    o.footprints = std::move(footprints);
+    o.probes = probes;
+    o.reps = reps;
+    if (!progress.is_none()) {
+      o.progress = [progress](const std::string& msg) {
+        nb::gil_scoped_acquire gil;
+        progress(msg);
+      };
+    }
+    std::vector<bench::Row> rows;
+    {
+      nb::gil_scoped_release release;
+      rows = bench::run_sbbf_bench(o);
+    }
+    return rows_to_python(rows);
+  }, nb::arg("footprints"), nb::arg("probes"), nb::arg("reps"), nb::arg("progress") = nb::none());
+}
+
+}  // namespace pqfast::py

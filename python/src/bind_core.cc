@@ -1,0 +1,61 @@
+// Bindings: SIMD selection, version, XXH64 and typed hashing.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "common.h"
+#include "pqfast/hash.h"
+#include "pqfast/simd.h"
+
+namespace pqfast::py {
+
+void bind_core(nb::module_& m) {
+  m.attr("__version__") = PQFAST_VERSION;
+
+  m.def("simd_status", [] {
+    Status s = simd_status();
+    return s.ok() ? std::string() : s.error().message;
+  }, "Empty, or why PQFAST_SIMD cannot be honoured.");
+  m.def("simd_level", [] { return std::string(simd_level_name(simd_level())); },
+        "The active SIMD implementation.");
+  m.def("available_simd_levels", [] {
+    std::vector<std::string> names;
+    for (SimdLevel l : available_simd_levels()) names.emplace_back(simd_level_name(l));
+    return names;
+  }, "Implementations this CPU and build can run, best last.");
+  m.def("set_simd_level", [](const std::string& name) {
+    throw_if_error(set_simd_level(unwrap(parse_simd_level(name))));
+  }, nb::arg("name"), "Force an implementation for the whole process (tests, benchmarks).");
+
+  m.def("xxh64", [](nb::handle data, uint64_t seed) {
+    ByteView v = byte_view(data);
+    return xxh64(v.data, v.size, seed);
+  }, nb::arg("data"), nb::arg("seed") = 0, "XXH64 of a bytes-like object.");
+
+  // Fixed-width values: a contiguous buffer of n values of `width` bytes.
+  m.def("_hash_fixed", [](In1D<uint8_t> data, size_t n, const std::string& type,
+                          int32_t type_length) {
+    const PhysicalType t = unwrap(parse_physical_type(type));
+    auto out = new_array<uint64_t>(n);
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      st = hash_fixed_width_values(t, data.data(), data.shape(0), n, type_length, out.data());
+    }
+    throw_if_error(st);
+    return out;
+  });
+  // BYTE_ARRAY: Arrow layout, int64 offsets (n + 1 of them).
+  m.def("_hash_byte_arrays", [](In1D<uint8_t> data, In1D<int64_t> offsets) {
+    const size_t n = offsets.shape(0) > 0 ? offsets.shape(0) - 1 : 0;
+    auto out = new_array<uint64_t>(n);
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      st = hash_byte_arrays(data.data(), data.shape(0), offsets.data(), n, out.data());
+    }
+    throw_if_error(st);
+    return out;
+  });
+}
+
+}  // namespace pqfast::py

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything pqfast's build, tests and benchmarks need on a fresh
+# Debian machine: system packages with apt, Python packages in .venv.
+# Idempotent and quick when nothing is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(cmake ninja-build g++ libgtest-dev libxxhash-dev librocksdb-dev python3-venv)
+if [ "${PQFAST_WITH_NEON:-0}" = "1" ]; then
+  APT_PACKAGES+=(g++-aarch64-linux-gnu qemu-user)
+fi
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing system packages: ${missing[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.requirements-dev.sha
+want=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: installing Python packages into .venv"
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -r requirements-dev.txt
+  echo "$want" > "$stamp"
+fi

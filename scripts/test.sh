@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every test: C++ (GoogleTest via ctest) and Python (pytest), on every
+# SIMD implementation this CPU supports. Long differential runs:
+# PQFAST_LONG_TESTS=1 scripts/test.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+BUILD=${PQFAST_BUILD_DIR:-build/dev}
+PYBIN=$PWD/.venv/bin/python
+cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DPQFAST_BUILD_TESTS=ON -DPQFAST_BUILD_PYTHON=ON -DPQFAST_PEERS=ON \
+  -DPython_EXECUTABLE="$PYBIN" >/dev/null
+cmake --build "$BUILD" -j "$(nproc)"
+
+echo "== C++ tests"
+ctest --test-dir "$BUILD" --output-on-failure -j "$(nproc)"
+
+echo "== Python tests"
+PQFAST_BUILD_DIR="$PWD/$BUILD" PYTHONPATH="$PWD/$BUILD/python" \
+  .venv/bin/python -m pytest -q tests/python

@@ -1,0 +1,287 @@
+#include "thrift/compact.h"
+
+#include <cstring>
+
+namespace pqfast::thrift {
+namespace {
+
+int64_t unzigzag(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
+
+bool valid_type(uint8_t t) { return t <= static_cast<uint8_t>(CType::kStruct); }
+
+}  // namespace
+
+Error CompactReader::error(ErrorCode code, const std::string& message) const {
+  return make_error(code, std::string(what_) + " at byte " +
+                              std::to_string(base_offset_ + position()) + ": " + message);
+}
+
+Result<uint64_t> CompactReader::read_varint() {
+  uint64_t value = 0;
+  for (int shift = 0; shift < 70; shift += 7) {
+    if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends inside a varint");
+    const uint8_t byte = *p_++;
+    if (shift == 63 && (byte & 0x7e) != 0) {
+      return error(ErrorCode::kCorrupt, "varint overflows 64 bits");
+    }
+    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return value;
+  }
+  return error(ErrorCode::kCorrupt, "varint longer than 10 bytes");
+}
+
+Status CompactReader::begin_struct() {
+  if (field_id_stack_.size() >= static_cast<size_t>(kMaxDepth)) {
+    return error(ErrorCode::kLimitExceeded, "structures nested deeper than " +
+                                                std::to_string(kMaxDepth) + " levels");
+  }
+  field_id_stack_.push_back(last_field_id_);
+  last_field_id_ = 0;
+  return Status::Ok();
+}
+
+Status CompactReader::end_struct() {
+  if (field_id_stack_.empty()) return error(ErrorCode::kCorrupt, "unbalanced end of struct");
+  last_field_id_ = field_id_stack_.back();
+  field_id_stack_.pop_back();
+  return Status::Ok();
+}
+
+Result<FieldHeader> CompactReader::read_field_header() {
+  if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends before the end of a struct");
+  const uint8_t byte = *p_++;
+  FieldHeader h;
+  const uint8_t type = byte & 0x0f;
+  if (!valid_type(type)) {
+    return error(ErrorCode::kCorrupt, "unknown field type " + std::to_string(type));
+  }
+  h.type = static_cast<CType>(type);
+  if (h.type == CType::kStop) return h;
+  const uint8_t delta = byte >> 4;
+  if (delta != 0) {
+    h.id = static_cast<int16_t>(last_field_id_ + delta);
+  } else {
+    auto id = read_i16();
+    if (!id.ok()) return id.error();
+    h.id = *id;
+  }
+  last_field_id_ = h.id;
+  return h;
+}
+
+Result<ListHeader> CompactReader::read_list_header() {
+  if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends before a list header");
+  const uint8_t byte = *p_++;
+  ListHeader h;
+  const uint8_t type = byte & 0x0f;
+  if (!valid_type(type) || type == 0) {
+    return error(ErrorCode::kCorrupt, "unknown list element type " + std::to_string(type));
+  }
+  h.elem_type = static_cast<CType>(type);
+  uint64_t size = byte >> 4;
+  if (size == 15) {
+    auto s = read_varint();
+    if (!s.ok()) return s.error();
+    size = *s;
+  }
+  // Every element takes at least one byte, except bools packed... which also
+  // take one byte each in lists. So a list cannot announce more elements than
+  // bytes remain: this bounds every allocation made from `size`.
+  if (size > remaining()) {
+    return error(ErrorCode::kCorrupt, "list announces " + std::to_string(size) +
+                                          " elements but only " + std::to_string(remaining()) +
+                                          " bytes remain");
+  }
+  h.size = static_cast<uint32_t>(size);
+  return h;
+}
+
+Result<bool> CompactReader::read_bool_element() {
+  if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends inside a bool");
+  const uint8_t b = *p_++;
+  if (b != 0 && b != 1 && b != 2) return error(ErrorCode::kCorrupt, "bad bool value");
+  return b == 1;
+}
+
+Result<int8_t> CompactReader::read_byte() {
+  if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends inside a byte field");
+  return static_cast<int8_t>(*p_++);
+}
+
+Result<int16_t> CompactReader::read_i16() {
+  auto v = read_varint();
+  if (!v.ok()) return v.error();
+  const int64_t x = unzigzag(*v);
+  if (x < INT16_MIN || x > INT16_MAX) return error(ErrorCode::kCorrupt, "i16 out of range");
+  return static_cast<int16_t>(x);
+}
+
+Result<int32_t> CompactReader::read_i32() {
+  auto v = read_varint();
+  if (!v.ok()) return v.error();
+  const int64_t x = unzigzag(*v);
+  if (x < INT32_MIN || x > INT32_MAX) return error(ErrorCode::kCorrupt, "i32 out of range");
+  return static_cast<int32_t>(x);
+}
+
+Result<int64_t> CompactReader::read_i64() {
+  auto v = read_varint();
+  if (!v.ok()) return v.error();
+  return unzigzag(*v);
+}
+
+Result<double> CompactReader::read_double() {
+  if (remaining() < 8) return error(ErrorCode::kTruncated, "input ends inside a double");
+  double d;
+  std::memcpy(&d, p_, 8);
+  p_ += 8;
+  return d;
+}
+
+Result<std::string_view> CompactReader::read_binary() {
+  auto len = read_varint();
+  if (!len.ok()) return len.error();
+  if (*len > remaining()) {
+    return error(ErrorCode::kTruncated, "binary of " + std::to_string(*len) + " bytes but only " +
+                                            std::to_string(remaining()) + " remain");
+  }
+  std::string_view v(reinterpret_cast<const char*>(p_), static_cast<size_t>(*len));
+  p_ += *len;
+  return v;
+}
+
+Status CompactReader::skip(CType type) { return skip_at_depth(type, 0); }
+
+Status CompactReader::skip_at_depth(CType type, int depth) {
+  if (depth > kMaxDepth) {
+    return error(ErrorCode::kLimitExceeded,
+                 "values nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+  switch (type) {
+    case CType::kStop:
+      return error(ErrorCode::kCorrupt, "cannot skip a stop field");
+    case CType::kBoolTrue:
+    case CType::kBoolFalse:
+      return Status::Ok();  // the value was in the field header
+    case CType::kByte: {
+      auto v = read_byte();
+      return v.ok() ? Status::Ok() : Status(v.error());
+    }
+    case CType::kI16:
+    case CType::kI32:
+    case CType::kI64: {
+      auto v = read_varint();
+      return v.ok() ? Status::Ok() : Status(v.error());
+    }
+    case CType::kDouble: {
+      auto v = read_double();
+      return v.ok() ? Status::Ok() : Status(v.error());
+    }
+    case CType::kBinary: {
+      auto v = read_binary();
+      return v.ok() ? Status::Ok() : Status(v.error());
+    }
+    case CType::kList:
+    case CType::kSet: {
+      auto h = read_list_header();
+      if (!h.ok()) return h.error();
+      for (uint32_t i = 0; i < h->size; ++i) {
+        if (h->elem_type == CType::kBoolTrue || h->elem_type == CType::kBoolFalse) {
+          auto b = read_bool_element();
+          if (!b.ok()) return b.error();
+        } else {
+          PQFAST_RETURN_IF_ERROR(skip_at_depth(h->elem_type, depth + 1));
+        }
+      }
+      return Status::Ok();
+    }
+    case CType::kMap: {
+      auto size = read_varint();
+      if (!size.ok()) return size.error();
+      if (*size == 0) return Status::Ok();
+      if (*size > remaining()) return error(ErrorCode::kCorrupt, "map larger than its input");
+      if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends inside a map header");
+      const uint8_t kv = *p_++;
+      const uint8_t kt = kv >> 4, vt = kv & 0x0f;
+      if (!valid_type(kt) || !valid_type(vt) || kt == 0 || vt == 0) {
+        return error(ErrorCode::kCorrupt, "bad map key/value types");
+      }
+      for (uint64_t i = 0; i < *size; ++i) {
+        for (uint8_t t : {kt, vt}) {
+          if (t == 1 || t == 2) {
+            auto b = read_bool_element();
+            if (!b.ok()) return b.error();
+          } else {
+            PQFAST_RETURN_IF_ERROR(skip_at_depth(static_cast<CType>(t), depth + 1));
+          }
+        }
+      }
+      return Status::Ok();
+    }
+    case CType::kStruct: {
+      PQFAST_RETURN_IF_ERROR(begin_struct());
+      while (true) {
+        auto f = read_field_header();
+        if (!f.ok()) return f.error();
+        if (f->is_stop()) break;
+        PQFAST_RETURN_IF_ERROR(skip_at_depth(f->type, depth + 1));
+      }
+      return end_struct();
+    }
+  }
+  return error(ErrorCode::kCorrupt, "unknown type");
+}
+
+// ---- writer ----------------------------------------------------------------
+
+void CompactWriter::write_varint(uint64_t v) {
+  while (v >= 0x80) {
+    out_->push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out_->push_back(static_cast<uint8_t>(v));
+}
+
+void CompactWriter::write_zigzag(int64_t v) {
+  write_varint((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));
+}
+
+void CompactWriter::begin_struct() {
+  field_id_stack_.push_back(last_field_id_);
+  last_field_id_ = 0;
+}
+
+void CompactWriter::end_struct() {
+  out_->push_back(0);
+  last_field_id_ = field_id_stack_.back();
+  field_id_stack_.pop_back();
+}
+
+void CompactWriter::field_header(CType type, int16_t id) {
+  const int delta = id - last_field_id_;
+  if (delta > 0 && delta <= 15) {
+    out_->push_back(static_cast<uint8_t>((delta << 4) | static_cast<uint8_t>(type)));
+  } else {
+    out_->push_back(static_cast<uint8_t>(type));
+    write_zigzag(id);
+  }
+  last_field_id_ = id;
+}
+
+void CompactWriter::write_i32_field(int16_t id, int32_t v) {
+  field_header(CType::kI32, id);
+  write_zigzag(v);
+}
+
+void CompactWriter::write_i64_field(int16_t id, int64_t v) {
+  field_header(CType::kI64, id);
+  write_zigzag(v);
+}
+
+void CompactWriter::write_binary_field(int16_t id, std::string_view v) {
+  field_header(CType::kBinary, id);
+  write_varint(v.size());
+  out_->insert(out_->end(), v.begin(), v.end());
+}
+
+}  // namespace pqfast::thrift
