@@ -1,0 +1,53 @@
+// Internal: shared pieces of the parquet layer (read accounting, the tail
+// buffer kept from the footer read, error prefixing).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pqfast/parquet.h"
+
+namespace pqfast::parquet {
+
+// The tail read that finds the footer: most footers (and, for writers that
+// put Bloom filters just before the footer, the filters too) fit in it.
+inline constexpr size_t kSpeculativeTailBytes = 64 * 1024;
+
+struct ReadStats {
+  int32_t reads = 0;
+  int64_t bytes = 0;
+};
+
+// Bytes of the file's tail kept from the footer read: [offset, offset + data.size()).
+struct TailBuffer {
+  uint64_t offset = 0;
+  std::vector<uint8_t> data;
+  bool covers(uint64_t off, uint64_t len) const {
+    return off >= offset && off - offset <= data.size() && len <= data.size() - (off - offset);
+  }
+};
+
+Error prefix_error(const std::string& name, const Error& e);
+
+// read_file_metadata that counts reads and keeps the tail it read.
+Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const ParseLimits& limits,
+                                             ReadStats* stats, TailBuffer* tail,
+                                             size_t tail_bytes = kSpeculativeTailBytes);
+
+}  // namespace pqfast::parquet
+
+namespace pqfast::parquet {
+
+// Bytes read for a Bloom filter header when the footer gives no length.
+inline constexpr size_t kMaxBloomHeaderBytes = 256;
+
+// Parses header + bitset in `bytes` (writable: a misaligned bitset is moved
+// down over its header) and returns a view over the bitset.
+Result<SbbfView> bloom_view_in_place(uint8_t* bytes, size_t len, uint64_t offset,
+                                     const std::string& where, uint32_t* header_size);
+
+// Checks bloom_filter_offset/length against the file's size.
+Status check_bloom_location(const RandomAccessFile& file, const ColumnChunk& chunk);
+
+}  // namespace pqfast::parquet

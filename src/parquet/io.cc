@@ -1,0 +1,122 @@
+// Positional reads (pread on local files, memcpy on buffers) and the footer
+// read: one speculative read of the tail covers the footer of most files.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "pqfast/parquet.h"
+#include "parquet/internal.h"
+
+namespace pqfast::parquet {
+
+Error prefix_error(const std::string& name, const Error& e) {
+  return Error{e.code, name + ": " + e.message};
+}
+
+Result<std::unique_ptr<LocalFile>> LocalFile::open(const std::string& path) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    return make_error(ErrorCode::kIoError, path + ": cannot open: " + std::strerror(errno));
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    const int e = errno;
+    ::close(fd);
+    return make_error(ErrorCode::kIoError, path + ": cannot stat: " + std::strerror(e));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorCode::kIoError, path + ": not a regular file");
+  }
+  return std::unique_ptr<LocalFile>(new LocalFile(fd, static_cast<uint64_t>(st.st_size), path));
+}
+
+LocalFile::~LocalFile() { ::close(fd_); }
+
+Status LocalFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
+  if (offset > size_ || n > size_ - offset) {
+    return make_error(ErrorCode::kTruncated, path_ + ": read of " + std::to_string(n) +
+                                                 " bytes at byte " + std::to_string(offset) +
+                                                 " goes past the end of the " +
+                                                 std::to_string(size_) + "-byte file");
+  }
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return make_error(ErrorCode::kIoError, path_ + ": read at byte " + std::to_string(offset + done) +
+                                                 " failed: " + std::strerror(errno));
+    }
+    if (got == 0) {
+      return make_error(ErrorCode::kTruncated, path_ + ": file ended at byte " +
+                                                   std::to_string(offset + done) + " while reading");
+    }
+    done += static_cast<size_t>(got);
+  }
+  return Status::Ok();
+}
+
+Status BufferFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
+  if (offset > len_ || n > len_ - offset) {
+    return make_error(ErrorCode::kTruncated, name_ + ": read of " + std::to_string(n) +
+                                                 " bytes at byte " + std::to_string(offset) +
+                                                 " goes past the end of the " +
+                                                 std::to_string(len_) + "-byte input");
+  }
+  if (n) std::memcpy(out, data_ + offset, n);
+  return Status::Ok();
+}
+
+Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const ParseLimits& limits,
+                                             ReadStats* stats, TailBuffer* tail_out,
+                                             size_t tail_bytes) {
+  const uint64_t size = file.size();
+  if (size < 12) {
+    return make_error(ErrorCode::kTruncated, file.name() + ": file of " + std::to_string(size) +
+                                                 " bytes is too small for Parquet (at least 12: "
+                                                 "magic, footer length, magic)");
+  }
+  const size_t tail_len = static_cast<size_t>(std::min<uint64_t>(size, std::max<size_t>(tail_bytes, 64)));
+  std::vector<uint8_t> tail(tail_len);
+  PQFAST_RETURN_IF_ERROR(file.read_at(size - tail_len, tail_len, tail.data()));
+  if (stats) { stats->reads++; stats->bytes += tail_len; }
+  auto footer_len = parse_trailer(tail.data() + tail_len - 8, size);
+  if (!footer_len.ok()) return prefix_error(file.name(), footer_len.error());
+  const uint64_t start = size - 8 - *footer_len;
+  if (*footer_len > limits.max_footer_bytes) {
+    return make_error(ErrorCode::kLimitExceeded,
+                      file.name() + ": footer of " + std::to_string(*footer_len) +
+                          " bytes exceeds the limit of " + std::to_string(limits.max_footer_bytes));
+  }
+  Result<FileMetaData> meta = Error{};
+  if (uint64_t{*footer_len} + 8 <= tail_len) {
+    meta = parse_file_metadata(tail.data() + tail_len - 8 - *footer_len, *footer_len, start, limits);
+  } else {
+    std::vector<uint8_t> footer(*footer_len);
+    PQFAST_RETURN_IF_ERROR(file.read_at(start, *footer_len, footer.data()));
+    if (stats) { stats->reads++; stats->bytes += *footer_len; }
+    meta = parse_file_metadata(footer.data(), footer.size(), start, limits);
+  }
+  if (!meta.ok()) return prefix_error(file.name(), meta.error());
+  if (tail_out) {
+    tail_out->offset = size - tail_len;
+    tail_out->data = std::move(tail);
+  }
+  return meta;
+}
+
+Result<FileMetaData> read_file_metadata(RandomAccessFile& file, const ParseLimits& limits) {
+  return read_file_metadata_tail(file, limits, nullptr, nullptr);
+}
+
+}  // namespace pqfast::parquet

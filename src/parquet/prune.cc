@@ -1,0 +1,509 @@
+// Pruning: values x row groups -> verdicts. Per file: one tail read for the
+// footer, min/max statistics per value, then the Bloom filters of the row
+// groups that survive, read in coalesced ranges (served from the tail buffer
+// when it already holds them) and probed with the batched kernels.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "parquet/internal.h"
+#include "pqfast/hash.h"
+#include "pqfast/parquet.h"
+
+namespace pqfast::parquet {
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::kAbsentByStats:
+    case Verdict::kAbsentByBloom: return "absent";
+    case Verdict::kMaybe: return "maybe";
+    case Verdict::kNoFilter: return "no_filter";
+  }
+  return "maybe";
+}
+
+size_t ProbeValues::size() const {
+  if (type == PhysicalType::kByteArray) return offsets.empty() ? 0 : offsets.size() - 1;
+  auto w = plain_value_width(type, type_length);
+  return w.ok() && *w ? data.size() / *w : 0;
+}
+
+std::string_view ProbeValues::value(size_t i) const {
+  const char* d = reinterpret_cast<const char*>(data.data());
+  if (type == PhysicalType::kByteArray) {
+    return std::string_view(d + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i]));
+  }
+  const size_t w = *plain_value_width(type, type_length);
+  return std::string_view(d + i * w, w);
+}
+
+// ---- min/max ---------------------------------------------------------------------------
+
+namespace {
+
+enum class Order { kSigned, kUnsigned, kFloat, kBytes, kDecimalBytes, kNone };
+
+Order sort_order(const ColumnDescriptor& d) {
+  const auto& lt = d.logical;
+  switch (d.physical_type) {
+    case PhysicalType::kInt32:
+    case PhysicalType::kInt64: {
+      const bool is_unsigned = (lt.kind == LogicalType::kInteger && !lt.is_signed) ||
+                               (d.converted_type >= 11 && d.converted_type <= 14);
+      return is_unsigned ? Order::kUnsigned : Order::kSigned;
+    }
+    case PhysicalType::kFloat:
+    case PhysicalType::kDouble: return Order::kFloat;
+    case PhysicalType::kByteArray:
+    case PhysicalType::kFixedLenByteArray:
+      if (lt.kind == LogicalType::kDecimal || d.converted_type == 5) return Order::kDecimalBytes;
+      if (lt.kind == LogicalType::kFloat16 || lt.kind == LogicalType::kOther ||
+          lt.kind == LogicalType::kVariant || lt.kind == LogicalType::kGeometry ||
+          lt.kind == LogicalType::kGeography || d.converted_type == 21) {
+        return Order::kNone;
+      }
+      return Order::kBytes;
+    default: return Order::kNone;  // BOOLEAN (no filters), INT96 (undefined order)
+  }
+}
+
+template <class T>
+T load(std::string_view s) {
+  T v;
+  std::memcpy(&v, s.data(), sizeof(T));
+  return v;
+}
+
+// Signed big-endian two's complement, any lengths (sign-extended).
+int compare_decimal(std::string_view a, std::string_view b) {
+  const bool na = !a.empty() && (static_cast<uint8_t>(a[0]) & 0x80);
+  const bool nb = !b.empty() && (static_cast<uint8_t>(b[0]) & 0x80);
+  if (na != nb) return na ? -1 : 1;
+  const size_t n = std::max(a.size(), b.size());
+  const uint8_t fill = na ? 0xff : 0x00;
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t x = i < n - a.size() ? fill : static_cast<uint8_t>(a[i - (n - a.size())]);
+    const uint8_t y = i < n - b.size() ? fill : static_cast<uint8_t>(b[i - (n - b.size())]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+int compare_bytes(std::string_view a, std::string_view b) {
+  const int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
+  if (c != 0) return c < 0 ? -1 : 1;
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
+// Compares value v with bound b in `order`; returns nullopt when the
+// comparison means nothing (wrong width, NaN).
+std::optional<int> compare(Order order, PhysicalType type, std::string_view v, std::string_view b) {
+  auto cmp = [](auto x, auto y) { return x < y ? -1 : (y < x ? 1 : 0); };
+  switch (order) {
+    case Order::kSigned:
+    case Order::kUnsigned: {
+      const size_t w = type == PhysicalType::kInt32 ? 4 : 8;
+      if (v.size() != w || b.size() != w) return std::nullopt;
+      if (w == 4) {
+        return order == Order::kSigned ? cmp(load<int32_t>(v), load<int32_t>(b))
+                                       : cmp(load<uint32_t>(v), load<uint32_t>(b));
+      }
+      return order == Order::kSigned ? cmp(load<int64_t>(v), load<int64_t>(b))
+                                     : cmp(load<uint64_t>(v), load<uint64_t>(b));
+    }
+    case Order::kFloat: {
+      if (type == PhysicalType::kFloat) {
+        if (v.size() != 4 || b.size() != 4) return std::nullopt;
+        const float x = load<float>(v), y = load<float>(b);
+        if (std::isnan(x) || std::isnan(y)) return std::nullopt;
+        return cmp(x, y);  // -0.0 == +0.0
+      }
+      if (v.size() != 8 || b.size() != 8) return std::nullopt;
+      const double x = load<double>(v), y = load<double>(b);
+      if (std::isnan(x) || std::isnan(y)) return std::nullopt;
+      return cmp(x, y);
+    }
+    case Order::kBytes: return compare_bytes(v, b);
+    case Order::kDecimalBytes: return compare_decimal(v, b);
+    case Order::kNone: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
+                   std::string_view value) {
+  if (!chunk.has_statistics || leaf < 0 || static_cast<size_t>(leaf) >= meta.columns.size()) {
+    return false;
+  }
+  const ColumnDescriptor& d = meta.columns[leaf];
+  const Statistics& s = chunk.statistics;
+  const Order order = sort_order(d);
+  if (order == Order::kNone) return false;
+  const bool type_order_ok = !meta.has_column_orders || meta.column_type_defined_order[leaf];
+  // Legacy min/max were written in signed order of the physical type: only
+  // trustworthy where that is the type's order.
+  auto usable = [&](bool legacy) {
+    if (legacy) return order == Order::kSigned || order == Order::kFloat;
+    return type_order_ok;
+  };
+  if (s.has_min && usable(s.min_is_legacy)) {
+    auto c = compare(order, d.physical_type, value, s.min);
+    if (c && *c < 0) return true;
+  }
+  if (s.has_max && usable(s.max_is_legacy)) {
+    auto c = compare(order, d.physical_type, value, s.max);
+    if (c && *c > 0) return true;
+  }
+  return false;
+}
+
+// ---- pruning one file ------------------------------------------------------------------
+
+namespace {
+
+// The one place that probes a loaded filter with a batch of hashes (to be
+// swapped for the multi-filter batched probe).
+inline void probe_filter(const SbbfView& view, const uint64_t* hashes, size_t n, uint8_t* out) {
+  view.check_hashes(hashes, n, out);
+}
+
+// Hashes of the values: one per value, two for a float/double zero (a row
+// group holding -0.0 holds a value equal to 0.0, and the filter hashes bytes).
+struct HashedValues {
+  std::vector<uint64_t> hashes;
+  std::vector<uint32_t> owner;  // value index of each hash
+};
+
+Result<HashedValues> hash_probe_values(const ProbeValues& values) {
+  HashedValues hv;
+  const size_t n = values.size();
+  hv.hashes.resize(n);
+  if (values.type == PhysicalType::kBoolean) {
+    return make_error(ErrorCode::kInvalidArgument, "BOOLEAN columns have no Bloom filter");
+  }
+  if (values.type == PhysicalType::kByteArray) {
+    if (values.offsets.empty()) {
+      return make_error(ErrorCode::kInvalidArgument, "BYTE_ARRAY values need n + 1 offsets");
+    }
+    PQFAST_RETURN_IF_ERROR(hash_byte_arrays(values.data.data(), values.data.size(),
+                                            values.offsets.data(), n, hv.hashes.data()));
+  } else {
+    PQFAST_RETURN_IF_ERROR(hash_fixed_width_values(values.type, values.data.data(),
+                                                   values.data.size(), n, values.type_length,
+                                                   hv.hashes.data()));
+  }
+  hv.owner.resize(n);
+  for (size_t i = 0; i < n; ++i) hv.owner[i] = static_cast<uint32_t>(i);
+  if (values.type == PhysicalType::kFloat || values.type == PhysicalType::kDouble) {
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view v = values.value(i);
+      if (values.type == PhysicalType::kFloat) {
+        const float x = load<float>(v);
+        if (x == 0.0f) {
+          const float y = -x;
+          hv.hashes.push_back(xxh64(&y, 4));
+          hv.owner.push_back(static_cast<uint32_t>(i));
+        }
+      } else {
+        const double x = load<double>(v);
+        if (x == 0.0) {
+          const double y = -x;
+          hv.hashes.push_back(xxh64(&y, 8));
+          hv.owner.push_back(static_cast<uint32_t>(i));
+        }
+      }
+    }
+  }
+  return hv;
+}
+
+struct PendingFilter {
+  size_t rg_slot;       // index into result.row_groups
+  uint64_t offset;      // header start
+  uint64_t read_end;    // end of the bytes to read (known or estimated)
+  bool length_known;
+};
+
+FilePruneResult fail(FilePruneResult r, Error e) {
+  r.ok = false;
+  r.error = std::move(e);
+  r.row_groups.clear();
+  return r;
+}
+
+FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
+                          const HashedValues& hv, const PruneOptions& opt) {
+  FilePruneResult res;
+  res.path = file.name();
+  ReadStats rs;
+  TailBuffer tail;
+  auto meta_r = read_file_metadata_tail(file, opt.limits, &rs, &tail);
+  res.reads = rs.reads;
+  res.bytes_read = rs.bytes;
+  if (!meta_r.ok()) return fail(std::move(res), meta_r.error());
+  const FileMetaData& meta = *meta_r;
+  res.num_rows = meta.num_rows;
+  const int leaf = meta.find_column(column);
+  if (leaf < 0) {
+    std::string names;
+    for (size_t i = 0; i < meta.columns.size() && i < 12; ++i) {
+      names += (i ? ", " : "") + meta.columns[i].dotted_path;
+    }
+    if (meta.columns.size() > 12) names += ", ...";
+    return fail(std::move(res), make_error(ErrorCode::kInvalidArgument,
+                                           file.name() + ": no column '" + std::string(column) +
+                                               "' (leaf columns: " + names + ")"));
+  }
+  const ColumnDescriptor& desc = meta.columns[leaf];
+  if (desc.physical_type != values.type ||
+      (values.type == PhysicalType::kFixedLenByteArray && desc.type_length != values.type_length)) {
+    return fail(std::move(res),
+                make_error(ErrorCode::kInvalidArgument,
+                           file.name() + ": column '" + desc.dotted_path + "' is " +
+                               physical_type_name(desc.physical_type) +
+                               (desc.physical_type == PhysicalType::kFixedLenByteArray
+                                    ? "(" + std::to_string(desc.type_length) + ")"
+                                    : std::string()) +
+                               " but the values are " + physical_type_name(values.type) +
+                               (values.type == PhysicalType::kFixedLenByteArray
+                                    ? "(" + std::to_string(values.type_length) + ")"
+                                    : std::string())));
+  }
+  const size_t nv = values.size();
+  const size_t ng = meta.row_groups.size();
+  res.row_groups.resize(ng);
+  // Per row group, which values min/max exclude (1 byte per value x group).
+  std::vector<uint8_t> excluded(nv * ng, 0);
+  std::vector<PendingFilter> pending;
+  for (size_t g = 0; g < ng; ++g) {
+    const RowGroup& rg = meta.row_groups[g];
+    const ColumnChunk& chunk = rg.columns[leaf];
+    RowGroupVerdict& out = res.row_groups[g];
+    out.row_group = static_cast<int32_t>(g);
+    if (!chunk.has_meta_data) {
+      return fail(std::move(res),
+                  make_error(ErrorCode::kUnsupported,
+                             file.name() + ": row group " + std::to_string(g) + " column '" +
+                                 desc.dotted_path + "': " +
+                                 (chunk.encrypted ? "encrypted column metadata, not supported"
+                                                  : "column chunk without metadata")));
+    }
+    uint8_t* ex = excluded.data() + g * nv;
+    uint32_t n_ex = 0;
+    if (opt.use_statistics) {
+      const bool all_null = rg.num_rows == 0 || chunk.num_values == 0 ||
+                            (chunk.has_statistics && chunk.statistics.has_null_count &&
+                             chunk.statistics.null_count >= chunk.num_values);
+      for (size_t i = 0; i < nv; ++i) {
+        ex[i] = all_null || stats_exclude(meta, leaf, chunk, values.value(i));
+        n_ex += ex[i];
+      }
+    }
+    out.excluded_by_stats = n_ex;
+    if (nv > 0 && n_ex == nv) {
+      out.verdict = Verdict::kAbsentByStats;
+      continue;
+    }
+    if (!opt.use_bloom || chunk.bloom_filter_offset < 0) {
+      out.verdict = Verdict::kNoFilter;
+      out.maybe = static_cast<uint32_t>(nv - n_ex);
+      continue;
+    }
+    if (auto st = check_bloom_location(file, chunk); !st.ok()) return fail(std::move(res), st.error());
+    PendingFilter p;
+    p.rg_slot = g;
+    p.offset = static_cast<uint64_t>(chunk.bloom_filter_offset);
+    p.length_known = chunk.bloom_filter_length >= 0;
+    p.read_end = p.length_known ? p.offset + static_cast<uint64_t>(chunk.bloom_filter_length) : 0;
+    pending.push_back(p);
+  }
+  if (!pending.empty()) {
+    const uint64_t footer_start = file.size() - 8 - meta.footer_length;
+    // Without a length, the filter ends at the latest where the next known
+    // structure starts (another filter, a page index, a column chunk, the
+    // footer): read up to there, and once more only if the header says more.
+    std::vector<uint64_t> starts;
+    if (std::any_of(pending.begin(), pending.end(), [](const PendingFilter& p) { return !p.length_known; })) {
+      for (const RowGroup& rg : meta.row_groups) {
+        for (const ColumnChunk& c : rg.columns) {
+          for (int64_t o : {c.bloom_filter_offset, c.column_index_offset, c.offset_index_offset,
+                            c.data_page_offset, c.dictionary_page_offset}) {
+            if (o > 0) starts.push_back(static_cast<uint64_t>(o));
+          }
+        }
+      }
+      std::sort(starts.begin(), starts.end());
+    }
+    for (PendingFilter& p : pending) {
+      if (p.length_known) continue;
+      auto it = std::upper_bound(starts.begin(), starts.end(), p.offset);
+      uint64_t end = it != starts.end() ? std::min(*it, footer_start) : footer_start;
+      if (end <= p.offset) end = std::min<uint64_t>(file.size(), p.offset + kMaxBloomHeaderBytes);
+      p.read_end = end;
+    }
+    std::sort(pending.begin(), pending.end(),
+              [](const PendingFilter& a, const PendingFilter& b) { return a.offset < b.offset; });
+    std::vector<uint64_t> hbuf;
+    std::vector<uint32_t> hown;
+    std::vector<uint8_t> probe_out;
+    std::vector<uint8_t> maybe_flags;
+    std::vector<uint8_t> buf;
+    size_t i = 0;
+    while (i < pending.size()) {
+      // A coalesced range [lo, hi) of filters i..j-1.
+      const uint64_t lo = pending[i].offset;
+      uint64_t hi = pending[i].read_end;
+      size_t j = i + 1;
+      while (j < pending.size() && pending[j].offset <= hi + opt.coalesce_gap &&
+             std::max(hi, pending[j].read_end) - lo <= (uint64_t{64} << 20)) {
+        hi = std::max(hi, pending[j].read_end);
+        ++j;
+      }
+      uint8_t* base;
+      if (tail.covers(lo, hi - lo)) {
+        base = tail.data.data() + (lo - tail.offset);
+      } else {
+        buf.resize(static_cast<size_t>(hi - lo));
+        if (auto st = file.read_at(lo, buf.size(), buf.data()); !st.ok()) return fail(std::move(res), st.error());
+        res.reads++;
+        res.bytes_read += static_cast<int64_t>(buf.size());
+        base = buf.data();
+      }
+      for (size_t k = i; k < j; ++k) {
+        const PendingFilter& p = pending[k];
+        uint8_t* at = base + (p.offset - lo);
+        size_t avail = static_cast<size_t>(p.read_end - p.offset);
+        std::vector<uint8_t> extra;
+        if (!p.length_known) {
+          // Make sure the whole bitset is there; read it if the estimate fell short.
+          auto h = parse_sbbf_header(at, avail);
+          if (h.ok() && uint64_t{h->header_size} + h->num_bytes > avail) {
+            const uint64_t total = uint64_t{h->header_size} + h->num_bytes;
+            if (total > file.size() - p.offset) {
+              return fail(std::move(res), make_error(ErrorCode::kTruncated,
+                  file.name() + ": Bloom filter at byte " + std::to_string(p.offset) + " announces " +
+                      std::to_string(h->num_bytes) + " bytes of bitset, past the end of the file"));
+            }
+            extra.resize(static_cast<size_t>(total));
+            if (auto st = file.read_at(p.offset, extra.size(), extra.data()); !st.ok()) {
+              return fail(std::move(res), st.error());
+            }
+            res.reads++;
+            res.bytes_read += static_cast<int64_t>(extra.size());
+            at = extra.data();
+            avail = extra.size();
+          }
+        }
+        auto view = bloom_view_in_place(at, avail, p.offset, file.name(), nullptr);
+        if (!view.ok()) return fail(std::move(res), view.error());
+        // Probe the hashes of the values min/max did not exclude.
+        RowGroupVerdict& out = res.row_groups[p.rg_slot];
+        const uint8_t* ex = excluded.data() + p.rg_slot * nv;
+        hbuf.clear();
+        hown.clear();
+        for (size_t h = 0; h < hv.hashes.size(); ++h) {
+          if (!ex[hv.owner[h]]) {
+            hbuf.push_back(hv.hashes[h]);
+            hown.push_back(hv.owner[h]);
+          }
+        }
+        probe_out.resize(hbuf.size());
+        probe_filter(*view, hbuf.data(), hbuf.size(), probe_out.data());
+        // A value is a "maybe" when any of its hashes is.
+        maybe_flags.assign(nv, 0);
+        for (size_t h = 0; h < hbuf.size(); ++h) maybe_flags[hown[h]] |= probe_out[h];
+        uint32_t n_maybe = 0;
+        for (size_t v = 0; v < nv; ++v) n_maybe += maybe_flags[v];
+        out.maybe = n_maybe;
+        out.excluded_by_bloom = static_cast<uint32_t>(nv - out.excluded_by_stats - n_maybe);
+        out.verdict = n_maybe ? Verdict::kMaybe : Verdict::kAbsentByBloom;
+        if (opt.per_value) {
+          out.per_value.resize(nv);
+          for (size_t v = 0; v < nv; ++v) {
+            out.per_value[v] = ex[v] ? Verdict::kAbsentByStats
+                               : maybe_flags[v] ? Verdict::kMaybe : Verdict::kAbsentByBloom;
+          }
+        }
+      }
+      i = j;
+    }
+  }
+  if (opt.per_value) {
+    for (size_t g = 0; g < ng; ++g) {
+      RowGroupVerdict& out = res.row_groups[g];
+      if (!out.per_value.empty() || nv == 0) continue;
+      out.per_value.resize(nv);
+      const uint8_t* ex = excluded.data() + g * nv;
+      for (size_t v = 0; v < nv; ++v) {
+        out.per_value[v] = ex[v] ? Verdict::kAbsentByStats : out.verdict;
+      }
+    }
+  }
+  return res;
+}
+
+}  // namespace
+
+FilePruneResult prune_file(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
+                           const PruneOptions& options) {
+  auto hv = hash_probe_values(values);
+  if (!hv.ok()) {
+    FilePruneResult r;
+    r.path = file.name();
+    return fail(std::move(r), hv.error());
+  }
+  return prune_one(file, column, values, *hv, options);
+}
+
+std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, std::string_view column,
+                                         const ProbeValues& values, const PruneOptions& options,
+                                         const std::function<void(size_t)>& on_file_done) {
+  std::vector<FilePruneResult> results(paths.size());
+  auto hv = hash_probe_values(values);
+  if (!hv.ok()) {
+    for (size_t i = 0; i < paths.size(); ++i) {
+      results[i].path = paths[i];
+      results[i] = fail(std::move(results[i]), hv.error());
+    }
+    return results;
+  }
+  std::atomic<size_t> next{0};
+  std::mutex done_mu;
+  auto worker = [&] {
+    while (true) {
+      const size_t i = next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= paths.size()) break;
+      auto f = LocalFile::open(paths[i]);
+      if (!f.ok()) {
+        results[i].path = paths[i];
+        results[i] = fail(std::move(results[i]), f.error());
+      } else {
+        results[i] = prune_one(**f, column, values, *hv, options);
+      }
+      if (on_file_done) {
+        std::lock_guard<std::mutex> lock(done_mu);
+        on_file_done(i);
+      }
+    }
+  };
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
+                                       : std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, paths.size());
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    pool.reserve(threads - 1);
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (auto& t : pool) t.join();
+  }
+  return results;
+}
+
+}  // namespace pqfast::parquet
