@@ -41,9 +41,23 @@ if _simd_problem:
 
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .sbbf import Sbbf  # noqa: E402
+from .parquet import (  # noqa: E402
+    ColumnChunkMetaData,
+    ParquetFile,
+    RowGroupMetaData,
+    Statistics,
+    prune,
+    read_pruned,
+)
 
 __all__ = [
+    "ColumnChunkMetaData",
     "FormatError",
+    "ParquetFile",
+    "RowGroupMetaData",
+    "Statistics",
+    "prune",
+    "read_pruned",
     "PHYSICAL_TYPES",
     "Sbbf",
     "__version__",

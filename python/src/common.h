@@ -54,5 +54,6 @@ ByteView byte_view(nb::handle obj);
 void bind_core(nb::module_& m);
 void bind_sbbf(nb::module_& m);
 void bind_bench(nb::module_& m);
+void bind_parquet(nb::module_& m);
 
 }  // namespace pqfast::py

@@ -24,4 +24,5 @@ NB_MODULE(_pqfast, m) {
   bind_core(m);
   bind_sbbf(m);
   bind_bench(m);
+  bind_parquet(m);
 }

@@ -157,9 +157,11 @@ Status read_logical_type(CompactReader& r, LogicalType* t) {
 
 // ---- SchemaElement ---------------------------------------------------------------
 
+constexpr FieldTypes kSchemaElementTypes{{1,CType::kI32},{2,CType::kI32},{3,CType::kI32},{4,CType::kBinary},{5,CType::kI32},{6,CType::kI32},{7,CType::kI32},{8,CType::kI32},{9,CType::kI32},{10,CType::kStruct}};
+
 Status read_schema_element(CompactReader& r, SchemaElement* e) {
   bool have_name = false;
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kSchemaElementTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: {
         PQFAST_ASSIGN_OR_RETURN(int32_t t, read_i32_field(r, f, "SchemaElement.type"));
@@ -209,10 +211,12 @@ Status read_schema_element(CompactReader& r, SchemaElement* e) {
 
 // ---- Statistics -------------------------------------------------------------------
 
+constexpr FieldTypes kStatisticsTypes{{1,CType::kBinary},{2,CType::kBinary},{3,CType::kI64},{4,CType::kI64},{5,CType::kBinary},{6,CType::kBinary},{7,CType::kBoolTrue},{8,CType::kBoolTrue}};
+
 Status read_statistics(CompactReader& r, Statistics* s) {
   bool legacy_min = false, legacy_max = false, new_min = false, new_max = false;
   std::string_view lmin, lmax, nmin, nmax;
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kStatisticsTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: { PQFAST_ASSIGN_OR_RETURN(lmax, read_binary_field(r, f, "Statistics.max")); legacy_max = true; return Status::Ok(); }
       case 2: { PQFAST_ASSIGN_OR_RETURN(lmin, read_binary_field(r, f, "Statistics.min")); legacy_min = true; return Status::Ok(); }
@@ -243,9 +247,11 @@ Status read_statistics(CompactReader& r, Statistics* s) {
 
 // ---- ColumnMetaData / ColumnChunk --------------------------------------------------
 
+constexpr FieldTypes kColumnMetaDataTypes{{1,CType::kI32},{2,CType::kList},{3,CType::kList},{4,CType::kI32},{5,CType::kI64},{6,CType::kI64},{7,CType::kI64},{9,CType::kI64},{10,CType::kI64},{11,CType::kI64},{12,CType::kStruct},{14,CType::kI64},{15,CType::kI32}};
+
 Status read_column_meta_data(CompactReader& r, ColumnChunk* c) {
   bool have_type = false, have_codec = false, have_num_values = false, have_dpo = false;
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kColumnMetaDataTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: {
         PQFAST_ASSIGN_OR_RETURN(int32_t t, read_i32_field(r, f, "ColumnMetaData.type"));
@@ -316,8 +322,10 @@ Status read_column_meta_data(CompactReader& r, ColumnChunk* c) {
   return Status::Ok();
 }
 
+constexpr FieldTypes kColumnChunkTypes{{1,CType::kBinary},{2,CType::kI64},{3,CType::kStruct},{4,CType::kI64},{5,CType::kI32},{6,CType::kI64},{7,CType::kI32}};
+
 Status read_column_chunk(CompactReader& r, ColumnChunk* c) {
-  return read_struct(r, [&](const FieldHeader& f) -> Status {
+  return read_struct(r, kColumnChunkTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: {
         PQFAST_ASSIGN_OR_RETURN(std::string_view v, read_binary_field(r, f, "ColumnChunk.file_path"));
@@ -343,9 +351,11 @@ Status read_column_chunk(CompactReader& r, ColumnChunk* c) {
   });
 }
 
+constexpr FieldTypes kRowGroupTypes{{1,CType::kList},{2,CType::kI64},{3,CType::kI64},{5,CType::kI64},{6,CType::kI64},{7,CType::kI16}};
+
 Status read_row_group(CompactReader& r, RowGroup* g, size_t num_leaves) {
   bool have_columns = false, have_num_rows = false;
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kRowGroupTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: {
         uint32_t n = 0;
@@ -472,6 +482,10 @@ Status build_leaves(FileMetaData* m, size_t base_offset) {
 
 }  // namespace
 
+namespace {
+constexpr FieldTypes kFileMetaDataTypes{{1,CType::kI32},{2,CType::kList},{3,CType::kI64},{4,CType::kList},{5,CType::kList},{6,CType::kBinary},{7,CType::kList}};
+}  // namespace
+
 Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t base_offset,
                                          const ParseLimits& limits) {
   if (len > limits.max_footer_bytes) {
@@ -488,7 +502,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
   // after the schema when needed.
   const uint8_t* row_groups_at = nullptr;
   size_t row_groups_pos = 0;
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kFileMetaDataTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: { PQFAST_ASSIGN_OR_RETURN(m.version, read_i32_field(r, f, "FileMetaData.version")); have_version = true; return Status::Ok(); }
       case 2: {

@@ -2,7 +2,9 @@
 // thrift::CompactReader: typed field reads that name the field on error.
 #pragma once
 
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include "thrift/compact.h"
 
@@ -61,6 +63,23 @@ inline Result<std::string_view> read_binary_field(CompactReader& r, const FieldH
   return r.read_binary();
 }
 
+// The wire type a struct expects for each field id it knows (ids 1..31).
+// Like Thrift-generated readers, a known field that arrives with another
+// wire type is skipped, not decoded (old writers reused some ids).
+struct FieldTypes {
+  CType t[32] = {};
+  constexpr FieldTypes(std::initializer_list<std::pair<int, CType>> list) {
+    for (auto [id, type] : list) t[id] = type;
+  }
+  bool mismatch(const FieldHeader& f) const {
+    if (f.id <= 0 || f.id >= 32 || t[f.id] == CType::kStop) return false;
+    const CType want = t[f.id];
+    if (want == CType::kBoolTrue) return f.type != CType::kBoolTrue && f.type != CType::kBoolFalse;
+    if (want == CType::kI64) return f.type != CType::kI64 && f.type != CType::kI32;
+    return f.type != want;
+  }
+};
+
 // Iterates the fields of a struct: body(FieldHeader) -> Status for each field.
 template <class Body>
 Status read_struct(CompactReader& r, Body&& body) {
@@ -74,6 +93,23 @@ Status read_struct(CompactReader& r, Body&& body) {
   return r.end_struct();
 }
 
+// read_struct that skips known fields of an unexpected wire type.
+template <class Body>
+Status read_struct(CompactReader& r, const FieldTypes& types, Body&& body) {
+  PQFAST_RETURN_IF_ERROR(r.begin_struct());
+  while (true) {
+    auto f = r.read_field_header();
+    if (!f.ok()) return f.error();
+    if (f->is_stop()) break;
+    if (types.mismatch(*f)) {
+      PQFAST_RETURN_IF_ERROR(r.skip(f->type));
+    } else {
+      PQFAST_RETURN_IF_ERROR(body(*f));
+    }
+  }
+  return r.end_struct();
+}
+
 // Reads a list of elements of wire type `elem`: each(index) -> Status.
 // `count` receives the announced size before any element is read (bounded
 // by the bytes that remain).
@@ -83,7 +119,10 @@ Status read_list(CompactReader& r, const FieldHeader& f, CType elem, const char*
   PQFAST_RETURN_IF_ERROR(expect_type(r, f, CType::kList, field));
   auto h = r.read_list_header();
   if (!h.ok()) return h.error();
-  if (h->size > 0 && h->elem_type != elem) {
+  // Integer lists: i16/i32/i64 share the zigzag varint encoding, and some
+  // writers declare the wrong one (Thrift-generated readers ignore it).
+  auto is_int = [](CType t) { return t == CType::kI16 || t == CType::kI32 || t == CType::kI64; };
+  if (h->size > 0 && h->elem_type != elem && !(is_int(elem) && is_int(h->elem_type))) {
     return r.error(ErrorCode::kCorrupt, std::string("list ") + field + " has element type " +
                                             std::to_string(static_cast<int>(h->elem_type)) +
                                             ", expected " + std::to_string(static_cast<int>(elem)));

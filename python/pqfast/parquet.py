@@ -1,0 +1,868 @@
+"""Parquet metadata, Bloom filters and lake pruning, named like pyarrow's metadata.
+
+    f = pqfast.ParquetFile("part-0.parquet")
+    f.num_rows, f.num_row_groups, f.num_columns, f.created_by
+    c = f.row_group(0).column(2)
+    c.path_in_schema, c.physical_type, c.encodings, c.statistics.min
+    c.bloom_filter_offset, c.bloom_filter_length, c.bloom_filter()   # -> pqfast.Sbbf or None
+
+    pqfast.prune("lake/*.parquet", "user_id", [42, 43])             # -> pyarrow.Table
+    pqfast.read_pruned("lake/*.parquet", "user_id", [42])            # reads surviving row groups
+
+Local paths are read by C++ (pread, a thread pool over files, the GIL
+released). A pyarrow ``FileSystem`` or an fsspec filesystem (``filesystem=``),
+or an open binary file object, is read through Python and parsed by the same
+C++ code.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal as _decimal
+import glob as _glob
+import os
+import uuid as _uuid
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from . import _pqfast
+from .sbbf import Sbbf
+
+FormatError = _pqfast.FormatError
+
+VERDICTS = ("absent", "absent", "maybe", "no_filter")  # by the C++ Verdict code
+_ABSENT_BY_STATS, _ABSENT_BY_BLOOM, _MAYBE, _NO_FILTER = 0, 1, 2, 3
+
+# LogicalType kinds (parquet.thrift LogicalType union ids).
+_LT_STRING, _LT_ENUM, _LT_DECIMAL, _LT_DATE, _LT_TIME, _LT_TIMESTAMP = 1, 4, 5, 6, 7, 8
+_LT_INTEGER, _LT_JSON, _LT_BSON, _LT_UUID, _LT_FLOAT16 = 10, 12, 13, 14, 15
+_UNITS = ("ms", "us", "ns")
+_EPOCH_DATE = _dt.date(1970, 1, 1)
+_EPOCH = _dt.datetime(1970, 1, 1)
+_EPOCH_UTC = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+# ---- opening files -----------------------------------------------------------------
+
+
+class _Source:
+    """A file to read: a local path (read natively) or a read_at callable."""
+
+    def __init__(self, source: Any, filesystem: Any = None):
+        self._fh = None
+        self.read_at = None
+        if filesystem is None and isinstance(source, (str, os.PathLike)):
+            path = os.fspath(source)
+            if path.startswith("file://"):
+                path = path[len("file://"):]
+            self.path = path
+            self.local = True
+            return
+        self.local = False
+        if filesystem is not None:
+            path = os.fspath(source) if isinstance(source, os.PathLike) else str(source)
+            self.path = path
+            if hasattr(filesystem, "open_input_file"):  # pyarrow.fs.FileSystem
+                fh = filesystem.open_input_file(path)
+                self._fh = fh
+                self.size = fh.size()
+                self.read_at = lambda off, n: fh.read_at(n, off)
+                return
+            if hasattr(filesystem, "open"):  # fsspec
+                fh = filesystem.open(path, "rb")
+                self._fh = fh
+                size = getattr(fh, "size", None)
+                self.size = int(size if size is not None else filesystem.size(path))
+                self.read_at = _seek_reader(fh)
+                return
+            raise TypeError(f"unsupported filesystem object {type(filesystem).__name__}")
+        if hasattr(source, "read") and hasattr(source, "seek"):
+            self.path = str(getattr(source, "name", "<file object>"))
+            source.seek(0, 2)
+            self.size = source.tell()
+            self.read_at = _seek_reader(source)
+            return
+        raise TypeError(f"expected a path or a binary file object, got {type(source).__name__}")
+
+    def metadata(self):
+        if self.local:
+            return _pqfast._read_metadata_path(self.path)
+        return _pqfast._read_metadata_file(self.read_at, self.size, self.path)
+
+    def bloom_filter(self, offset: int, length: int | None):
+        ln = -1 if length is None else int(length)
+        if self.local:
+            return _pqfast._load_bloom_filter_path(self.path, int(offset), ln)
+        return _pqfast._load_bloom_filter_file(self.read_at, self.size, self.path, int(offset), ln)
+
+    def close(self):
+        if self._fh is not None:
+            try:
+                self._fh.close()
+            except Exception:  # noqa: BLE001 - closing is best effort
+                pass
+            self._fh = None
+
+
+def _seek_reader(fh):
+    def read_at(off, n):
+        fh.seek(off)
+        out = fh.read(n)
+        return bytes(out)
+
+    return read_at
+
+
+# ---- typed statistics ----------------------------------------------------------------
+
+
+def _decode_stat(raw: bytes | None, desc: dict) -> Any:
+    """A statistics bound as a Python value typed like pyarrow's."""
+    if raw is None:
+        return None
+    pt = desc["physical_type"]
+    lt = desc["logical_type"]
+    kind = lt["kind"]
+    conv = desc["converted_type"]
+    try:
+        if pt == "BOOLEAN":
+            return bool(raw[0]) if len(raw) >= 1 else None
+        if pt in ("INT32", "INT64"):
+            width = 4 if pt == "INT32" else 8
+            if len(raw) != width:
+                return None
+            unsigned = (kind == _LT_INTEGER and not lt["is_signed"]) or (conv or "").startswith("UINT")
+            v = int.from_bytes(raw, "little", signed=not unsigned)
+            if kind == _LT_DECIMAL or conv == "DECIMAL":
+                return _decimal.Decimal(v).scaleb(-_scale(desc))
+            if kind == _LT_DATE or conv == "DATE":
+                return _EPOCH_DATE + _dt.timedelta(days=v)
+            if kind == _LT_TIMESTAMP or conv in ("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"):
+                unit = lt["unit"] if kind == _LT_TIMESTAMP else (0 if conv == "TIMESTAMP_MILLIS" else 1)
+                import pyarrow as pa
+
+                tz = "UTC" if (kind == _LT_TIMESTAMP and lt["adjusted_to_utc"]) or kind != _LT_TIMESTAMP else None
+                return pa.scalar(v, pa.timestamp(_UNITS[unit], tz=tz)).as_py()
+            if kind == _LT_TIME or conv in ("TIME_MILLIS", "TIME_MICROS"):
+                unit = lt["unit"] if kind == _LT_TIME else (0 if conv == "TIME_MILLIS" else 1)
+                import pyarrow as pa
+
+                t = pa.time32(_UNITS[unit]) if pt == "INT32" else pa.time64(_UNITS[unit])
+                return pa.scalar(v, t).as_py()
+            return v
+        if pt in ("FLOAT", "DOUBLE"):
+            width = 4 if pt == "FLOAT" else 8
+            if len(raw) != width:
+                return None
+            return float(np.frombuffer(raw, dtype="<f4" if width == 4 else "<f8")[0])
+        if pt in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
+            if kind == _LT_DECIMAL or conv == "DECIMAL":
+                return _decimal.Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-_scale(desc))
+            if kind == _LT_FLOAT16 and len(raw) == 2:
+                return float(np.frombuffer(raw, dtype="<f2")[0])
+            if kind in (_LT_STRING, _LT_ENUM, _LT_JSON) or conv in ("UTF8", "ENUM", "JSON"):
+                return raw.decode("utf-8", "replace")
+            return bytes(raw)
+        return bytes(raw)
+    except (ValueError, OverflowError):
+        return None
+
+
+def _scale(desc: dict) -> int:
+    lt = desc["logical_type"]
+    return lt["scale"] if lt["kind"] == _LT_DECIMAL else desc["scale"]
+
+
+class Statistics:
+    """Min/max and counts of a column chunk. ``min``/``max`` are typed like
+    pyarrow's (int, float, str, bytes, Decimal, date, datetime); ``min_raw``/
+    ``max_raw`` are the PLAIN bytes. ``has_min_max`` is False when the bounds
+    are absent or unusable (legacy bounds of a type whose order they break)."""
+
+    def __init__(self, d: dict, desc: dict):
+        self._d = d
+        self._desc = desc
+
+    @property
+    def has_min_max(self) -> bool:
+        return self._d["min"] is not None and self._d["max"] is not None
+
+    @property
+    def min_raw(self) -> bytes | None:
+        return self._d["min"]
+
+    @property
+    def max_raw(self) -> bytes | None:
+        return self._d["max"]
+
+    @property
+    def min(self) -> Any:
+        return _decode_stat(self._d["min"], self._desc)
+
+    @property
+    def max(self) -> Any:
+        return _decode_stat(self._d["max"], self._desc)
+
+    @property
+    def null_count(self) -> int | None:
+        return self._d["null_count"]
+
+    @property
+    def distinct_count(self) -> int | None:
+        return self._d["distinct_count"]
+
+    @property
+    def is_legacy(self) -> bool:
+        """True when min/max come from the deprecated fields (1/2)."""
+        return bool(self._d["min_is_legacy"] or self._d["max_is_legacy"])
+
+    @property
+    def physical_type(self) -> str:
+        return self._desc["physical_type"]
+
+    def __repr__(self) -> str:
+        return f"Statistics(min={self.min!r}, max={self.max!r}, null_count={self.null_count})"
+
+
+# ---- metadata objects -----------------------------------------------------------------
+
+
+class ColumnChunkMetaData:
+    """One column chunk of a row group (pyarrow.parquet.ColumnChunkMetaData's names)."""
+
+    def __init__(self, file: "ParquetFile", rg: int, col: int):
+        self._file = file
+        self._rg = rg
+        self._col = col
+        self._d = file._meta.column_chunk(rg, col)
+        self._desc = file._columns[col]
+
+    @property
+    def path_in_schema(self) -> str:
+        p = self._d["path_in_schema"] or self._desc["path"]
+        return ".".join(p)
+
+    @property
+    def physical_type(self) -> str:
+        return self._d["physical_type"] if self._d["has_meta_data"] else self._desc["physical_type"]
+
+    @property
+    def logical_type(self) -> str:
+        return self._desc["logical_type"]["name"] or "None"
+
+    @property
+    def converted_type(self) -> str | None:
+        return self._desc["converted_type"]
+
+    @property
+    def encodings(self) -> tuple[str, ...]:
+        return self._d["encodings"]
+
+    @property
+    def compression(self) -> str:
+        return self._d["compression"]
+
+    @property
+    def num_values(self) -> int:
+        return self._d["num_values"]
+
+    @property
+    def total_compressed_size(self) -> int:
+        return self._d["total_compressed_size"]
+
+    @property
+    def total_uncompressed_size(self) -> int:
+        return self._d["total_uncompressed_size"]
+
+    @property
+    def file_offset(self) -> int:
+        return self._d["file_offset"]
+
+    @property
+    def file_path(self) -> str:
+        return self._d["file_path"]
+
+    @property
+    def data_page_offset(self) -> int:
+        return self._d["data_page_offset"]
+
+    @property
+    def dictionary_page_offset(self) -> int | None:
+        return self._d["dictionary_page_offset"]
+
+    @property
+    def has_dictionary_page(self) -> bool:
+        return self._d["dictionary_page_offset"] is not None
+
+    @property
+    def index_page_offset(self) -> int | None:
+        return self._d["index_page_offset"]
+
+    @property
+    def has_column_index(self) -> bool:
+        return self._d["column_index_offset"] is not None
+
+    @property
+    def has_offset_index(self) -> bool:
+        return self._d["offset_index_offset"] is not None
+
+    @property
+    def is_stats_set(self) -> bool:
+        return self._d["statistics"] is not None
+
+    @property
+    def statistics(self) -> Statistics | None:
+        s = self._d["statistics"]
+        return None if s is None else Statistics(s, self._desc)
+
+    @property
+    def bloom_filter_offset(self) -> int | None:
+        return self._d["bloom_filter_offset"]
+
+    @property
+    def bloom_filter_length(self) -> int | None:
+        """Bytes of header + bitset; None when the writer did not record it (parquet-java < 1.14)."""
+        return self._d["bloom_filter_length"]
+
+    def bloom_filter(self) -> Sbbf | None:
+        """The chunk's Bloom filter as a :class:`pqfast.Sbbf`, or None."""
+        off = self.bloom_filter_offset
+        if off is None:
+            return None
+        native = self._file._source.bloom_filter(off, self.bloom_filter_length)
+        return None if native is None else Sbbf._wrap(native)
+
+    def to_dict(self) -> dict:
+        d = dict(self._d)
+        d["path_in_schema"] = self.path_in_schema
+        s = self.statistics
+        d["statistics"] = None if s is None else {
+            "has_min_max": s.has_min_max, "min": s.min, "max": s.max,
+            "null_count": s.null_count, "distinct_count": s.distinct_count}
+        return d
+
+    def __repr__(self) -> str:
+        return (f"<pqfast.ColumnChunkMetaData {self.path_in_schema} {self.physical_type} "
+                f"{'/'.join(self.encodings)} bloom={self.bloom_filter_offset}>")
+
+
+class RowGroupMetaData:
+    def __init__(self, file: "ParquetFile", i: int):
+        self._file = file
+        self._i = i
+        self._d = file._meta.row_group(i)
+
+    @property
+    def num_rows(self) -> int:
+        return self._d["num_rows"]
+
+    @property
+    def num_columns(self) -> int:
+        return self._d["num_columns"]
+
+    @property
+    def total_byte_size(self) -> int:
+        return self._d["total_byte_size"]
+
+    def column(self, j: int) -> ColumnChunkMetaData:
+        if not -self.num_columns <= j < self.num_columns:
+            raise IndexError(f"column index {j} out of range (0..{self.num_columns - 1})")
+        return ColumnChunkMetaData(self._file, self._i, j % self.num_columns)
+
+    def __repr__(self) -> str:
+        return f"<pqfast.RowGroupMetaData num_rows={self.num_rows} num_columns={self.num_columns}>"
+
+
+class ParquetFile:
+    """A Parquet file's footer, parsed by pqfast's own Thrift reader.
+
+    ``source`` is a local path, a path on ``filesystem`` (a pyarrow
+    ``FileSystem`` or fsspec filesystem), or a binary file object.
+    """
+
+    def __init__(self, source: Any, filesystem: Any = None):
+        self._source = _Source(source, filesystem)
+        try:
+            self._meta = self._source.metadata()
+        except BaseException:
+            self._source.close()
+            raise
+        self._columns = self._meta.columns()
+
+    @property
+    def path(self) -> str:
+        return self._source.path
+
+    @property
+    def num_rows(self) -> int:
+        return self._meta.num_rows
+
+    @property
+    def num_row_groups(self) -> int:
+        return self._meta.num_row_groups
+
+    @property
+    def num_columns(self) -> int:
+        """Leaf columns."""
+        return self._meta.num_columns
+
+    @property
+    def created_by(self) -> str:
+        return self._meta.created_by
+
+    @property
+    def format_version(self) -> int:
+        return self._meta.version
+
+    @property
+    def serialized_size(self) -> int:
+        return self._meta.footer_length
+
+    @property
+    def metadata(self) -> dict:
+        return self._meta.key_value_metadata
+
+    @property
+    def columns(self) -> list[dict]:
+        """Leaf column descriptors: path, physical/logical/converted types, levels."""
+        return [dict(c) for c in self._columns]
+
+    def column_index(self, column: str) -> int:
+        i = self._meta.find_column(column)
+        if i < 0:
+            names = ", ".join(c["dotted_path"] for c in self._columns[:12])
+            raise KeyError(f"{self.path}: no column {column!r} (leaf columns: {names})")
+        return i
+
+    def row_group(self, i: int) -> RowGroupMetaData:
+        if not -self.num_row_groups <= i < self.num_row_groups:
+            raise IndexError(f"row group index {i} out of range (0..{self.num_row_groups - 1})")
+        return RowGroupMetaData(self, i % self.num_row_groups)
+
+    def close(self) -> None:
+        self._source.close()
+
+    def __enter__(self) -> "ParquetFile":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"<pqfast.ParquetFile {self.path!r} rows={self.num_rows} "
+                f"row_groups={self.num_row_groups} columns={self.num_columns}>")
+
+
+# ---- typing probe values -----------------------------------------------------------------
+
+
+def _bad(desc: dict, v: Any, want: str) -> Exception:
+    return FormatError(
+        f"invalid argument: column {desc['dotted_path']!r} is {_describe(desc)} and takes {want}; "
+        f"got {type(v).__name__} {v!r}")
+
+
+def _describe(desc: dict) -> str:
+    s = desc["physical_type"]
+    if desc["physical_type"] == "FIXED_LEN_BYTE_ARRAY":
+        s += f"({desc['type_length']})"
+    if desc["logical_type"]["name"]:
+        s += f" {desc['logical_type']['name']}"
+    elif desc["converted_type"]:
+        s += f" {desc['converted_type']}"
+    return s
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _decimal_unscaled(desc: dict, v: Any) -> int:
+    scale = _scale(desc)
+    if _is_int(v):
+        v = _decimal.Decimal(int(v))
+    if isinstance(v, str):
+        try:
+            v = _decimal.Decimal(v)
+        except _decimal.InvalidOperation:
+            raise _bad(desc, v, "decimal.Decimal values") from None
+    if not isinstance(v, _decimal.Decimal):
+        raise _bad(desc, v, "decimal.Decimal values")
+    unscaled = v.scaleb(scale)
+    if unscaled != unscaled.to_integral_value():
+        raise FormatError(f"invalid argument: {v} has more than {scale} decimal places "
+                          f"for column {desc['dotted_path']!r}")
+    return int(unscaled)
+
+
+def _int_value(desc: dict, v: Any) -> int:
+    """An INT32/INT64 column value as the integer stored (before wrap to the width)."""
+    lt = desc["logical_type"]
+    kind, conv, pt = lt["kind"], desc["converted_type"], desc["physical_type"]
+    if kind == _LT_DECIMAL or conv == "DECIMAL":
+        return _decimal_unscaled(desc, v)
+    if kind == _LT_DATE or conv == "DATE":
+        if isinstance(v, _dt.datetime):
+            raise _bad(desc, v, "datetime.date values (not datetimes)")
+        if isinstance(v, _dt.date):
+            return (v - _EPOCH_DATE).days
+        if isinstance(v, np.datetime64):
+            return int(v.astype("datetime64[D]").astype(np.int64))
+        if _is_int(v):
+            return int(v)
+        raise _bad(desc, v, "datetime.date values or day numbers")
+    if kind == _LT_TIMESTAMP or conv in ("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"):
+        unit = lt["unit"] if kind == _LT_TIMESTAMP else (0 if conv == "TIMESTAMP_MILLIS" else 1)
+        if isinstance(v, np.datetime64):
+            return int(v.astype(f"datetime64[{_UNITS[unit]}]").astype(np.int64))
+        if isinstance(v, _dt.datetime):
+            delta = v - (_EPOCH_UTC if v.tzinfo is not None else _EPOCH)
+            us = (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
+            nanos = getattr(v, "nanosecond", 0)  # pandas.Timestamp
+            if unit == 0:
+                if us % 1000:
+                    raise FormatError(f"invalid argument: {v} has sub-millisecond digits; column "
+                                      f"{desc['dotted_path']!r} stores milliseconds")
+                return us // 1000
+            return us if unit == 1 else us * 1000 + nanos
+        if _is_int(v):
+            return int(v)
+        raise _bad(desc, v, "datetime.datetime values or integers in the column's unit")
+    if kind == _LT_TIME or conv in ("TIME_MILLIS", "TIME_MICROS"):
+        unit = lt["unit"] if kind == _LT_TIME else (0 if conv == "TIME_MILLIS" else 1)
+        if isinstance(v, _dt.time):
+            us = ((v.hour * 60 + v.minute) * 60 + v.second) * 1_000_000 + v.microsecond
+            return us // 1000 if unit == 0 else (us if unit == 1 else us * 1000)
+        if _is_int(v):
+            return int(v)
+        raise _bad(desc, v, "datetime.time values or integers in the column's unit")
+    if not _is_int(v):
+        raise _bad(desc, v, "integers")
+    v = int(v)
+    bits = 32 if pt == "INT32" else 64
+    unsigned = (kind == _LT_INTEGER and not lt["is_signed"]) or (conv or "").startswith("UINT")
+    width = lt["bit_width"] if kind == _LT_INTEGER and lt["bit_width"] else bits
+    if conv and conv.startswith(("UINT_", "INT_")) and kind != _LT_INTEGER:
+        width = int(conv.split("_")[1])
+    lo, hi = (0, (1 << width) - 1) if unsigned else (-(1 << (width - 1)), (1 << (width - 1)) - 1)
+    if not lo <= v <= hi:
+        raise FormatError(f"invalid argument: {v} is out of range for column {desc['dotted_path']!r} "
+                          f"({_describe(desc)}: {lo}..{hi})")
+    return v
+
+
+def _fixed_bytes(desc: dict, v: Any) -> bytes:
+    lt = desc["logical_type"]
+    kind, conv, n = lt["kind"], desc["converted_type"], desc["type_length"]
+    if desc["physical_type"] == "INT96":
+        n = 12
+    elif kind == _LT_DECIMAL or conv == "DECIMAL":
+        u = _decimal_unscaled(desc, v)
+        try:
+            return u.to_bytes(n, "big", signed=True)
+        except OverflowError:
+            raise FormatError(f"invalid argument: {v} does not fit column {desc['dotted_path']!r} "
+                              f"({_describe(desc)})") from None
+    elif kind == _LT_UUID:
+        if isinstance(v, _uuid.UUID):
+            return v.bytes
+        if isinstance(v, str):
+            try:
+                return _uuid.UUID(v).bytes
+            except ValueError:
+                raise _bad(desc, v, "uuid.UUID values or UUID strings") from None
+    elif kind == _LT_FLOAT16 and isinstance(v, (float, int, np.floating)) and not isinstance(v, bool):
+        return np.float16(v).tobytes()
+    if isinstance(v, str):
+        v = v.encode("utf-8")
+    if not isinstance(v, (bytes, bytearray, memoryview, np.bytes_)):
+        raise _bad(desc, v, f"bytes of length {n}")
+    b = bytes(v)
+    if len(b) != n:
+        raise FormatError(f"invalid argument: value {b!r} has {len(b)} bytes; column "
+                          f"{desc['dotted_path']!r} ({_describe(desc)}) needs {n}")
+    return b
+
+
+def encode_values(desc: dict, values: Any) -> tuple[str, int, np.ndarray, np.ndarray | None]:
+    """(physical type, type_length, PLAIN bytes, offsets or None) for values of a column."""
+    pt = desc["physical_type"]
+    if pt == "BOOLEAN":
+        raise FormatError(f"invalid argument: column {desc['dotted_path']!r} is BOOLEAN: "
+                          "Parquet has no Bloom filter for booleans")
+    values = _as_list_or_array(values)
+    kind = desc["logical_type"]["kind"]
+    # Plain numbers (no logical annotation): the vectorised path.
+    plain_numeric = kind == 0 and desc["converted_type"] is None
+    if isinstance(values, np.ndarray) and values.dtype.kind in "iuf" and pt in ("INT32", "INT64", "FLOAT", "DOUBLE") \
+            and plain_numeric:
+        from ._values import _fixed_width
+
+        if pt in ("INT32", "INT64") and values.dtype.kind == "f":
+            raise _bad(desc, values.dtype, "integers")
+        data, _, _ = _fixed_width(values, pt, None)
+        return pt, 0, np.ascontiguousarray(data), None
+    items = list(values)
+    if pt in ("INT32", "INT64"):
+        ints = [_int_value(desc, v) for v in items]
+        bits = 32 if pt == "INT32" else 64
+        mask = (1 << bits) - 1
+        arr = np.array([i & mask for i in ints], dtype=np.uint32 if bits == 32 else np.uint64)
+        return pt, 0, arr.view(np.uint8), None
+    if pt in ("FLOAT", "DOUBLE"):
+        for v in items:
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise _bad(desc, v, "numbers")
+        arr = np.array(items, dtype="<f4" if pt == "FLOAT" else "<f8")
+        return pt, 0, arr.view(np.uint8), None
+    if pt == "BYTE_ARRAY":
+        if kind == _LT_DECIMAL or desc["converted_type"] == "DECIMAL":
+            raise FormatError(f"invalid argument: column {desc['dotted_path']!r} is a BYTE_ARRAY "
+                              "DECIMAL, whose byte width depends on the writer: not supported")
+        parts = []
+        for v in items:
+            if isinstance(v, str):
+                parts.append(v.encode("utf-8"))
+            elif isinstance(v, (bytes, bytearray, memoryview, np.bytes_)):
+                parts.append(bytes(v))
+            else:
+                raise _bad(desc, v, "str or bytes values")
+        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
+        np.cumsum([len(p) for p in parts], out=offsets[1:])
+        return pt, 0, np.frombuffer(b"".join(parts), dtype=np.uint8), offsets
+    # FIXED_LEN_BYTE_ARRAY, INT96
+    parts = [_fixed_bytes(desc, v) for v in items]
+    tl = desc["type_length"] if pt == "FIXED_LEN_BYTE_ARRAY" else 12
+    return pt, tl, np.frombuffer(b"".join(parts), dtype=np.uint8), None
+
+
+def _as_list_or_array(values: Any):
+    if isinstance(values, (str, bytes, bytearray, int, float, _decimal.Decimal, _dt.date, _dt.time, _uuid.UUID)):
+        return [values]
+    if isinstance(values, np.ndarray):
+        if values.ndim == 0:
+            return values.reshape(1)
+        if values.dtype.kind in "iuf":
+            return values.ravel()
+        return list(values.ravel())
+    try:
+        import pyarrow as pa
+
+        if isinstance(values, (pa.Array, pa.ChunkedArray)):
+            if values.null_count:
+                raise FormatError("invalid argument: null values have no hash; drop them first")
+            if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+                return values.to_numpy(zero_copy_only=False)
+            return values.to_pylist()
+    except ImportError:
+        pass
+    if isinstance(values, Iterable):
+        out = list(values)
+        if any(v is None for v in out):
+            raise FormatError("invalid argument: None has no hash (nulls are not in Bloom filters)")
+        return out
+    raise TypeError(f"values must be a value or an iterable of values, got {type(values).__name__}")
+
+
+# ---- pruning -------------------------------------------------------------------------------
+
+
+def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
+    """Paths from a glob, a directory (every *.parquet under it), a path, or a list of them."""
+    if isinstance(paths_or_glob, (str, os.PathLike)):
+        items = [os.fspath(paths_or_glob)]
+    else:
+        items = [os.fspath(p) for p in paths_or_glob]
+    out: list[str] = []
+    for p in items:
+        if filesystem is None:
+            if any(ch in p for ch in "*?["):
+                out.extend(sorted(_glob.glob(p, recursive=True)))
+            elif os.path.isdir(p):
+                out.extend(sorted(_glob.glob(os.path.join(p, "**", "*.parquet"), recursive=True)))
+            else:
+                out.append(p)
+        elif hasattr(filesystem, "glob") and any(ch in p for ch in "*?["):  # fsspec
+            out.extend(sorted(filesystem.glob(p)))
+        elif hasattr(filesystem, "get_file_info"):  # pyarrow
+            import fnmatch
+
+            import pyarrow.fs as pafs
+
+            if any(ch in p for ch in "*?["):
+                base = p[: min(p.find(c) for c in "*?[" if c in p)]
+                base = base.rsplit("/", 1)[0] if "/" in base else ""
+                infos = filesystem.get_file_info(pafs.FileSelector(base or "/", recursive=True))
+                out.extend(sorted(i.path for i in infos if i.type == pafs.FileType.File and fnmatch.fnmatch(i.path, p)))
+            else:
+                info = filesystem.get_file_info(p)
+                if info.type == pafs.FileType.Directory:
+                    infos = filesystem.get_file_info(pafs.FileSelector(p, recursive=True))
+                    out.extend(sorted(i.path for i in infos if i.type == pafs.FileType.File and i.path.endswith(".parquet")))
+                else:
+                    out.append(p)
+        elif hasattr(filesystem, "isdir") and filesystem.isdir(p):
+            out.extend(sorted(filesystem.glob(p.rstrip("/") + "/**/*.parquet")))
+        else:
+            out.append(p)
+    return out
+
+
+def _reason(code: int, by_stats: int, by_bloom: int, maybe: int, n: int) -> str:
+    if code == _ABSENT_BY_STATS:
+        return "min/max"
+    if code == _ABSENT_BY_BLOOM:
+        return "min/max + bloom filter" if by_stats else "bloom filter"
+    if code == _MAYBE:
+        return f"bloom filter: {maybe} of {n} values may be present"
+    return f"no bloom filter; min/max keep {maybe} of {n} values"
+
+
+def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
+          threads: int | None = None, by_value: bool = False, use_statistics: bool = True,
+          use_bloom: bool = True, on_error: str = "raise", progress: Any = None):
+    """Which files and row groups can hold these values of ``column``?
+
+    Returns a pyarrow Table with one row per (file, row group): ``path``,
+    ``row_group``, ``verdict`` ("absent": no value can be there, by min/max
+    statistics or the Bloom filter; "maybe"; "no_filter": the chunk has no
+    Bloom filter and min/max do not rule every value out) and ``reason``.
+    With ``by_value=True``, one row per (file, row group, value) with a
+    ``value`` column. Values are typed by the column's physical and logical
+    type (ints, floats, str/bytes, date, datetime, Decimal, UUID).
+    ``on_error="skip"`` leaves out files that fail (bad footer, missing
+    column) instead of raising FormatError.
+    """
+    import pyarrow as pa
+
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    paths = expand_paths(paths_or_glob, filesystem)
+    empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
+             "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
+    if not paths:
+        if by_value:
+            empty["value"] = pa.array([], pa.string())
+        return pa.table(empty)
+    # The values are typed by the column as the first readable file declares it.
+    desc = None
+    first_error = None
+    for p in paths:
+        try:
+            with ParquetFile(p, filesystem) as f:
+                desc = f._columns[f.column_index(column)]
+            break
+        except (FormatError, KeyError, OSError) as e:
+            first_error = e
+            if on_error == "raise":
+                raise FormatError(str(e).strip('"')) from None
+    if desc is None:
+        raise FormatError(f"no readable file has column {column!r}: {first_error}")
+    raw_values = _as_list_or_array(values)
+    pt, tl, data, offsets = encode_values(desc, raw_values)
+    nv = len(offsets) - 1 if offsets is not None else (len(data) // (tl or {"INT32": 4, "INT64": 8, "FLOAT": 4, "DOUBLE": 8}[pt]))
+    cb = None
+    if progress is not None and progress is not False:
+        from ._progress import Progress
+
+        bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="probe")
+        bar.total = len(paths)
+        cb = bar.advance
+    local = filesystem is None
+    if local:
+        res = _pqfast._prune_paths(paths, column, pt, tl, data, offsets, int(threads or 0), by_value,
+                                   use_statistics, use_bloom, cb)
+        parts = [(res, None)]
+    else:
+        parts = []
+        for i, p in enumerate(paths):
+            src = _Source(p, filesystem)
+            try:
+                r = _pqfast._prune_file(src.read_at, src.size, src.path, column, pt, tl, data, offsets,
+                                        by_value, use_statistics, use_bloom)
+            finally:
+                src.close()
+            parts.append((r, i))
+            if cb:
+                cb(1)
+    # Assemble.
+    paths_col, rg_col, verdict_col, reason_col, value_col = [], [], [], [], []
+    value_labels = None
+    if by_value:
+        value_labels = [v if isinstance(v, str) else repr(v) if not _is_int(v) else str(int(v)) for v in list(raw_values)]
+    errors = []
+    for res, file_i in parts:
+        for (fi, _code, msg) in res["errors"]:
+            errors.append(msg)
+        n = res["rows"]
+        fidx = res["file_index"][:n]
+        rg = res["row_group"][:n]
+        ver = res["verdict"][:n]
+        bs, bb, mb = res["excluded_by_stats"][:n], res["excluded_by_bloom"][:n], res["maybe"][:n]
+        pv = res.get("per_value")
+        for k in range(n):
+            path = paths[file_i if file_i is not None else int(fidx[k])]
+            if by_value:
+                for v in range(nv):
+                    code = int(pv[k * nv + v])
+                    paths_col.append(path)
+                    rg_col.append(int(rg[k]))
+                    verdict_col.append(VERDICTS[code])
+                    reason_col.append({0: "min/max", 1: "bloom filter", 2: "bloom filter",
+                                       3: "no bloom filter"}[code])
+                    value_col.append(value_labels[v])
+            else:
+                paths_col.append(path)
+                rg_col.append(int(rg[k]))
+                code = int(ver[k])
+                verdict_col.append(VERDICTS[code])
+                reason_col.append(_reason(code, int(bs[k]), int(bb[k]), int(mb[k]), nv))
+    if errors and on_error == "raise":
+        more = f" (and {len(errors) - 1} more files)" if len(errors) > 1 else ""
+        raise FormatError(errors[0] + more)
+    cols = {"path": pa.array(paths_col, pa.string()), "row_group": pa.array(rg_col, pa.int32()),
+            "verdict": pa.array(verdict_col, pa.string()), "reason": pa.array(reason_col, pa.string())}
+    if by_value:
+        cols["value"] = pa.array(value_col, pa.string())
+    return pa.table(cols)
+
+
+def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
+                columns: Sequence[str] | None = None, filter_rows: bool = True, threads: int | None = None):
+    """Reads with pyarrow only the row groups :func:`prune` keeps (maybe / no_filter).
+
+    With ``filter_rows`` (default) the rows are then filtered to ``column`` in
+    ``values``, so the result equals a full scan with that filter.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    table = prune(paths_or_glob, column, values, filesystem, threads=threads)
+    keep: dict[str, list[int]] = {}
+    for path, rg, verdict in zip(table["path"].to_pylist(), table["row_group"].to_pylist(),
+                                 table["verdict"].to_pylist()):
+        if verdict != "absent":
+            keep.setdefault(path, []).append(rg)
+    pieces = []
+    schema = None
+    for path, rgs in keep.items():
+        pf = pq.ParquetFile(path, filesystem=filesystem) if filesystem is not None else pq.ParquetFile(path)
+        t = pf.read_row_groups(rgs, columns=list(columns) if columns is not None else None)
+        if filter_rows:
+            col = t.column(column) if column in t.column_names else pf.read_row_groups(rgs, columns=[column]).column(0)
+            vals = _as_list_or_array(values)
+            mask = pc.is_in(col, value_set=pa.array(list(vals), type=col.type))
+            t = t.filter(mask)
+        schema = schema or t.schema
+        pieces.append(t)
+    if not pieces:
+        first = expand_paths(paths_or_glob, filesystem)
+        if first:
+            s = pq.read_schema(first[0], filesystem=filesystem)
+            if columns is not None:
+                s = pa.schema([s.field(c) for c in columns])
+            return s.empty_table()
+        return pa.table({})
+    return pa.concat_tables(pieces)

@@ -1,0 +1,385 @@
+// Bindings of the Parquet layer: footer metadata as plain Python objects,
+// Bloom filter loading, and pruning (local paths on a C++ thread pool with
+// the GIL released; Python file objects through a read_at callback).
+// python/pqfast/parquet.py builds the pyarrow-like API on top.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstring>
+
+#include "common.h"
+#include "pqfast/parquet.h"
+
+namespace pqfast::py {
+
+namespace pq = pqfast::parquet;
+
+namespace {
+
+// A RandomAccessFile over a Python callable read_at(offset, n) -> bytes.
+// Called with the GIL held (or acquires it).
+class PyFile final : public pq::RandomAccessFile {
+ public:
+  PyFile(nb::object read_at, uint64_t size, std::string name)
+      : read_at_(std::move(read_at)), size_(size), name_(std::move(name)) {}
+  uint64_t size() const override { return size_; }
+  const std::string& name() const override { return name_; }
+  Status read_at(uint64_t offset, size_t n, uint8_t* out) override {
+    if (offset > size_ || n > size_ - offset) {
+      return make_error(ErrorCode::kTruncated, name_ + ": read of " + std::to_string(n) +
+                                                   " bytes at byte " + std::to_string(offset) +
+                                                   " goes past the end of the " +
+                                                   std::to_string(size_) + "-byte file");
+    }
+    nb::gil_scoped_acquire gil;
+    try {
+      nb::object got = read_at_(offset, n);
+      ByteView v = byte_view(got);
+      if (v.size != n) {
+        return make_error(ErrorCode::kIoError, name_ + ": read of " + std::to_string(n) +
+                                                   " bytes at byte " + std::to_string(offset) +
+                                                   " returned " + std::to_string(v.size));
+      }
+      if (n) std::memcpy(out, v.data, n);
+      return Status::Ok();
+    } catch (nb::python_error& e) {
+      return make_error(ErrorCode::kIoError, name_ + ": read at byte " + std::to_string(offset) +
+                                                 " failed: " + e.what());
+    }
+  }
+
+ private:
+  nb::object read_at_;
+  uint64_t size_;
+  std::string name_;
+};
+
+nb::object opt_i64(int64_t v) { return v < 0 ? nb::none() : nb::cast(v); }
+nb::bytes to_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
+
+nb::dict logical_dict(const pq::LogicalType& t) {
+  nb::dict d;
+  d["kind"] = static_cast<int>(t.kind);
+  d["name"] = pq::logical_type_to_string(t);
+  d["scale"] = t.decimal_scale;
+  d["precision"] = t.decimal_precision;
+  d["bit_width"] = static_cast<int>(t.bit_width);
+  d["is_signed"] = t.is_signed;
+  d["adjusted_to_utc"] = t.adjusted_to_utc;
+  d["unit"] = static_cast<int>(t.unit);
+  return d;
+}
+
+nb::dict column_descriptor_dict(const pq::ColumnDescriptor& c) {
+  nb::dict d;
+  nb::list path;
+  for (const auto& p : c.path) path.append(nb::bytes(p.data(), p.size()).attr("decode")("utf-8", "replace"));
+  d["path"] = path;
+  d["dotted_path"] = nb::bytes(c.dotted_path.data(), c.dotted_path.size()).attr("decode")("utf-8", "replace");
+  d["physical_type"] = physical_type_name(c.physical_type);
+  d["type_length"] = c.type_length;
+  d["logical_type"] = logical_dict(c.logical);
+  const char* ct = pq::converted_type_name(c.converted_type);
+  d["converted_type"] = ct ? nb::cast(ct) : nb::none();
+  d["scale"] = c.scale;
+  d["precision"] = c.precision;
+  d["max_definition_level"] = c.max_definition_level;
+  d["max_repetition_level"] = c.max_repetition_level;
+  return d;
+}
+
+nb::dict chunk_dict(const pq::FileMetaData& m, size_t leaf, const pq::ColumnChunk& c) {
+  nb::dict d;
+  d["file_path"] = c.file_path;
+  d["file_offset"] = c.file_offset;
+  d["has_meta_data"] = c.has_meta_data;
+  d["encrypted"] = c.encrypted;
+  d["physical_type"] = physical_type_name(c.type);
+  nb::list enc;
+  for (int32_t e : c.encodings) {
+    const char* n = pq::encoding_name(e);
+    enc.append(n ? nb::cast(n) : nb::cast("UNKNOWN(" + std::to_string(e) + ")"));
+  }
+  d["encodings"] = nb::tuple(enc);
+  nb::list path;
+  for (const auto& p : c.path_in_schema) path.append(nb::bytes(p.data(), p.size()).attr("decode")("utf-8", "replace"));
+  d["path_in_schema"] = path;
+  const char* codec = pq::codec_name(c.codec);
+  d["compression"] = codec ? nb::cast(codec) : nb::cast("UNKNOWN(" + std::to_string(c.codec) + ")");
+  d["num_values"] = c.num_values;
+  d["total_compressed_size"] = c.total_compressed_size;
+  d["total_uncompressed_size"] = c.total_uncompressed_size;
+  d["data_page_offset"] = c.data_page_offset;
+  d["index_page_offset"] = opt_i64(c.index_page_offset);
+  d["dictionary_page_offset"] = opt_i64(c.dictionary_page_offset);
+  d["bloom_filter_offset"] = opt_i64(c.bloom_filter_offset);
+  d["bloom_filter_length"] = c.bloom_filter_length < 0 ? nb::none() : nb::cast(c.bloom_filter_length);
+  d["offset_index_offset"] = opt_i64(c.offset_index_offset);
+  d["column_index_offset"] = opt_i64(c.column_index_offset);
+  if (c.has_statistics) {
+    const auto& s = c.statistics;
+    nb::dict st;
+    st["min"] = s.has_min ? nb::object(to_bytes(s.min)) : nb::none();
+    st["max"] = s.has_max ? nb::object(to_bytes(s.max)) : nb::none();
+    st["min_is_legacy"] = s.min_is_legacy;
+    st["max_is_legacy"] = s.max_is_legacy;
+    st["null_count"] = s.has_null_count ? nb::cast(s.null_count) : nb::none();
+    st["distinct_count"] = s.has_distinct_count ? nb::cast(s.distinct_count) : nb::none();
+    st["is_min_exact"] = s.is_min_exact ? nb::cast(*s.is_min_exact) : nb::none();
+    st["is_max_exact"] = s.is_max_exact ? nb::cast(*s.is_max_exact) : nb::none();
+    st["type_defined_order"] =
+        !m.has_column_orders || (leaf < m.column_type_defined_order.size() && m.column_type_defined_order[leaf]);
+    d["statistics"] = st;
+  } else {
+    d["statistics"] = nb::none();
+  }
+  return d;
+}
+
+struct PyMeta {
+  std::shared_ptr<pq::FileMetaData> m;
+};
+
+pq::ProbeValues make_values(const std::string& type_name, int32_t type_length, nb::handle data,
+                            nb::handle offsets) {
+  pq::ProbeValues v;
+  v.type = unwrap(parse_physical_type(type_name));
+  v.type_length = type_length;
+  ByteView d = byte_view(data);
+  v.data.assign(d.data, d.data + d.size);
+  if (!offsets.is_none()) {
+    ByteView o = byte_view(offsets);
+    if (o.size % 8 != 0) throw FormatError("invalid argument: offsets must be int64");
+    v.offsets.resize(o.size / 8);
+    if (o.size) std::memcpy(v.offsets.data(), o.data, o.size);
+  }
+  return v;
+}
+
+// Results of many files as flat arrays (one row per file x row group).
+nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, bool per_value) {
+  size_t rows = 0;
+  for (const auto& r : rs) rows += r.row_groups.size();
+  auto file_index = new_array<int32_t>(rows);
+  auto row_group = new_array<int32_t>(rows);
+  auto verdict = new_array<uint8_t>(rows);
+  auto by_stats = new_array<uint32_t>(rows);
+  auto by_bloom = new_array<uint32_t>(rows);
+  auto maybe = new_array<uint32_t>(rows);
+  auto pv = new_array<uint8_t>(per_value ? rows * nv : 0);
+  size_t k = 0;
+  nb::list errors;
+  int64_t bytes = 0, reads = 0;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const auto& r = rs[i];
+    bytes += r.bytes_read;
+    reads += r.reads;
+    if (!r.ok) {
+      errors.append(nb::make_tuple(i, static_cast<int>(r.error.code), r.error.to_string()));
+      continue;
+    }
+    for (const auto& g : r.row_groups) {
+      file_index.data()[k] = static_cast<int32_t>(i);
+      row_group.data()[k] = g.row_group;
+      verdict.data()[k] = static_cast<uint8_t>(g.verdict);
+      by_stats.data()[k] = g.excluded_by_stats;
+      by_bloom.data()[k] = g.excluded_by_bloom;
+      maybe.data()[k] = g.maybe;
+      if (per_value) {
+        for (size_t v = 0; v < nv; ++v) {
+          pv.data()[k * nv + v] = v < g.per_value.size() ? static_cast<uint8_t>(g.per_value[v]) : 2;
+        }
+      }
+      ++k;
+    }
+  }
+  nb::dict out;
+  out["rows"] = k;
+  out["file_index"] = file_index;
+  out["row_group"] = row_group;
+  out["verdict"] = verdict;
+  out["excluded_by_stats"] = by_stats;
+  out["excluded_by_bloom"] = by_bloom;
+  out["maybe"] = maybe;
+  if (per_value) out["per_value"] = pv;
+  out["errors"] = errors;
+  out["bytes_read"] = bytes;
+  out["reads"] = reads;
+  return out;
+}
+
+pq::PruneOptions make_options(int threads, bool per_value, bool use_stats, bool use_bloom) {
+  pq::PruneOptions o;
+  o.threads = threads;
+  o.per_value = per_value;
+  o.use_statistics = use_stats;
+  o.use_bloom = use_bloom;
+  return o;
+}
+
+}  // namespace
+
+void bind_parquet(nb::module_& m) {
+  nb::class_<PyMeta>(m, "_FileMetaData")
+      .def_prop_ro("num_rows", [](const PyMeta& p) { return p.m->num_rows; })
+      .def_prop_ro("num_row_groups", [](const PyMeta& p) { return p.m->row_groups.size(); })
+      .def_prop_ro("num_columns", [](const PyMeta& p) { return p.m->columns.size(); })
+      .def_prop_ro("version", [](const PyMeta& p) { return p.m->version; })
+      .def_prop_ro("created_by", [](const PyMeta& p) {
+        return nb::bytes(p.m->created_by.data(), p.m->created_by.size()).attr("decode")("utf-8", "replace");
+      })
+      .def_prop_ro("footer_length", [](const PyMeta& p) { return p.m->footer_length; })
+      .def_prop_ro("key_value_metadata", [](const PyMeta& p) {
+        nb::dict d;
+        for (const auto& kv : p.m->key_value_metadata) {
+          d[to_bytes(kv.key)] = kv.value ? nb::object(to_bytes(*kv.value)) : nb::none();
+        }
+        return d;
+      })
+      .def("columns", [](const PyMeta& p) {
+        nb::list l;
+        for (const auto& c : p.m->columns) l.append(column_descriptor_dict(c));
+        return l;
+      })
+      .def("row_group", [](const PyMeta& p, size_t i) {
+        if (i >= p.m->row_groups.size()) throw nb::index_error("row group index out of range");
+        const auto& g = p.m->row_groups[i];
+        nb::dict d;
+        d["num_rows"] = g.num_rows;
+        d["total_byte_size"] = g.total_byte_size;
+        d["num_columns"] = g.columns.size();
+        d["file_offset"] = opt_i64(g.file_offset);
+        d["total_compressed_size"] = opt_i64(g.total_compressed_size);
+        d["ordinal"] = g.ordinal < 0 ? nb::none() : nb::cast(g.ordinal);
+        return d;
+      })
+      .def("column_chunk", [](const PyMeta& p, size_t i, size_t j) {
+        if (i >= p.m->row_groups.size()) throw nb::index_error("row group index out of range");
+        if (j >= p.m->row_groups[i].columns.size()) throw nb::index_error("column index out of range");
+        return chunk_dict(*p.m, j, p.m->row_groups[i].columns[j]);
+      })
+      .def("find_column", [](const PyMeta& p, const std::string& name) { return p.m->find_column(name); })
+      .def("stats_exclude", [](const PyMeta& p, size_t i, size_t j, nb::handle value) {
+        if (i >= p.m->row_groups.size() || j >= p.m->columns.size()) throw nb::index_error("index out of range");
+        ByteView v = byte_view(value);
+        return pq::stats_exclude(*p.m, static_cast<int>(j), p.m->row_groups[i].columns[j],
+                                 std::string_view(reinterpret_cast<const char*>(v.data), v.size));
+      });
+
+  m.def("_read_metadata_path", [](const std::string& path) {
+    Result<pq::FileMetaData> r = Error{};
+    {
+      nb::gil_scoped_release release;
+      auto f = pq::LocalFile::open(path);
+      if (!f.ok()) r = f.error();
+      else r = pq::read_file_metadata(**f);
+    }
+    return PyMeta{std::make_shared<pq::FileMetaData>(unwrap(std::move(r)))};
+  });
+  m.def("_read_metadata_file", [](nb::object read_at, uint64_t size, const std::string& name) {
+    PyFile f(std::move(read_at), size, name);
+    return PyMeta{std::make_shared<pq::FileMetaData>(unwrap(pq::read_file_metadata(f)))};
+  });
+  m.def("_parse_file_bytes", [](nb::handle buf) {
+    ByteView v = byte_view(buf);
+    return PyMeta{std::make_shared<pq::FileMetaData>(unwrap(pq::parse_file_bytes(v.data, v.size)))};
+  });
+  m.def("_parse_file_metadata", [](nb::handle buf) {
+    ByteView v = byte_view(buf);
+    return PyMeta{std::make_shared<pq::FileMetaData>(unwrap(pq::parse_file_metadata(v.data, v.size)))};
+  });
+  m.def("_parse_page_header", [](nb::handle buf) {
+    ByteView v = byte_view(buf);
+    pq::PageHeader h = unwrap(pq::parse_page_header(v.data, v.size));
+    nb::dict d;
+    d["type"] = pq::page_type_name(static_cast<int32_t>(h.type));
+    d["uncompressed_page_size"] = h.uncompressed_page_size;
+    d["compressed_page_size"] = h.compressed_page_size;
+    d["crc"] = h.crc ? nb::cast(*h.crc) : nb::none();
+    d["header_size"] = h.header_size;
+    if (h.has_data_page_header) {
+      d["num_values"] = h.data_page.num_values;
+      d["encoding"] = h.data_page.encoding;
+    } else if (h.has_dictionary_page_header) {
+      d["num_values"] = h.dictionary_page.num_values;
+      d["encoding"] = h.dictionary_page.encoding;
+    } else if (h.has_data_page_header_v2) {
+      d["num_values"] = h.data_page_v2.num_values;
+      d["num_nulls"] = h.data_page_v2.num_nulls;
+      d["num_rows"] = h.data_page_v2.num_rows;
+      d["encoding"] = h.data_page_v2.encoding;
+    }
+    return d;
+  });
+
+  // Bloom filter of one chunk as an owning Sbbf (None when absent).
+  auto load = [](pq::RandomAccessFile& f, int64_t offset, int64_t length) -> std::optional<Sbbf> {
+    pq::ColumnChunk c;
+    c.bloom_filter_offset = offset;
+    c.bloom_filter_length = static_cast<int32_t>(length);
+    auto bf = unwrap(pq::load_bloom_filter(f, c));
+    if (!bf) return std::nullopt;
+    return unwrap(Sbbf::from_bitset(bf->view().data(), bf->view().num_bytes()));
+  };
+  m.def("_load_bloom_filter_path", [load](const std::string& path, int64_t offset, int64_t length) {
+    auto f = unwrap(pq::LocalFile::open(path));
+    return load(*f, offset, length);
+  });
+  m.def("_load_bloom_filter_file", [load](nb::object read_at, uint64_t size, const std::string& name,
+                                          int64_t offset, int64_t length) {
+    PyFile f(std::move(read_at), size, name);
+    return load(f, offset, length);
+  });
+
+  m.def(
+      "_prune_paths",
+      [](const std::vector<std::string>& paths, const std::string& column, const std::string& type_name,
+         int32_t type_length, nb::handle data, nb::handle offsets, int threads, bool per_value,
+         bool use_stats, bool use_bloom, nb::object progress) {
+        pq::ProbeValues v = make_values(type_name, type_length, data, offsets);
+        const size_t nv = v.size();
+        auto opts = make_options(threads, per_value, use_stats, use_bloom);
+        std::vector<pq::FilePruneResult> rs;
+        {
+          nb::gil_scoped_release release;
+          std::function<void(size_t)> cb;
+          if (!progress.is_none()) {
+            cb = [&progress](size_t) {
+              nb::gil_scoped_acquire gil;
+              try {
+                progress(1);
+              } catch (nb::python_error&) {
+              }
+            };
+          }
+          rs = pq::prune_files(paths, column, v, opts, cb);
+        }
+        return results_to_dict(rs, nv, per_value);
+      },
+      nb::arg("paths"), nb::arg("column"), nb::arg("type_name"), nb::arg("type_length"), nb::arg("data"),
+      nb::arg("offsets").none(), nb::arg("threads") = 0, nb::arg("per_value") = false,
+      nb::arg("use_stats") = true, nb::arg("use_bloom") = true, nb::arg("progress").none() = nb::none());
+
+  m.def(
+      "_prune_file",
+      [](nb::object read_at, uint64_t size, const std::string& name, const std::string& column,
+         const std::string& type_name, int32_t type_length, nb::handle data, nb::handle offsets,
+         bool per_value, bool use_stats, bool use_bloom) {
+        pq::ProbeValues v = make_values(type_name, type_length, data, offsets);
+        PyFile f(std::move(read_at), size, name);
+        std::vector<pq::FilePruneResult> rs;
+        rs.push_back(pq::prune_file(f, column, v, make_options(1, per_value, use_stats, use_bloom)));
+        return results_to_dict(rs, v.size(), per_value);
+      },
+      nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("column"), nb::arg("type_name"),
+      nb::arg("type_length"), nb::arg("data"), nb::arg("offsets").none(), nb::arg("per_value") = false,
+      nb::arg("use_stats") = true, nb::arg("use_bloom") = true);
+
+  m.def("_encoding_name", [](int32_t e) {
+    const char* n = pq::encoding_name(e);
+    return n ? std::string(n) : "UNKNOWN(" + std::to_string(e) + ")";
+  });
+}
+
+}  // namespace pqfast::py
