@@ -301,6 +301,12 @@ class BufferFile final : public RandomAccessFile {
 // larger. Error messages start with the file's name.
 Result<FileMetaData> read_file_metadata(RandomAccessFile& file, const ParseLimits& limits = {});
 
+// The page headers of a column chunk, in order: reads the chunk's bytes
+// (from the dictionary page, or the first data page, for
+// total_compressed_size bytes) and walks header, body, header, ... Errors on
+// a header that does not parse or a page that runs past the chunk.
+Result<std::vector<PageHeader>> read_page_headers(RandomAccessFile& file, const ColumnChunk& chunk);
+
 // ---- Bloom filters ---------------------------------------------------------------
 
 // A column chunk's Bloom filter, loaded: owns the bitset (aligned for the

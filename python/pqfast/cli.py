@@ -8,7 +8,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order `pqfast --help` lists them.
-COMMANDS = ["demo", "bench"]
+COMMANDS = ["demo", "inspect", "probe", "bench"]
 
 
 def _version_line() -> str:
@@ -36,7 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    # Commands that take trailing positionals after their options (probe's
+    # VALUEs) receive what argparse did not place as `args._extra`.
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if not getattr(args, "_accepts_extra", False):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    args._extra = extra
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

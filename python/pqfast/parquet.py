@@ -159,8 +159,7 @@ def _decode_stat(raw: bytes | None, desc: dict) -> Any:
         if pt in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
             if kind == _LT_DECIMAL or conv == "DECIMAL":
                 return _decimal.Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-_scale(desc))
-            if kind == _LT_FLOAT16 and len(raw) == 2:
-                return float(np.frombuffer(raw, dtype="<f2")[0])
+            # FLOAT16 and other binary bounds stay bytes, as pyarrow gives them.
             if kind in (_LT_STRING, _LT_ENUM, _LT_JSON) or conv in ("UTF8", "ENUM", "JSON"):
                 return raw.decode("utf-8", "replace")
             return bytes(raw)
@@ -439,6 +438,13 @@ class ParquetFile:
         if not -self.num_row_groups <= i < self.num_row_groups:
             raise IndexError(f"row group index {i} out of range (0..{self.num_row_groups - 1})")
         return RowGroupMetaData(self, i % self.num_row_groups)
+
+    def page_headers(self, row_group: int, column: int) -> list[dict]:
+        """The page headers of one column chunk (type, sizes, num_values, encoding), in order."""
+        src = self._source
+        if src.local:
+            return _pqfast._page_headers_path(src.path, self._meta, row_group, column)
+        return _pqfast._page_headers_file(src.read_at, src.size, src.path, self._meta, row_group, column)
 
     def close(self) -> None:
         self._source.close()

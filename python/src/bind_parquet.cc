@@ -55,6 +55,11 @@ class PyFile final : public pq::RandomAccessFile {
   std::string name_;
 };
 
+// Names and paths come from the file: decode leniently.
+nb::object py_str(const std::string& s) {
+  return nb::bytes(s.data(), s.size()).attr("decode")("utf-8", "replace");
+}
+
 nb::object opt_i64(int64_t v) { return v < 0 ? nb::none() : nb::cast(v); }
 nb::bytes to_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
 
@@ -91,7 +96,7 @@ nb::dict column_descriptor_dict(const pq::ColumnDescriptor& c) {
 
 nb::dict chunk_dict(const pq::FileMetaData& m, size_t leaf, const pq::ColumnChunk& c) {
   nb::dict d;
-  d["file_path"] = c.file_path;
+  d["file_path"] = py_str(c.file_path);
   d["file_offset"] = c.file_offset;
   d["has_meta_data"] = c.has_meta_data;
   d["encrypted"] = c.encrypted;
@@ -220,6 +225,9 @@ pq::PruneOptions make_options(int threads, bool per_value, bool use_stats, bool 
 
 }  // namespace
 
+nb::dict page_header_dict(const pq::PageHeader& h);
+void bind_parquet_rest(nb::module_& m);
+
 void bind_parquet(nb::module_& m) {
   nb::class_<PyMeta>(m, "_FileMetaData")
       .def_prop_ro("num_rows", [](const PyMeta& p) { return p.m->num_rows; })
@@ -291,7 +299,29 @@ void bind_parquet(nb::module_& m) {
   });
   m.def("_parse_page_header", [](nb::handle buf) {
     ByteView v = byte_view(buf);
-    pq::PageHeader h = unwrap(pq::parse_page_header(v.data, v.size));
+    return page_header_dict(unwrap(pq::parse_page_header(v.data, v.size)));
+  });
+  m.def("_page_headers_path", [](const std::string& path, const PyMeta& p, size_t i, size_t j) {
+    if (i >= p.m->row_groups.size() || j >= p.m->columns.size()) throw nb::index_error("index out of range");
+    auto f = unwrap(pq::LocalFile::open(path));
+    auto hs = unwrap(pq::read_page_headers(*f, p.m->row_groups[i].columns[j]));
+    nb::list l;
+    for (const auto& h : hs) l.append(page_header_dict(h));
+    return l;
+  });
+  m.def("_page_headers_file", [](nb::object read_at, uint64_t size, const std::string& name, const PyMeta& p,
+                                 size_t i, size_t j) {
+    if (i >= p.m->row_groups.size() || j >= p.m->columns.size()) throw nb::index_error("index out of range");
+    PyFile f(std::move(read_at), size, name);
+    auto hs = unwrap(pq::read_page_headers(f, p.m->row_groups[i].columns[j]));
+    nb::list l;
+    for (const auto& h : hs) l.append(page_header_dict(h));
+    return l;
+  });
+  bind_parquet_rest(m);
+}
+
+nb::dict page_header_dict(const pq::PageHeader& h) {
     nb::dict d;
     d["type"] = pq::page_type_name(static_cast<int32_t>(h.type));
     d["uncompressed_page_size"] = h.uncompressed_page_size;
@@ -311,7 +341,9 @@ void bind_parquet(nb::module_& m) {
       d["encoding"] = h.data_page_v2.encoding;
     }
     return d;
-  });
+}
+
+void bind_parquet_rest(nb::module_& m) {
 
   // Bloom filter of one chunk as an owning Sbbf (None when absent).
   auto load = [](pq::RandomAccessFile& f, int64_t offset, int64_t length) -> std::optional<Sbbf> {

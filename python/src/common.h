@@ -19,7 +19,34 @@ class FormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-[[noreturn]] inline void raise(const Error& e) { throw FormatError(e.to_string()); }
+// Error messages may quote bytes from the input (names, values): replace
+// anything that is not valid UTF-8 so Python can always decode them.
+inline std::string printable_utf8(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const size_t n = s.size();
+  static const char* const kHex = "0123456789abcdef";
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xc0) == 0x80;
+    if (ok && len == 1 && c < 0x20 && c != '\n' && c != '\t') ok = false;
+    if (ok) {
+      out.append(s, i, len);
+      i += len;
+    } else {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+      ++i;
+    }
+  }
+  return out;
+}
+
+[[noreturn]] inline void raise(const Error& e) { throw FormatError(printable_utf8(e.to_string())); }
 
 inline void throw_if_error(const Status& s) {
   if (!s.ok()) raise(s.error());

@@ -114,4 +114,39 @@ Result<PageHeader> parse_page_header(const uint8_t* data, size_t len, size_t bas
   return h;
 }
 
+Result<std::vector<PageHeader>> read_page_headers(RandomAccessFile& file, const ColumnChunk& chunk) {
+  if (!chunk.has_meta_data) {
+    return make_error(ErrorCode::kUnsupported, file.name() + ": column chunk without (plaintext) metadata");
+  }
+  int64_t start = chunk.data_page_offset;
+  if (chunk.dictionary_page_offset > 0 && chunk.dictionary_page_offset < start) {
+    start = chunk.dictionary_page_offset;
+  }
+  const int64_t len = chunk.total_compressed_size;
+  const uint64_t size = file.size();
+  if (start < 0 || len < 0 || static_cast<uint64_t>(start) > size ||
+      static_cast<uint64_t>(len) > size - static_cast<uint64_t>(start)) {
+    return make_error(ErrorCode::kCorrupt, file.name() + ": column chunk at byte " + std::to_string(start) +
+                                               " of " + std::to_string(len) + " bytes lies outside the " +
+                                               std::to_string(size) + "-byte file");
+  }
+  std::vector<uint8_t> buf(static_cast<size_t>(len));
+  PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
+  std::vector<PageHeader> out;
+  size_t pos = 0;
+  while (pos < buf.size()) {
+    auto h = parse_page_header(buf.data() + pos, buf.size() - pos, static_cast<size_t>(start) + pos);
+    if (!h.ok()) return make_error(h.error().code, file.name() + ": " + h.error().message);
+    const uint64_t body = static_cast<uint64_t>(h->compressed_page_size);
+    if (body > buf.size() - pos - h->header_size) {
+      return make_error(ErrorCode::kCorrupt,
+                        file.name() + ": page at byte " + std::to_string(start + static_cast<int64_t>(pos)) +
+                            " announces " + std::to_string(body) + " bytes, past the end of its column chunk");
+    }
+    pos += h->header_size + body;
+    out.push_back(*h);
+  }
+  return out;
+}
+
 }  // namespace pqfast::parquet

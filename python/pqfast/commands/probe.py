@@ -1,0 +1,115 @@
+"""`pqfast probe GLOB --column C VALUE...`: which files and row groups can hold these values?"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+NAME = "probe"
+HELP = ("Prune files and row groups of a lake with min/max statistics and Bloom filters: "
+        "absent / maybe / no_filter per (file, row group).")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("paths", nargs="+", metavar="GLOB [GLOB...] VALUE",
+                   help="Parquet files, globs (quote them) or directories, then the values to look for")
+    p.add_argument("--column", "-c", required=True, help="column path (dotted for nested columns)")
+    p.add_argument("--value", "-v", dest="values", action="append", default=[],
+                   help="a value to look for (repeatable; positional VALUEs after -- also work)")
+    p.add_argument("--json", action="store_true", help="one JSON object per (file, row group)")
+    p.add_argument("--by-value", action="store_true", help="one row per (file, row group, value)")
+    p.add_argument("--threads", type=int, default=0, help="threads over files (0: all cores)")
+    p.add_argument("--no-stats", action="store_true", help="ignore min/max statistics")
+    p.add_argument("--summary", action="store_true", help="print only counts per verdict")
+    p.set_defaults(_accepts_extra=True)
+
+
+def _split(args):
+    """GLOB... VALUE...: the values are what follows the first argument that is not a path."""
+    import glob
+    import os
+
+    paths, values = [], list(args.values)
+    rest = list(args.paths) + list(getattr(args, "_extra", []) or [])
+    if not rest:
+        return paths, values
+    paths.append(rest.pop(0))
+    while rest and (any(ch in rest[0] for ch in "*?[") or os.path.exists(rest[0]) or glob.glob(rest[0])):
+        paths.append(rest.pop(0))
+    values.extend(rest)
+    return paths, values
+
+
+def _typed(values, column, paths):
+    """CLI values are strings: convert them to the column's type."""
+    import datetime as dt
+    import decimal
+
+    import pqfast
+    from ..parquet import expand_paths
+
+    files = expand_paths(paths)
+    if not files:
+        raise FileNotFoundError(f"no files match {' '.join(paths)}")
+    with pqfast.ParquetFile(files[0]) as f:
+        desc = f._columns[f.column_index(column)]
+    pt, kind = desc["physical_type"], desc["logical_type"]["kind"]
+    conv = desc["converted_type"]
+    out = []
+    for v in values:
+        try:
+            if kind == 5 or conv == "DECIMAL":
+                out.append(decimal.Decimal(v))
+            elif pt == "INT32" and (kind == 6 or conv == "DATE"):
+                out.append(dt.date.fromisoformat(v))
+            elif pt == "INT64" and (kind == 8 or (conv or "").startswith("TIMESTAMP")):
+                out.append(dt.datetime.fromisoformat(v))
+            elif pt in ("INT32", "INT64"):
+                out.append(int(v, 0))
+            elif pt in ("FLOAT", "DOUBLE"):
+                out.append(float(v))
+            elif pt == "FIXED_LEN_BYTE_ARRAY" and kind == 14:
+                out.append(v)
+            elif pt in ("FIXED_LEN_BYTE_ARRAY", "INT96") and v.startswith("0x"):
+                out.append(bytes.fromhex(v[2:]))
+            else:
+                out.append(v)
+        except ValueError:
+            raise pqfast.FormatError(
+                f"invalid argument: {v!r} is not a value of column {column!r} "
+                f"({pt}{' ' + desc['logical_type']['name'] if desc['logical_type']['name'] else ''}); "
+                f"{'integers' if pt in ('INT32', 'INT64') else 'numbers'} expected") from None
+    return out, files
+
+
+def run(args) -> int:
+    import pqfast
+
+    from .._progress import Progress
+    from .._table import format_table
+
+    paths, raw = _split(args)
+    if not raw:
+        print("error: no VALUE given", file=sys.stderr)
+        return 2
+    values, files = _typed(raw, args.column, paths)
+    progress = Progress(total=len(files), label="probe", enabled=not args.json and len(files) > 20)
+    t = pqfast.prune(files, args.column, values, threads=args.threads, by_value=args.by_value,
+                     use_statistics=not args.no_stats, progress=progress if progress.enabled else None)
+    progress.close()
+    rows = t.to_pylist()
+    if args.json:
+        for r in rows:
+            print(json.dumps(r))
+        return 0
+    counts = {}
+    for r in rows:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    if not args.summary:
+        headers = ["path", "row_group", "verdict", "reason"] + (["value"] if args.by_value else [])
+        print(format_table(headers, [[r[h] for h in headers] for r in rows]))
+        print()
+    total = len(rows)
+    print(f"{len(files)} files, {total} {'(row group, value) pairs' if args.by_value else 'row groups'}: "
+          + ", ".join(f"{counts.get(k, 0)} {k}" for k in ("absent", "maybe", "no_filter")))
+    return 0
