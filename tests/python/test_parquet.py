@@ -51,14 +51,17 @@ def test_footer_matches_pyarrow(path: Path):
         with pytest.raises(pqfast.FormatError):
             pqfast.ParquetFile(path)
         return
-    if path.name.endswith(".encrypted"):
-        # Footer-encrypted files have magic PARE: pyarrow without keys should not read them either.
-        pytest.skip("pyarrow read an encrypted file's metadata")
     got = pqfast.ParquetFile(path)
     assert got.num_rows == want.num_rows
     assert got.num_row_groups == want.num_row_groups
     assert got.num_columns == want.num_columns
     assert got.created_by == (want.created_by or "")
+    if path.name.endswith(".encrypted"):
+        # A plaintext footer over encrypted columns: pyarrow 26 aborts the process when its
+        # column metadata is touched without keys, so only the file level is compared.
+        assert [got.row_group(i).num_rows for i in range(got.num_row_groups)] == \
+            [want.row_group(i).num_rows for i in range(want.num_row_groups)]
+        return
     for i in range(want.num_row_groups):
         wr, gr = want.row_group(i), got.row_group(i)
         assert gr.num_rows == wr.num_rows

@@ -1,0 +1,334 @@
+// The Parquet layer: footers of the parquet-testing files, page headers,
+// Bloom filter loading with and without bloom_filter_length, pruning, and
+// malformed input (truncated, corrupted, hostile) giving errors, never crashes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pqfast/hash.h"
+#include "pqfast/parquet.h"
+#include "test_util.h"
+
+namespace pqfast {
+namespace {
+
+namespace pq = pqfast::parquet;
+
+std::string data_path(const std::string& name) { return std::string(PQFAST_TEST_DATA_DIR) + "/" + name; }
+
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+const std::vector<std::string> kBloomWords = {"Hello", "This is", "a", "test", "How", "are you", "doing ",
+                                              "today", "the quick", "brown fox", "jumps", "over",
+                                              "the lazy", "dog"};
+
+pq::ProbeValues strings(const std::vector<std::string>& v) {
+  pq::ProbeValues p;
+  p.type = PhysicalType::kByteArray;
+  p.offsets.push_back(0);
+  for (const auto& s : v) {
+    p.data.insert(p.data.end(), s.begin(), s.end());
+    p.offsets.push_back(static_cast<int64_t>(p.data.size()));
+  }
+  return p;
+}
+
+TEST(ParquetFooter, AlltypesPlain) {
+  auto f = pq::LocalFile::open(data_path("alltypes_plain.parquet"));
+  ASSERT_TRUE(f.ok()) << f.error().to_string();
+  auto m = pq::read_file_metadata(**f);
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->num_rows, 8);
+  ASSERT_EQ(m->row_groups.size(), 1u);
+  ASSERT_EQ(m->columns.size(), 11u);
+  EXPECT_EQ(m->columns[0].dotted_path, "id");
+  EXPECT_EQ(m->columns[0].physical_type, PhysicalType::kInt32);
+  EXPECT_EQ(m->find_column("string_col"), 9);
+  EXPECT_EQ(m->find_column("nope"), -1);
+  const auto& c = m->row_groups[0].columns[0];
+  EXPECT_TRUE(c.has_meta_data);
+  EXPECT_EQ(c.num_values, 8);
+  ASSERT_EQ(c.encodings.size(), 3u);
+  EXPECT_STREQ(pq::encoding_name(c.encodings[1]), "PLAIN_DICTIONARY");
+  EXPECT_EQ(c.dictionary_page_offset, 4);
+  EXPECT_EQ(c.data_page_offset, 49);
+  EXPECT_EQ(c.bloom_filter_offset, -1);
+}
+
+TEST(ParquetFooter, NestedSchemaLevels) {
+  auto bytes = read_all(data_path("nested_lists.snappy.parquet"));
+  auto m = pq::parse_file_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  ASSERT_FALSE(m->columns.empty());
+  EXPECT_GT(m->columns[0].max_repetition_level, 0);
+  EXPECT_GT(m->columns[0].path.size(), 1u);
+}
+
+TEST(ParquetFooter, EveryDataFileParsesOrErrorsCleanly) {
+  // Files pyarrow reads must parse; others must give an error with a message.
+  const char* files[] = {"alltypes_dictionary.parquet", "alltypes_tiny_pages.parquet", "binary.parquet",
+                         "byte_array_decimal.parquet", "datapage_v2.snappy.parquet",
+                         "delta_binary_packed.parquet", "dict-page-offset-zero.parquet",
+                         "fixed_length_decimal.parquet", "int96_from_spark.parquet",
+                         "nested_structs.rust.parquet", "nulls.snappy.parquet", "sort_columns.parquet",
+                         "unknown-logical-type.parquet", "encrypt_columns_plaintext_footer.parquet.encrypted"};
+  for (const char* name : files) {
+    auto f = pq::LocalFile::open(data_path(name));
+    ASSERT_TRUE(f.ok()) << name;
+    auto m = pq::read_file_metadata(**f);
+    EXPECT_TRUE(m.ok()) << name << ": " << m.error().to_string();
+  }
+}
+
+TEST(ParquetFooter, EncryptedFooterIsUnsupported) {
+  auto f = pq::LocalFile::open(data_path("uniform_encryption.parquet.encrypted"));
+  ASSERT_TRUE(f.ok());
+  auto m = pq::read_file_metadata(**f);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, ErrorCode::kUnsupported);
+  EXPECT_NE(m.error().message.find("encrypted"), std::string::npos);
+  EXPECT_NE(m.error().message.find("uniform_encryption"), std::string::npos);
+}
+
+TEST(ParquetFooter, TruncatedAtEveryLengthIsAnError) {
+  auto bytes = read_all(data_path("data_index_bloom_encoding_stats.parquet"));
+  ASSERT_GT(bytes.size(), 100u);
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    pq::BufferFile f(bytes.data(), cut, "cut");
+    auto m = pq::read_file_metadata(f);
+    EXPECT_FALSE(m.ok()) << cut;
+    if (!m.ok()) EXPECT_FALSE(m.error().message.empty());
+  }
+}
+
+TEST(ParquetFooter, CorruptedFootersNeverCrash) {
+  for (const char* name : {"alltypes_plain.parquet", "nested_structs.rust.parquet",
+                           "data_index_bloom_encoding_with_length.parquet"}) {
+    auto bytes = read_all(data_path(name));
+    uint32_t footer_len;
+    std::memcpy(&footer_len, bytes.data() + bytes.size() - 8, 4);
+    const size_t start = bytes.size() - 8 - footer_len;
+    std::mt19937_64 rng(42);
+    for (int iter = 0; iter < 2000; ++iter) {
+      auto b = bytes;
+      const int flips = 1 + static_cast<int>(rng() % 8);
+      for (int k = 0; k < flips; ++k) b[start + rng() % footer_len] = static_cast<uint8_t>(rng());
+      auto m = pq::parse_file_bytes(b.data(), b.size());
+      if (!m.ok()) EXPECT_FALSE(m.error().message.empty());
+    }
+  }
+}
+
+TEST(ParquetFooter, BadTrailers) {
+  auto bytes = read_all(data_path("alltypes_plain.parquet"));
+  auto b = bytes;
+  std::memcpy(b.data() + b.size() - 4, "PARX", 4);
+  auto m = pq::parse_file_bytes(b.data(), b.size());
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("magic"), std::string::npos);
+  b = bytes;
+  const uint32_t huge = static_cast<uint32_t>(b.size());
+  std::memcpy(b.data() + b.size() - 8, &huge, 4);
+  m = pq::parse_file_bytes(b.data(), b.size());
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("footer length"), std::string::npos);
+  const uint8_t tiny[] = {'P', 'A', 'R', '1'};
+  EXPECT_FALSE(pq::parse_file_bytes(tiny, sizeof tiny).ok());
+}
+
+TEST(ParquetFooter, HostileInputIsBounded) {
+  // A schema list announcing 2^31 elements in 9 bytes: refused before allocating.
+  const uint8_t list[] = {0x15, 0x02, 0x19, 0xFC, 0x80, 0x80, 0x80, 0x80, 0x08};
+  auto m = pq::parse_file_metadata(list, sizeof list);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.error().message.find("list announces"), std::string::npos);
+  // Structs nested deeper than the limit, in an unknown field (skipped).
+  std::vector<uint8_t> deep = {0x15, 0x02};  // version = 1
+  deep.push_back(0xFC);                      // field delta 15 -> id 16, struct
+  for (int i = 0; i < 200; ++i) deep.push_back(0x1C);
+  auto d = pq::parse_file_metadata(deep.data(), deep.size());
+  ASSERT_FALSE(d.ok());
+  EXPECT_EQ(d.error().code, ErrorCode::kLimitExceeded);
+  // A footer larger than the limit.
+  pq::ParseLimits limits;
+  limits.max_footer_bytes = 4;
+  EXPECT_EQ(pq::parse_file_metadata(list, sizeof list, 0, limits).error().code, ErrorCode::kLimitExceeded);
+}
+
+TEST(ParquetPages, HeadersOfDictionaryAndV2Pages) {
+  auto f = pq::LocalFile::open(data_path("alltypes_plain.parquet"));
+  ASSERT_TRUE(f.ok());
+  auto m = pq::read_file_metadata(**f);
+  ASSERT_TRUE(m.ok());
+  auto hs = pq::read_page_headers(**f, m->row_groups[0].columns[0]);
+  ASSERT_TRUE(hs.ok()) << hs.error().to_string();
+  ASSERT_EQ(hs->size(), 2u);
+  EXPECT_EQ((*hs)[0].type, pq::PageType::kDictionaryPage);
+  EXPECT_EQ((*hs)[0].dictionary_page.num_values, 8);
+  EXPECT_EQ((*hs)[1].type, pq::PageType::kDataPage);
+  EXPECT_EQ((*hs)[1].data_page.num_values, 8);
+
+  auto g = pq::LocalFile::open(data_path("datapage_v2.snappy.parquet"));
+  ASSERT_TRUE(g.ok());
+  auto m2 = pq::read_file_metadata(**g);
+  ASSERT_TRUE(m2.ok());
+  bool saw_v2 = false;
+  for (const auto& c : m2->row_groups[0].columns) {
+    auto h2 = pq::read_page_headers(**g, c);
+    ASSERT_TRUE(h2.ok()) << h2.error().to_string();
+    for (const auto& h : *h2) saw_v2 |= h.type == pq::PageType::kDataPageV2;
+  }
+  EXPECT_TRUE(saw_v2);
+}
+
+TEST(ParquetPages, MalformedHeaders) {
+  // DATA_PAGE without its data_page_header.
+  const uint8_t no_body[] = {0x15, 0x00, 0x15, 0x10, 0x15, 0x10, 0x00};
+  auto h = pq::parse_page_header(no_body, sizeof no_body, 100);
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().message.find("data_page_header"), std::string::npos);
+  EXPECT_NE(h.error().message.find("100"), std::string::npos);
+  for (size_t cut = 0; cut < sizeof no_body; ++cut) EXPECT_FALSE(pq::parse_page_header(no_body, cut).ok());
+}
+
+TEST(ParquetBloom, LoadWithoutAndWithLength) {
+  struct Case {
+    const char* file;
+    int64_t offset;
+    int32_t length;
+    uint32_t bytes;
+  } cases[] = {{"data_index_bloom_encoding_stats.parquet", 192, -1, 1024},
+               {"data_index_bloom_encoding_with_length.parquet", 253, 2064, 2048}};
+  for (const auto& c : cases) {
+    auto f = pq::LocalFile::open(data_path(c.file));
+    ASSERT_TRUE(f.ok());
+    auto m = pq::read_file_metadata(**f);
+    ASSERT_TRUE(m.ok());
+    const auto& chunk = m->row_groups[0].columns[0];
+    EXPECT_EQ(chunk.bloom_filter_offset, c.offset);
+    EXPECT_EQ(chunk.bloom_filter_length, c.length);
+    auto bf = pq::load_bloom_filter(**f, chunk);
+    ASSERT_TRUE(bf.ok()) << bf.error().to_string();
+    ASSERT_TRUE(bf->has_value());
+    EXPECT_EQ((*bf)->num_bytes(), c.bytes);
+    EXPECT_EQ((*bf)->header_size(), 16u);
+    for (const auto& w : kBloomWords) EXPECT_TRUE((*bf)->view().check_hash(xxh64(w.data(), w.size()))) << w;
+    for (std::string w : {"NOT_EXISTS", "Hello_Not_Exists", "doing"}) {
+      EXPECT_FALSE((*bf)->view().check_hash(xxh64(w.data(), w.size()))) << w;
+    }
+  }
+}
+
+TEST(ParquetBloom, OffsetsOutsideTheFile) {
+  auto f = pq::LocalFile::open(data_path("data_index_bloom_encoding_with_length.parquet"));
+  ASSERT_TRUE(f.ok());
+  pq::ColumnChunk c;
+  c.bloom_filter_offset = static_cast<int64_t>((*f)->size()) + 5;
+  EXPECT_FALSE(pq::load_bloom_filter(**f, c).ok());
+  c.bloom_filter_offset = 253;
+  c.bloom_filter_length = 1 << 30;
+  EXPECT_FALSE(pq::load_bloom_filter(**f, c).ok());
+  c.bloom_filter_length = 20;  // header fits, bitset does not
+  auto r = pq::load_bloom_filter(**f, c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::kTruncated);
+  c.bloom_filter_offset = 4;  // not a Bloom filter header
+  c.bloom_filter_length = -1;
+  EXPECT_FALSE(pq::load_bloom_filter(**f, c).ok());
+}
+
+TEST(ParquetPrune, BloomFilesOnEveryImplementation) {
+  testing::for_each_simd_level([](SimdLevel) {
+    for (const char* name : {"data_index_bloom_encoding_stats.parquet",
+                             "data_index_bloom_encoding_with_length.parquet"}) {
+      auto all = strings(kBloomWords);
+      pq::PruneOptions opt;
+      opt.per_value = true;
+      auto files = pq::prune_files({data_path(name)}, "String", all, opt);
+      ASSERT_EQ(files.size(), 1u);
+      ASSERT_TRUE(files[0].ok) << files[0].error.to_string();
+      ASSERT_EQ(files[0].row_groups.size(), 1u);
+      EXPECT_EQ(files[0].row_groups[0].verdict, pq::Verdict::kMaybe);
+      EXPECT_EQ(files[0].row_groups[0].maybe, kBloomWords.size());
+      auto absent = strings({"NOT_EXISTS", "Hello_Not_Exists", "doing"});
+      auto r = pq::prune_files({data_path(name)}, "String", absent, opt);
+      ASSERT_TRUE(r[0].ok);
+      EXPECT_EQ(r[0].row_groups[0].verdict, pq::Verdict::kAbsentByBloom);
+      EXPECT_EQ(r[0].row_groups[0].excluded_by_bloom, 3u);
+      // Outside [min, max] = ["Hello", "today"]: statistics decide, no filter read.
+      auto outside = strings({"AAA", "zzz"});
+      auto s = pq::prune_files({data_path(name)}, "String", outside, opt);
+      EXPECT_EQ(s[0].row_groups[0].verdict, pq::Verdict::kAbsentByStats);
+    }
+  });
+}
+
+TEST(ParquetPrune, ErrorsNameTheFile) {
+  auto v = strings({"x"});
+  auto r = pq::prune_files({data_path("alltypes_plain.parquet"), data_path("missing.parquet")}, "nope", v);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_FALSE(r[0].ok);
+  EXPECT_NE(r[0].error.message.find("no column 'nope'"), std::string::npos);
+  EXPECT_FALSE(r[1].ok);
+  EXPECT_EQ(r[1].error.code, ErrorCode::kIoError);
+  // Type mismatch: string_col is BYTE_ARRAY, the values INT64.
+  pq::ProbeValues ints;
+  ints.type = PhysicalType::kInt64;
+  ints.data.resize(8);
+  auto t = pq::prune_files({data_path("alltypes_plain.parquet")}, "string_col", ints);
+  EXPECT_FALSE(t[0].ok);
+  EXPECT_NE(t[0].error.message.find("BYTE_ARRAY"), std::string::npos);
+}
+
+TEST(ParquetPrune, StatisticsSortOrders) {
+  pq::FileMetaData m;
+  pq::ColumnDescriptor d;
+  d.physical_type = PhysicalType::kFixedLenByteArray;
+  d.type_length = 2;
+  d.logical.kind = pq::LogicalType::kDecimal;
+  m.columns.push_back(d);
+  pq::ColumnChunk c;
+  c.has_statistics = true;
+  c.statistics.has_min = c.statistics.has_max = true;
+  c.statistics.min = std::string("\xff\x00", 2);  // -256
+  c.statistics.max = std::string("\x01\x00", 2);  // 256
+  auto v = [](uint8_t a, uint8_t b) { return std::string({static_cast<char>(a), static_cast<char>(b)}); };
+  EXPECT_FALSE(pq::stats_exclude(m, 0, c, v(0x00, 0x05)));  // 5: inside
+  EXPECT_FALSE(pq::stats_exclude(m, 0, c, v(0xff, 0x10)));  // -240: inside
+  EXPECT_TRUE(pq::stats_exclude(m, 0, c, v(0xfe, 0x00)));   // -512: below
+  EXPECT_TRUE(pq::stats_exclude(m, 0, c, v(0x02, 0x00)));   // 512: above
+  // Unsigned INT32: 0xffffffff is the largest value, not -1.
+  m.columns[0] = pq::ColumnDescriptor();
+  m.columns[0].physical_type = PhysicalType::kInt32;
+  m.columns[0].logical.kind = pq::LogicalType::kInteger;
+  m.columns[0].logical.is_signed = false;
+  uint32_t lo = 1, hi = 0x80000000u, q = 0xffffffffu;
+  c.statistics.min.assign(reinterpret_cast<char*>(&lo), 4);
+  c.statistics.max.assign(reinterpret_cast<char*>(&hi), 4);
+  EXPECT_TRUE(pq::stats_exclude(m, 0, c, std::string(reinterpret_cast<char*>(&q), 4)));
+  // Legacy (deprecated) min/max are not trusted for unsigned order.
+  c.statistics.min_is_legacy = c.statistics.max_is_legacy = true;
+  EXPECT_FALSE(pq::stats_exclude(m, 0, c, std::string(reinterpret_cast<char*>(&q), 4)));
+  // NaN bounds say nothing.
+  m.columns[0] = pq::ColumnDescriptor();
+  m.columns[0].physical_type = PhysicalType::kDouble;
+  c.statistics.min_is_legacy = c.statistics.max_is_legacy = false;
+  const double nan = std::numeric_limits<double>::quiet_NaN(), one = 1.0, big = 100.0;
+  c.statistics.min.assign(reinterpret_cast<const char*>(&nan), 8);
+  c.statistics.max.assign(reinterpret_cast<const char*>(&one), 8);
+  // The max still excludes 100 ...
+  EXPECT_TRUE(pq::stats_exclude(m, 0, c, std::string(reinterpret_cast<const char*>(&big), 8)));
+  const double small = -100.0;  // ... but the NaN min cannot exclude -100
+  EXPECT_FALSE(pq::stats_exclude(m, 0, c, std::string(reinterpret_cast<const char*>(&small), 8)));
+}
+
+}  // namespace
+}  // namespace pqfast
