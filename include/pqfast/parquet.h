@@ -127,6 +127,7 @@ struct Statistics {
 };
 
 struct ColumnChunk {
+  bool skipped = false;   // not decoded (ParseLimits::only_column)
   std::string file_path;  // set when the chunk lives in another file
   int64_t file_offset = 0;
   bool has_meta_data = false;   // false for encrypted column metadata
@@ -186,11 +187,17 @@ struct FileMetaData {
   int find_column(std::string_view dotted_path) const;
 };
 
-// Limits applied while parsing (a hostile footer cannot exceed them).
+// Limits applied while parsing (a hostile footer cannot exceed them), and
+// an optional projection.
 struct ParseLimits {
   uint32_t max_footer_bytes = 256u << 20;  // serialized FileMetaData
   uint32_t max_schema_elements = 1u << 20;
   uint32_t max_row_groups = 1u << 24;
+  // When set (a dotted leaf path), only that leaf's column chunks are
+  // decoded; the others are skipped over without allocating and left
+  // default-constructed with ColumnChunk::skipped set. The schema is always
+  // complete. Pruning uses this: wide schemas cost a skip, not a decode.
+  std::string_view only_column;
 };
 
 // Parses serialized FileMetaData (the Thrift bytes before the 8-byte trailer).

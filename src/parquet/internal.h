@@ -12,7 +12,7 @@ namespace pqfast::parquet {
 
 // The tail read that finds the footer: most footers (and, for writers that
 // put Bloom filters just before the footer, the filters too) fit in it.
-inline constexpr size_t kSpeculativeTailBytes = 64 * 1024;
+inline constexpr size_t kSpeculativeTailBytes = 16 * 1024;
 
 struct ReadStats {
   int32_t reads = 0;
@@ -41,6 +41,8 @@ namespace pqfast::parquet {
 
 // Bytes read for a Bloom filter header when the footer gives no length.
 inline constexpr size_t kMaxBloomHeaderBytes = 256;
+// Without bloom_filter_length, bytes read at most on a guess of the filter's end.
+inline constexpr size_t kMaxBloomEstimateBytes = 1 << 20;
 
 // Parses header + bitset in `bytes` (writable: a misaligned bitset is moved
 // down over its header) and returns a view over the bitset.

@@ -92,6 +92,8 @@ int FileMetaData::find_column(std::string_view dotted) const {
 
 namespace {
 
+constexpr int kAllLeaves = -2;  // no projection (-1: the projected column is absent)
+
 // ---- LogicalType ------------------------------------------------------------------
 
 Status read_time_unit(CompactReader& r, LogicalType* t) {
@@ -353,7 +355,7 @@ Status read_column_chunk(CompactReader& r, ColumnChunk* c) {
 
 constexpr FieldTypes kRowGroupTypes{{1,CType::kList},{2,CType::kI64},{3,CType::kI64},{5,CType::kI64},{6,CType::kI64},{7,CType::kI16}};
 
-Status read_row_group(CompactReader& r, RowGroup* g, size_t num_leaves) {
+Status read_row_group(CompactReader& r, RowGroup* g, size_t num_leaves, int only_leaf) {
   bool have_columns = false, have_num_rows = false;
   PQFAST_RETURN_IF_ERROR(read_struct(r, kRowGroupTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
@@ -371,6 +373,10 @@ Status read_row_group(CompactReader& r, RowGroup* g, size_t num_leaves) {
           }
           // Grown per parsed element: memory follows the bytes actually read.
           g->columns.emplace_back();
+          if (only_leaf != kAllLeaves && static_cast<int>(i) != only_leaf) {
+            g->columns.back().skipped = true;
+            return r.skip(CType::kStruct);
+          }
           return read_column_chunk(r, &g->columns.back());
         });
       }
@@ -500,6 +506,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
   // Row groups may precede the schema on the wire in theory; they are parsed
   // against the leaf count, so remember where they start and parse them
   // after the schema when needed.
+  int only_leaf = kAllLeaves;
   const uint8_t* row_groups_at = nullptr;
   size_t row_groups_pos = 0;
   PQFAST_RETURN_IF_ERROR(read_struct(r, kFileMetaDataTypes, [&](const FieldHeader& f) -> Status {
@@ -520,6 +527,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
           return read_schema_element(r, &m.schema.back());
         }));
         PQFAST_RETURN_IF_ERROR(build_leaves(&m, base_offset));
+        if (!limits.only_column.empty()) only_leaf = m.find_column(limits.only_column);
         return Status::Ok();
       }
       case 3: {
@@ -545,7 +553,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
             m.row_groups.reserve(std::min<size_t>(n, r.remaining() / 8 + 1));
           }
           m.row_groups.emplace_back();
-          return read_row_group(r, &m.row_groups.back(), m.columns.size());
+          return read_row_group(r, &m.row_groups.back(), m.columns.size(), only_leaf);
         });
       }
       case 5: {
@@ -604,7 +612,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
     }
     for (uint32_t i = 0; i < h->size; ++i) {
       m.row_groups.emplace_back();
-      PQFAST_RETURN_IF_ERROR(read_row_group(r2, &m.row_groups.back(), m.columns.size()));
+      PQFAST_RETURN_IF_ERROR(read_row_group(r2, &m.row_groups.back(), m.columns.size(), only_leaf));
     }
   }
   if (m.has_column_orders && m.column_type_defined_order.size() != m.columns.size()) {

@@ -242,7 +242,9 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
   res.path = file.name();
   ReadStats rs;
   TailBuffer tail;
-  auto meta_r = read_file_metadata_tail(file, opt.limits, &rs, &tail);
+  ParseLimits limits = opt.limits;
+  limits.only_column = column;  // decode only the probed column's chunks
+  auto meta_r = read_file_metadata_tail(file, limits, &rs, &tail);
   res.reads = rs.reads;
   res.bytes_read = rs.bytes;
   if (!meta_r.ok()) return fail(std::move(res), meta_r.error());
@@ -329,8 +331,11 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     // footer): read up to there, and once more only if the header says more.
     std::vector<uint64_t> starts;
     if (std::any_of(pending.begin(), pending.end(), [](const PendingFilter& p) { return !p.length_known; })) {
+      // Only the probed column is decoded; its row groups' chunks and page
+      // indexes bound each filter (other columns' structures were skipped).
       for (const RowGroup& rg : meta.row_groups) {
-        for (const ColumnChunk& c : rg.columns) {
+        {
+          const ColumnChunk& c = rg.columns[leaf];
           for (int64_t o : {c.bloom_filter_offset, c.column_index_offset, c.offset_index_offset,
                             c.data_page_offset, c.dictionary_page_offset}) {
             if (o > 0) starts.push_back(static_cast<uint64_t>(o));
@@ -344,7 +349,8 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
       auto it = std::upper_bound(starts.begin(), starts.end(), p.offset);
       uint64_t end = it != starts.end() ? std::min(*it, footer_start) : footer_start;
       if (end <= p.offset) end = std::min<uint64_t>(file.size(), p.offset + kMaxBloomHeaderBytes);
-      p.read_end = end;
+      // An estimate only: past it, the header tells and one more read follows.
+      p.read_end = std::min<uint64_t>(end, p.offset + kMaxBloomEstimateBytes);
     }
     std::sort(pending.begin(), pending.end(),
               [](const PendingFilter& a, const PendingFilter& b) { return a.offset < b.offset; });

@@ -24,15 +24,18 @@ using thrift::CompactReader;
 using thrift::CType;
 using thrift::FieldHeader;
 
+[[gnu::cold, gnu::noinline]] inline Error wire_type_error(CompactReader& r, const FieldHeader& f,
+                                                         CType want, const char* field) {
+  return r.error(ErrorCode::kCorrupt, std::string("field ") + field + " (id " +
+                                          std::to_string(f.id) + ") has wire type " +
+                                          std::to_string(static_cast<int>(f.type)) +
+                                          ", expected " + std::to_string(static_cast<int>(want)));
+}
+
 // Checks a field's wire type; the error names struct.field.
 inline Status expect_type(CompactReader& r, const FieldHeader& f, CType want, const char* field) {
   const bool ok = f.type == want || (want == CType::kBoolTrue && f.type == CType::kBoolFalse);
-  if (!ok) {
-    return r.error(ErrorCode::kCorrupt, std::string("field ") + field + " (id " +
-                                            std::to_string(f.id) + ") has wire type " +
-                                            std::to_string(static_cast<int>(f.type)) +
-                                            ", expected " + std::to_string(static_cast<int>(want)));
-  }
+  if (!ok) [[unlikely]] return wire_type_error(r, f, want, field);
   return Status::Ok();
 }
 

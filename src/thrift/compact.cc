@@ -16,7 +16,7 @@ Error CompactReader::error(ErrorCode code, const std::string& message) const {
                               std::to_string(base_offset_ + position()) + ": " + message);
 }
 
-Result<uint64_t> CompactReader::read_varint() {
+Result<uint64_t> CompactReader::read_varint_slow() {
   uint64_t value = 0;
   for (int shift = 0; shift < 70; shift += 7) {
     if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends inside a varint");
@@ -30,43 +30,13 @@ Result<uint64_t> CompactReader::read_varint() {
   return error(ErrorCode::kCorrupt, "varint longer than 10 bytes");
 }
 
-Status CompactReader::begin_struct() {
-  if (field_id_stack_.size() >= static_cast<size_t>(kMaxDepth)) {
-    return error(ErrorCode::kLimitExceeded, "structures nested deeper than " +
-                                                std::to_string(kMaxDepth) + " levels");
-  }
-  field_id_stack_.push_back(last_field_id_);
-  last_field_id_ = 0;
-  return Status::Ok();
+Error CompactReader::depth_error() const {
+  return error(ErrorCode::kLimitExceeded,
+               "structures nested deeper than " + std::to_string(kMaxDepth) + " levels");
 }
 
-Status CompactReader::end_struct() {
-  if (field_id_stack_.empty()) return error(ErrorCode::kCorrupt, "unbalanced end of struct");
-  last_field_id_ = field_id_stack_.back();
-  field_id_stack_.pop_back();
-  return Status::Ok();
-}
-
-Result<FieldHeader> CompactReader::read_field_header() {
-  if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends before the end of a struct");
-  const uint8_t byte = *p_++;
-  FieldHeader h;
-  const uint8_t type = byte & 0x0f;
-  if (!valid_type(type)) {
-    return error(ErrorCode::kCorrupt, "unknown field type " + std::to_string(type));
-  }
-  h.type = static_cast<CType>(type);
-  if (h.type == CType::kStop) return h;
-  const uint8_t delta = byte >> 4;
-  if (delta != 0) {
-    h.id = static_cast<int16_t>(last_field_id_ + delta);
-  } else {
-    auto id = read_i16();
-    if (!id.ok()) return id.error();
-    h.id = *id;
-  }
-  last_field_id_ = h.id;
-  return h;
+Error CompactReader::bad_type(uint8_t type) const {
+  return error(ErrorCode::kCorrupt, "unknown field type " + std::to_string(type));
 }
 
 Result<ListHeader> CompactReader::read_list_header() {
@@ -116,7 +86,7 @@ Result<int16_t> CompactReader::read_i16() {
   return static_cast<int16_t>(x);
 }
 
-Result<int32_t> CompactReader::read_i32() {
+Result<int32_t> CompactReader::read_i32_slow() {
   auto v = read_varint();
   if (!v.ok()) return v.error();
   const int64_t x = unzigzag(*v);
@@ -124,11 +94,6 @@ Result<int32_t> CompactReader::read_i32() {
   return static_cast<int32_t>(x);
 }
 
-Result<int64_t> CompactReader::read_i64() {
-  auto v = read_varint();
-  if (!v.ok()) return v.error();
-  return unzigzag(*v);
-}
 
 Result<double> CompactReader::read_double() {
   if (remaining() < 8) return error(ErrorCode::kTruncated, "input ends inside a double");

@@ -55,19 +55,75 @@ class CompactReader {
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
 
   // Struct framing: call begin_struct(), read_field_header() until stop,
-  // end_struct(). Field ids are delta-encoded per struct.
-  Status begin_struct();
-  Status end_struct();
-  Result<FieldHeader> read_field_header();
+  // end_struct(). Field ids are delta-encoded per struct. The hot paths are
+  // inline (footers hold thousands of fields); errors are built out of line.
+  Status begin_struct() {
+    if (depth_ >= kMaxDepth) [[unlikely]] return depth_error();
+    field_id_stack_[depth_++] = last_field_id_;
+    last_field_id_ = 0;
+    return Status::Ok();
+  }
+  Status end_struct() {
+    if (depth_ == 0) [[unlikely]] return error(ErrorCode::kCorrupt, "unbalanced end of struct");
+    last_field_id_ = field_id_stack_[--depth_];
+    return Status::Ok();
+  }
+  Result<FieldHeader> read_field_header() {
+    if (p_ >= end_) [[unlikely]] {
+      return error(ErrorCode::kTruncated, "input ends before the end of a struct");
+    }
+    const uint8_t byte = *p_++;
+    const uint8_t type = byte & 0x0f;
+    if (type > static_cast<uint8_t>(CType::kStruct)) [[unlikely]] return bad_type(type);
+    FieldHeader h;
+    h.type = static_cast<CType>(type);
+    if (h.type == CType::kStop) return h;
+    const uint8_t delta = byte >> 4;
+    if (delta != 0) [[likely]] {
+      h.id = static_cast<int16_t>(last_field_id_ + delta);
+    } else {
+      auto id = read_i16();
+      if (!id.ok()) return id.error();
+      h.id = *id;
+    }
+    last_field_id_ = h.id;
+    return h;
+  }
 
   Result<ListHeader> read_list_header();
   Result<bool> read_bool_element();  // a bool inside a list (one byte)
   Result<int8_t> read_byte();
   Result<int16_t> read_i16();
-  Result<int32_t> read_i32();
-  Result<int64_t> read_i64();
+  Result<int32_t> read_i32() {
+    if (p_ < end_ && *p_ < 0x80) [[likely]] {  // one-byte varint
+      const uint8_t v = *p_++;
+      return static_cast<int32_t>((v >> 1) ^ (~(v & 1) + 1));
+    }
+    return read_i32_slow();
+  }
+  Result<int64_t> read_i64() {
+    auto v = read_varint();
+    if (!v.ok()) [[unlikely]] return v.error();
+    return static_cast<int64_t>((*v >> 1) ^ (~(*v & 1) + 1));
+  }
   Result<double> read_double();
-  Result<uint64_t> read_varint();  // unsigned ULEB128, at most 10 bytes
+  // Unsigned ULEB128, at most 10 bytes.
+  Result<uint64_t> read_varint() {
+    uint64_t value = 0;
+    const uint8_t* p = p_;
+    // Fast path: the whole varint lies in the input (<= 9 bytes, no overflow check needed).
+    if (end_ - p >= 10) [[likely]] {
+      for (int shift = 0; shift < 63; shift += 7) {
+        const uint8_t byte = *p++;
+        value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+        if ((byte & 0x80) == 0) {
+          p_ = p;
+          return value;
+        }
+      }
+    }
+    return read_varint_slow();
+  }
   // A binary/string: a view into the input (no copy), length checked.
   Result<std::string_view> read_binary();
 
@@ -81,6 +137,10 @@ class CompactReader {
 
  private:
   Status skip_at_depth(CType type, int depth);
+  Result<uint64_t> read_varint_slow();
+  Result<int32_t> read_i32_slow();
+  Error depth_error() const;
+  Error bad_type(uint8_t type) const;
 
   const uint8_t* begin_;
   const uint8_t* p_;
@@ -88,7 +148,8 @@ class CompactReader {
   std::string_view what_;
   size_t base_offset_;
   int16_t last_field_id_ = 0;
-  std::vector<int16_t> field_id_stack_;
+  int depth_ = 0;
+  int16_t field_id_stack_[kMaxDepth];
 };
 
 // A writer for the few structures pqfast serialises (BloomFilterHeader, test
