@@ -676,16 +676,14 @@ def _as_list_or_array(values: Any):
 
 def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     """Paths from a glob, a directory (every *.parquet under it), a path, or a list of them."""
-    if isinstance(paths_or_glob, (str, os.PathLike)):
-        items = [os.fspath(paths_or_glob)]
-    else:
-        items = [os.fspath(p) for p in paths_or_glob]
+    single = isinstance(paths_or_glob, (str, os.PathLike))
+    items = [os.fspath(paths_or_glob)] if single else [os.fspath(p) for p in paths_or_glob]
     out: list[str] = []
     for p in items:
         if filesystem is None:
             if any(ch in p for ch in "*?["):
                 out.extend(sorted(_glob.glob(p, recursive=True)))
-            elif os.path.isdir(p):
+            elif (single or not p.endswith(".parquet")) and os.path.isdir(p):
                 out.extend(sorted(_glob.glob(os.path.join(p, "**", "*.parquet"), recursive=True)))
             else:
                 out.append(p)
@@ -792,45 +790,44 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
             parts.append((r, i))
             if cb:
                 cb(1)
-    # Assemble.
-    paths_col, rg_col, verdict_col, reason_col, value_col = [], [], [], [], []
-    value_labels = None
-    if by_value:
-        value_labels = [v if isinstance(v, str) else repr(v) if not _is_int(v) else str(int(v)) for v in list(raw_values)]
-    errors = []
-    for res, file_i in parts:
-        for (fi, _code, msg) in res["errors"]:
-            errors.append(msg)
-        n = res["rows"]
-        fidx = res["file_index"][:n]
-        rg = res["row_group"][:n]
-        ver = res["verdict"][:n]
-        bs, bb, mb = res["excluded_by_stats"][:n], res["excluded_by_bloom"][:n], res["maybe"][:n]
-        pv = res.get("per_value")
-        for k in range(n):
-            path = paths[file_i if file_i is not None else int(fidx[k])]
-            if by_value:
-                for v in range(nv):
-                    code = int(pv[k * nv + v])
-                    paths_col.append(path)
-                    rg_col.append(int(rg[k]))
-                    verdict_col.append(VERDICTS[code])
-                    reason_col.append({0: "min/max", 1: "bloom filter", 2: "bloom filter",
-                                       3: "no bloom filter"}[code])
-                    value_col.append(value_labels[v])
-            else:
-                paths_col.append(path)
-                rg_col.append(int(rg[k]))
-                code = int(ver[k])
-                verdict_col.append(VERDICTS[code])
-                reason_col.append(_reason(code, int(bs[k]), int(bb[k]), int(mb[k]), nv))
+    # Assemble, vectorised: one row per (file, row group) [x value].
+    errors = [msg for res, _ in parts for (_fi, _code, msg) in res["errors"]]
     if errors and on_error == "raise":
         more = f" (and {len(errors) - 1} more files)" if len(errors) > 1 else ""
         raise FormatError(errors[0] + more)
-    cols = {"path": pa.array(paths_col, pa.string()), "row_group": pa.array(rg_col, pa.int32()),
-            "verdict": pa.array(verdict_col, pa.string()), "reason": pa.array(reason_col, pa.string())}
+    fidx, rg, ver, bs, bb, mb, pv = [], [], [], [], [], [], []
+    for res, file_i in parts:
+        n = res["rows"]
+        fidx.append(res["file_index"][:n] if file_i is None else np.full(n, file_i, np.int32))
+        rg.append(res["row_group"][:n])
+        ver.append(res["verdict"][:n])
+        bs.append(res["excluded_by_stats"][:n])
+        bb.append(res["excluded_by_bloom"][:n])
+        mb.append(res["maybe"][:n])
+        if by_value:
+            pv.append(res["per_value"][: n * nv])
+    fidx, rg, ver = np.concatenate(fidx), np.concatenate(rg), np.concatenate(ver)
+    path_arr = pa.array(paths, pa.string())
     if by_value:
-        cols["value"] = pa.array(value_col, pa.string())
+        codes = np.concatenate(pv).astype(np.int64)
+        rows_idx = np.repeat(np.arange(len(rg)), nv)
+        value_labels = [v if isinstance(v, str) else str(int(v)) if _is_int(v) else repr(v)
+                        for v in list(raw_values)]
+        cols = {"path": path_arr.take(pa.array(fidx[rows_idx])),
+                "row_group": pa.array(rg[rows_idx].astype(np.int32)),
+                "verdict": pa.array(VERDICTS).take(pa.array(codes)),
+                "reason": pa.array(["min/max", "bloom filter", "bloom filter", "no bloom filter"]).take(pa.array(codes)),
+                "value": pa.array(value_labels, pa.string()).take(pa.array(np.tile(np.arange(nv), len(rg))))}
+        return pa.table(cols)
+    bs, bb, mb = np.concatenate(bs).astype(np.int64), np.concatenate(bb).astype(np.int64), np.concatenate(mb).astype(np.int64)
+    # Few distinct (verdict, counts) combinations: format each once.
+    key = ver.astype(np.int64) + 4 * (bs + (nv + 1) * (bb + (nv + 1) * mb))
+    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    reasons = [_reason(int(ver[k]), int(bs[k]), int(bb[k]), int(mb[k]), nv) for k in first]
+    cols = {"path": path_arr.take(pa.array(fidx)),
+            "row_group": pa.array(rg.astype(np.int32)),
+            "verdict": pa.array(VERDICTS).take(pa.array(ver.astype(np.int64))),
+            "reason": pa.array(reasons, pa.string()).take(pa.array(inverse.astype(np.int64).ravel()))}
     return pa.table(cols)
 
 
