@@ -491,3 +491,50 @@ def test_cli_probe_bad_file_is_clear(tmp_path):
     p.write_bytes(b"PAR1garbagePAR1")
     proc = run_cli("inspect", str(p), check=False)
     assert proc.returncode == 1 and "error:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+# ---- Arrow C++ (libparquet from the pyarrow wheel) as a second reference -------------------
+
+
+def _arrow_peer():
+    build = os.environ.get("PQFAST_BUILD_DIR") or str(Path(__file__).resolve().parents[2] / "build" / "dev")
+    exe = Path(build) / "peers" / "pqfast_peer_arrow_bloom"
+    if not exe.exists():
+        pytest.skip("Arrow C++ peer driver not built (configure with -DPQFAST_PEERS=ON)")
+    return exe
+
+
+def _check_against_arrow(path, column, values, physical):
+    import subprocess
+
+    exe = _arrow_peer()
+    leaf = [c["dotted_path"] for c in pqfast.ParquetFile(path).columns].index(column)
+    proc = subprocess.run([str(exe), str(path), str(leaf), physical, *[str(v) for v in values]],
+                          capture_output=True, text=True, check=True)
+    arrow = [json.loads(line) for line in proc.stdout.splitlines()]
+    ours = pqfast.prune(path, column, values, by_value=True, use_statistics=False)
+    verdicts = ours["verdict"].to_pylist()
+    assert len(arrow) == len(verdicts)
+    for a, v in zip(arrow, verdicts):
+        want = "no_filter" if a["maybe"] is None else ("maybe" if a["maybe"] else "absent")
+        assert v == want, (path, column, values[a["value"]], a["row_group"])
+
+
+@pytest.mark.parametrize("column,physical,absent", [
+    ("id", "INT64", [-1, 12345]), ("name", "BYTE_ARRAY", ["nobody", "user-"]),
+    ("small", "INT32", [-5, 5000]), ("score", "DOUBLE", [-1.5, 1e9]), ("nobloom", "INT64", [3]),
+])
+def test_bloom_verdicts_equal_arrow_cpp(pyarrow_lake, column, physical, absent):
+    values = _lake_values(pyarrow_lake, column, n_present=20, absent=absent)
+    if physical == "DOUBLE":
+        values = [float(v) for v in values]
+        values = [v for v in values if repr(v) == str(v)]  # exact round trip through argv
+    for path in sorted(pyarrow_lake.glob("*.parquet"))[:2]:
+        _check_against_arrow(path, column, values, physical)
+
+
+def test_bloom_verdicts_equal_arrow_cpp_on_duckdb_and_parquet_testing(duckdb_lake, data_dir):
+    for path in sorted(duckdb_lake.glob("*.parquet"))[:2]:
+        _check_against_arrow(path, "s", _lake_values(duckdb_lake, "s", n_present=20, absent=["zzz"]), "BYTE_ARRAY")
+    for name in ["data_index_bloom_encoding_stats.parquet", "data_index_bloom_encoding_with_length.parquet"]:
+        _check_against_arrow(data_dir / name, "String", BLOOM_WORDS + ["NOT_EXISTS", "doing"], "BYTE_ARRAY")
