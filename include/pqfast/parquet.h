@@ -399,8 +399,12 @@ struct PruneOptions {
   bool use_bloom = true;
   bool per_value = false;  // fill RowGroupVerdict::per_value
   int threads = 0;         // 0: one per hardware thread (at most the files)
-  // Bloom filter ranges closer than this are read in one request.
-  uint32_t coalesce_gap = 1u << 20;
+  // Bloom filter ranges closer than this are read in one request. Small by
+  // default: on local files (page cache) a read costs little and copying the
+  // bytes between filters (other columns' filters) costs more. Remote or
+  // high-latency files want a large gap (the Python binding uses 1 MiB for
+  // filesystem objects).
+  uint32_t coalesce_gap = 4096;
   ParseLimits limits;
 };
 

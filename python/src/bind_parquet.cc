@@ -401,7 +401,9 @@ void bind_parquet_rest(nb::module_& m) {
         pq::ProbeValues v = make_values(type_name, type_length, data, offsets);
         PyFile f(std::move(read_at), size, name);
         std::vector<pq::FilePruneResult> rs;
-        rs.push_back(pq::prune_file(f, column, v, make_options(1, per_value, use_stats, use_bloom)));
+        auto opts = make_options(1, per_value, use_stats, use_bloom);
+        opts.coalesce_gap = 1u << 20;  // Python file objects: requests are the cost, not bytes
+        rs.push_back(pq::prune_file(f, column, v, opts));
         return results_to_dict(rs, v.size(), per_value);
       },
       nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("column"), nb::arg("type_name"),
