@@ -681,7 +681,7 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     out: list[str] = []
     for p in items:
         if filesystem is None:
-            if any(ch in p for ch in "*?["):
+            if "*" in p or "?" in p or "[" in p:
                 out.extend(sorted(_glob.glob(p, recursive=True)))
             elif (single or not p.endswith(".parquet")) and os.path.isdir(p):
                 out.extend(sorted(_glob.glob(os.path.join(p, "**", "*.parquet"), recursive=True)))

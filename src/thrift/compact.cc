@@ -115,7 +115,120 @@ Result<std::string_view> CompactReader::read_binary() {
   return v;
 }
 
-Status CompactReader::skip(CType type) { return skip_at_depth(type, 0); }
+// Skips one value of any type without recursion or per-value Results: an
+// explicit stack of open containers, varints skipped by their stop bit. The
+// recursive skip_at_depth() below is kept as the reference (and for errors it
+// words the same way); both enforce kMaxDepth and every bound.
+Status CompactReader::skip(CType type) {
+  struct Frame {
+    uint8_t kind;       // 0 struct, 1 list/set, 2 map
+    uint8_t t1, t2;     // list element type; map key and value types
+    uint32_t remaining; // list elements or map key+value items left
+  };
+  Frame stack[kMaxDepth + 1];
+  int sp = 0;
+  uint8_t t = static_cast<uint8_t>(type);
+  bool in_collection = false;  // a bool value inside a list or map is one byte
+  while (true) {
+    // Consume one value of type t.
+    switch (t) {
+      case 1:
+      case 2:
+        if (in_collection) {
+          auto b = read_bool_element();
+          if (!b.ok()) return b.error();
+        }
+        break;
+      case 3:
+        if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends inside a byte field");
+        ++p_;
+        break;
+      case 4:
+      case 5:
+      case 6: {
+        auto v = read_varint();
+        if (!v.ok()) return v.error();
+        break;
+      }
+      case 7:
+        if (remaining() < 8) return error(ErrorCode::kTruncated, "input ends inside a double");
+        p_ += 8;
+        break;
+      case 8: {
+        auto len = read_varint();
+        if (!len.ok()) return len.error();
+        if (*len > remaining()) {
+          return error(ErrorCode::kTruncated, "binary of " + std::to_string(*len) +
+                                                  " bytes but only " + std::to_string(remaining()) +
+                                                  " remain");
+        }
+        p_ += *len;
+        break;
+      }
+      case 9:
+      case 10: {
+        if (sp >= kMaxDepth) return depth_error();
+        auto h = read_list_header();
+        if (!h.ok()) return h.error();
+        stack[sp++] = Frame{1, static_cast<uint8_t>(h->elem_type), 0, h->size};
+        break;
+      }
+      case 11: {
+        if (sp >= kMaxDepth) return depth_error();
+        auto size = read_varint();
+        if (!size.ok()) return size.error();
+        if (*size == 0) break;
+        if (*size > remaining()) return error(ErrorCode::kCorrupt, "map larger than its input");
+        if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends inside a map header");
+        const uint8_t kv = *p_++;
+        const uint8_t kt = kv >> 4, vt = kv & 0x0f;
+        if (!valid_type(kt) || !valid_type(vt) || kt == 0 || vt == 0) {
+          return error(ErrorCode::kCorrupt, "bad map key/value types");
+        }
+        stack[sp++] = Frame{2, kt, vt, static_cast<uint32_t>(*size * 2)};
+        break;
+      }
+      case 12:
+        if (sp >= kMaxDepth) return depth_error();
+        stack[sp++] = Frame{0, 0, 0, 0};
+        break;
+      default:
+        return error(ErrorCode::kCorrupt, "cannot skip a value of type " + std::to_string(t));
+    }
+    // Find the next value to consume, closing finished containers.
+    while (true) {
+      if (sp == 0) return Status::Ok();
+      Frame& f = stack[sp - 1];
+      if (f.kind == 0) {  // struct: the next field header (ids are not needed to skip)
+        if (p_ >= end_) return error(ErrorCode::kTruncated, "input ends before the end of a struct");
+        const uint8_t byte = *p_++;
+        const uint8_t ft = byte & 0x0f;
+        if (!valid_type(ft)) return bad_type(ft);
+        if (ft == 0) {
+          --sp;
+          continue;
+        }
+        if ((byte >> 4) == 0) {
+          auto id = read_i16();
+          if (!id.ok()) return id.error();
+        }
+        t = ft;
+        in_collection = false;
+        break;
+      }
+      if (f.remaining == 0) {
+        --sp;
+        continue;
+      }
+      --f.remaining;
+      t = f.kind == 1 ? f.t1 : ((f.remaining & 1) ? f.t1 : f.t2);
+      in_collection = true;
+      break;
+    }
+  }
+}
+
+Status CompactReader::skip_recursive(CType type) { return skip_at_depth(type, 0); }
 
 Status CompactReader::skip_at_depth(CType type, int depth) {
   if (depth > kMaxDepth) {

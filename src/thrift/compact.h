@@ -127,8 +127,11 @@ class CompactReader {
   // A binary/string: a view into the input (no copy), length checked.
   Result<std::string_view> read_binary();
 
-  // Skips a value of the given type, however nested (depth-limited).
+  // Skips a value of the given type, however nested (depth-limited),
+  // iteratively and without decoding anything.
   Status skip(CType type);
+  // The recursive reference implementation of skip() (tests compare them).
+  Status skip_recursive(CType type);
 
   // An error at the current position, naming the structure.
   Error error(ErrorCode code, const std::string& message) const;
