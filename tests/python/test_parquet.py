@@ -538,3 +538,15 @@ def test_bloom_verdicts_equal_arrow_cpp_on_duckdb_and_parquet_testing(duckdb_lak
         _check_against_arrow(path, "s", _lake_values(duckdb_lake, "s", n_present=20, absent=["zzz"]), "BYTE_ARRAY")
     for name in ["data_index_bloom_encoding_stats.parquet", "data_index_bloom_encoding_with_length.parquet"]:
         _check_against_arrow(data_dir / name, "String", BLOOM_WORDS + ["NOT_EXISTS", "doing"], "BYTE_ARRAY")
+
+
+def test_prune_through_pyarrow_filesystem_equals_local(pyarrow_lake):
+    import pyarrow.fs as pafs
+
+    values = _lake_values(pyarrow_lake, "name", n_present=5, absent=["nobody"])
+    local = pqfast.prune(str(pyarrow_lake / "*.parquet"), "name", values, by_value=True)
+    remote = pqfast.prune(str(pyarrow_lake / "*.parquet"), "name", values, by_value=True,
+                          filesystem=pafs.LocalFileSystem())
+    assert remote.equals(local)
+    remote_dir = pqfast.prune(str(pyarrow_lake), "name", values, filesystem=pafs.LocalFileSystem())
+    assert remote_dir.num_rows == local.num_rows // len(values)
