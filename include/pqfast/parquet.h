@@ -18,11 +18,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "pqfast/sbbf.h"
@@ -278,13 +281,16 @@ class LocalFile final : public RandomAccessFile {
   static Result<std::unique_ptr<LocalFile>> open(const std::string& path);
   ~LocalFile() override;
   uint64_t size() const override { return size_; }
+  int64_t mtime_ns() const { return mtime_ns_; }  // modification time at open
   Status read_at(uint64_t offset, size_t n, uint8_t* out) override;
   const std::string& name() const override { return path_; }
 
  private:
-  LocalFile(int fd, uint64_t size, std::string path) : fd_(fd), size_(size), path_(std::move(path)) {}
+  LocalFile(int fd, uint64_t size, int64_t mtime_ns, std::string path)
+      : fd_(fd), size_(size), mtime_ns_(mtime_ns), path_(std::move(path)) {}
   int fd_;
   uint64_t size_;
+  int64_t mtime_ns_;
   std::string path_;
 };
 
@@ -394,6 +400,31 @@ struct FilePruneResult {
   int32_t reads = 0;
 };
 
+// Parsed footers kept across prune_files calls (probing the same lake for key
+// after key), keyed by path and column and validated against the file's size
+// and modification time on every use. Thread-safe; bounded (oldest entries
+// leave first).
+class FooterCache {
+ public:
+  explicit FooterCache(size_t max_entries = 1 << 16) : max_entries_(max_entries) {}
+  std::shared_ptr<const FileMetaData> get(const std::string& key, uint64_t size, int64_t mtime_ns);
+  void put(const std::string& key, uint64_t size, int64_t mtime_ns,
+           std::shared_ptr<const FileMetaData> meta);
+  void clear();
+  size_t size() const;
+
+ private:
+  struct Entry {
+    uint64_t size;
+    int64_t mtime_ns;
+    std::shared_ptr<const FileMetaData> meta;
+  };
+  size_t max_entries_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Entry> map_;
+  std::deque<std::string> order_;
+};
+
 struct PruneOptions {
   bool use_statistics = true;
   bool use_bloom = true;
@@ -406,6 +437,8 @@ struct PruneOptions {
   // filesystem objects).
   uint32_t coalesce_gap = 4096;
   ParseLimits limits;
+  // Optional: reuse footers parsed by earlier calls (local files only).
+  FooterCache* footer_cache = nullptr;
 };
 
 // Prunes the row groups of one file already opened, for a column (dotted

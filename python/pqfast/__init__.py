@@ -46,6 +46,7 @@ from .parquet import (  # noqa: E402
     ParquetFile,
     RowGroupMetaData,
     Statistics,
+    clear_footer_cache,
     prune,
     read_pruned,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "ParquetFile",
     "RowGroupMetaData",
     "Statistics",
+    "clear_footer_cache",
     "prune",
     "read_pruned",
     "PHYSICAL_TYPES",

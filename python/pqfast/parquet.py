@@ -713,6 +713,33 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     return out
 
 
+_DESC_CACHE: dict = {}
+
+
+def _column_descriptor(path: str, column: str, filesystem: Any, cache: bool) -> dict:
+    """The leaf descriptor of ``column`` in ``path`` (memoised when cache=True, by size and mtime)."""
+    key = None
+    if cache and filesystem is None:
+        st = os.stat(path)
+        key = (path, column, st.st_size, st.st_mtime_ns)
+        hit = _DESC_CACHE.get(key)
+        if hit is not None:
+            return hit
+    with ParquetFile(path, filesystem) as f:
+        desc = f._columns[f.column_index(column)]
+    if key is not None:
+        if len(_DESC_CACHE) > 4096:
+            _DESC_CACHE.clear()
+        _DESC_CACHE[key] = desc
+    return desc
+
+
+def clear_footer_cache() -> None:
+    """Forget the footers kept by ``prune(..., cache=True)``."""
+    _DESC_CACHE.clear()
+    _pqfast._footer_cache_clear()
+
+
 def _reason(code: int, by_stats: int, by_bloom: int, maybe: int, n: int) -> str:
     if code == _ABSENT_BY_STATS:
         return "min/max"
@@ -725,7 +752,7 @@ def _reason(code: int, by_stats: int, by_bloom: int, maybe: int, n: int) -> str:
 
 def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
           threads: int | None = None, by_value: bool = False, use_statistics: bool = True,
-          use_bloom: bool = True, on_error: str = "raise", progress: Any = None):
+          use_bloom: bool = True, on_error: str = "raise", progress: Any = None, cache: bool = False):
     """Which files and row groups can hold these values of ``column``?
 
     Returns a pyarrow Table with one row per (file, row group): ``path``,
@@ -736,7 +763,10 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     ``value`` column. Values are typed by the column's physical and logical
     type (ints, floats, str/bytes, date, datetime, Decimal, UUID).
     ``on_error="skip"`` leaves out files that fail (bad footer, missing
-    column) instead of raising FormatError.
+    column) instead of raising FormatError. ``cache=True`` keeps the parsed
+    footers of local files for later calls (validated by size and mtime on
+    each use; :func:`clear_footer_cache` empties it): probing the same lake
+    key after key then reads only Bloom filters.
     """
     import pyarrow as pa
 
@@ -754,8 +784,7 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     first_error = None
     for p in paths:
         try:
-            with ParquetFile(p, filesystem) as f:
-                desc = f._columns[f.column_index(column)]
+            desc = _column_descriptor(p, column, filesystem, cache)
             break
         except (FormatError, KeyError, OSError) as e:
             first_error = e
@@ -776,7 +805,7 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     local = filesystem is None
     if local:
         res = _pqfast._prune_paths(paths, column, pt, tl, data, offsets, int(threads or 0), by_value,
-                                   use_statistics, use_bloom, cb)
+                                   use_statistics, use_bloom, cb, cache)
         parts = [(res, None)]
     else:
         parts = []

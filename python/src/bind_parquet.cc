@@ -142,6 +142,12 @@ nb::dict chunk_dict(const pq::FileMetaData& m, size_t leaf, const pq::ColumnChun
   return d;
 }
 
+// The process-wide footer cache behind pqfast.prune(..., cache=True).
+pq::FooterCache& footer_cache() {
+  static pq::FooterCache cache;
+  return cache;
+}
+
 struct PyMeta {
   std::shared_ptr<pq::FileMetaData> m;
 };
@@ -368,10 +374,11 @@ void bind_parquet_rest(nb::module_& m) {
       "_prune_paths",
       [](const std::vector<std::string>& paths, const std::string& column, const std::string& type_name,
          int32_t type_length, nb::handle data, nb::handle offsets, int threads, bool per_value,
-         bool use_stats, bool use_bloom, nb::object progress) {
+         bool use_stats, bool use_bloom, nb::object progress, bool cache) {
         pq::ProbeValues v = make_values(type_name, type_length, data, offsets);
         const size_t nv = v.size();
         auto opts = make_options(threads, per_value, use_stats, use_bloom);
+        if (cache) opts.footer_cache = &footer_cache();
         std::vector<pq::FilePruneResult> rs;
         {
           nb::gil_scoped_release release;
@@ -391,7 +398,10 @@ void bind_parquet_rest(nb::module_& m) {
       },
       nb::arg("paths"), nb::arg("column"), nb::arg("type_name"), nb::arg("type_length"), nb::arg("data"),
       nb::arg("offsets").none(), nb::arg("threads") = 0, nb::arg("per_value") = false,
-      nb::arg("use_stats") = true, nb::arg("use_bloom") = true, nb::arg("progress").none() = nb::none());
+      nb::arg("use_stats") = true, nb::arg("use_bloom") = true, nb::arg("progress").none() = nb::none(),
+      nb::arg("cache") = false);
+  m.def("_footer_cache_clear", [] { footer_cache().clear(); });
+  m.def("_footer_cache_size", [] { return footer_cache().size(); });
 
   m.def(
       "_prune_file",

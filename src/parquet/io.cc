@@ -37,7 +37,8 @@ Result<std::unique_ptr<LocalFile>> LocalFile::open(const std::string& path) {
     ::close(fd);
     return make_error(ErrorCode::kIoError, path + ": not a regular file");
   }
-  return std::unique_ptr<LocalFile>(new LocalFile(fd, static_cast<uint64_t>(st.st_size), path));
+  const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  return std::unique_ptr<LocalFile>(new LocalFile(fd, static_cast<uint64_t>(st.st_size), mtime, path));
 }
 
 LocalFile::~LocalFile() { ::close(fd_); }
@@ -113,6 +114,36 @@ Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const Parse
     tail_out->data = std::move(tail);
   }
   return meta;
+}
+
+std::shared_ptr<const FileMetaData> FooterCache::get(const std::string& key, uint64_t size,
+                                                     int64_t mtime_ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = map_.find(key);
+  if (it == map_.end() || it->second.size != size || it->second.mtime_ns != mtime_ns) return nullptr;
+  return it->second.meta;
+}
+
+void FooterCache::put(const std::string& key, uint64_t size, int64_t mtime_ns,
+                      std::shared_ptr<const FileMetaData> meta) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, inserted] = map_.insert_or_assign(key, Entry{size, mtime_ns, std::move(meta)});
+  if (inserted) order_.push_back(key);
+  while (map_.size() > max_entries_ && !order_.empty()) {
+    map_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+void FooterCache::clear() {
+  std::lock_guard<std::mutex> lock(mu_);
+  map_.clear();
+  order_.clear();
+}
+
+size_t FooterCache::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return map_.size();
 }
 
 Result<FileMetaData> read_file_metadata(RandomAccessFile& file, const ParseLimits& limits) {

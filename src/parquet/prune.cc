@@ -237,18 +237,33 @@ FilePruneResult fail(FilePruneResult r, Error e) {
 }
 
 FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
-                          const HashedValues& hv, const PruneOptions& opt) {
+                          const HashedValues& hv, const PruneOptions& opt,
+                          const LocalFile* local = nullptr) {
   FilePruneResult res;
   res.path = file.name();
   ReadStats rs;
   TailBuffer tail;
-  ParseLimits limits = opt.limits;
-  limits.only_column = column;  // decode only the probed column's chunks
-  auto meta_r = read_file_metadata_tail(file, limits, &rs, &tail);
-  res.reads = rs.reads;
-  res.bytes_read = rs.bytes;
-  if (!meta_r.ok()) return fail(std::move(res), meta_r.error());
-  const FileMetaData& meta = *meta_r;
+  std::shared_ptr<const FileMetaData> meta_ptr;
+  std::string cache_key;
+  if (opt.footer_cache != nullptr && local != nullptr) {
+    cache_key = file.name();
+    cache_key += '\0';
+    cache_key += column;
+    meta_ptr = opt.footer_cache->get(cache_key, local->size(), local->mtime_ns());
+  }
+  if (!meta_ptr) {
+    ParseLimits limits = opt.limits;
+    limits.only_column = column;  // decode only the probed column's chunks
+    auto meta_r = read_file_metadata_tail(file, limits, &rs, &tail);
+    res.reads = rs.reads;
+    res.bytes_read = rs.bytes;
+    if (!meta_r.ok()) return fail(std::move(res), meta_r.error());
+    meta_ptr = std::make_shared<const FileMetaData>(std::move(*meta_r));
+    if (!cache_key.empty()) {
+      opt.footer_cache->put(cache_key, local->size(), local->mtime_ns(), meta_ptr);
+    }
+  }
+  const FileMetaData& meta = *meta_ptr;
   res.num_rows = meta.num_rows;
   const int leaf = meta.find_column(column);
   if (leaf < 0) {
@@ -489,7 +504,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
         results[i].path = paths[i];
         results[i] = fail(std::move(results[i]), f.error());
       } else {
-        results[i] = prune_one(**f, column, values, *hv, options);
+        results[i] = prune_one(**f, column, values, *hv, options, f->get());
       }
       if (on_file_done) {
         std::lock_guard<std::mutex> lock(done_mu);

@@ -550,3 +550,19 @@ def test_prune_through_pyarrow_filesystem_equals_local(pyarrow_lake):
     assert remote.equals(local)
     remote_dir = pqfast.prune(str(pyarrow_lake), "name", values, filesystem=pafs.LocalFileSystem())
     assert remote_dir.num_rows == local.num_rows // len(values)
+
+
+def test_footer_cache_is_validated(tmp_path):
+    path = tmp_path / "c.parquet"
+    pq.write_table(pa.table({"k": pa.array([1, 2, 3], pa.int64())}), path, bloom_filter_options={"k": True})
+    pqfast.clear_footer_cache()
+    first = pqfast.prune(path, "k", [2, 10], by_value=True, cache=True)
+    assert first["verdict"].to_pylist() == ["maybe", "absent"]
+    again = pqfast.prune(path, "k", [2, 10], by_value=True, cache=True)
+    assert again.equals(first)
+    # Rewrite the file: other values, other size and mtime; the cache must not answer for the old one.
+    pq.write_table(pa.table({"k": pa.array([10, 11, 12, 13], pa.int64())}), path, bloom_filter_options={"k": True})
+    os.utime(path, ns=(1, 1))
+    after = pqfast.prune(path, "k", [2, 10], by_value=True, cache=True)
+    assert after["verdict"].to_pylist() == ["absent", "maybe"]
+    pqfast.clear_footer_cache()

@@ -124,39 +124,51 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
         if progress:
             progress.message(msg)
 
+    from ..parquet import encode_values
+
     for k in (1, 100):
         ints, strs = _values(paths, k, rng)
         for column, vals in (("id", ints), ("key", strs)):
-            say(f"pruning {LAKE_FILES} files x {ROW_GROUPS} row groups, {k} {column} value(s): pqfast")
-            ours = _median_time(lambda: pqfast.prune(paths, column, vals, threads=threads), runs)
-            # The native core alone (values typed once, no Table assembly).
-            desc = pqfast.ParquetFile(paths[0])._columns[0 if column == "id" else 1]
-            from ..parquet import encode_values
+            label = f"{column} ({'int64' if column == 'id' else 'string'})"
+            task = f"prune {k} value{'s' if k > 1 else ''}"
 
-            pt, tl, data, offs = encode_values(desc, vals)
-            core = _median_time(lambda: _pqfast._prune_paths(paths, column, pt, tl, data, offs, threads), runs)
-            say(f"pruning {LAKE_FILES} files x {ROW_GROUPS} row groups, {k} {column} value(s): DuckDB parquet_bloom_probe")
-            # DuckDB probes one value per call: one call per value, over the same files.
             def duck():
+                # DuckDB probes one value per call: one call per value, over the same files.
                 out = 0
                 for v in vals:
                     out += len(con.execute("SELECT row_group_id FROM parquet_bloom_probe(?, ?, ?) "
                                            "WHERE NOT bloom_filter_excludes", [glob_pattern, column, v]).fetchall())
                 return out
-            theirs = _median_time(duck, max(1, runs // 2) if k > 1 else runs)
+
             # Same answers: row groups kept by pqfast's Bloom verdicts (without min/max) == DuckDB's.
             t = pqfast.prune(paths, column, vals, threads=threads, use_statistics=False, by_value=True)
-            kept_ours = sum(1 for v in t["verdict"].to_pylist() if v != "absent")
-            agree = kept_ours == duck()
-            rows.append({"task": f"prune {k} value{'s' if k > 1 else ''}", "column": f"{column} ({'int64' if column == 'id' else 'string'})",
-                         "pqfast_ms": ours * 1e3, "pqfast_core_ms": core * 1e3, "peer": "DuckDB parquet_bloom_probe",
-                         "peer_ms": theirs * 1e3, "speedup": theirs / ours, "same_answers": agree,
-                         "files": LAKE_FILES, "row_groups": LAKE_FILES * ROW_GROUPS})
+            agree = sum(1 for v in t["verdict"].to_pylist() if v != "absent") == duck()
+            desc = pqfast.ParquetFile(paths[0])._columns[0 if column == "id" else 1]
+            pt, tl, data, offs = encode_values(desc, vals)
+            duck_runs = max(1, runs // 2) if k > 1 else runs
+            for cached in (False, True):
+                mode = "footer cache" if cached else "cold footers"
+                say(f"{task}, {column}, {mode}: pqfast")
+                pqfast.clear_footer_cache()
+                ours = _median_time(lambda: pqfast.prune(paths, column, vals, threads=threads, cache=cached), runs)
+                core = _median_time(lambda: _pqfast._prune_paths(paths, column, pt, tl, data, offs, threads,
+                                                                  False, True, True, None, cached), runs)
+                pqfast.clear_footer_cache()
+                say(f"{task}, {column}, {mode}: DuckDB parquet_bloom_probe")
+                con.execute(f"SET parquet_metadata_cache = {'true' if cached else 'false'}")
+                theirs = _median_time(duck, duck_runs)
+                rows.append({"task": task, "column": label, "footers": mode,
+                             "pqfast_ms": ours * 1e3, "pqfast_core_ms": core * 1e3,
+                             "peer": "DuckDB parquet_bloom_probe" + (" (parquet_metadata_cache)" if cached else ""),
+                             "peer_ms": theirs * 1e3, "speedup": theirs / ours, "same_answers": agree,
+                             "files": LAKE_FILES, "row_groups": LAKE_FILES * ROW_GROUPS})
+            con.execute("SET parquet_metadata_cache = false")
     say("footer parse: pqfast.ParquetFile vs pyarrow.parquet.read_metadata")
     ours = _median_time(lambda: [_pqfast._read_metadata_path(p) for p in paths], runs)
     ours_py = _median_time(lambda: [pqfast.ParquetFile(p) for p in paths], runs)
     theirs = _median_time(lambda: [pq.read_metadata(p) for p in paths], runs)
-    rows.append({"task": f"footer parse x{LAKE_FILES}", "column": "all", "pqfast_ms": ours_py * 1e3,
+    rows.append({"task": f"footer parse x{LAKE_FILES}", "column": "all", "footers": "cold footers",
+                 "pqfast_ms": ours_py * 1e3,
                  "pqfast_core_ms": ours * 1e3, "peer": "pyarrow read_metadata", "peer_ms": theirs * 1e3,
                  "speedup": theirs / ours_py, "same_answers": True, "files": LAKE_FILES,
                  "row_groups": LAKE_FILES * ROW_GROUPS})
@@ -176,7 +188,7 @@ def run(args) -> int:
     print(f"Pruning a {LAKE_FILES}-file lake ({ROW_GROUPS} row groups x {ROWS_PER_GROUP:,} rows per file, "
           f"Bloom filters fpp {FPP} on id and key), medians; SIMD: {pqfast.simd_level()}")
     print(format_table(
-        ["task", "column", "pqfast ms", "(native core)", "peer", "peer ms", "speedup", "same answers"],
-        [[r["task"], r["column"], r["pqfast_ms"], r["pqfast_core_ms"], r["peer"], r["peer_ms"],
+        ["task", "column", "footers", "pqfast ms", "(native core)", "peer", "peer ms", "speedup", "same answers"],
+        [[r["task"], r["column"], r["footers"], r["pqfast_ms"], r["pqfast_core_ms"], r["peer"], r["peer_ms"],
           f"{r['speedup']:.1f}x", "yes" if r["same_answers"] else "NO"] for r in rows]))
     return 0
