@@ -725,8 +725,11 @@ def _column_descriptor(path: str, column: str, filesystem: Any, cache: bool) -> 
         hit = _DESC_CACHE.get(key)
         if hit is not None:
             return hit
-    with ParquetFile(path, filesystem) as f:
-        desc = f._columns[f.column_index(column)]
+    if filesystem is None and isinstance(path, (str, os.PathLike)):
+        desc = _pqfast._column_descriptor_path(os.fspath(path), column)
+    else:
+        with ParquetFile(path, filesystem) as f:
+            desc = f._columns[f.column_index(column)]
     if key is not None:
         if len(_DESC_CACHE) > 4096:
             _DESC_CACHE.clear()

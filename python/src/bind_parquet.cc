@@ -291,6 +291,32 @@ void bind_parquet(nb::module_& m) {
     }
     return PyMeta{std::make_shared<pq::FileMetaData>(unwrap(std::move(r)))};
   });
+  // One leaf's descriptor, from a footer decoded for that column only
+  // (values are typed by it before pruning).
+  m.def("_column_descriptor_path", [](const std::string& path, const std::string& column) {
+    Result<pq::FileMetaData> r = Error{};
+    {
+      nb::gil_scoped_release release;
+      auto f = pq::LocalFile::open(path);
+      if (!f.ok()) {
+        r = f.error();
+      } else {
+        pq::ParseLimits limits;
+        limits.only_column = column;
+        r = pq::read_file_metadata(**f, limits);
+      }
+    }
+    pq::FileMetaData m = unwrap(std::move(r));
+    const int leaf = m.find_column(column);
+    if (leaf < 0) {
+      std::string names;
+      for (size_t i = 0; i < m.columns.size() && i < 12; ++i) names += (i ? ", " : "") + m.columns[i].dotted_path;
+      if (m.columns.size() > 12) names += ", ...";
+      throw FormatError(printable_utf8("invalid argument: " + path + ": no column '" + column +
+                                       "' (leaf columns: " + names + ")"));
+    }
+    return column_descriptor_dict(m.columns[leaf]);
+  });
   m.def("_read_metadata_file", [](nb::object read_at, uint64_t size, const std::string& name) {
     PyFile f(std::move(read_at), size, name);
     return PyMeta{std::make_shared<pq::FileMetaData>(unwrap(pq::read_file_metadata(f)))};
