@@ -92,14 +92,19 @@ def _values(paths: list[str], k: int, rng) -> tuple[list[int], list[str]]:
     return ints, strs
 
 
-def _median_time(fn, runs: int) -> float:
-    fn()  # warm up (page cache, imports)
-    ts = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+def _paired_medians(fns, runs) -> list[float]:
+    """Median seconds of each function, runs interleaved (a, b, c, a, b, c, ...) so that
+    all see the same machine load (the cores are shared)."""
+    for fn in fns:
+        fn()  # warm up (page cache, imports)
+    times = [[] for _ in fns]
+    for i in range(max(runs)):
+        for k, fn in enumerate(fns):
+            if i < runs[k]:
+                t0 = time.perf_counter()
+                fn()
+                times[k].append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in times]
 
 
 def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads: int = 0,
@@ -148,15 +153,16 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
             duck_runs = max(1, runs // 2) if k > 1 else runs
             for cached in (False, True):
                 mode = "footer cache" if cached else "cold footers"
-                say(f"{task}, {column}, {mode}: pqfast")
+                say(f"{task}, {column}, {mode}: pqfast and DuckDB parquet_bloom_probe, interleaved")
                 pqfast.clear_footer_cache()
-                ours = _median_time(lambda: pqfast.prune(paths, column, vals, threads=threads, cache=cached), runs)
-                core = _median_time(lambda: _pqfast._prune_paths(paths, column, pt, tl, data, offs, threads,
-                                                                  False, True, True, None, cached), runs)
-                pqfast.clear_footer_cache()
-                say(f"{task}, {column}, {mode}: DuckDB parquet_bloom_probe")
                 con.execute(f"SET parquet_metadata_cache = {'true' if cached else 'false'}")
-                theirs = _median_time(duck, duck_runs)
+                ours, core, theirs = _paired_medians(
+                    [lambda: pqfast.prune(paths, column, vals, threads=threads, cache=cached),
+                     lambda: _pqfast._prune_paths(paths, column, pt, tl, data, offs, threads,
+                                                  False, True, True, None, cached),
+                     duck],
+                    [runs, runs, duck_runs])
+                pqfast.clear_footer_cache()
                 rows.append({"task": task, "column": label, "footers": mode,
                              "pqfast_ms": ours * 1e3, "pqfast_core_ms": core * 1e3,
                              "peer": "DuckDB parquet_bloom_probe" + (" (parquet_metadata_cache)" if cached else ""),
@@ -164,9 +170,10 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
                              "files": LAKE_FILES, "row_groups": LAKE_FILES * ROW_GROUPS})
             con.execute("SET parquet_metadata_cache = false")
     say("footer parse: pqfast.ParquetFile vs pyarrow.parquet.read_metadata")
-    ours = _median_time(lambda: [_pqfast._read_metadata_path(p) for p in paths], runs)
-    ours_py = _median_time(lambda: [pqfast.ParquetFile(p) for p in paths], runs)
-    theirs = _median_time(lambda: [pq.read_metadata(p) for p in paths], runs)
+    ours, ours_py, theirs = _paired_medians(
+        [lambda: [_pqfast._read_metadata_path(p) for p in paths],
+         lambda: [pqfast.ParquetFile(p) for p in paths],
+         lambda: [pq.read_metadata(p) for p in paths]], [runs, runs, runs])
     rows.append({"task": f"footer parse x{LAKE_FILES}", "column": "all", "footers": "cold footers",
                  "pqfast_ms": ours_py * 1e3,
                  "pqfast_core_ms": ours * 1e3, "peer": "pyarrow read_metadata", "peer_ms": theirs * 1e3,
