@@ -4,6 +4,8 @@
 // when it already holds them) and probed with the batched kernels.
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
+#include <system_error>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -484,47 +486,76 @@ FilePruneResult prune_file(RandomAccessFile& file, std::string_view column, cons
 std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, std::string_view column,
                                          const ProbeValues& values, const PruneOptions& options,
                                          const std::function<void(size_t)>& on_file_done) {
-  std::vector<FilePruneResult> results(paths.size());
   auto hv = hash_probe_values(values);
   if (!hv.ok()) {
+    std::vector<FilePruneResult> results(paths.size());
     for (size_t i = 0; i < paths.size(); ++i) {
       results[i].path = paths[i];
       results[i] = fail(std::move(results[i]), hv.error());
     }
     return results;
   }
-  std::atomic<size_t> next{0};
-  std::mutex done_mu;
-  auto worker = [&] {
+  // The calling thread works too; helpers claim files from a shared counter.
+  // The caller waits for the files claimed, not for the helpers: on shared,
+  // oversubscribed cores a helper that is scheduled late finds no work and
+  // leaves on its own (it holds the job alive through its shared_ptr).
+  struct Job {
+    std::vector<std::string> paths;
+    std::string column;
+    ProbeValues values;
+    HashedValues hv;
+    PruneOptions options;
+    std::function<void(size_t)> on_file_done;
+    std::vector<FilePruneResult> results;
+    std::atomic<size_t> next{0};
+    std::mutex mu;
+    std::condition_variable cv;
+    size_t done = 0;
+  };
+  auto job = std::make_shared<Job>();
+  job->paths = paths;
+  job->column = std::string(column);
+  job->values = values;
+  job->hv = std::move(*hv);
+  job->options = options;
+  job->on_file_done = on_file_done;
+  job->results.resize(paths.size());
+  const size_t n = paths.size();
+  auto work = [](const std::shared_ptr<Job>& jb) {
+    const size_t total = jb->paths.size();
     while (true) {
-      const size_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= paths.size()) break;
-      auto f = LocalFile::open(paths[i]);
+      const size_t i = jb->next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= total) break;
+      FilePruneResult r;
+      auto f = LocalFile::open(jb->paths[i]);
       if (!f.ok()) {
-        results[i].path = paths[i];
-        results[i] = fail(std::move(results[i]), f.error());
+        r.path = jb->paths[i];
+        r = fail(std::move(r), f.error());
       } else {
-        results[i] = prune_one(**f, column, values, *hv, options, f->get());
+        r = prune_one(**f, jb->column, jb->values, jb->hv, jb->options, f->get());
       }
-      if (on_file_done) {
-        std::lock_guard<std::mutex> lock(done_mu);
-        on_file_done(i);
-      }
+      std::lock_guard<std::mutex> lock(jb->mu);
+      jb->results[i] = std::move(r);
+      if (jb->on_file_done) jb->on_file_done(i);
+      if (++jb->done == total) jb->cv.notify_all();
     }
   };
   size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
                                        : std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, paths.size());
-  if (threads <= 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(threads - 1);
-    for (size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool) t.join();
+  threads = std::min(threads, n);
+  for (size_t t = 1; t < threads; ++t) {
+    try {
+      std::thread(work, job).detach();
+    } catch (const std::system_error&) {
+      break;  // no more threads: the caller does the rest
+    }
   }
-  return results;
+  work(job);
+  {
+    std::unique_lock<std::mutex> lock(job->mu);
+    job->cv.wait(lock, [&] { return job->done == n; });
+  }
+  return std::move(job->results);
 }
 
 }  // namespace pqfast::parquet

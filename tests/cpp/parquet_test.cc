@@ -336,6 +336,37 @@ TEST(ParquetPrune, MutatedFilesNeverCrash) {
   }
 }
 
+TEST(ParquetPrune, ManyThreadsManyCallsSameAnswers) {
+  // Helpers that start late find no work and leave on their own: results
+  // must be complete and identical whatever the thread count.
+  std::vector<std::string> paths;
+  for (int i = 0; i < 6; ++i) {
+    paths.push_back(data_path(i % 2 ? "data_index_bloom_encoding_stats.parquet"
+                                    : "data_index_bloom_encoding_with_length.parquet"));
+  }
+  paths.push_back(data_path("missing.parquet"));
+  auto values = strings({"Hello", "doing", "zzz"});
+  pq::PruneOptions one;
+  one.threads = 1;
+  one.per_value = true;
+  const auto want = pq::prune_files(paths, "String", values, one);
+  for (int call = 0; call < 200; ++call) {
+    pq::PruneOptions many = one;
+    many.threads = 1 + call % 9;
+    size_t callbacks = 0;
+    auto got = pq::prune_files(paths, "String", values, many, [&](size_t) { ++callbacks; });
+    ASSERT_EQ(callbacks, paths.size());
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].ok, want[i].ok);
+      ASSERT_EQ(got[i].row_groups.size(), want[i].row_groups.size());
+      for (size_t g = 0; g < got[i].row_groups.size(); ++g) {
+        ASSERT_EQ(got[i].row_groups[g].per_value, want[i].row_groups[g].per_value);
+      }
+    }
+  }
+}
+
 TEST(ParquetPrune, ErrorsNameTheFile) {
   auto v = strings({"x"});
   auto r = pq::prune_files({data_path("alltypes_plain.parquet"), data_path("missing.parquet")}, "nope", v);
