@@ -84,43 +84,50 @@ def absent_values(physical_type, present, n=300, seed=0):
     return [rng.integers(0, 256, 16, dtype=np.uint8).tobytes() for _ in range(n)]
 
 
-def check_file(path: Path, columns, each_level=True):
-    """For every row group and column with a filter: equal hashes and verdicts."""
-    tool = arrow_probe_tool()
+def chunks_with_filters(path: Path):
+    """(row group, column index, column chunk metadata, the chunk's values) per filtered chunk."""
     md = pq.read_metadata(path)
-    data = path.read_bytes()
     table = pq.read_table(path)
     start = 0
-    checked = 0
     for rg in range(md.num_row_groups):
         rows = md.row_group(rg).num_rows
         for c in range(md.num_columns):
             cc = md.row_group(rg).column(c)
-            name = cc.path_in_schema
-            if name not in columns or cc.bloom_filter_offset is None:
-                continue
-            physical_type, type_length = TYPES[name]
-            present = [v for v in column_values(table, name)[start : start + rows] if v is not None]
-            queries = present + absent_values(physical_type, present, seed=rg * 31 + c)
-            length = cc.bloom_filter_length
-            blob = data[cc.bloom_filter_offset : cc.bloom_filter_offset + (length or len(data))]
-            f = pqfast.Sbbf.parse(blob)
-            a_hashes, a_verdicts = arrow_answers(tool, path, cc.bloom_filter_offset, length, physical_type, type_length, queries)
-            ours = pqfast.hash_values(queries, physical_type, type_length or None)
-            assert np.array_equal(ours, a_hashes), f"{path.name} rg{rg} {name}: hashes differ"
-            levels = pqfast.available_simd_levels() if each_level else [pqfast.simd_level()]
-            saved = pqfast.simd_level()
-            try:
-                for level in levels:
-                    pqfast.set_simd_level(level)
-                    got = f.check(queries, physical_type, type_length or None)
-                    assert np.array_equal(got, a_verdicts), f"{path.name} rg{rg} {name} [{level}]: verdicts differ"
-            finally:
-                pqfast.set_simd_level(saved)
-            assert a_verdicts[: len(present)].all(), "an inserted value must never be absent"
-            assert not a_verdicts[len(present) :].all(), "absent values should mostly be excluded"
-            checked += 1
+            if cc.bloom_filter_offset is not None:
+                yield rg, c, cc, column_values(table, cc.path_in_schema)[start : start + rows]
         start += rows
+
+
+def check_file(path: Path, columns, each_level=True):
+    """For every row group and column with a filter: equal hashes and verdicts."""
+    tool = arrow_probe_tool()
+    data = path.read_bytes()
+    checked = 0
+    for rg, c, cc, values in chunks_with_filters(path):
+        name = cc.path_in_schema
+        if name not in columns:
+            continue
+        physical_type, type_length = TYPES[name]
+        present = [v for v in values if v is not None]
+        queries = present + absent_values(physical_type, present, seed=rg * 31 + c)
+        length = cc.bloom_filter_length
+        blob = data[cc.bloom_filter_offset : cc.bloom_filter_offset + (length or len(data))]
+        f = pqfast.Sbbf.parse(blob)
+        a_hashes, a_verdicts = arrow_answers(tool, path, cc.bloom_filter_offset, length, physical_type, type_length, queries)
+        ours = pqfast.hash_values(queries, physical_type, type_length or None)
+        assert np.array_equal(ours, a_hashes), f"{path.name} rg{rg} {name}: hashes differ"
+        levels = pqfast.available_simd_levels() if each_level else [pqfast.simd_level()]
+        saved = pqfast.simd_level()
+        try:
+            for level in levels:
+                pqfast.set_simd_level(level)
+                got = f.check(queries, physical_type, type_length or None)
+                assert np.array_equal(got, a_verdicts), f"{path.name} rg{rg} {name} [{level}]: verdicts differ"
+        finally:
+            pqfast.set_simd_level(saved)
+        assert a_verdicts[: len(present)].all(), "an inserted value must never be absent"
+        assert not a_verdicts[len(present) :].all(), "absent values should mostly be excluded"
+        checked += 1
     return checked
 
 
@@ -147,21 +154,14 @@ def test_pyarrow_files_answer_like_arrow_cpp_and_bitsets_are_identical(tmp_path,
     assert check_file(path, TYPES) == 3 * 6
 
     # Byte-identical: same values, Arrow's size for (ndv, fpp), then Arrow's fold.
-    md = pq.read_metadata(path)
     data = path.read_bytes()
-    start = 0
-    for rg in range(md.num_row_groups):
-        rows = md.row_group(rg).num_rows
-        for c in range(md.num_columns):
-            cc = md.row_group(rg).column(c)
-            name = cc.path_in_schema
-            physical_type, type_length = TYPES[name]
-            ours = pqfast.Sbbf.for_ndv(ndv, fpp)
-            ours.insert(column_values(table, name)[start : start + rows], physical_type, type_length or None)
-            ours.fold(fpp)
-            blob = data[cc.bloom_filter_offset : cc.bloom_filter_offset + cc.bloom_filter_length]
-            assert ours.serialize() == blob, f"rg{rg} {name}: bitset differs from pyarrow's"
-        start += rows
+    for rg, _, cc, values in chunks_with_filters(path):
+        physical_type, type_length = TYPES[cc.path_in_schema]
+        ours = pqfast.Sbbf.for_ndv(ndv, fpp)
+        ours.insert(values, physical_type, type_length or None)
+        ours.fold(fpp)
+        blob = data[cc.bloom_filter_offset : cc.bloom_filter_offset + cc.bloom_filter_length]
+        assert ours.serialize() == blob, f"rg{rg} {cc.path_in_schema}: bitset differs from pyarrow's"
 
 
 def test_duckdb_files_answer_like_arrow_cpp(tmp_path):
