@@ -1,0 +1,214 @@
+// DELTA_BINARY_PACKED kernels for AVX2 (+ BMI2).
+//
+// Unpack: a group of 8 values of width W fills exactly W bytes. Each 128-bit
+// lane loads the 16 bytes from its first value's byte and one vpshufb moves
+// every value's bytes into place (constant controls per width), then a
+// variable shift and a mask. INT64 widths 58..63 (9 bytes per value) gather
+// two 8-byte windows and funnel them. INT32 uses 8 x 32-bit lanes up to 25
+// bits and 64-bit extraction narrowed to 32 bits above (the wrap of DuckDB's
+// 33..64-bit INT32 miniblocks). Prefix sum: in-register scan, then the
+// carry between vectors is one add of the broadcast vector total.
+#include <immintrin.h>
+
+#include "delta/kernels.h"
+
+namespace pqfast::delta {
+namespace {
+
+struct alignas(32) Control32 {
+  uint8_t b[32];
+};
+struct alignas(32) Lanes4x64 {
+  uint64_t q[4];
+};
+struct alignas(32) Lanes8x32 {
+  uint32_t d[8];
+};
+struct alignas(16) Index4 {
+  int32_t d[4];
+};
+
+// Values 4h..4h+3 of a group as 64-bit lanes; 128-bit lane L holds values
+// j0 = 4h + 2L and j0 + 1 and loads from j0's first byte.
+constexpr Control32 shuffle64(int w, int h) {
+  Control32 c{};
+  for (int lane = 0; lane < 2; ++lane) {
+    const int j0 = 4 * h + 2 * lane;
+    for (int v = 0; v < 2; ++v) {
+      const int rel = first_byte(j0 + v, w) - first_byte(j0, w);
+      for (int k = 0; k < 8; ++k) c.b[16 * lane + 8 * v + k] = static_cast<uint8_t>(rel + k > 15 ? 0x80 : rel + k);
+    }
+  }
+  return c;
+}
+constexpr Lanes4x64 shifts64(int w, int h) {
+  Lanes4x64 s{};
+  for (int i = 0; i < 4; ++i) s.q[i] = static_cast<uint64_t>(bit_shift(4 * h + i, w));
+  return s;
+}
+constexpr Lanes4x64 shifts64_complement(int w, int h) {
+  Lanes4x64 s{};
+  for (int i = 0; i < 4; ++i) s.q[i] = static_cast<uint64_t>(64 - bit_shift(4 * h + i, w));
+  return s;
+}
+constexpr Index4 gather_index(int w, int h, int extra) {
+  Index4 g{};
+  for (int i = 0; i < 4; ++i) g.d[i] = first_byte(4 * h + i, w) + extra;
+  return g;
+}
+// Values 0..7 of a group as 32-bit lanes (w <= 25); lane L loads from value 4L's byte.
+constexpr Control32 shuffle32(int w) {
+  Control32 c{};
+  for (int lane = 0; lane < 2; ++lane) {
+    for (int v = 0; v < 4; ++v) {
+      const int rel = first_byte(4 * lane + v, w) - first_byte(4 * lane, w);
+      for (int k = 0; k < 4; ++k) c.b[16 * lane + 4 * v + k] = static_cast<uint8_t>(rel + k > 15 ? 0x80 : rel + k);
+    }
+  }
+  return c;
+}
+constexpr Lanes8x32 shifts32(int w) {
+  Lanes8x32 s{};
+  for (int i = 0; i < 8; ++i) s.d[i] = static_cast<uint32_t>(bit_shift(i, w));
+  return s;
+}
+
+inline __m256i load2x128(const uint8_t* lo, const uint8_t* hi) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
+                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1);
+}
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// The 4 values 4h..4h+3 of the group at p, as 64-bit lanes, masked to W bits.
+template <int W, int H>
+inline __m256i unpack4x64(const uint8_t* p) {
+  if constexpr (W == 64) {
+    return load256(p + 32 * H);
+  } else if constexpr (W <= 57) {
+    static constexpr Control32 kCtl = shuffle64(W, H);
+    static constexpr Lanes4x64 kShift = shifts64(W, H);
+    const __m256i bytes = load2x128(p + first_byte(4 * H, W), p + first_byte(4 * H + 2, W));
+    const __m256i v = _mm256_srlv_epi64(_mm256_shuffle_epi8(bytes, load256(kCtl.b)), load256(kShift.q));
+    return _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(low_mask64(W))));
+  } else {
+    static constexpr Index4 kLo = gather_index(W, H, 0);
+    static constexpr Index4 kHi = gather_index(W, H, 8);
+    static constexpr Lanes4x64 kShift = shifts64(W, H);
+    static constexpr Lanes4x64 kBack = shifts64_complement(W, H);
+    const auto* base = reinterpret_cast<const long long*>(p);
+    const __m256i lo = _mm256_i32gather_epi64(base, _mm_load_si128(reinterpret_cast<const __m128i*>(kLo.d)), 1);
+    const __m256i hi = _mm256_i32gather_epi64(base, _mm_load_si128(reinterpret_cast<const __m128i*>(kHi.d)), 1);
+    // A shift by 64 (lanes whose value starts on a byte) yields 0, as needed.
+    const __m256i v = _mm256_or_si256(_mm256_srlv_epi64(lo, load256(kShift.q)), _mm256_sllv_epi64(hi, load256(kBack.q)));
+    return _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(low_mask64(W))));
+  }
+}
+
+inline __m256i scan4x64(__m256i x) {
+  x = _mm256_add_epi64(x, _mm256_slli_si256(x, 8));  // within each 128-bit lane
+  const __m256i t = _mm256_permute4x64_epi64(x, _MM_SHUFFLE(1, 1, 1, 1));
+  return _mm256_add_epi64(x, _mm256_blend_epi32(_mm256_setzero_si256(), t, 0xF0));
+}
+inline __m256i scan8x32(__m256i x) {
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+  const __m256i t = _mm256_shuffle_epi32(x, 0xFF);  // each lane's total, broadcast in-lane
+  return _mm256_add_epi32(x, _mm256_permute2x128_si256(t, t, 0x08));  // [0, low lane's total]
+}
+
+// ---- INT64 ------------------------------------------------------------------
+
+template <int W>
+uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+  if constexpr (W == 0) {
+    const long long md = static_cast<long long>(min_delta);
+    __m256i v = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(last)),
+                                 _mm256_setr_epi64x(md, 2 * md, 3 * md, 4 * md));
+    const __m256i step = _mm256_set1_epi64x(static_cast<long long>(min_delta * 4));
+    for (size_t i = 0; i < n; i += 4) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
+      v = _mm256_add_epi64(v, step);
+    }
+    return last + min_delta * n;
+  } else {
+    const __m256i md = _mm256_set1_epi64x(static_cast<long long>(min_delta));
+    __m256i carry = _mm256_set1_epi64x(static_cast<long long>(last));
+    for (size_t i = 0; i < n; i += 8, in += W) {
+      const __m256i s0 = scan4x64(_mm256_add_epi64(unpack4x64<W, 0>(in), md));
+      const __m256i s1 = scan4x64(_mm256_add_epi64(unpack4x64<W, 1>(in), md));
+      const __m256i t0 = _mm256_permute4x64_epi64(s0, 0xFF);
+      const __m256i t1 = _mm256_permute4x64_epi64(s1, 0xFF);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(s0, carry));
+      const __m256i c1 = _mm256_add_epi64(carry, t0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(s1, c1));
+      carry = _mm256_add_epi64(carry, _mm256_add_epi64(t0, t1));
+    }
+    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(carry)));
+  }
+}
+
+// ---- INT32 ------------------------------------------------------------------
+
+// Low 32 bits of two 4 x 64-bit vectors, in order.
+inline __m256i narrow(__m256i a, __m256i b) {
+  const __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(packed), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+template <int W>
+inline __m256i unpack8x32(const uint8_t* p) {
+  if constexpr (W == 32) {
+    return load256(p);
+  } else if constexpr (W <= 25) {
+    static constexpr Control32 kCtl = shuffle32(W);
+    static constexpr Lanes8x32 kShift = shifts32(W);
+    const __m256i bytes = load2x128(p, p + first_byte(4, W));
+    const __m256i v = _mm256_srlv_epi32(_mm256_shuffle_epi8(bytes, load256(kCtl.b)), load256(kShift.d));
+    return _mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(low_mask32(W))));
+  } else {  // 26..31 and 33..64: extract 64-bit, keep the low 32 bits
+    return narrow(unpack4x64<W, 0>(p), unpack4x64<W, 1>(p));
+  }
+}
+
+template <int W>
+uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+  if constexpr (W == 0) {
+    const int md = static_cast<int>(min_delta);
+    __m256i v = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(last)),
+                                 _mm256_mullo_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), _mm256_set1_epi32(md)));
+    const __m256i step = _mm256_set1_epi32(static_cast<int>(min_delta * 8));
+    for (size_t i = 0; i < n; i += 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
+      v = _mm256_add_epi32(v, step);
+    }
+    return last + min_delta * static_cast<uint32_t>(n);
+  } else {
+    const __m256i md = _mm256_set1_epi32(static_cast<int>(min_delta));
+    const __m256i bcast_last = _mm256_set1_epi32(7);
+    __m256i carry = _mm256_set1_epi32(static_cast<int>(last));
+    for (size_t i = 0; i < n; i += 16, in += 2 * W) {
+      const __m256i s0 = scan8x32(_mm256_add_epi32(unpack8x32<W>(in), md));
+      const __m256i s1 = scan8x32(_mm256_add_epi32(unpack8x32<W>(in + W), md));
+      const __m256i t0 = _mm256_permutevar8x32_epi32(s0, bcast_last);
+      const __m256i t1 = _mm256_permutevar8x32_epi32(s1, bcast_last);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi32(s0, carry));
+      const __m256i c1 = _mm256_add_epi32(carry, t0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_add_epi32(s1, c1));
+      carry = _mm256_add_epi32(carry, _mm256_add_epi32(t0, t1));
+    }
+    return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(carry)));
+  }
+}
+
+}  // namespace
+
+#define PQFAST_DELTA_AVX2_32(w) miniblock32<w>,
+#define PQFAST_DELTA_AVX2_64(w) miniblock64<w>,
+const DeltaKernels kAvx2DeltaKernels = {
+    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX2_32)},
+    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX2_64)},
+};
+#undef PQFAST_DELTA_AVX2_32
+#undef PQFAST_DELTA_AVX2_64
+
+}  // namespace pqfast::delta
