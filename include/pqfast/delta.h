@@ -86,6 +86,9 @@ class DeltaBinaryPackedDecoder {
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   DeltaBinaryPackedDecoder() = default;
   Status read_block_header();
+  // Decodes whole blocks (count >= block size) on the fast path; returns
+  // the values written (0 when the next block needs the careful path).
+  size_t decode_whole_blocks(U* out, size_t count);
   // Decodes the next miniblock (or the used part of it) into scratch_.
   Status fill_scratch();
   Error error_at(ErrorCode code, size_t offset, const std::string& what) const;

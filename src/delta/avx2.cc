@@ -121,9 +121,9 @@ inline __m256i scan8x32(__m256i x) {
 template <int W>
 uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
   if constexpr (W == 0) {
-    const long long md = static_cast<long long>(min_delta);
+    auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
     __m256i v = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(last)),
-                                 _mm256_setr_epi64x(md, 2 * md, 3 * md, 4 * md));
+                                 _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
     const __m256i step = _mm256_set1_epi64x(static_cast<long long>(min_delta * 4));
     for (size_t i = 0; i < n; i += 4) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);

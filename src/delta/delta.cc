@@ -148,16 +148,17 @@ Result<DeltaBinaryPackedDecoder<T>> DeltaBinaryPackedDecoder<T>::make(const uint
 template <class T>
 Status DeltaBinaryPackedDecoder<T>::read_block_header() {
   const size_t start = pos_;
-  const std::string block = "block " + std::to_string(block_index_);
+  auto block = [&] { return "block " + std::to_string(block_index_); };  // only on errors
   uint64_t zz = 0;
-  {
-    Status s = read_uleb(data_, size_, pos_, "block min delta", zz);
-    if (!s.ok()) return make_error(s.error().code, s.error().message + " (" + block + ")");
+  if (pos_ < size_ && data_[pos_] < 0x80) {  // the common one-byte min delta
+    zz = data_[pos_++];
+  } else if (Status s = read_uleb(data_, size_, pos_, "block min delta", zz); !s.ok()) {
+    return make_error(s.error().code, s.error().message + " (" + block() + ")");
   }
   const uint32_t m = geometry_.miniblocks_per_block;
   if (size_ - pos_ < m) {
     return error_at(ErrorCode::kTruncated, pos_,
-                    block + ": " + std::to_string(m) + " miniblock bit widths need " + std::to_string(m) +
+                    block() + ": " + std::to_string(m) + " miniblock bit widths need " + std::to_string(m) +
                         " bytes, " + std::to_string(size_ - pos_) + " remain");
   }
   std::memcpy(widths_.data(), data_ + pos_, m);
@@ -168,7 +169,7 @@ Status DeltaBinaryPackedDecoder<T>::read_block_header() {
   for (uint32_t i = 0; i < used; ++i) {
     if (widths_[i] > delta::kMaxWidth) {
       return error_at(ErrorCode::kCorrupt, pos_ + i,
-                      block + " (starting" + at(start) + "): miniblock " + std::to_string(i) +
+                      block() + " (starting" + at(start) + "): miniblock " + std::to_string(i) +
                           " has bit width " + std::to_string(widths_[i]) + ", more than 64");
     }
   }
@@ -219,6 +220,77 @@ Status DeltaBinaryPackedDecoder<T>::fill_scratch() {
   return Status::Ok();
 }
 
+namespace {
+// ULEB128 when at least 10 bytes remain (the caller checks); nullptr when
+// it overflows, so the careful path reports the error.
+const uint8_t* uleb_unchecked(const uint8_t* p, uint64_t& out) {
+  uint64_t v = 0;
+  for (int i = 0; i < 10; ++i) {
+    const uint8_t b = p[i];
+    v |= uint64_t{b & 0x7fu} << (7 * i);
+    if (b < 0x80) {
+      if (i == 9 && b > 1) return nullptr;
+      out = v;
+      return p + i + 1;
+    }
+  }
+  return nullptr;
+}
+}  // namespace
+
+template <class T>
+size_t DeltaBinaryPackedDecoder<T>::decode_whole_blocks(U* out, size_t count) {
+  const delta::DeltaKernels& k = kernels();
+  const uint8_t* p = data_ + pos_;
+  const uint8_t* const end = data_ + size_;
+  const uint32_t block_size = geometry_.block_size;
+  const uint32_t m = geometry_.miniblocks_per_block;
+  const uint32_t vpm = values_per_miniblock_;
+  U last = last_;
+  size_t done = 0;
+  // Whole blocks lying wholly inside the buffer (with the kernels' read
+  // slack): no per-miniblock bookkeeping, one kernel call per run of
+  // miniblocks of equal width. Anything unusual falls back to the careful
+  // path, which reports errors.
+  while (count - done >= block_size) {
+    uint64_t zz;
+    const uint8_t* w;
+    if (end - p >= 10) {
+      w = uleb_unchecked(p, zz);
+      if (w == nullptr) break;
+    } else if (p < end && *p < 0x80) {
+      zz = *p;
+      w = p + 1;
+    } else {
+      break;
+    }
+    if (static_cast<size_t>(end - w) < m) break;
+    uint32_t sum = 0, too_wide = 0;
+    for (uint32_t i = 0; i < m; ++i) {
+      sum += w[i];
+      too_wide |= w[i] > delta::kMaxWidth;
+    }
+    const uint8_t* body = w + m;
+    if (too_wide || static_cast<size_t>(end - body) < size_t{sum} * vpm / 8 + delta::kReadSlack) break;
+    const U min_delta = static_cast<U>(zigzag_decode(zz));
+    for (uint32_t i = 0; i < m;) {
+      uint32_t j = i + 1;
+      while (j < m && w[j] == w[i]) ++j;
+      const size_t nv = size_t{j - i} * vpm;
+      last = kernel_for(k, w[i], out)(body, nv, min_delta, last, out + done);
+      body += nv * w[i] / 8;
+      done += nv;
+      i = j;
+    }
+    p = body;
+    ++block_index_;
+  }
+  pos_ = static_cast<size_t>(p - data_);
+  last_ = last;
+  remaining_ -= done;
+  return done;
+}
+
 template <class T>
 Result<size_t> DeltaBinaryPackedDecoder<T>::decode(T* out, size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
@@ -242,7 +314,13 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::decode(T* out, size_t n) {
   const delta::DeltaKernels& k = kernels();
   const uint32_t vpm = values_per_miniblock_;
   while (done < n) {
-    if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
+    if (miniblock_ == miniblocks_in_block_) {
+      if (n - done >= geometry_.block_size) {
+        done += decode_whole_blocks(o + done, n - done);
+        if (done == n) break;
+      }
+      PQFAST_RETURN_IF_ERROR(read_block_header());
+    }
     const uint32_t w = widths_[miniblock_];
     const size_t body = size_t{vpm} * w / 8;
     if (n - done >= vpm && size_ - pos_ >= body + delta::kReadSlack) {
