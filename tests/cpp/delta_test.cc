@@ -261,7 +261,7 @@ TEST(Delta, HeaderErrors) {
   };
   for (const auto& c : cases) {
     auto buf = std::make_unique<uint8_t[]>(c.bytes.size() + 1);  // exact-size heap copy for ASan
-    std::memcpy(buf.get(), c.bytes.data(), c.bytes.size());
+    if (!c.bytes.empty()) std::memcpy(buf.get(), c.bytes.data(), c.bytes.size());
     auto dec = DeltaInt64Decoder::make(c.bytes.empty() ? nullptr : buf.get(), c.bytes.size());
     ASSERT_FALSE(dec.ok()) << c.says;
     EXPECT_EQ(dec.error().code, c.code) << dec.error().to_string();
