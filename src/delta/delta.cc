@@ -271,8 +271,28 @@ size_t DeltaBinaryPackedDecoder<T>::decode_whole_blocks(U* out, size_t count) {
       too_wide |= w[i] > delta::kMaxWidth;
     }
     const uint8_t* body = w + m;
-    if (too_wide || static_cast<size_t>(end - body) < size_t{sum} * vpm / 8 + delta::kReadSlack) break;
     const U min_delta = static_cast<U>(zigzag_decode(zz));
+    if (sum == 0 && !too_wide) {
+      // A constant stride: every delta is min_delta. Following blocks with
+      // the same header bytes join one closed-form run (sequential ids,
+      // fixed-interval timestamps).
+      const size_t header = static_cast<size_t>(body - p);
+      size_t blocks = 1;
+      while (count - done - blocks * block_size >= block_size && static_cast<size_t>(end - body) >= header) {
+        size_t i = 0;
+        while (i < header && body[i] == p[i]) ++i;
+        if (i != header) break;
+        body += header;
+        ++blocks;
+      }
+      const size_t nv = blocks * block_size;
+      last = kernel_for(k, 0, out)(body, nv, min_delta, last, out + done);
+      done += nv;
+      block_index_ += blocks;
+      p = body;
+      continue;
+    }
+    if (too_wide || static_cast<size_t>(end - body) < size_t{sum} * vpm / 8 + delta::kReadSlack) break;
     for (uint32_t i = 0; i < m;) {
       uint32_t j = i + 1;
       while (j < m && w[j] == w[i]) ++j;

@@ -209,13 +209,14 @@ TEST(Delta, EncoderRoundTrips) {
     for (size_t n : {0, 1, 2, 31, 32, 33, 127, 128, 129, 1000, 4097}) {
       std::vector<int64_t> v64(n);
       std::vector<int32_t> v32(n);
-      for (int kind = 0; kind < 4; ++kind) {
+      for (int kind = 0; kind < 5; ++kind) {
         int64_t acc = 0;
         for (size_t i = 0; i < n; ++i) {
           switch (kind) {
             case 0: acc += static_cast<int64_t>(rng() % 100); break;                 // sorted, small deltas
             case 1: acc = static_cast<int64_t>(rng()); break;                         // full range: deltas overflow
             case 2: acc -= 7; break;                                                  // constant delta (width 0)
+            case 4: acc += (i / 700) % 3 == 2 ? static_cast<int64_t>(rng() % 5) : int64_t{1} << (i / 700); break;  // stride runs
             default: acc = (i % 2) ? std::numeric_limits<int64_t>::min() : std::numeric_limits<int64_t>::max();
           }
           v64[i] = acc;
