@@ -119,20 +119,17 @@ inline __m256i scan8x32(__m256i x) {
 // ---- INT64 ------------------------------------------------------------------
 
 template <int W>
-uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md, __m256i carry, uint64_t* out) {
   if constexpr (W == 0) {
     auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
-    __m256i v = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(last)),
-                                 _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
-    const __m256i step = _mm256_set1_epi64x(static_cast<long long>(min_delta * 4));
+    __m256i v = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
+    const __m256i step = _mm256_set1_epi64x(times(4));
     for (size_t i = 0; i < n; i += 4) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
       v = _mm256_add_epi64(v, step);
     }
-    return last + min_delta * n;
+    return _mm256_add_epi64(carry, _mm256_set1_epi64x(times(n)));
   } else {
-    const __m256i md = _mm256_set1_epi64x(static_cast<long long>(min_delta));
-    __m256i carry = _mm256_set1_epi64x(static_cast<long long>(last));
     for (size_t i = 0; i < n; i += 8, in += W) {
       const __m256i s0 = scan4x64(_mm256_add_epi64(unpack4x64<W, 0>(in), md));
       const __m256i s1 = scan4x64(_mm256_add_epi64(unpack4x64<W, 1>(in), md));
@@ -143,9 +140,31 @@ uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t l
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(s1, c1));
       carry = _mm256_add_epi64(carry, _mm256_add_epi64(t0, t1));
     }
-    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(carry)));
+    return carry;
   }
 }
+
+inline uint64_t lane0_64(__m256i v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(v))); }
+
+template <int W>
+uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+  const __m256i md = _mm256_set1_epi64x(static_cast<long long>(min_delta));
+  return lane0_64(run64<W>(in, n, min_delta, md, _mm256_set1_epi64x(static_cast<long long>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE64(w) \
+  case w: carry = run64<w>(in, vpm, min_delta, md, carry, out); break;
+uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
+                 uint64_t last, uint64_t* out) {
+  const __m256i md = _mm256_set1_epi64x(static_cast<long long>(min_delta));
+  __m256i carry = _mm256_set1_epi64x(static_cast<long long>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE64) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_64(carry);
+}
+#undef PQFAST_DELTA_CASE64
 
 // ---- INT32 ------------------------------------------------------------------
 
@@ -171,21 +190,17 @@ inline __m256i unpack8x32(const uint8_t* p) {
 }
 
 template <int W>
-uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+inline __m256i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md, __m256i carry, uint32_t* out) {
   if constexpr (W == 0) {
-    const int md = static_cast<int>(min_delta);
-    __m256i v = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(last)),
-                                 _mm256_mullo_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), _mm256_set1_epi32(md)));
+    __m256i v = _mm256_add_epi32(carry, _mm256_mullo_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), md));
     const __m256i step = _mm256_set1_epi32(static_cast<int>(min_delta * 8));
     for (size_t i = 0; i < n; i += 8) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
       v = _mm256_add_epi32(v, step);
     }
-    return last + min_delta * static_cast<uint32_t>(n);
+    return _mm256_add_epi32(carry, _mm256_set1_epi32(static_cast<int>(min_delta * static_cast<uint32_t>(n))));
   } else {
-    const __m256i md = _mm256_set1_epi32(static_cast<int>(min_delta));
     const __m256i bcast_last = _mm256_set1_epi32(7);
-    __m256i carry = _mm256_set1_epi32(static_cast<int>(last));
     for (size_t i = 0; i < n; i += 16, in += 2 * W) {
       const __m256i s0 = scan8x32(_mm256_add_epi32(unpack8x32<W>(in), md));
       const __m256i s1 = scan8x32(_mm256_add_epi32(unpack8x32<W>(in + W), md));
@@ -196,9 +211,31 @@ uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t l
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_add_epi32(s1, c1));
       carry = _mm256_add_epi32(carry, _mm256_add_epi32(t0, t1));
     }
-    return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(carry)));
+    return carry;
   }
 }
+
+inline uint32_t lane0_32(__m256i v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(v))); }
+
+template <int W>
+uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+  const __m256i md = _mm256_set1_epi32(static_cast<int>(min_delta));
+  return lane0_32(run32<W>(in, n, min_delta, md, _mm256_set1_epi32(static_cast<int>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE32(w) \
+  case w: carry = run32<w>(in, vpm, min_delta, md, carry, out); break;
+uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                 uint32_t last, uint32_t* out) {
+  const __m256i md = _mm256_set1_epi32(static_cast<int>(min_delta));
+  __m256i carry = _mm256_set1_epi32(static_cast<int>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE32) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_32(carry);
+}
+#undef PQFAST_DELTA_CASE32
 
 }  // namespace
 
@@ -207,6 +244,8 @@ uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t l
 const DeltaKernels kAvx2DeltaKernels = {
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX2_32)},
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX2_64)},
+    block32,
+    block64,
 };
 #undef PQFAST_DELTA_AVX2_32
 #undef PQFAST_DELTA_AVX2_64

@@ -79,18 +79,19 @@ inline __m512i scan16x32(__m512i v) {
 
 // ---- INT64 ------------------------------------------------------------------
 
+// Decodes n values (a multiple of 8) into out; `carry` holds the running
+// value in every lane and is returned advanced past the last one.
 template <int W>
-uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+inline __m512i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md, __m512i carry, uint64_t* out) {
   if constexpr (W == 0) {  // closed form: last + (i + 1) * min_delta
     const __m512i ramp = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
-    __m512i v = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(last)),
-                                 _mm512_mullo_epi64(ramp, _mm512_set1_epi64(static_cast<long long>(min_delta))));
+    __m512i v = _mm512_add_epi64(carry, _mm512_mullo_epi64(ramp, md));
     const __m512i step = _mm512_set1_epi64(static_cast<long long>(min_delta * 8));
     for (size_t i = 0; i < n; i += 8) {
       _mm512_storeu_si512(out + i, v);
       v = _mm512_add_epi64(v, step);
     }
-    return last + min_delta * n;
+    return _mm512_add_epi64(carry, _mm512_set1_epi64(static_cast<long long>(min_delta * n)));
   } else {
     static constexpr Table64 kLo = lane64_bytes(W, 0);
     static constexpr Table64 kHi = lane64_bytes(W, 8);
@@ -99,9 +100,7 @@ uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t l
     const __m512i hi_idx = load_table(kHi.b);
     const __m512i shifts = load_table(kShift.q);
     const __m512i mask = _mm512_set1_epi64(static_cast<long long>(low_mask64(W)));
-    const __m512i md = _mm512_set1_epi64(static_cast<long long>(min_delta));
     const __m512i bcast_last = _mm512_set1_epi64(7);
-    __m512i carry = _mm512_set1_epi64(static_cast<long long>(last));
     for (size_t i = 0; i < n; i += 8, in += W) {
       const __m512i bytes = _mm512_loadu_si512(in);
       __m512i d;
@@ -118,24 +117,45 @@ uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t l
       _mm512_storeu_si512(out + i, _mm512_add_epi64(s, carry));
       carry = _mm512_add_epi64(carry, _mm512_permutexvar_epi64(bcast_last, s));
     }
-    return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(carry)));
+    return carry;
   }
 }
+
+inline uint64_t lane0_64(__m512i v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
+
+template <int W>
+uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+  const __m512i md = _mm512_set1_epi64(static_cast<long long>(min_delta));
+  return lane0_64(run64<W>(in, n, min_delta, md, _mm512_set1_epi64(static_cast<long long>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE64(w) \
+  case w: carry = run64<w>(in, vpm, min_delta, md, carry, out); break;
+uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
+                 uint64_t last, uint64_t* out) {
+  const __m512i md = _mm512_set1_epi64(static_cast<long long>(min_delta));
+  __m512i carry = _mm512_set1_epi64(static_cast<long long>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE64) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_64(carry);
+}
+#undef PQFAST_DELTA_CASE64
 
 // ---- INT32 ------------------------------------------------------------------
 
 template <int W>
-uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+inline __m512i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md, __m512i carry, uint32_t* out) {
   if constexpr (W == 0) {
     const __m512i ramp = _mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
-    __m512i v = _mm512_add_epi32(_mm512_set1_epi32(static_cast<int>(last)),
-                                 _mm512_mullo_epi32(ramp, _mm512_set1_epi32(static_cast<int>(min_delta))));
+    __m512i v = _mm512_add_epi32(carry, _mm512_mullo_epi32(ramp, md));
     const __m512i step = _mm512_set1_epi32(static_cast<int>(min_delta * 16));
     for (size_t i = 0; i < n; i += 16) {
       _mm512_storeu_si512(out + i, v);
       v = _mm512_add_epi32(v, step);
     }
-    return last + min_delta * static_cast<uint32_t>(n);
+    return _mm512_add_epi32(carry, _mm512_set1_epi32(static_cast<int>(min_delta * static_cast<uint32_t>(n))));
   } else {
     // W <= 25: 4 bytes per lane; 26..31: + a fifth byte; 33..64: bytes from
     // two registers (16 values span 2W > 64 bytes), low 32 bits kept.
@@ -147,9 +167,7 @@ uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t l
     const __m512i hi_idx = load_table(kHi.b);
     const __m512i shifts = load_table(kShift.d);
     const __m512i mask = _mm512_set1_epi32(static_cast<int>(low_mask32(W)));
-    const __m512i md = _mm512_set1_epi32(static_cast<int>(min_delta));
     const __m512i bcast_last = _mm512_set1_epi32(15);
-    __m512i carry = _mm512_set1_epi32(static_cast<int>(last));
     for (size_t i = 0; i < n; i += 16, in += 2 * W) {
       __m512i d;
       if constexpr (W == 32) {
@@ -173,9 +191,31 @@ uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t l
       _mm512_storeu_si512(out + i, _mm512_add_epi32(s, carry));
       carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(bcast_last, s));
     }
-    return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(carry)));
+    return carry;
   }
 }
+
+inline uint32_t lane0_32(__m512i v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
+
+template <int W>
+uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+  const __m512i md = _mm512_set1_epi32(static_cast<int>(min_delta));
+  return lane0_32(run32<W>(in, n, min_delta, md, _mm512_set1_epi32(static_cast<int>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE32(w) \
+  case w: carry = run32<w>(in, vpm, min_delta, md, carry, out); break;
+uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                 uint32_t last, uint32_t* out) {
+  const __m512i md = _mm512_set1_epi32(static_cast<int>(min_delta));
+  __m512i carry = _mm512_set1_epi32(static_cast<int>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE32) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_32(carry);
+}
+#undef PQFAST_DELTA_CASE32
 
 }  // namespace
 
@@ -184,6 +224,8 @@ uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t l
 const DeltaKernels kAvx512DeltaKernels = {
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX512_32)},
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX512_64)},
+    block32,
+    block64,
 };
 #undef PQFAST_DELTA_AVX512_32
 #undef PQFAST_DELTA_AVX512_64

@@ -34,6 +34,8 @@ const delta::DeltaKernels& kernels() { return detail::active_kernels(delta::delt
 // The kernel for a width, by output size.
 inline delta::Miniblock32Fn kernel_for(const delta::DeltaKernels& k, uint32_t w, uint32_t*) { return k.int32[w]; }
 inline delta::Miniblock64Fn kernel_for(const delta::DeltaKernels& k, uint32_t w, uint64_t*) { return k.int64[w]; }
+inline delta::Block32Fn block_kernel(const delta::DeltaKernels& k, uint32_t*) { return k.block32; }
+inline delta::Block64Fn block_kernel(const delta::DeltaKernels& k, uint64_t*) { return k.block64; }
 
 std::string at(size_t offset) { return " at byte " + std::to_string(offset); }
 
@@ -293,16 +295,9 @@ size_t DeltaBinaryPackedDecoder<T>::decode_whole_blocks(U* out, size_t count) {
       continue;
     }
     if (too_wide || static_cast<size_t>(end - body) < size_t{sum} * vpm / 8 + delta::kReadSlack) break;
-    for (uint32_t i = 0; i < m;) {
-      uint32_t j = i + 1;
-      while (j < m && w[j] == w[i]) ++j;
-      const size_t nv = size_t{j - i} * vpm;
-      last = kernel_for(k, w[i], out)(body, nv, min_delta, last, out + done);
-      body += nv * w[i] / 8;
-      done += nv;
-      i = j;
-    }
-    p = body;
+    last = block_kernel(k, out)(body, w, m, vpm, min_delta, last, out + done);
+    done += block_size;
+    p = body + size_t{sum} * vpm / 8;
     ++block_index_;
   }
   pos_ = static_cast<size_t>(p - data_);

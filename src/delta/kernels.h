@@ -30,9 +30,20 @@ using Miniblock32Fn = uint32_t (*)(const uint8_t* in, size_t n, uint32_t min_del
 using Miniblock64Fn = uint64_t (*)(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last,
                                    uint64_t* out);
 
+// Decodes m whole miniblocks of vpm values each (vpm a multiple of 32),
+// miniblock i packed at widths[i] bits (each <= 64, checked by the caller),
+// back to back from `in`; one min delta; otherwise as above. The running
+// value stays in a vector register from one miniblock to the next.
+using Block32Fn = uint32_t (*)(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm,
+                               uint32_t min_delta, uint32_t last, uint32_t* out);
+using Block64Fn = uint64_t (*)(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm,
+                               uint64_t min_delta, uint64_t last, uint64_t* out);
+
 struct DeltaKernels {
   Miniblock32Fn int32[kMaxWidth + 1];  // indexed by bit width
   Miniblock64Fn int64[kMaxWidth + 1];
+  Block32Fn block32;
+  Block64Fn block64;
 };
 
 extern const DeltaKernels kScalarDeltaKernels;

@@ -36,13 +36,36 @@ uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t l
   return last;
 }
 
-}  // namespace
-
 #define PQFAST_DELTA_SCALAR32(w) miniblock32<w>,
 #define PQFAST_DELTA_SCALAR64(w) miniblock64<w>,
+constexpr Miniblock32Fn kMiniblock32[] = {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR32)};
+constexpr Miniblock64Fn kMiniblock64[] = {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR64)};
+
+uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                 uint32_t last, uint32_t* out) {
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    last = kMiniblock32[widths[i]](in, vpm, min_delta, last, out);
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return last;
+}
+
+uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
+                 uint64_t last, uint64_t* out) {
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    last = kMiniblock64[widths[i]](in, vpm, min_delta, last, out);
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return last;
+}
+
+}  // namespace
+
 const DeltaKernels kScalarDeltaKernels = {
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR32)},
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR64)},
+    block32,
+    block64,
 };
 #undef PQFAST_DELTA_SCALAR32
 #undef PQFAST_DELTA_SCALAR64
