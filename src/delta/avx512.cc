@@ -64,10 +64,9 @@ inline __m512i load_table(const void* p) { return _mm512_load_si512(p); }
 
 // Inclusive prefix sums within one register.
 inline __m512i scan8x64(__m512i v) {
-  const __m512i z = _mm512_setzero_si512();
-  v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, z, 7));
-  v = _mm512_add_epi64(v, _mm512_alignr_epi64(v, z, 6));
-  return _mm512_add_epi64(v, _mm512_alignr_epi64(v, z, 4));
+  v = _mm512_add_epi64(v, _mm512_bslli_epi128(v, 8));                            // pairs, in-lane
+  v = _mm512_add_epi64(v, _mm512_maskz_permutex_epi64(0xCC, v, _MM_SHUFFLE(1, 1, 1, 1)));  // quads
+  return _mm512_add_epi64(v, _mm512_maskz_permutexvar_epi64(0xF0, _mm512_set1_epi64(3), v));
 }
 inline __m512i scan16x32(__m512i v) {
   const __m512i z = _mm512_setzero_si512();
