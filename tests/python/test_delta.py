@@ -318,3 +318,48 @@ def _widths(stream: bytes) -> list[int]:
             r.p += vpm * w // 8
         left -= min(left, block)
     return out
+
+
+# ---- tpchgen-cli (arrow-rs writer) ------------------------------------------------------
+
+def _tpchgen() -> str | None:
+    import os
+    import shutil
+    import sys
+    from pathlib import Path
+
+    for c in (os.environ.get("PQFAST_TPCHGEN_CLI"), shutil.which("tpchgen-cli"),
+              str(Path(sys.executable).parent / "tpchgen-cli")):
+        if c and Path(c).is_file():
+            return c
+    return None
+
+
+def test_tpchgen_cli_pages(tmp_path, levels):
+    import subprocess
+
+    exe = _tpchgen()
+    if exe is None:
+        pytest.skip("tpchgen-cli not installed (pip install tpchgen-cli, or set PQFAST_TPCHGEN_CLI)")
+    cols = ["l_orderkey", "l_partkey", "l_suppkey", "l_linenumber", "l_shipdate"]
+    subprocess.run([exe, "parquet", "-s", "0.01", "-T", "lineitem", "-c", "UNCOMPRESSED", "-o", str(tmp_path),
+                    "--column-encoding", ",".join(f"{c}=DELTA_BINARY_PACKED" for c in cols)],
+                   check=True, capture_output=True, timeout=300)
+    path = tmp_path / "lineitem.parquet"
+    f = pq.ParquetFile(path)
+    table = pq.read_table(path, columns=cols)
+    names = [f.schema.column(i).name for i in range(f.metadata.num_columns)]
+    for level in levels:
+        pqfast.set_simd_level(level)
+        for c in cols:
+            i = names.index(c)
+            assert "DELTA_BINARY_PACKED" in f.metadata.row_group(0).column(i).encodings
+            int32 = f.schema.column(i).physical_type == "INT32"
+            want = table.column(c).cast(pa.int32() if int32 else pa.int64()).to_numpy()
+            got = np.concatenate([decode_column_rg(path, i, rg, int32) for rg in range(f.metadata.num_row_groups)])
+            assert np.array_equal(got, want), (level, c)
+
+
+def decode_column_rg(path, column: int, row_group: int, int32: bool) -> np.ndarray:
+    dec = delta.decode_int32 if int32 else delta.decode_int64
+    return np.concatenate([dec(s) for s in dbp_page_streams(path, column, row_group)])
