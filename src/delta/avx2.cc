@@ -3,8 +3,8 @@
 // Unpack: a group of 8 values of width W fills exactly W bytes. Each 128-bit
 // lane loads the 16 bytes from its first value's byte and one vpshufb moves
 // every value's bytes into place (constant controls per width), then a
-// variable shift and a mask. INT64 widths 58..63 (9 bytes per value) gather
-// two 8-byte windows and funnel them. INT32 uses 8 x 32-bit lanes up to 25
+// variable shift and a mask. INT64 widths 58..63 (9 bytes per value) funnel two
+// scalar loads per value. INT32 uses 8 x 32-bit lanes up to 25
 // bits and 64-bit extraction narrowed to 32 bits above (the wrap of DuckDB's
 // 33..64-bit INT32 miniblocks). Prefix sum: in-register scan, then the
 // carry between vectors is one add of the broadcast vector total.
@@ -24,9 +24,6 @@ struct alignas(32) Lanes4x64 {
 struct alignas(32) Lanes8x32 {
   uint32_t d[8];
 };
-struct alignas(16) Index4 {
-  int32_t d[4];
-};
 
 // Values 4h..4h+3 of a group as 64-bit lanes; 128-bit lane L holds values
 // j0 = 4h + 2L and j0 + 1 and loads from j0's first byte.
@@ -45,16 +42,6 @@ constexpr Lanes4x64 shifts64(int w, int h) {
   Lanes4x64 s{};
   for (int i = 0; i < 4; ++i) s.q[i] = static_cast<uint64_t>(bit_shift(4 * h + i, w));
   return s;
-}
-constexpr Lanes4x64 shifts64_complement(int w, int h) {
-  Lanes4x64 s{};
-  for (int i = 0; i < 4; ++i) s.q[i] = static_cast<uint64_t>(64 - bit_shift(4 * h + i, w));
-  return s;
-}
-constexpr Index4 gather_index(int w, int h, int extra) {
-  Index4 g{};
-  for (int i = 0; i < 4; ++i) g.d[i] = first_byte(4 * h + i, w) + extra;
-  return g;
 }
 // Values 0..7 of a group as 32-bit lanes (w <= 25); lane L loads from value 4L's byte.
 constexpr Control32 shuffle32(int w) {
@@ -91,15 +78,17 @@ inline __m256i unpack4x64(const uint8_t* p) {
     const __m256i v = _mm256_srlv_epi64(_mm256_shuffle_epi8(bytes, load256(kCtl.b)), load256(kShift.q));
     return _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(low_mask64(W))));
   } else {
-    static constexpr Index4 kLo = gather_index(W, H, 0);
-    static constexpr Index4 kHi = gather_index(W, H, 8);
-    static constexpr Lanes4x64 kShift = shifts64(W, H);
-    static constexpr Lanes4x64 kBack = shifts64_complement(W, H);
-    const auto* base = reinterpret_cast<const long long*>(p);
-    const __m256i lo = _mm256_i32gather_epi64(base, _mm_load_si128(reinterpret_cast<const __m128i*>(kLo.d)), 1);
-    const __m256i hi = _mm256_i32gather_epi64(base, _mm_load_si128(reinterpret_cast<const __m128i*>(kHi.d)), 1);
-    // A shift by 64 (lanes whose value starts on a byte) yields 0, as needed.
-    const __m256i v = _mm256_or_si256(_mm256_srlv_epi64(lo, load256(kShift.q)), _mm256_sllv_epi64(hi, load256(kBack.q)));
+    // 58..63 bits: a value can straddle 9 bytes. Funnel two scalar loads per
+    // value (no gathers: slow on many cores, and microcoded after Intel's
+    // GDS mitigation).
+    // (Built with inserts, not stored and reloaded: four narrow stores do
+    // not forward to one wide load.)
+    auto value = [p](int j) {
+      const uint8_t* q = p + first_byte(j, W);
+      const int s = bit_shift(j, W);
+      return static_cast<long long>(s == 0 ? load_u64(q) : (load_u64(q) >> s) | (uint64_t{q[8]} << (64 - s)));
+    };
+    const __m256i v = _mm256_setr_epi64x(value(4 * H), value(4 * H + 1), value(4 * H + 2), value(4 * H + 3));
     return _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(low_mask64(W))));
   }
 }
@@ -116,6 +105,27 @@ inline __m256i scan8x32(__m256i x) {
   return _mm256_add_epi32(x, _mm256_permute2x128_si256(t, t, 0x08));  // [0, low lane's total]
 }
 
+// Low 32 bits of two 4 x 64-bit vectors, in order.
+inline __m256i narrow(__m256i a, __m256i b) {
+  const __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(packed), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+template <int W>
+inline __m256i unpack8x32(const uint8_t* p) {
+  if constexpr (W == 32) {
+    return load256(p);
+  } else if constexpr (W <= 25) {
+    static constexpr Control32 kCtl = shuffle32(W);
+    static constexpr Lanes8x32 kShift = shifts32(W);
+    const __m256i bytes = load2x128(p, p + first_byte(4, W));
+    const __m256i v = _mm256_srlv_epi32(_mm256_shuffle_epi8(bytes, load256(kCtl.b)), load256(kShift.d));
+    return _mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(low_mask32(W))));
+  } else {  // 26..31 and 33..64: extract 64-bit, keep the low 32 bits
+    return narrow(unpack4x64<W, 0>(p), unpack4x64<W, 1>(p));
+  }
+}
+
 // ---- INT64 ------------------------------------------------------------------
 
 template <int W>
@@ -129,6 +139,24 @@ inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md
       v = _mm256_add_epi64(v, step);
     }
     return _mm256_add_epi64(carry, _mm256_set1_epi64x(times(n)));
+  } else if constexpr (W <= 25) {
+    // Narrow path: unpack 8 values into 32-bit lanes and scan them there (8
+    // values below 2^25 cannot overflow 32 bits), then widen and add the
+    // min delta as a ramp (i + 1) * min_delta in 64 bits: fewer operations
+    // than scanning two 4 x 64-bit vectors.
+    auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
+    const __m256i ramp_lo = _mm256_setr_epi64x(times(1), times(2), times(3), times(4));
+    const __m256i ramp_hi = _mm256_setr_epi64x(times(5), times(6), times(7), times(8));
+    const __m256i step = _mm256_set1_epi64x(times(8));
+    for (size_t i = 0; i < n; i += 8, in += W) {
+      const __m256i s = scan8x32(unpack8x32<W>(in));
+      const __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s));
+      const __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(lo, _mm256_add_epi64(carry, ramp_lo)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(hi, _mm256_add_epi64(carry, ramp_hi)));
+      carry = _mm256_add_epi64(carry, _mm256_add_epi64(step, _mm256_permute4x64_epi64(hi, 0xFF)));
+    }
+    return carry;
   } else {
     for (size_t i = 0; i < n; i += 8, in += W) {
       const __m256i s0 = scan4x64(_mm256_add_epi64(unpack4x64<W, 0>(in), md));
@@ -167,27 +195,6 @@ uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t 
 #undef PQFAST_DELTA_CASE64
 
 // ---- INT32 ------------------------------------------------------------------
-
-// Low 32 bits of two 4 x 64-bit vectors, in order.
-inline __m256i narrow(__m256i a, __m256i b) {
-  const __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0));
-  return _mm256_permute4x64_epi64(_mm256_castps_si256(packed), _MM_SHUFFLE(3, 1, 2, 0));
-}
-
-template <int W>
-inline __m256i unpack8x32(const uint8_t* p) {
-  if constexpr (W == 32) {
-    return load256(p);
-  } else if constexpr (W <= 25) {
-    static constexpr Control32 kCtl = shuffle32(W);
-    static constexpr Lanes8x32 kShift = shifts32(W);
-    const __m256i bytes = load2x128(p, p + first_byte(4, W));
-    const __m256i v = _mm256_srlv_epi32(_mm256_shuffle_epi8(bytes, load256(kCtl.b)), load256(kShift.d));
-    return _mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(low_mask32(W))));
-  } else {  // 26..31 and 33..64: extract 64-bit, keep the low 32 bits
-    return narrow(unpack4x64<W, 0>(p), unpack4x64<W, 1>(p));
-  }
-}
 
 template <int W>
 inline __m256i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md, __m256i carry, uint32_t* out) {
