@@ -99,7 +99,7 @@ inline __m256i scan4x64(__m256i x) {
   return _mm256_add_epi64(x, _mm256_blend_epi32(_mm256_setzero_si256(), t, 0xF0));
 }
 inline __m256i scan8x32(__m256i x) {
-  x = _mm256_add_epi32(x, _mm256_slli_epi64(x, 32));  // pairs: a shift, not a shuffle
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
   x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
   const __m256i t = _mm256_shuffle_epi32(x, 0xFF);  // each lane's total, broadcast in-lane
   return _mm256_add_epi32(x, _mm256_permute2x128_si256(t, t, 0x08));  // [0, low lane's total]

@@ -70,7 +70,7 @@ inline __m512i scan8x64(__m512i v) {
 }
 inline __m512i scan16x32(__m512i v) {
   const __m512i z = _mm512_setzero_si512();
-  v = _mm512_add_epi32(v, _mm512_slli_epi64(v, 32));  // pairs: a shift, not a shuffle
+  v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 15));
   v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 14));
   v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 12));
   return _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 8));
