@@ -131,11 +131,11 @@ Result<DeltaBinaryPackedDecoder<T>> DeltaBinaryPackedDecoder<T>::make(const uint
     const uint64_t blocks = (total - 2) / block_size + 1;
     const uint64_t per_block = miniblocks + 1;
     if (blocks > (size - pos) / per_block) {
-      return d.error_at(ErrorCode::kCorrupt, 0,
+      return d.error_at(ErrorCode::kTruncated, 0,
                         "header announces " + std::to_string(total) + " values, but the " +
                             std::to_string(size - pos) + " bytes after the header hold at most " +
                             std::to_string((size - pos) / per_block) + " blocks of " +
-                            std::to_string(block_size) + " (a forged count?)");
+                            std::to_string(block_size) + " (cut short, or a forged count)");
     }
   }
   d.pos_ = pos;
