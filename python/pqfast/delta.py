@@ -43,5 +43,6 @@ def encode_int64(values: Any, block_size: int = 256, miniblocks: int = 4) -> byt
 
 
 def stream_info(buffer: Any) -> dict:
-    """The header of a stream: block_size, miniblocks_per_block, total_values."""
+    """A stream's header (block_size, miniblocks_per_block, total_values) and its
+    length in bytes, stream_bytes (where a DELTA_LENGTH_BYTE_ARRAY page's data begins)."""
     return _pqfast._delta_stream_info(buffer)

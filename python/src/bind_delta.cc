@@ -55,6 +55,15 @@ void bind_delta(nb::module_& m) {
     d["block_size"] = dec.geometry().block_size;
     d["miniblocks_per_block"] = dec.geometry().miniblocks_per_block;
     d["total_values"] = dec.total_values();
+    // Walking every value gives the stream's length: where the bytes of a
+    // DELTA_LENGTH_BYTE_ARRAY page begin.
+    Result<size_t> r = size_t{0};
+    {
+      nb::gil_scoped_release release;
+      r = dec.skip(static_cast<size_t>(dec.values_remaining()));
+    }
+    if (!r.ok()) raise(r.error());
+    d["stream_bytes"] = dec.bytes_consumed();
     return d;
   }, nb::arg("buffer"));
 }

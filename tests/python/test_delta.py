@@ -82,8 +82,9 @@ class _Compact:
             out[fid] = self.value(t)
 
 
-def dbp_page_streams(path, column: int, row_group: int = 0) -> list[bytes]:
-    """The DELTA_BINARY_PACKED bytes of every data page of one column chunk."""
+def dbp_page_streams(path, column: int, row_group: int = 0, encoding: int | None = 5) -> list[bytes]:
+    """The value bytes of every data page of one column chunk, checked to be of
+    `encoding` (5: DELTA_BINARY_PACKED; None: any)."""
     f = pq.ParquetFile(path)
     cc = f.metadata.row_group(row_group).column(column)
     max_def = f.schema.column(column).max_definition_level
@@ -104,7 +105,7 @@ def dbp_page_streams(path, column: int, row_group: int = 0) -> list[bytes]:
                 if present:
                     (n,) = struct.unpack_from("<i", data, 0)
                     data = data[4 + n:]
-            assert hdr[5][2] == 5, "not DELTA_BINARY_PACKED"
+            assert encoding is None or hdr[5][2] == encoding, "unexpected encoding"
             streams.append(bytes(data))
         elif hdr[1] == 3:  # DATA_PAGE_V2: levels first, uncompressed
             v2 = hdr[8]
@@ -112,7 +113,7 @@ def dbp_page_streams(path, column: int, row_group: int = 0) -> list[bytes]:
             values = body[skip:]
             if codec and v2.get(7, True):
                 values = codec.decompress(values, hdr[2] - skip).to_pybytes()
-            assert v2[4] == 5, "not DELTA_BINARY_PACKED"
+            assert encoding is None or v2[4] == encoding, "unexpected encoding"
             streams.append(bytes(values))
     return streams
 
@@ -363,3 +364,26 @@ def test_tpchgen_cli_pages(tmp_path, levels):
 def decode_column_rg(path, column: int, row_group: int, int32: bool) -> np.ndarray:
     dec = delta.decode_int32 if int32 else delta.decode_int64
     return np.concatenate([dec(s) for s in dbp_page_streams(path, column, row_group)])
+
+
+def test_stream_bytes_finds_delta_length_byte_array_data(data_dir, levels):
+    """DELTA_LENGTH_BYTE_ARRAY = a DBP stream of lengths, then the bytes: bytes consumed must land on them."""
+    path = data_dir / "delta_length_byte_array.parquet"
+    f = pq.ParquetFile(path)
+    want = [f"apple_banana_mango{i * i}".encode() for i in range(f.metadata.num_rows)]
+    for level in levels:
+        pqfast.set_simd_level(level)
+        got = []
+        for page in _pages(path, 0):
+            info = delta.stream_info(page)
+            lengths = delta.decode_int32(page)
+            data = page[info["stream_bytes"]:]
+            assert int(lengths.sum()) == len(data), level
+            offsets = np.concatenate([[0], np.cumsum(lengths)])
+            got += [data[offsets[i]:offsets[i + 1]] for i in range(len(lengths))]
+        assert got == want, level
+
+
+def _pages(path, column):
+    """Value bytes of each data page, whatever the encoding (test helper)."""
+    return dbp_page_streams(path, column, encoding=None)
