@@ -9,6 +9,9 @@
 // Prefix sum: log-step in-register scan (3 or 4 shifted adds) whose results
 // do not depend on the previous vector; the carry chain between vectors is a
 // single add of the broadcast vector total, off the scan's critical path.
+// block32/block64 switch on each miniblock's width with the running value
+// kept in a register.
+//
 // GCC 12 warns inside its own _mm512_undefined_* helpers when they are inlined here.
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
@@ -20,9 +23,6 @@ namespace {
 
 struct alignas(64) Table64 {
   uint8_t b[64];
-};
-struct alignas(64) Table128 {
-  uint8_t b[64];  // permutex2var indices into 128 bytes (two loads)
 };
 struct alignas(64) Shifts64 {
   uint64_t q[8];

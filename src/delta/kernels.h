@@ -71,12 +71,6 @@ inline uint64_t load_u64(const uint8_t* p) {
   return v;  // little-endian targets only (x86, AArch64)
 }
 
-inline uint32_t load_u32(const uint8_t* p) {
-  uint32_t v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 constexpr uint64_t low_mask64(int w) { return w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1; }
 constexpr uint32_t low_mask32(int w) { return w >= 32 ? ~uint32_t{0} : (uint32_t{1} << w) - 1; }
 
