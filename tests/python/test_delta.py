@@ -387,3 +387,25 @@ def test_stream_bytes_finds_delta_length_byte_array_data(data_dir, levels):
 def _pages(path, column):
     """Value bytes of each data page, whatever the encoding (test helper)."""
     return dbp_page_streams(path, column, encoding=None)
+
+
+# ---- the CLI ----------------------------------------------------------------------------
+
+def test_bench_delta_json_rows():
+    import json
+
+    from conftest import run_cli
+    from pqfast.benches.delta import find_peer
+
+    proc = run_cli("bench", "delta", "--quick", "--json")
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    keys = {"type", "width_class", "implementation", "gvalues_per_s", "ns_per_value"}
+    assert rows and all(keys <= r.keys() for r in rows)
+    got = {(r["type"], r["width_class"], r["implementation"]) for r in rows}
+    for t in ("INT32", "INT64"):
+        for c in ("0", "1-8", "9-16", "17-32", "33-64"):
+            assert (t, c, "scalar") in got and (t, c, "memcpy") in got
+            assert (t, c, pqfast.simd_level()) in got or pqfast.simd_level() == "sse4"
+    if find_peer() is not None:
+        assert ("INT64", "1-8", "arrow") in got
+        assert all(r["vs_arrow"] for r in rows if (r["type"], r["width_class"]) != ("INT32", "33-64"))
