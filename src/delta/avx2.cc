@@ -145,18 +145,26 @@ inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md
     // min delta as a ramp (i + 1) * min_delta in 64 bits: fewer operations
     // than scanning two 4 x 64-bit vectors.
     auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
-    const __m256i ramp_lo = _mm256_setr_epi64x(times(1), times(2), times(3), times(4));
-    const __m256i ramp_hi = _mm256_setr_epi64x(times(5), times(6), times(7), times(8));
+    // The running value is kept pre-added to the ramps: base_lo = carry +
+    // (1..4) * min_delta, base_hi = carry + (5..8) * min_delta.
+    __m256i base_lo = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
+    __m256i base_hi = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(5), times(6), times(7), times(8)));
     const __m256i step = _mm256_set1_epi64x(times(8));
     for (size_t i = 0; i < n; i += 8, in += W) {
-      const __m256i s = scan8x32(unpack8x32<W>(in));
+      __m256i s = unpack8x32<W>(in);
+      s = _mm256_add_epi32(s, _mm256_slli_si256(s, 4));  // scan within each 128-bit lane
+      s = _mm256_add_epi32(s, _mm256_slli_si256(s, 8));
       const __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s));
-      const __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(lo, _mm256_add_epi64(carry, ramp_lo)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(hi, _mm256_add_epi64(carry, ramp_hi)));
-      carry = _mm256_add_epi64(carry, _mm256_add_epi64(step, _mm256_permute4x64_epi64(hi, 0xFF)));
+      __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1));
+      hi = _mm256_add_epi64(hi, _mm256_permute4x64_epi64(lo, 0xFF));  // the low half's total, in 64 bits
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(lo, base_lo));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(hi, base_hi));
+      const __m256i t = _mm256_add_epi64(step, _mm256_permute4x64_epi64(hi, 0xFF));
+      base_lo = _mm256_add_epi64(base_lo, t);
+      base_hi = _mm256_add_epi64(base_hi, t);
     }
-    return carry;
+    // Lane 0 of base_lo is carry + min_delta: recover the carry in every lane.
+    return _mm256_sub_epi64(_mm256_permute4x64_epi64(base_lo, 0), _mm256_set1_epi64x(times(1)));
   } else {
     for (size_t i = 0; i < n; i += 8, in += W) {
       const __m256i s0 = scan4x64(_mm256_add_epi64(unpack4x64<W, 0>(in), md));
