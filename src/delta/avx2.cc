@@ -144,12 +144,17 @@ inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md
     // values below 2^25 cannot overflow 32 bits), then widen and add the
     // min delta as a ramp (i + 1) * min_delta in 64 bits: fewer operations
     // than scanning two 4 x 64-bit vectors.
-    auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
     // The running value is kept pre-added to the ramps: base_lo = carry +
-    // (1..4) * min_delta, base_hi = carry + (5..8) * min_delta.
-    __m256i base_lo = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
-    __m256i base_hi = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(5), times(6), times(7), times(8)));
-    const __m256i step = _mm256_set1_epi64x(times(8));
+    // (1..4) * min_delta, base_hi = carry + (5..8) * min_delta. The ramps are
+    // built with adds and blends (no 64-bit multiply in AVX2), once per call.
+    const __m256i md2 = _mm256_add_epi64(md, md);
+    const __m256i md4 = _mm256_add_epi64(md2, md2);
+    __m256i ramp = _mm256_blend_epi32(md, md2, 0x0C);
+    ramp = _mm256_blend_epi32(ramp, _mm256_add_epi64(md2, md), 0x30);
+    ramp = _mm256_blend_epi32(ramp, md4, 0xC0);
+    __m256i base_lo = _mm256_add_epi64(carry, ramp);
+    __m256i base_hi = _mm256_add_epi64(base_lo, md4);
+    const __m256i step = _mm256_add_epi64(md4, md4);
     for (size_t i = 0; i < n; i += 8, in += W) {
       __m256i s = unpack8x32<W>(in);
       s = _mm256_add_epi32(s, _mm256_slli_si256(s, 4));  // scan within each 128-bit lane
@@ -164,7 +169,7 @@ inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md
       base_hi = _mm256_add_epi64(base_hi, t);
     }
     // Lane 0 of base_lo is carry + min_delta: recover the carry in every lane.
-    return _mm256_sub_epi64(_mm256_permute4x64_epi64(base_lo, 0), _mm256_set1_epi64x(times(1)));
+    return _mm256_sub_epi64(_mm256_permute4x64_epi64(base_lo, 0), md);
   } else {
     for (size_t i = 0; i < n; i += 8, in += W) {
       const __m256i s0 = scan4x64(_mm256_add_epi64(unpack4x64<W, 0>(in), md));
