@@ -395,6 +395,11 @@ Status read_row_group(CompactReader& r, RowGroup* g, size_t num_leaves, int only
     }
   }));
   if (!have_columns) return r.error(ErrorCode::kCorrupt, "RowGroup lacks its columns (field 1)");
+  if (g->columns.size() != num_leaves) {  // also an empty list, or a repeated field 1
+    return r.error(ErrorCode::kCorrupt, "row group has " + std::to_string(g->columns.size()) +
+                                            " column chunks but the schema has " +
+                                            std::to_string(num_leaves) + " leaf columns");
+  }
   if (!have_num_rows) return r.error(ErrorCode::kCorrupt, "RowGroup lacks num_rows (field 3)");
   return Status::Ok();
 }

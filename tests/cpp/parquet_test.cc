@@ -157,6 +157,58 @@ TEST(ParquetFooter, IterativeSkipEqualsRecursiveSkip) {
   }
 }
 
+// FileMetaData{version 1, schema [root{1 child}, a: INT64], num_rows 0,
+// row_groups [RowGroup{columns: `chunks` empty ColumnChunks, 0, 0}]}.
+std::vector<uint8_t> footer_with_chunks(int chunks) {
+  using thrift::CType;
+  std::vector<uint8_t> out;
+  thrift::CompactWriter w(&out);
+  w.begin_struct();
+  w.write_i32_field(1, 1);
+  w.field_header(CType::kList, 2);
+  out.push_back(static_cast<uint8_t>((2 << 4) | static_cast<int>(CType::kStruct)));
+  w.begin_struct();
+  w.write_binary_field(4, "schema");
+  w.write_i32_field(5, 1);
+  w.end_struct();
+  w.begin_struct();
+  w.write_i32_field(1, 2);
+  w.write_i32_field(3, 0);
+  w.write_binary_field(4, "a");
+  w.end_struct();
+  w.write_i64_field(3, 0);
+  w.field_header(CType::kList, 4);
+  out.push_back(static_cast<uint8_t>((1 << 4) | static_cast<int>(CType::kStruct)));
+  w.begin_struct();
+  w.field_header(CType::kList, 1);
+  out.push_back(static_cast<uint8_t>((chunks << 4) | static_cast<int>(CType::kStruct)));
+  for (int i = 0; i < chunks; ++i) {
+    w.begin_struct();
+    w.write_i64_field(2, 4);
+    w.end_struct();
+  }
+  w.write_i64_field(2, 0);
+  w.write_i64_field(3, 0);
+  w.end_struct();
+  w.end_struct();
+  return out;
+}
+
+TEST(ParquetFooter, RowGroupChunkCountMustMatchTheSchema) {
+  // Found by fuzz/parquet_file_fuzz: an empty columns list used to pass.
+  auto ok = footer_with_chunks(1);
+  auto m = pq::parse_file_metadata(ok.data(), ok.size());
+  ASSERT_TRUE(m.ok()) << m.error().to_string();
+  EXPECT_EQ(m->row_groups.at(0).columns.size(), 1u);
+  for (int n : {0, 2}) {
+    auto bad = footer_with_chunks(n);
+    auto r = pq::parse_file_metadata(bad.data(), bad.size());
+    ASSERT_FALSE(r.ok()) << n;
+    EXPECT_NE(r.error().message.find("column chunks but the schema has 1"), std::string::npos)
+        << r.error().message;
+  }
+}
+
 TEST(ParquetFooter, BadTrailers) {
   auto bytes = read_all(data_path("alltypes_plain.parquet"));
   auto b = bytes;
