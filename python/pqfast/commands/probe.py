@@ -93,7 +93,9 @@ def run(args) -> int:
         print("error: no VALUE given", file=sys.stderr)
         return 2
     values, files = _typed(raw, args.column, paths)
-    progress = Progress(total=len(files), label="probe", enabled=not args.json and len(files) > 20)
+    # A bar on a terminal only (pipes and logs get the answer alone).
+    progress = Progress(total=len(files), label="probe",
+                        enabled=not args.json and len(files) > 20 and sys.stderr.isatty())
     t = pqfast.prune(files, args.column, values, threads=args.threads, by_value=args.by_value,
                      use_statistics=not args.no_stats, progress=progress if progress.enabled else None)
     progress.close()
