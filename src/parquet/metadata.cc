@@ -267,6 +267,7 @@ Status read_column_meta_data(CompactReader& r, ColumnChunk* c) {
       }
       case 2: {
         uint32_t n = 0;
+        c->encodings.clear();  // a repeated field replaces, as Thrift readers do
         return read_list(r, f, CType::kI32, "ColumnMetaData.encodings", &n, [&](uint32_t i) -> Status {
           if (i == 0) c->encodings.reserve(n);
           PQFAST_ASSIGN_OR_RETURN(int32_t e, r.read_i32());
@@ -276,6 +277,7 @@ Status read_column_meta_data(CompactReader& r, ColumnChunk* c) {
       }
       case 3: {
         uint32_t n = 0;
+        c->path_in_schema.clear();
         return read_list(r, f, CType::kBinary, "ColumnMetaData.path_in_schema", &n,
                          [&](uint32_t i) -> Status {
                            if (i == 0) c->path_in_schema.reserve(n);
@@ -519,6 +521,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
       case 1: { PQFAST_ASSIGN_OR_RETURN(m.version, read_i32_field(r, f, "FileMetaData.version")); have_version = true; return Status::Ok(); }
       case 2: {
         uint32_t n = 0;
+        if (have_schema) return r.error(ErrorCode::kCorrupt, "FileMetaData.schema (field 2) appears twice");
         have_schema = true;
         PQFAST_RETURN_IF_ERROR(read_list(r, f, CType::kStruct, "FileMetaData.schema", &n, [&](uint32_t i) -> Status {
           if (i == 0) {
@@ -542,6 +545,9 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
         return Status::Ok();
       }
       case 4: {
+        if (have_row_groups) {
+          return r.error(ErrorCode::kCorrupt, "FileMetaData.row_groups (field 4) appears twice");
+        }
         have_row_groups = true;
         if (!have_schema) {  // parse later, once the leaves are known
           PQFAST_RETURN_IF_ERROR(expect_type(r, f, CType::kList, "FileMetaData.row_groups"));
@@ -563,6 +569,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
       }
       case 5: {
         uint32_t n = 0;
+        m.key_value_metadata.clear();
         return read_list(r, f, CType::kStruct, "FileMetaData.key_value_metadata", &n, [&](uint32_t i) -> Status {
           if (i == 0) m.key_value_metadata.reserve(n);
           KeyValue kv;
@@ -585,6 +592,7 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
       case 7: {
         uint32_t n = 0;
         m.has_column_orders = true;
+        m.column_type_defined_order.clear();
         return read_list(r, f, CType::kStruct, "FileMetaData.column_orders", &n, [&](uint32_t i) -> Status {
           if (i == 0) m.column_type_defined_order.reserve(n);
           bool type_order = false;
