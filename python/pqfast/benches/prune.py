@@ -101,6 +101,9 @@ def _paired_medians(fns, runs) -> list[float]:
     for i in range(max(runs)):
         for k, fn in enumerate(fns):
             if i < runs[k]:
+                # Let the previous contender's worker threads (DuckDB's, pyarrow's) park
+                # before timing the next one: idle spinning would be charged to it.
+                time.sleep(0.01)
                 t0 = time.perf_counter()
                 fn()
                 times[k].append(time.perf_counter() - t0)
