@@ -328,7 +328,9 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
       out.verdict = Verdict::kAbsentByStats;
       continue;
     }
-    if (!opt.use_bloom || chunk.bloom_filter_offset < 0) {
+    // A chunk stored in another file (ColumnChunk.file_path) has its filter
+    // there too: not followed, so not probed.
+    if (!opt.use_bloom || chunk.bloom_filter_offset < 0 || !chunk.file_path.empty()) {
       out.verdict = Verdict::kNoFilter;
       out.maybe = static_cast<uint32_t>(nv - n_ex);
       continue;
