@@ -57,7 +57,12 @@ def run(args) -> int:
           f"{len(others):,} other values: {fp:.3%} (target {args.fpp:.1%})")
 
     if not args.no_lake:
-        _lake_demo(args.lake_files)
+        try:
+            import pyarrow  # noqa: F401  (writes the lake; optional dependency pqfast[arrow])
+        except ImportError:
+            print("\n(lake pruning part skipped: it needs pyarrow, `pip install pqfast[arrow]`)")
+        else:
+            _lake_demo(args.lake_files)
 
     if not args.no_bench:
         from ..benches import sbbf as sbbf_bench
