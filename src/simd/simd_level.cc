@@ -4,6 +4,7 @@
 
 #include "pqfast/simd.h"
 #include "simd/cpu_features.h"
+#include "simd/dispatch.h"
 
 namespace pqfast {
 namespace {
@@ -88,10 +89,10 @@ const Selection& initial_selection() {
   return selection;
 }
 
-// -1 until first use; then the active level. set_simd_level() overrides it.
-std::atomic<int> g_active{-1};
-
 }  // namespace
+
+// -1 until first use; then the active level. set_simd_level() overrides it.
+std::atomic<int> detail::g_active_simd_level{-1};
 
 const char* simd_level_name(SimdLevel level) {
   const int i = static_cast<int>(level);
@@ -127,7 +128,7 @@ SimdLevel best_simd_level() {
 Status simd_status() { return initial_selection().status; }
 
 SimdLevel simd_level() {
-  int active = g_active.load(std::memory_order_relaxed);
+  int active = detail::g_active_simd_level.load(std::memory_order_relaxed);
   if (active >= 0) return static_cast<SimdLevel>(active);
   const Selection& s = initial_selection();
   if (!s.status.ok()) {
@@ -135,8 +136,8 @@ SimdLevel simd_level() {
     std::abort();
   }
   int expected = -1;
-  g_active.compare_exchange_strong(expected, static_cast<int>(s.level));
-  return static_cast<SimdLevel>(g_active.load(std::memory_order_relaxed));
+  detail::g_active_simd_level.compare_exchange_strong(expected, static_cast<int>(s.level));
+  return static_cast<SimdLevel>(detail::g_active_simd_level.load(std::memory_order_relaxed));
 }
 
 Status set_simd_level(SimdLevel level) {
@@ -145,7 +146,7 @@ Status set_simd_level(SimdLevel level) {
                                                    simd_level_name(level) +
                                                    "' is not supported by this CPU or build");
   }
-  g_active.store(static_cast<int>(level), std::memory_order_relaxed);
+  detail::g_active_simd_level.store(static_cast<int>(level), std::memory_order_relaxed);
   return Status::Ok();
 }
 
