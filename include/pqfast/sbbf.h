@@ -42,7 +42,7 @@ inline constexpr size_t kSbbfMaxBytes = 0x7fffffe0;
 
 // Prefetch distances (in probes) for the batched calls.
 inline constexpr size_t kSbbfAutoPrefetch = ~size_t{0};  // pick from the footprint
-inline constexpr size_t kSbbfDramPrefetch = 64;          // what auto picks past L2
+inline constexpr size_t kSbbfDramPrefetch = 128;         // what auto picks past L2
 // Footprints (bytes of all filters a call touches) up to this are probed
 // without prefetching.
 inline constexpr size_t kSbbfPrefetchAbove = size_t{1} << 20;
