@@ -142,8 +142,7 @@ void insert_hashes(uint32_t* words, uint32_t num_blocks, const uint64_t* hashes,
 
 void check_product(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
                    size_t num_hashes, uint8_t* out, size_t distance) {
-  check_pipeline(ProductCursor{filters, num_filters, hashes}, num_filters * num_hashes, out,
-                 distance, Test{});
+  check_product_pipeline(filters, num_filters, hashes, num_hashes, out, distance, Test{});
 }
 
 void check_gather(const SbbfRef* filters, const uint32_t* ids, const uint64_t* hashes, size_t n,

@@ -105,13 +105,13 @@ TEST(SbbfBatch, MultiFilterProductAnyAndGatherEqualReference) {
     filters.push_back(make_filter(blocks, mine, 100 + f));
     refs.push_back(filters.back().view().ref());
   }
-  auto hashes = testing::random_u64(40, 31);
+  auto hashes = testing::random_u64(100, 31);
   for (size_t i = 0; i < hashes.size(); i += 3) hashes[i] = members[i * 7 % members.size()];
   const size_t nf = refs.size();
 
   testing::for_each_simd_level([&](SimdLevel) {
     for (size_t num_filters : {size_t{1}, size_t{2}, size_t{8}, size_t{63}, size_t{64}, nf}) {
-      for (size_t nh : {size_t{0}, size_t{1}, size_t{3}, hashes.size()}) {
+      for (size_t nh : {size_t{0}, size_t{1}, size_t{3}, size_t{63}, size_t{64}, hashes.size()}) {
         for (size_t d : {size_t{0}, size_t{5}, size_t{64}, kSbbfAutoPrefetch}) {
           std::vector<uint8_t> product(nh * num_filters + 1, 0xAA);
           sbbf_check_product(refs.data(), num_filters, hashes.data(), nh, product.data(), d);
