@@ -21,6 +21,7 @@
 // kSbbfDramPrefetch otherwise; callers may pass their own.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -117,6 +118,22 @@ class SbbfView {
   uint32_t num_blocks_ = 0;
   friend class Sbbf;
 };
+
+namespace detail {
+using SbbfCheckHashFn = bool (*)(const uint32_t* words, uint32_t num_blocks, uint64_t hash);
+// The active implementation's single-key probe, read by the inline
+// SbbfView::check_hash: nullptr until the first call and after every
+// set_simd_level(), which the first call after it refreshes.
+extern std::atomic<SbbfCheckHashFn> g_sbbf_check_hash;
+bool sbbf_check_hash_first(const uint32_t* words, uint32_t num_blocks, uint64_t hash);
+}  // namespace detail
+
+// One relaxed load and an indirect call into the active kernel.
+inline bool SbbfView::check_hash(uint64_t hash) const {
+  const detail::SbbfCheckHashFn fn = detail::g_sbbf_check_hash.load(std::memory_order_relaxed);
+  if (fn != nullptr) [[likely]] return fn(words(), num_blocks_, hash);
+  return detail::sbbf_check_hash_first(words(), num_blocks_, hash);
+}
 
 // ---- many filters: one column's row groups ---------------------------------
 // The calls a reader makes to decide which row groups can hold a value or an

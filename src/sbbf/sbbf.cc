@@ -218,8 +218,17 @@ Result<SbbfView> SbbfView::make(const uint8_t* bitset, size_t num_bytes) {
   return SbbfView(bitset, static_cast<uint32_t>(num_bytes / kSbbfBytesPerBlock));
 }
 
-bool SbbfView::check_hash(uint64_t hash) const {
-  return kernels().check_hash(words(), num_blocks_, hash);
+std::atomic<detail::SbbfCheckHashFn> detail::g_sbbf_check_hash{nullptr};
+
+bool detail::sbbf_check_hash_first(const uint32_t* words, uint32_t num_blocks, uint64_t hash) {
+  static const bool registered = [] {
+    detail::on_simd_level_change([] { g_sbbf_check_hash.store(nullptr, std::memory_order_relaxed); });
+    return true;
+  }();
+  (void)registered;
+  const SbbfCheckHashFn fn = kernels().check_hash;
+  g_sbbf_check_hash.store(fn, std::memory_order_relaxed);
+  return fn(words, num_blocks, hash);
 }
 
 void SbbfView::check_hashes(const uint64_t* hashes, size_t n, uint8_t* out,

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -94,6 +95,18 @@ const Selection& initial_selection() {
 // -1 until first use; then the active level. set_simd_level() overrides it.
 std::atomic<int> detail::g_active_simd_level{-1};
 
+namespace {
+constexpr int kMaxListeners = 16;
+std::atomic<void (*)()> g_listeners[kMaxListeners];
+std::atomic<int> g_num_listeners{0};
+}  // namespace
+
+void detail::on_simd_level_change(void (*fn)()) {
+  const int i = g_num_listeners.fetch_add(1);
+  if (i >= kMaxListeners) std::abort();  // a build with more families than slots
+  g_listeners[i].store(fn);
+}
+
 const char* simd_level_name(SimdLevel level) {
   const int i = static_cast<int>(level);
   return (i >= 0 && i < kNumSimdLevels) ? kNames[i] : "unknown";
@@ -147,6 +160,10 @@ Status set_simd_level(SimdLevel level) {
                                                    "' is not supported by this CPU or build");
   }
   detail::g_active_simd_level.store(static_cast<int>(level), std::memory_order_relaxed);
+  const int n = std::min(g_num_listeners.load(), kMaxListeners);
+  for (int i = 0; i < n; ++i) {
+    if (auto* fn = g_listeners[i].load()) fn();
+  }
   return Status::Ok();
 }
 
