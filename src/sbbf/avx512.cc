@@ -81,7 +81,7 @@ struct Probe8 {
   uint64_t verdicts(__m512i h) const {
     alignas(64) uint64_t off[8];
     _mm512_store_si512(off, block_offsets8(h, nb));
-    uint64_t missing = 0;  // 8 bits per hash: lanes whose mask bit is clear
+    __mmask16 m[4];  // per pair: lanes whose mask bit is clear in the block
     for (int p = 0; p < 4; ++p) {
       const __m512i keys = _mm512_permutexvar_epi32(pair_keys[p], h);
       const __m512i mask = _mm512_sllv_epi32(
@@ -90,8 +90,11 @@ struct Probe8 {
           _mm512_zextsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + off[2 * p]))),
           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + off[2 * p + 1])), 1);
       const __m512i clear = _mm512_andnot_si512(blocks, mask);
-      missing |= static_cast<uint64_t>(_mm512_test_epi32_mask(clear, clear)) << (16 * p);
+      m[p] = _mm512_test_epi32_mask(clear, clear);
     }
+    // 8 bits per hash, hash j in byte j.
+    const uint64_t missing = _cvtmask64_u64(
+        _mm512_kunpackd(_mm512_kunpackw(m[3], m[2]), _mm512_kunpackw(m[1], m[0])));
     // A hash is present when its byte of `missing` is zero.
     const __m128i present = _mm_cmpeq_epi8(_mm_cvtsi64_si128(static_cast<long long>(missing)),
                                             _mm_setzero_si128());
