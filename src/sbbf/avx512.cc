@@ -58,18 +58,11 @@ struct Probe8 {
   const uint8_t* base;
   __m512i nb;
   __m512i salt2;  // the salts twice: lanes 0-7 and 8-15
-  __m512i pair_keys[4];  // dword permutes: pair p's two keys, each in 8 lanes
 
   explicit Probe8(const uint32_t* words, uint32_t num_blocks)
       : base(reinterpret_cast<const uint8_t*>(words)),
         nb(_mm512_set1_epi64(num_blocks)),
-        salt2(_mm512_loadu_si512(kSalt2)) {
-    for (int p = 0; p < 4; ++p) {
-      // hash 2p's key is dword 4p of the register, hash 2p+1's is dword 4p+2
-      const int a = 4 * p, b = 4 * p + 2;
-      pair_keys[p] = _mm512_setr_epi32(a, a, a, a, a, a, a, a, b, b, b, b, b, b, b, b);
-    }
-  }
+        salt2(_mm512_loadu_si512(kSalt2)) {}
 
   void prefetch(__m512i h) const {
     alignas(64) uint64_t off[8];
@@ -78,12 +71,15 @@ struct Probe8 {
   }
 
   // Eight verdict bytes (0 or 1), hash j in byte j.
-  uint64_t verdicts(__m512i h) const {
+  uint64_t verdicts(const uint64_t* hp) const {
     alignas(64) uint64_t off[8];
-    _mm512_store_si512(off, block_offsets8(h, nb));
+    _mm512_store_si512(off, block_offsets8(_mm512_loadu_si512(hp), nb));
+    const uint32_t* kp = reinterpret_cast<const uint32_t*>(hp);  // key of hash j: dword 2j
     __mmask16 m[4];  // per pair: lanes whose mask bit is clear in the block
     for (int p = 0; p < 4; ++p) {
-      const __m512i keys = _mm512_permutexvar_epi32(pair_keys[p], h);
+      // Broadcast loads (load ports, no shuffle): key 2p in lanes 0-7, 2p+1 in 8-15.
+      const __m512i keys = _mm512_mask_set1_epi32(_mm512_set1_epi32(static_cast<int>(kp[4 * p])),
+                                                  __mmask16{0xFF00}, static_cast<int>(kp[4 * p + 2]));
       const __m512i mask = _mm512_sllv_epi32(
           _mm512_set1_epi32(1), _mm512_srli_epi32(_mm512_mullo_epi32(keys, salt2), 27));
       const __m512i blocks = _mm512_inserti64x4(
@@ -121,7 +117,7 @@ inline void probe_run(const Probe8& probe, const uint32_t* words, uint32_t num_b
         }
       }
     }
-    const uint64_t v = probe.verdicts(_mm512_loadu_si512(hashes + i));
+    const uint64_t v = probe.verdicts(hashes + i);
     std::memcpy(out + i, &v, 8);
   }
   for (; i < n; ++i) out[i] = test_block(block_ptr(words, num_blocks, hashes[i]), block_key(hashes[i]));
