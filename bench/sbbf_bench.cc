@@ -82,7 +82,7 @@ Fixture make_fixture(uint64_t footprint, const SbbfBenchOptions& o, std::string*
     fx.refs.push_back(fx.filters.back().view().ref());
   }
   *fill_note = insert_keys ? "keys inserted at 10 bits/key" : "random bits (50% density)";
-  const size_t n = o.probes;
+  const size_t n = footprint <= (uint64_t{8} << 20) ? std::min(o.probes, o.in_cache_window) : o.probes;
   fx.values.resize(n);
   fx.probes.resize(n);
   for (size_t i = 0; i < n; ++i) fx.values[i] = static_cast<int64_t>(splitmix64(i ^ 0x5eed));
@@ -147,7 +147,8 @@ std::vector<Row> run_sbbf_bench(const SbbfBenchOptions& options) {
     Fixture fx = make_fixture(footprint, options, &fill_note);
     const size_t nf = fx.filters.size();
     const size_t n = fx.probes.size();
-    const double ops = static_cast<double>(n);
+    const int passes = static_cast<int>(std::max<size_t>(1, options.probes / n));
+    const double ops = static_cast<double>(n) * passes;
     const uint64_t* probes = fx.probes.data();
     const uint32_t* ids = fx.ids.data();
     const SbbfRef* refs = fx.refs.data();
@@ -167,12 +168,14 @@ std::vector<Row> run_sbbf_bench(const SbbfBenchOptions& options) {
     if (options.progress) options.progress(label + ": classic");
     add("classic", "scalar", best_ns_per_op(options.reps, ops, [&] {
           uint64_t hits = 0;
+          for (int pass = 0; pass < passes; ++pass) {
           if (nf == 1) {
             for (size_t i = 0; i < n; ++i) hits += classic_check(refs[0].words, refs[0].num_blocks, probes[i]);
           } else {
             for (size_t i = 0; i < n; ++i) {
               hits += classic_check(refs[ids[i]].words, refs[ids[i]].num_blocks, probes[i]);
             }
+          }
           }
           keep(hits);
         }));
@@ -199,28 +202,35 @@ std::vector<Row> run_sbbf_bench(const SbbfBenchOptions& options) {
       if (options.progress) options.progress(label + ": " + impl);
       add("single", impl, best_ns_per_op(options.reps, ops, [&] {
             uint64_t hits = 0;
+            for (int pass = 0; pass < passes; ++pass) {
             if (nf == 1) {
               const SbbfView v = views[0];
               for (size_t i = 0; i < n; ++i) hits += v.check_hash(probes[i]);
             } else {
               for (size_t i = 0; i < n; ++i) hits += views[ids[i]].check_hash(probes[i]);
             }
+            }
             keep(hits);
           }));
       add("batched", impl, best_ns_per_op(options.reps, ops, [&] {
+            for (int pass = 0; pass < passes; ++pass) {
             if (nf == 1) {
               views[0].check_hashes(probes, n, out.data(), dist);
             } else {
               (void)sbbf_check_gather(refs, nf, ids, probes, n, out.data(), dist);
             }
+            }
             keep(out[n / 2]);
           }));
       const size_t nh = n / 8;
-      add("multi", impl, best_ns_per_op(options.reps, static_cast<double>(nh * 8), [&] {
-            sbbf_check_product(groups.data(), 8, probes, nh, out.data(), dist);
+      add("multi", impl, best_ns_per_op(options.reps, static_cast<double>(nh * 8) * passes, [&] {
+            for (int pass = 0; pass < passes; ++pass) {
+              sbbf_check_product(groups.data(), 8, probes, nh, out.data(), dist);
+            }
             keep(out[nh]);
           }));
       add("hash_probe", impl, best_ns_per_op(options.reps, ops, [&] {
+            for (int pass = 0; pass < passes; ++pass) {
             if (nf == 1) {
               views[0].check_int64(fx.values.data(), n, out.data());
             } else {
@@ -231,6 +241,7 @@ std::vector<Row> run_sbbf_bench(const SbbfBenchOptions& options) {
                 hash_int64(fx.values.data() + i, m, h);
                 (void)sbbf_check_gather(refs, nf, ids + i, h, m, out.data() + i, dist);
               }
+            }
             }
             keep(out[n / 2]);
           }));
@@ -260,6 +271,7 @@ std::vector<Row> run_sbbf_bench(const SbbfBenchOptions& options) {
       fv.probes = probes;
       fv.values = fx.values.data();
       fv.num_probes = n;
+      fv.passes = passes;
       fv.build_keys = fx.build_keys.data();
       fv.num_build_keys = nf == 1 ? fx.build_keys.size() : 0;
       fv.build_bytes = fx.filters[0].num_bytes();

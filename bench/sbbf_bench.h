@@ -25,7 +25,8 @@ struct SbbfFixtureView {
   const uint32_t* filter_ids = nullptr;  // nullptr with one filter
   const uint64_t* probes = nullptr;      // XXH64 of `values`; half inserted
   const int64_t* values = nullptr;
-  size_t num_probes = 0;
+  size_t num_probes = 0;  // length of probes/values/filter_ids
+  int passes = 1;         // times a timed repetition walks them
   const uint64_t* build_keys = nullptr;  // fresh hashes for build timing
   size_t num_build_keys = 0;
   size_t build_bytes = 0;                // size of the filter a build fills
@@ -38,6 +39,10 @@ struct SbbfBenchOptions {
   // 0.5 MiB (in cache), 128 MiB, 1 GiB (= eight 128 MiB filters).
   std::vector<uint64_t> footprints{uint64_t{512} << 10, uint64_t{128} << 20, uint64_t{1} << 30};
   size_t probes = size_t{1} << 22;  // probes per timed repetition
+  // Footprints that fit in cache (<= 8 MiB) probe from an array of this many hashes, walked repeatedly,
+  // so hashes come from cache as in a reader's batch and the rows measure
+  // the probe, not the bandwidth of streaming a 32 MiB hash array.
+  size_t in_cache_window = size_t{1} << 16;
   int reps = 5;                     // repetitions per row; the best counts
   // Footprints above this are filled with random bits (50% density) plus the
   // member probes instead of inserting ~10 bits' worth of keys.

@@ -343,3 +343,35 @@ TEST(SbbfBatch, LongMultiFilterAndValueRun) {
 }
 
 }  // namespace pqfast
+
+namespace pqfast {
+
+namespace {
+
+[[noreturn]] void first_call_batched() {
+  Sbbf f = *Sbbf::with_num_bytes(64);
+  const uint64_t h[2] = {1, 0x123456789abcdefULL};
+  f.insert_hashes(h, 2);
+  uint8_t out[2] = {0, 0};
+  f.check_hashes(h, 2, out);
+  std::exit(f.check_hash(h[1]) && out[0] == 1 && out[1] == 1 ? 0 : 1);
+}
+
+[[noreturn]] void first_call_single() {
+  const uint8_t zeros[32] = {};
+  // The inline single-key path first, on an all-zero block: "absent".
+  std::exit(SbbfView::make(zeros, 32)->check_hash(7) ? 1 : 0);
+}
+
+}  // namespace
+
+// The kernel caches must work when a kernel call (not simd_level()) is the
+// first thing a process does: run in a fresh process (threadsafe death-test
+// style re-executes the binary for this test alone).
+TEST(SbbfDispatchDeathTest, KernelCallsWorkAsTheFirstCallOfAProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(first_call_batched(), ::testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(first_call_single(), ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace pqfast
