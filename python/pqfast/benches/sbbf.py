@@ -163,6 +163,7 @@ def chart(rows: list[dict], path: str) -> None:
         ax.set_yticklabels(labels, fontsize=8)
         ax.invert_yaxis()
         ax.set_xscale("log")
+        ax.xaxis.set_major_locator(matplotlib.ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("ns per probe (per key for build), log scale")
