@@ -301,7 +301,9 @@ TEST(SbbfBatch, ValueToVerdictEqualsHashThenProbe) {
               ASSERT_EQ(typed, got);
             }
           };
-          for (size_t n : lengths()) check_n(n);
+          for (size_t n : lengths()) {
+            if (n <= total) check_n(n);
+          }
           check_n(total);
         }
       }
