@@ -51,7 +51,9 @@ inline constexpr size_t kSbbfPrefetchAbove = size_t{1} << 20;
 // One filter as the multi-filter calls take it: plain data (the bitset as
 // 32-bit words and its block count), so arrays of them are cheap to build
 // from row-group metadata and cross the dispatch line as they are. The words
-// must stay alive and 4-byte aligned for the call.
+// must stay alive for the call; they need not be 4-byte aligned (a bitset
+// right after a Thrift header in a file buffer is not): kernels read them
+// with unaligned loads.
 struct SbbfRef {
   const uint32_t* words = nullptr;
   uint32_t num_blocks = 0;
@@ -76,7 +78,8 @@ class SbbfView {
  public:
   SbbfView() = default;
   // `num_bytes` must be a positive multiple of 32 (any number of blocks the
-  // spec allows, power of two or not) and at most kSbbfMaxBytes.
+  // spec allows, power of two or not) and at most kSbbfMaxBytes. `bitset`
+  // may have any alignment (e.g. right after the header in a file buffer).
   static Result<SbbfView> make(const uint8_t* bitset, size_t num_bytes);
 
   const uint8_t* data() const { return data_; }

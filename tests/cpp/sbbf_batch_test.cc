@@ -74,6 +74,29 @@ TEST(SbbfBatch, CheckHashesEqualsReferenceForEveryDistanceAndLength) {
   }
 }
 
+TEST(SbbfBatch, ViewsOverUnalignedBitsetsAnswerTheSame) {
+  // A bitset right after a Thrift header in a file buffer sits at any offset.
+  const auto queries = testing::random_u64(3000, 15);
+  const Sbbf f = make_filter(257, queries, 16);
+  std::vector<uint8_t> expected(queries.size());
+  for (size_t i = 0; i < queries.size(); ++i) expected[i] = reference_check(f.view().ref(), queries[i]);
+  std::vector<uint8_t> buffer(f.num_bytes() + 8);
+  for (size_t offset = 1; offset < 4; ++offset) {
+    std::memcpy(buffer.data() + offset, f.data(), f.num_bytes());
+    const SbbfView v = *SbbfView::make(buffer.data() + offset, f.num_bytes());
+    testing::for_each_simd_level([&](SimdLevel) {
+      std::vector<uint8_t> got(queries.size());
+      v.check_hashes(queries.data(), queries.size(), got.data());
+      ASSERT_EQ(got, expected) << "offset " << offset;
+      for (size_t i = 0; i < 100; ++i) ASSERT_EQ(v.check_hash(queries[i]), expected[i] != 0);
+      const SbbfRef refs[2] = {v.ref(), f.view().ref()};
+      std::vector<uint8_t> product(2 * 100);
+      sbbf_check_product(refs, 2, queries.data(), 100, product.data());
+      for (size_t i = 0; i < 100; ++i) ASSERT_EQ(product[2 * i], expected[i]);
+    });
+  }
+}
+
 TEST(SbbfBatch, InsertHashesWithPrefetchBuildsTheReferenceBytes) {
   uint64_t seed = 20;
   for (size_t blocks : kBlockCounts) {
