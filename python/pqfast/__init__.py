@@ -39,6 +39,7 @@ if _simd_problem:
         sys.exit(2)
     raise ImportError(f"pqfast: {_simd_problem}")
 
+from . import delta  # noqa: E402
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .sbbf import Sbbf  # noqa: E402
 
@@ -48,6 +49,7 @@ __all__ = [
     "Sbbf",
     "__version__",
     "available_simd_levels",
+    "delta",
     "hash_values",
     "set_simd_level",
     "simd_level",

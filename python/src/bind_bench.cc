@@ -3,6 +3,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "delta_bench.h"
 #include "sbbf_bench.h"
 
 namespace pqfast::py {
@@ -54,6 +55,25 @@ void bind_bench(nb::module_& m) {
     return nb::make_tuple(rows_to_python(rows), py_notes);
   }, nb::arg("footprints"), nb::arg("probes"), nb::arg("reps"), nb::arg("progress") = nb::none(),
      nb::arg("prefetch_distance") = -1, nb::arg("insert_keys_up_to") = uint64_t{8} << 20);
+
+  m.def("_bench_delta", [](size_t page_values, int iters, int reps, nb::object progress) {
+    bench::DeltaBenchOptions o;
+    o.page_values = page_values;
+    o.iters = iters;
+    o.reps = reps;
+    if (!progress.is_none()) {
+      o.progress = [progress](const std::string& msg) {
+        nb::gil_scoped_acquire gil;
+        progress(msg);
+      };
+    }
+    std::vector<bench::Row> rows;
+    {
+      nb::gil_scoped_release release;
+      rows = bench::run_delta_bench(o);
+    }
+    return rows_to_python(rows);
+  }, nb::arg("page_values"), nb::arg("iters"), nb::arg("reps"), nb::arg("progress") = nb::none());
 }
 
 }  // namespace pqfast::py
