@@ -64,19 +64,21 @@ struct Probe8 {
         nb(_mm512_set1_epi64(num_blocks)),
         salt2(_mm512_loadu_si512(kSalt2)) {}
 
-  void prefetch(__m512i h) const {
-    alignas(64) uint64_t off[8];
-    _mm512_store_si512(off, block_offsets8(h, nb));
-    for (int j = 0; j < 8; ++j) prefetch_read(base + off[j]);
-  }
+  void offsets(__m512i h, uint64_t* off) const { _mm512_store_si512(off, block_offsets8(h, nb)); }
 
-  // Eight verdict bytes (0 or 1), hash j in byte j.
-  uint64_t verdicts(const uint64_t* hp) const {
+  // Eight verdict bytes (0 or 1), hash j in byte j. `ahead` (nullptr: none)
+  // holds eight block offsets to prefetch, issued two per pair so the
+  // requests spread over the step instead of leaving in a burst.
+  uint64_t verdicts(const uint64_t* hp, const uint64_t* ahead) const {
     alignas(64) uint64_t off[8];
     _mm512_store_si512(off, block_offsets8(_mm512_loadu_si512(hp), nb));
     const uint32_t* kp = reinterpret_cast<const uint32_t*>(hp);  // key of hash j: dword 2j
     __mmask16 m[4];  // per pair: lanes whose mask bit is clear in the block
     for (int p = 0; p < 4; ++p) {
+      if (ahead != nullptr) {
+        prefetch_read(base + ahead[2 * p]);
+        prefetch_read(base + ahead[2 * p + 1]);
+      }
       // Broadcast loads (load ports, no shuffle): key 2p in lanes 0-7, 2p+1 in 8-15.
       const __m512i keys = _mm512_mask_set1_epi32(_mm512_set1_epi32(static_cast<int>(kp[4 * p])),
                                                   __mmask16{0xFF00}, static_cast<int>(kp[4 * p + 2]));
@@ -107,17 +109,20 @@ inline void probe_run(const Probe8& probe, const uint32_t* words, uint32_t num_b
   const size_t d = (distance + 7) & ~size_t{7};
   const size_t limit = n + readable_ahead;  // hashes readable for prefetching
   size_t i = 0;
+  alignas(64) uint64_t ahead[8];
   for (; i + 8 <= n; i += 8) {
+    const uint64_t* pf = nullptr;
     if (d != 0) {
       if (i + d + 8 <= limit) {
-        probe.prefetch(_mm512_loadu_si512(hashes + i + d));
+        probe.offsets(_mm512_loadu_si512(hashes + i + d), ahead);
+        pf = ahead;
       } else {
         for (size_t j = i + d; j < i + d + 8 && j < limit; ++j) {
           prefetch_read(block_ptr(words, num_blocks, hashes[j]));
         }
       }
     }
-    const uint64_t v = probe.verdicts(hashes + i);
+    const uint64_t v = probe.verdicts(hashes + i, pf);
     std::memcpy(out + i, &v, 8);
   }
   for (; i < n; ++i) out[i] = test_block(block_ptr(words, num_blocks, hashes[i]), block_key(hashes[i]));
