@@ -41,7 +41,7 @@ if _simd_problem:
 
 from . import delta  # noqa: E402
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
-from .sbbf import Sbbf  # noqa: E402
+from .sbbf import Sbbf, check_product  # noqa: E402
 from .parquet import (  # noqa: E402
     ColumnChunkMetaData,
     ParquetFile,
@@ -65,6 +65,7 @@ __all__ = [
     "Sbbf",
     "__version__",
     "available_simd_levels",
+    "check_product",
     "delta",
     "hash_values",
     "set_simd_level",

@@ -26,14 +26,9 @@ Result<SbbfView> bloom_view_in_place(uint8_t* bytes, size_t len, uint64_t offset
                           std::to_string(avail) + " bytes follow its " +
                           std::to_string(h->header_size) + "-byte header");
   }
-  uint8_t* bitset = bytes + h->header_size;
-  // The kernels read 32-bit words: move a misaligned bitset down over its
-  // own header (which is longer than the shift) to an aligned address.
-  const size_t mis = reinterpret_cast<uintptr_t>(bitset) % 8;
-  if (mis != 0 && mis <= h->header_size) {
-    std::memmove(bitset - mis, bitset, h->num_bytes);
-    bitset -= mis;
-  }
+  // Views accept a bitset at any alignment (the kernels load words
+  // unaligned): probe it where it lies, right after its header.
+  const uint8_t* bitset = bytes + h->header_size;
   auto v = SbbfView::make(bitset, h->num_bytes);
   if (!v.ok()) {
     return make_error(ErrorCode::kCorrupt, where + ": Bloom filter at byte " + std::to_string(offset) +

@@ -44,8 +44,7 @@ inline constexpr size_t kMaxBloomHeaderBytes = 256;
 // Without bloom_filter_length, bytes read at most on a guess of the filter's end.
 inline constexpr size_t kMaxBloomEstimateBytes = 1 << 20;
 
-// Parses header + bitset in `bytes` (writable: a misaligned bitset is moved
-// down over its header) and returns a view over the bitset.
+// Parses header + bitset in `bytes` and returns a view over the bitset, in place.
 Result<SbbfView> bloom_view_in_place(uint8_t* bytes, size_t len, uint64_t offset,
                                      const std::string& where, uint32_t* header_size);
 
