@@ -168,10 +168,12 @@ bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
 
 namespace {
 
-// The one place that probes a loaded filter with a batch of hashes (to be
-// swapped for the multi-filter batched probe).
-inline void probe_filter(const SbbfView& view, const uint64_t* hashes, size_t n, uint8_t* out) {
-  view.check_hashes(hashes, n, out);
+// The one place that probes loaded filters: every hash against every filter
+// of a batch (one column's row groups) through the multi-filter kernel,
+// out[h * num_filters + f].
+inline void probe_filters(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
+                          size_t num_hashes, uint8_t* out) {
+  sbbf_check_product(filters, num_filters, hashes, num_hashes, out);
 }
 
 // Hashes of the values: one per value, two for a float/double zero (a row
@@ -373,11 +375,47 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     }
     std::sort(pending.begin(), pending.end(),
               [](const PendingFilter& a, const PendingFilter& b) { return a.offset < b.offset; });
-    std::vector<uint64_t> hbuf;
-    std::vector<uint32_t> hown;
-    std::vector<uint8_t> probe_out;
-    std::vector<uint8_t> maybe_flags;
-    std::vector<uint8_t> buf;
+    // Filters are loaded range by range and probed together: every hash
+    // against every loaded filter of this column in one multi-filter call
+    // (pairs min/max already excluded are ignored afterwards). Buffers stay
+    // alive until their batch is probed; a batch closes at 64 MiB.
+    std::vector<std::vector<uint8_t>> buffers;
+    std::vector<SbbfRef> refs;
+    std::vector<size_t> ref_slot;  // row group of each filter
+    size_t batch_bytes = 0;
+    std::vector<uint8_t> product, maybe_flags;
+    auto flush = [&]() {
+      if (refs.empty()) return;
+      const size_t nf = refs.size(), nh = hv.hashes.size();
+      product.resize(nh * nf);
+      probe_filters(refs.data(), nf, hv.hashes.data(), nh, product.data());
+      for (size_t f = 0; f < nf; ++f) {
+        RowGroupVerdict& out = res.row_groups[ref_slot[f]];
+        const uint8_t* ex = excluded.data() + ref_slot[f] * nv;
+        // A value is a "maybe" when min/max keep it and any of its hashes is.
+        maybe_flags.assign(nv, 0);
+        for (size_t h = 0; h < nh; ++h) {
+          const uint32_t v = hv.owner[h];
+          if (!ex[v]) maybe_flags[v] |= product[h * nf + f];
+        }
+        uint32_t n_maybe = 0;
+        for (size_t v = 0; v < nv; ++v) n_maybe += maybe_flags[v];
+        out.maybe = n_maybe;
+        out.excluded_by_bloom = static_cast<uint32_t>(nv - out.excluded_by_stats - n_maybe);
+        out.verdict = n_maybe ? Verdict::kMaybe : Verdict::kAbsentByBloom;
+        if (opt.per_value) {
+          out.per_value.resize(nv);
+          for (size_t v = 0; v < nv; ++v) {
+            out.per_value[v] = ex[v] ? Verdict::kAbsentByStats
+                               : maybe_flags[v] ? Verdict::kMaybe : Verdict::kAbsentByBloom;
+          }
+        }
+      }
+      refs.clear();
+      ref_slot.clear();
+      buffers.clear();
+      batch_bytes = 0;
+    };
     size_t i = 0;
     while (i < pending.size()) {
       // A coalesced range [lo, hi) of filters i..j-1.
@@ -393,17 +431,18 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
       if (tail.covers(lo, hi - lo)) {
         base = tail.data.data() + (lo - tail.offset);
       } else {
-        buf.resize(static_cast<size_t>(hi - lo));
+        std::vector<uint8_t> buf(static_cast<size_t>(hi - lo));
         if (auto st = file.read_at(lo, buf.size(), buf.data()); !st.ok()) return fail(std::move(res), st.error());
         res.reads++;
         res.bytes_read += static_cast<int64_t>(buf.size());
-        base = buf.data();
+        batch_bytes += buf.size();
+        buffers.push_back(std::move(buf));  // the heap block (and `base`) stays put
+        base = buffers.back().data();
       }
       for (size_t k = i; k < j; ++k) {
         const PendingFilter& p = pending[k];
         uint8_t* at = base + (p.offset - lo);
         size_t avail = static_cast<size_t>(p.read_end - p.offset);
-        std::vector<uint8_t> extra;
         if (!p.length_known) {
           // Make sure the whole bitset is there; read it if the estimate fell short.
           auto h = parse_sbbf_header(at, avail);
@@ -414,49 +453,27 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
                   file.name() + ": Bloom filter at byte " + std::to_string(p.offset) + " announces " +
                       std::to_string(h->num_bytes) + " bytes of bitset, past the end of the file"));
             }
-            extra.resize(static_cast<size_t>(total));
+            std::vector<uint8_t> extra(static_cast<size_t>(total));
             if (auto st = file.read_at(p.offset, extra.size(), extra.data()); !st.ok()) {
               return fail(std::move(res), st.error());
             }
             res.reads++;
             res.bytes_read += static_cast<int64_t>(extra.size());
-            at = extra.data();
-            avail = extra.size();
+            batch_bytes += extra.size();
+            buffers.push_back(std::move(extra));
+            at = buffers.back().data();
+            avail = buffers.back().size();
           }
         }
         auto view = bloom_view_in_place(at, avail, p.offset, file.name(), nullptr);
         if (!view.ok()) return fail(std::move(res), view.error());
-        // Probe the hashes of the values min/max did not exclude.
-        RowGroupVerdict& out = res.row_groups[p.rg_slot];
-        const uint8_t* ex = excluded.data() + p.rg_slot * nv;
-        hbuf.clear();
-        hown.clear();
-        for (size_t h = 0; h < hv.hashes.size(); ++h) {
-          if (!ex[hv.owner[h]]) {
-            hbuf.push_back(hv.hashes[h]);
-            hown.push_back(hv.owner[h]);
-          }
-        }
-        probe_out.resize(hbuf.size());
-        probe_filter(*view, hbuf.data(), hbuf.size(), probe_out.data());
-        // A value is a "maybe" when any of its hashes is.
-        maybe_flags.assign(nv, 0);
-        for (size_t h = 0; h < hbuf.size(); ++h) maybe_flags[hown[h]] |= probe_out[h];
-        uint32_t n_maybe = 0;
-        for (size_t v = 0; v < nv; ++v) n_maybe += maybe_flags[v];
-        out.maybe = n_maybe;
-        out.excluded_by_bloom = static_cast<uint32_t>(nv - out.excluded_by_stats - n_maybe);
-        out.verdict = n_maybe ? Verdict::kMaybe : Verdict::kAbsentByBloom;
-        if (opt.per_value) {
-          out.per_value.resize(nv);
-          for (size_t v = 0; v < nv; ++v) {
-            out.per_value[v] = ex[v] ? Verdict::kAbsentByStats
-                               : maybe_flags[v] ? Verdict::kMaybe : Verdict::kAbsentByBloom;
-          }
-        }
+        refs.push_back(view->ref());
+        ref_slot.push_back(p.rg_slot);
       }
+      if (batch_bytes >= (size_t{64} << 20)) flush();
       i = j;
     }
+    flush();
   }
   if (opt.per_value) {
     for (size_t g = 0; g < ng; ++g) {
