@@ -52,3 +52,33 @@ Result<SbbfView> bloom_view_in_place(uint8_t* bytes, size_t len, uint64_t offset
 Status check_bloom_location(const RandomAccessFile& file, const ColumnChunk& chunk);
 
 }  // namespace pqfast::parquet
+
+namespace pqfast::parquet {
+
+// What identifies a file's version for the footer cache.
+struct FileIdentity {
+  uint64_t size;
+  int64_t mtime_ns;
+};
+
+// A local file known by stat(2) and opened on its first read (pruning with a
+// cached footer often needs no read at all). The opened file must still be
+// the one stat() saw (same size and mtime), else reads fail.
+class LazyLocalFile final : public RandomAccessFile {
+ public:
+  static Result<LazyLocalFile> make(const std::string& path);
+  uint64_t size() const override { return size_; }
+  int64_t mtime_ns() const { return mtime_ns_; }
+  Status read_at(uint64_t offset, size_t n, uint8_t* out) override;
+  const std::string& name() const override { return path_; }
+
+ private:
+  LazyLocalFile(std::string path, uint64_t size, int64_t mtime_ns)
+      : path_(std::move(path)), size_(size), mtime_ns_(mtime_ns) {}
+  std::string path_;
+  uint64_t size_;
+  int64_t mtime_ns_;
+  std::unique_ptr<LocalFile> file_;
+};
+
+}  // namespace pqfast::parquet

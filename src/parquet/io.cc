@@ -116,6 +116,28 @@ Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const Parse
   return meta;
 }
 
+Result<LazyLocalFile> LazyLocalFile::make(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    return make_error(ErrorCode::kIoError, path + ": cannot stat: " + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kIoError, path + ": not a regular file");
+  const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
+  return LazyLocalFile(path, static_cast<uint64_t>(st.st_size), mtime);
+}
+
+Status LazyLocalFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
+  if (!file_) {
+    auto f = LocalFile::open(path_);
+    if (!f.ok()) return f.error();
+    if ((*f)->size() != size_ || (*f)->mtime_ns() != mtime_ns_) {
+      return make_error(ErrorCode::kIoError, path_ + ": the file changed between stat and open");
+    }
+    file_ = std::move(*f);
+  }
+  return file_->read_at(offset, n, out);
+}
+
 std::shared_ptr<const FileMetaData> FooterCache::get(const std::string& key, uint64_t size,
                                                      int64_t mtime_ns) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -242,7 +242,7 @@ FilePruneResult fail(FilePruneResult r, Error e) {
 
 FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
                           const HashedValues& hv, const PruneOptions& opt,
-                          const LocalFile* local = nullptr) {
+                          const FileIdentity* local = nullptr) {
   FilePruneResult res;
   res.path = file.name();
   ReadStats rs;
@@ -253,7 +253,7 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     cache_key = file.name();
     cache_key += '\0';
     cache_key += column;
-    meta_ptr = opt.footer_cache->get(cache_key, local->size(), local->mtime_ns());
+    meta_ptr = opt.footer_cache->get(cache_key, local->size, local->mtime_ns);
   }
   if (!meta_ptr) {
     ParseLimits limits = opt.limits;
@@ -264,7 +264,7 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     if (!meta_r.ok()) return fail(std::move(res), meta_r.error());
     meta_ptr = std::make_shared<const FileMetaData>(std::move(*meta_r));
     if (!cache_key.empty()) {
-      opt.footer_cache->put(cache_key, local->size(), local->mtime_ns(), meta_ptr);
+      opt.footer_cache->put(cache_key, local->size, local->mtime_ns, meta_ptr);
     }
   }
   const FileMetaData& meta = *meta_ptr;
@@ -546,12 +546,26 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
       const size_t i = jb->next.fetch_add(1, std::memory_order_relaxed);
       if (i >= total) break;
       FilePruneResult r;
-      auto f = LocalFile::open(jb->paths[i]);
-      if (!f.ok()) {
-        r.path = jb->paths[i];
-        r = fail(std::move(r), f.error());
+      if (jb->options.footer_cache != nullptr) {
+        // With a footer cache, a stat() decides; the file is opened only if
+        // Bloom filters must be read.
+        auto f = LazyLocalFile::make(jb->paths[i]);
+        if (!f.ok()) {
+          r.path = jb->paths[i];
+          r = fail(std::move(r), f.error());
+        } else {
+          const FileIdentity id{f->size(), f->mtime_ns()};
+          r = prune_one(*f, jb->column, jb->values, jb->hv, jb->options, &id);
+        }
       } else {
-        r = prune_one(**f, jb->column, jb->values, jb->hv, jb->options, f->get());
+        auto f = LocalFile::open(jb->paths[i]);
+        if (!f.ok()) {
+          r.path = jb->paths[i];
+          r = fail(std::move(r), f.error());
+        } else {
+          const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
+          r = prune_one(**f, jb->column, jb->values, jb->hv, jb->options, &id);
+        }
       }
       std::lock_guard<std::mutex> lock(jb->mu);
       jb->results[i] = std::move(r);

@@ -419,6 +419,32 @@ TEST(ParquetPrune, ManyThreadsManyCallsSameAnswers) {
   }
 }
 
+TEST(ParquetPrune, FooterCacheGivesTheSameAnswers) {
+  std::vector<std::string> paths = {data_path("data_index_bloom_encoding_stats.parquet"),
+                                    data_path("data_index_bloom_encoding_with_length.parquet"),
+                                    data_path("missing.parquet")};
+  auto values = strings({"Hello", "doing", "AAA"});
+  pq::PruneOptions plain;
+  plain.per_value = true;
+  const auto want = pq::prune_files(paths, "String", values, plain);
+  pq::FooterCache cache;
+  pq::PruneOptions cached = plain;
+  cached.footer_cache = &cache;
+  for (int round = 0; round < 3; ++round) {  // miss, then hits
+    auto got = pq::prune_files(paths, "String", values, cached);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].ok, want[i].ok) << i;
+      ASSERT_EQ(got[i].row_groups.size(), want[i].row_groups.size());
+      for (size_t g = 0; g < got[i].row_groups.size(); ++g) {
+        EXPECT_EQ(got[i].row_groups[g].per_value, want[i].row_groups[g].per_value);
+      }
+    }
+    EXPECT_EQ(cache.size(), 2u);
+    if (round > 0) EXPECT_EQ(got[0].reads, 1);  // no footer read: only the Bloom filter
+  }
+}
+
 TEST(ParquetPrune, ErrorsNameTheFile) {
   auto v = strings({"x"});
   auto r = pq::prune_files({data_path("alltypes_plain.parquet"), data_path("missing.parquet")}, "nope", v);
