@@ -811,17 +811,26 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
                                    use_statistics, use_bloom, cb, cache)
         parts = [(res, None)]
     else:
-        parts = []
-        for i, p in enumerate(paths):
+        # Filesystem objects: files read through Python, several at a time
+        # (the C++ parsing runs without the GIL; reads of remote stores wait on I/O).
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(i_p):
+            i, p = i_p
             src = _Source(p, filesystem)
             try:
-                r = _pqfast._prune_file(src.read_at, src.size, src.path, column, pt, tl, data, offsets,
-                                        by_value, use_statistics, use_bloom)
+                return _pqfast._prune_file(src.read_at, src.size, src.path, column, pt, tl, data, offsets,
+                                           by_value, use_statistics, use_bloom), i
             finally:
                 src.close()
-            parts.append((r, i))
-            if cb:
-                cb(1)
+
+        parts = []
+        workers = max(1, min(int(threads or 8), len(paths)))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for r in pool.map(one, enumerate(paths)):
+                parts.append(r)
+                if cb:
+                    cb(1)
     # Assemble, vectorised: one row per (file, row group) [x value].
     errors = [msg for res, _ in parts for (_fi, _code, msg) in res["errors"]]
     if errors and on_error == "raise":

@@ -439,7 +439,12 @@ void bind_parquet_rest(nb::module_& m) {
         std::vector<pq::FilePruneResult> rs;
         auto opts = make_options(1, per_value, use_stats, use_bloom);
         opts.coalesce_gap = 1u << 20;  // Python file objects: requests are the cost, not bytes
-        rs.push_back(pq::prune_file(f, column, v, opts));
+        {
+          // Reads take the GIL back (PyFile::read_at): Python threads can
+          // prune several remote files at once while one waits on I/O.
+          nb::gil_scoped_release release;
+          rs.push_back(pq::prune_file(f, column, v, opts));
+        }
         return results_to_dict(rs, v.size(), per_value);
       },
       nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("column"), nb::arg("type_name"),
