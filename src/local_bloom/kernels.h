@@ -1,0 +1,64 @@
+// Internal: the local_bloom family's per-ISA table and the line arithmetic
+// every implementation shares.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "pqfast/local_bloom.h"
+#include "simd/dispatch.h"
+
+namespace pqfast::local_bloom {
+
+// Kernels take the payload (num_lines >= 1 lines of 64 bytes), the probe
+// count (1..30) and arrays of 64-bit hashes. They never fail.
+struct LocalBloomKernels {
+  bool (*check_hash)(const uint8_t* data, uint32_t num_lines, int num_probes, uint64_t hash);
+  // out[i] = 1 when every probe bit of hashes[i] is set in its line, else 0.
+  void (*check_hashes)(const uint8_t* data, uint32_t num_lines, int num_probes,
+                       const uint64_t* hashes, size_t n, uint8_t* out);
+  void (*insert_hashes)(uint8_t* data, uint32_t num_lines, int num_probes, const uint64_t* hashes,
+                        size_t n);
+  // Each query against its own filter (see local_bloom_check_many).
+  void (*check_many)(const LocalBloomRef* filters, const uint32_t* filter_index,
+                     const uint64_t* hashes, size_t n, uint8_t* out);
+};
+
+extern const LocalBloomKernels kScalarLocalBloomKernels;
+#if defined(PQFAST_ARCH_X86)
+extern const LocalBloomKernels kAvx2LocalBloomKernels;
+extern const LocalBloomKernels kAvx512LocalBloomKernels;
+#endif
+
+const detail::KernelTables<LocalBloomKernels>& local_bloom_kernel_tables();
+
+namespace {  // internal linkage: safe to include from ISA translation units
+
+// 32-bit fastrange of the hash's low half over the lines.
+inline uint32_t line_index(uint64_t hash, uint32_t num_lines) {
+  return static_cast<uint32_t>((uint64_t{static_cast<uint32_t>(hash)} * num_lines) >> 32);
+}
+
+inline const uint8_t* line_of(const uint8_t* data, uint32_t num_lines, uint64_t hash) {
+  return data + size_t{line_index(hash, num_lines)} * kLocalBloomLineBytes;
+}
+
+// The hash's high half: the first probe's seed.
+inline uint32_t probe_seed(uint64_t hash) { return static_cast<uint32_t>(hash >> 32); }
+
+// The multiplier between consecutive probes (the 32-bit golden ratio).
+constexpr uint32_t kProbeMultiplier = 0x9e3779b9U;
+
+// kProbeMultiplier^i mod 2^32: probe i's hash is seed * kProbePower[i], so
+// SIMD kernels compute 8 or 16 probes with one multiply.
+constexpr uint32_t probe_power(int i) {
+  uint32_t p = 1;
+  for (int k = 0; k < i; ++k) p *= kProbeMultiplier;
+  return p;
+}
+
+// Queries ahead that batched loops prefetch.
+constexpr size_t kPrefetchDistance = 16;
+
+}  // namespace
+}  // namespace pqfast::local_bloom
