@@ -40,15 +40,18 @@ if _simd_problem:
     raise ImportError(f"pqfast: {_simd_problem}")
 
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
+from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf  # noqa: E402
 
 __all__ = [
     "FormatError",
+    "LocalBloom",
     "PHYSICAL_TYPES",
     "Sbbf",
     "__version__",
     "available_simd_levels",
     "hash_values",
+    "rocksdb_hash64",
     "set_simd_level",
     "simd_level",
     "xxh64",
