@@ -34,6 +34,10 @@
 
 namespace pqfast {
 
+namespace local_bloom {
+struct LocalBloomKernels;  // internal: the per-ISA table (src/local_bloom/kernels.h)
+}  // namespace local_bloom
+
 // RocksDB's 64-bit key hash: Hash64(data, len) with seed 0, also known as
 // GetSliceHash64 (a frozen preview of XXH3 from xxHash 0.7.2; it differs from
 // released XXH3).
@@ -89,6 +93,8 @@ FilterBlockInfo inspect_filter_block(const uint8_t* block, size_t len);
 
 // Read-only filter over a payload owned by the caller. Cheap to copy.
 // kind() is kFastLocalBloom, kAlwaysFalse (payload empty) or kAlwaysTrue.
+// A view binds the SIMD implementation active when it is made (so a query
+// is one indirect call); make a new view after set_simd_level().
 class LocalBloomView {
  public:
   LocalBloomView() = default;
@@ -122,8 +128,8 @@ class LocalBloomView {
   double fill_ratio() const;
 
  private:
-  LocalBloomView(const uint8_t* data, uint32_t num_lines, int num_probes, FilterBlockKind kind)
-      : data_(data), num_lines_(num_lines), num_probes_(num_probes), kind_(kind) {}
+  LocalBloomView(const uint8_t* data, uint32_t num_lines, int num_probes, FilterBlockKind kind);
+  const local_bloom::LocalBloomKernels* kernels_ = nullptr;
   const uint8_t* data_ = nullptr;
   uint32_t num_lines_ = 0;
   int num_probes_ = 0;

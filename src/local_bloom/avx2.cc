@@ -100,7 +100,8 @@ void check_many(const LocalBloomRef* filters, const uint32_t* filter_index, cons
 
 }  // namespace
 
-const LocalBloomKernels kAvx2LocalBloomKernels = {check_hash, check_hashes, insert_hashes,
-                                                  check_many};
+const LocalBloomKernels kAvx2LocalBloomKernels = {
+    check_hash, check_hashes, insert_hashes, check_key_with<check_hash>,
+    check_keys_with<check_hashes>, check_many};
 
 }  // namespace pqfast::local_bloom

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hash/rocksdb_hash64.h"
 #include "pqfast/local_bloom.h"
 #include "simd/dispatch.h"
 
@@ -19,6 +20,12 @@ struct LocalBloomKernels {
                        const uint64_t* hashes, size_t n, uint8_t* out);
   void (*insert_hashes)(uint8_t* data, uint32_t num_lines, int num_probes, const uint64_t* hashes,
                         size_t n);
+  // The same for keys, hashed with RocksDB's Hash64 inside the kernel.
+  bool (*check_key)(const uint8_t* data, uint32_t num_lines, int num_probes, const uint8_t* key,
+                    size_t len);
+  // Keys in Arrow layout (offsets already validated).
+  void (*check_keys)(const uint8_t* data, uint32_t num_lines, int num_probes,
+                     const uint8_t* keys, const int64_t* offsets, size_t n, uint8_t* out);
   // Each query against its own filter (see local_bloom_check_many).
   void (*check_many)(const LocalBloomRef* filters, const uint32_t* filter_index,
                      const uint64_t* hashes, size_t n, uint8_t* out);
@@ -59,6 +66,31 @@ constexpr uint32_t probe_power(int i) {
 
 // Queries ahead that batched loops prefetch.
 constexpr size_t kPrefetchDistance = 16;
+
+// Keys hashed per step of a batched key check.
+constexpr size_t kKeyChunk = 256;
+
+// The key kernels of an ISA unit, from its check_hash / check_hashes (each
+// unit instantiates these with its own flags, in its own anonymous namespace).
+template <bool (*CheckHash)(const uint8_t*, uint32_t, int, uint64_t)>
+bool check_key_with(const uint8_t* data, uint32_t num_lines, int num_probes, const uint8_t* key,
+                    size_t len) {
+  return CheckHash(data, num_lines, num_probes, hash::rocksdb_hash64_inline(key, len));
+}
+
+template <void (*CheckHashes)(const uint8_t*, uint32_t, int, const uint64_t*, size_t, uint8_t*)>
+void check_keys_with(const uint8_t* data, uint32_t num_lines, int num_probes, const uint8_t* keys,
+                     const int64_t* offsets, size_t n, uint8_t* out) {
+  uint64_t hashes[kKeyChunk];
+  for (size_t i = 0; i < n; i += kKeyChunk) {
+    const size_t m = n - i < kKeyChunk ? n - i : kKeyChunk;
+    for (size_t j = 0; j < m; ++j) {
+      hashes[j] = hash::rocksdb_hash64_inline(
+          keys + offsets[i + j], static_cast<size_t>(offsets[i + j + 1] - offsets[i + j]));
+    }
+    CheckHashes(data, num_lines, num_probes, hashes, m, out + i);
+  }
+}
 
 }  // namespace
 }  // namespace pqfast::local_bloom

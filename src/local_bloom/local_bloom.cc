@@ -37,8 +37,6 @@ const local_bloom::LocalBloomKernels& kernels() {
   return detail::active_kernels(local_bloom::local_bloom_kernel_tables());
 }
 
-constexpr size_t kHashChunk = 1024;  // keys hashed per step of a key call
-
 // The trailer RocksDB writes after a FastLocalBloom payload.
 void write_trailer(uint8_t* at, int num_probes) {
   at[0] = 0xff;                              // new Bloom family
@@ -183,6 +181,10 @@ FilterBlockInfo inspect_filter_block(const uint8_t* block, size_t len) {
 
 // ---- LocalBloomView ---------------------------------------------------------------------
 
+LocalBloomView::LocalBloomView(const uint8_t* data, uint32_t num_lines, int num_probes,
+                               FilterBlockKind kind)
+    : kernels_(&kernels()), data_(data), num_lines_(num_lines), num_probes_(num_probes), kind_(kind) {}
+
 Result<LocalBloomView> LocalBloomView::parse(const uint8_t* block, size_t len) {
   if (len > kLocalBloomMaxPayloadBytes + kLocalBloomTrailerBytes) {
     return make_error(ErrorCode::kLimitExceeded,
@@ -248,7 +250,7 @@ Result<LocalBloomView> LocalBloomView::make(const uint8_t* payload, size_t paylo
 
 bool LocalBloomView::check_hash(uint64_t hash) const {
   if (num_lines_ == 0) return kind_ == FilterBlockKind::kAlwaysTrue;
-  return kernels().check_hash(data_, num_lines_, num_probes_, hash);
+  return kernels_->check_hash(data_, num_lines_, num_probes_, hash);
 }
 
 void LocalBloomView::check_hashes(const uint64_t* hashes, size_t n, uint8_t* out) const {
@@ -256,26 +258,22 @@ void LocalBloomView::check_hashes(const uint64_t* hashes, size_t n, uint8_t* out
     std::memset(out, kind_ == FilterBlockKind::kAlwaysTrue ? 1 : 0, n);
     return;
   }
-  kernels().check_hashes(data_, num_lines_, num_probes_, hashes, n, out);
+  kernels_->check_hashes(data_, num_lines_, num_probes_, hashes, n, out);
 }
 
 bool LocalBloomView::check_key(const void* key, size_t len) const {
-  return check_hash(rocksdb_hash64(key, len));
+  if (num_lines_ == 0) return kind_ == FilterBlockKind::kAlwaysTrue;
+  return kernels_->check_key(data_, num_lines_, num_probes_, static_cast<const uint8_t*>(key), len);
 }
 
 Status LocalBloomView::check_keys(const uint8_t* data, size_t data_len, const int64_t* offsets,
                                   size_t n, uint8_t* out) const {
   PQFAST_RETURN_IF_ERROR(check_keys_layout(data_len, offsets, n));
-  uint64_t hashes[kHashChunk];
-  for (size_t i = 0; i < n; i += kHashChunk) {
-    const size_t m = std::min(kHashChunk, n - i);
-    for (size_t j = 0; j < m; ++j) {
-      const size_t k = i + j;
-      hashes[j] = hash::rocksdb_hash64_inline(data + offsets[k],
-                                              static_cast<size_t>(offsets[k + 1] - offsets[k]));
-    }
-    check_hashes(hashes, m, out + i);
+  if (num_lines_ == 0) {
+    std::memset(out, kind_ == FilterBlockKind::kAlwaysTrue ? 1 : 0, n);
+    return Status::Ok();
   }
+  kernels_->check_keys(data_, num_lines_, num_probes_, data, offsets, n, out);
   return Status::Ok();
 }
 
