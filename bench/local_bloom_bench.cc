@@ -7,39 +7,54 @@
 namespace pqfast::bench {
 namespace {
 
-constexpr size_t kChunk = 256;  // keys hashed per step of a batched call
+constexpr size_t kChunk = 1024;  // keys hashed per step of a batched call
+
+// A filter and its view (a reader holds a view per filter; the view binds
+// the active SIMD implementation, so rebind() refreshes it per level).
+struct PqfastFilter {
+  LocalBloom filter;
+  LocalBloomView view;
+};
 
 struct PqfastImpl {
-  using Filter = LocalBloom;
+  using Filter = PqfastFilter;
   static constexpr bool kHasRandomBatch = true;
   std::vector<int64_t> offsets;  // fixed 24-byte keys: 0, 24, 48, ...
+  std::vector<LocalBloomRef> refs;
 
   explicit PqfastImpl(size_t max_keys) : offsets(max_keys + 1) {
     for (size_t i = 0; i <= max_keys; ++i) offsets[i] = static_cast<int64_t>(i * kBenchKeyBytes);
   }
 
-  LocalBloom build(const uint8_t* keys, size_t n, double bits_per_key) const {
-    return std::move(*LocalBloom::build_from_keys(keys, n * kBenchKeyBytes, offsets.data(), n,
-                                                  bits_per_key));
+  Filter build(const uint8_t* keys, size_t n, double bits_per_key) const {
+    Filter f{std::move(*LocalBloom::build_from_keys(keys, n * kBenchKeyBytes, offsets.data(), n,
+                                                    bits_per_key)),
+             {}};
+    f.view = f.filter.view();
+    return f;
   }
-  static bool check(const LocalBloom& f, const uint8_t* key) {
-    return f.view().check_key(key, kBenchKeyBytes);
+  void rebind(std::vector<Filter>& set) {
+    refs.clear();
+    for (auto& f : set) {
+      f.view = f.filter.view();
+      refs.push_back(LocalBloomRef{f.filter.block(), f.filter.num_lines(), f.filter.num_probes()});
+    }
   }
-  void check_batch(const LocalBloom& f, const uint8_t* keys, size_t n, uint8_t* out) const {
-    (void)f.check_keys(keys, n * kBenchKeyBytes, offsets.data(), n, out);
+  static bool check(const Filter& f, const uint8_t* key) {
+    return f.view.check_key(key, kBenchKeyBytes);
+  }
+  void check_batch(const Filter& f, const uint8_t* keys, size_t n, uint8_t* out) const {
+    (void)f.view.check_keys(keys, n * kBenchKeyBytes, offsets.data(), n, out);
   }
   // A MultiGet across files: hash a chunk, then probe it with lines prefetched.
-  static void check_random_batch(const std::vector<LocalBloom>& set, const uint32_t* filter,
-                                 const uint8_t* keys, size_t n, uint8_t* out) {
-    static thread_local std::vector<LocalBloomRef> refs;
-    if (refs.size() != set.size()) {
-      refs.clear();
-      for (const auto& f : set) refs.push_back(LocalBloomRef{f.block(), f.num_lines(), f.num_probes()});
-    }
+  void check_random_batch(const std::vector<Filter>&, const uint32_t* filter, const uint8_t* keys,
+                          size_t n, uint8_t* out) const {
     uint64_t hashes[kChunk];
     for (size_t i = 0; i < n; i += kChunk) {
       const size_t m = std::min(kChunk, n - i);
-      for (size_t j = 0; j < m; ++j) hashes[j] = rocksdb_hash64(keys + (i + j) * kBenchKeyBytes, kBenchKeyBytes);
+      for (size_t j = 0; j < m; ++j) {
+        hashes[j] = rocksdb_hash64(keys + (i + j) * kBenchKeyBytes, kBenchKeyBytes);
+      }
       local_bloom_check_many(refs.data(), filter + i, hashes, m, out + i);
     }
   }
@@ -79,7 +94,7 @@ std::vector<LocalBloomRow> run_local_bloom_bench(const LocalBloomBenchOptions& o
   if (o.progress) o.progress("generating keys");
   const LocalBloomQueries q = make_local_bloom_queries(o);
   PqfastImpl impl(std::max(o.keys_per_filter, o.queries));
-  std::vector<LocalBloom> random_set;
+  std::vector<PqfastFilter> random_set;
   if (o.random_footprint > 0) {
     if (o.progress) {
       o.progress("building " + std::to_string(q.random_filters) + " filters (" +

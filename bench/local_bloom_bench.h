@@ -120,6 +120,7 @@ LocalBloomQueries make_local_bloom_queries(const LocalBloomBenchOptions& o);
 //   void check_batch(const Filter&, const uint8_t* keys24, size_t n, uint8_t* out);
 //   void check_random_batch(const std::vector<Filter>&, const uint32_t* filter,
 //                           const uint8_t* keys24, size_t n, uint8_t* out);  // optional
+//   void rebind(std::vector<Filter>&);  // before timing the random set
 //   static constexpr bool kHasRandomBatch;
 // and its name. Rows are appended to `rows`.
 template <class Impl>
@@ -170,6 +171,7 @@ void time_local_bloom(Impl& impl, const std::string& name, const LocalBloomBench
 
   if (!random_set.empty()) {
     note("random filter");
+    impl.rebind(random_set);
     const size_t rn = q.random_keys.size() / kBenchKeyBytes;
     const double rq = static_cast<double>(rn);
     add("random", "single", median_ns_per_op(o.reps, rq, [&] {

@@ -64,8 +64,10 @@ constexpr uint32_t probe_power(int i) {
   return p;
 }
 
-// Queries ahead that batched loops prefetch.
+// Queries ahead that batched loops over one filter prefetch.
 constexpr size_t kPrefetchDistance = 16;
+// Queries ahead across many filters (cold lines, DRAM latency ~100 ns).
+constexpr size_t kManyPrefetchDistance = 32;
 
 // Keys hashed per step of a batched key check.
 constexpr size_t kKeyChunk = 256;
