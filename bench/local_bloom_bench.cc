@@ -33,6 +33,19 @@ struct PqfastImpl {
     f.view = f.filter.view();
     return f;
   }
+  static int num_probes_for(double bits_per_key) {
+    return local_bloom_num_probes(*local_bloom_millibits_per_key(bits_per_key));
+  }
+  // A filter with a given probe count (RocksDB's sizing otherwise).
+  Filter build_with_probes(const uint8_t* keys, size_t n, double bits_per_key, int probes) const {
+    std::vector<uint64_t> hashes(n);
+    (void)rocksdb_hash64_keys(keys, n * kBenchKeyBytes, offsets.data(), n, hashes.data());
+    const size_t bytes = local_bloom_payload_bytes(n, *local_bloom_millibits_per_key(bits_per_key));
+    Filter f{std::move(*LocalBloom::with_shape(bytes, probes)), {}};
+    f.filter.insert_hashes(hashes.data(), n);
+    f.view = f.filter.view();
+    return f;
+  }
   void rebind(std::vector<Filter>& set) {
     refs.clear();
     for (auto& f : set) {
@@ -109,7 +122,7 @@ std::vector<LocalBloomRow> run_local_bloom_bench(const LocalBloomBenchOptions& o
     time_local_bloom(impl, simd_level_name(level), o, q, random_set, rows);
   }
   (void)set_simd_level(saved);
-  if (!o.fp_bits.empty()) measure_fp_rates(impl, simd_level_name(saved), o, 1.0, rows);
+  if (!o.fp_bits.empty()) measure_fp_rates(impl, simd_level_name(saved), o, 1.0, rows, /*pr6007=*/true);
   return rows;
 }
 

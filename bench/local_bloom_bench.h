@@ -209,21 +209,41 @@ std::vector<typename Impl::Filter> build_random_set(Impl& impl, const LocalBloom
   return set;
 }
 
+// The probe count RocksDB used when it published its FP table (PR #6007,
+// 2019: int(0.69 * bits/key)); RocksDB 6.x+ chooses fewer at >= 16 bits/key.
+inline int pr6007_num_probes(double bits_per_key) {
+  const int p = static_cast<int>(bits_per_key * 0.69);
+  return p < 1 ? 1 : (p > 30 ? 30 : p);
+}
+
 // FP rate at each bits/key: fp_filters filters of keys_per_filter keys, and
 // outside keys spread over them; the query count aims at ~20k false
-// positives, capped by fp_queries. `scale` shrinks it (slow peers).
+// positives, capped by fp_queries. `scale` shrinks it (slow peers). Mode
+// "rocksdb_probes" is RocksDB 7.8's num_probes choice (what build() does);
+// with `pr6007` also rows with the 2019 probe counts ("pr6007_probes"),
+// for Impls that have build_with_probes().
 template <class Impl>
 void measure_fp_rates(Impl& impl, const std::string& name, const LocalBloomBenchOptions& o,
-                      double scale, std::vector<LocalBloomRow>& rows) {
+                      double scale, std::vector<LocalBloomRow>& rows, bool pr6007 = false) {
   // RocksDB's published rates, to size the sample.
   auto expected = [](double b) { return 0.5 * std::exp(-0.675 * b) + 3e-7; };
   std::vector<uint8_t> keys(o.keys_per_filter * kBenchKeyBytes);
+  for (int variant = 0; variant < (pr6007 ? 2 : 1); ++variant)
   for (double b : o.fp_bits) {
+    if constexpr (requires { impl.num_probes_for(1.0); }) {
+      if (variant == 1 && impl.num_probes_for(b) == pr6007_num_probes(b)) continue;  // same filter
+    }
     if (o.progress) o.progress(name + ": FP rate at " + std::to_string(static_cast<int>(b)) + " bits/key");
     std::vector<typename Impl::Filter> filters;
     for (size_t f = 0; f < o.fp_filters; ++f) {
       for (size_t i = 0; i < o.keys_per_filter; ++i) {
         bench_key(inside_id(f + 5000, i), keys.data() + i * kBenchKeyBytes);
+      }
+      if constexpr (requires { impl.build_with_probes(keys.data(), size_t{1}, 1.0, 1); }) {
+        if (variant == 1) {
+          filters.push_back(impl.build_with_probes(keys.data(), o.keys_per_filter, b, pr6007_num_probes(b)));
+          continue;
+        }
       }
       filters.push_back(impl.build(keys.data(), o.keys_per_filter, b));
     }
@@ -241,7 +261,7 @@ void measure_fp_rates(Impl& impl, const std::string& name, const LocalBloomBench
         total += m;
       }
     }
-    rows.push_back(LocalBloomRow{"fp_rate", "", name, b,
+    rows.push_back(LocalBloomRow{"fp_rate", variant == 0 ? "rocksdb_probes" : "pr6007_probes", name, b,
                                  100.0 * static_cast<double>(positives) / static_cast<double>(total),
                                  "%", static_cast<double>(total), static_cast<double>(positives)});
   }
