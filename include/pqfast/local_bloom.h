@@ -115,11 +115,13 @@ class LocalBloomView {
   int num_probes() const { return num_probes_; }
 
   // True when the key whose hash this is may be in the set.
-  bool check_hash(uint64_t hash) const;
+  bool check_hash(uint64_t hash) const { return check_hash_(data_, num_lines_, num_probes_, hash); }
   // out[i] = 1 if hashes[i] may be present, else 0; batched with prefetch.
   void check_hashes(const uint64_t* hashes, size_t n, uint8_t* out) const;
   // A key's bytes, hashed with rocksdb_hash64.
-  bool check_key(const void* key, size_t len) const;
+  bool check_key(const void* key, size_t len) const {
+    return check_key_(data_, num_lines_, num_probes_, static_cast<const uint8_t*>(key), len);
+  }
   // Keys in Arrow layout (n + 1 offsets), hashed then probed in chunks.
   Status check_keys(const uint8_t* data, size_t data_len, const int64_t* offsets, size_t n,
                     uint8_t* out) const;
@@ -129,7 +131,17 @@ class LocalBloomView {
 
  private:
   LocalBloomView(const uint8_t* data, uint32_t num_lines, int num_probes, FilterBlockKind kind);
+  // The single-query kernels are held directly so a query is one indirect
+  // call from inlined code (always-false/true views get constant answers).
+  using CheckHashFn = bool (*)(const uint8_t*, uint32_t, int, uint64_t);
+  using CheckKeyFn = bool (*)(const uint8_t*, uint32_t, int, const uint8_t*, size_t);
   const local_bloom::LocalBloomKernels* kernels_ = nullptr;
+  CheckHashFn check_hash_ = &answer_false_hash;
+  CheckKeyFn check_key_ = &answer_false_key;
+  static bool answer_false_hash(const uint8_t*, uint32_t, int, uint64_t) { return false; }
+  static bool answer_false_key(const uint8_t*, uint32_t, int, const uint8_t*, size_t) { return false; }
+  static bool answer_true_hash(const uint8_t*, uint32_t, int, uint64_t) { return true; }
+  static bool answer_true_key(const uint8_t*, uint32_t, int, const uint8_t*, size_t) { return true; }
   const uint8_t* data_ = nullptr;
   uint32_t num_lines_ = 0;
   int num_probes_ = 0;

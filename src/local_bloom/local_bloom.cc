@@ -183,7 +183,15 @@ FilterBlockInfo inspect_filter_block(const uint8_t* block, size_t len) {
 
 LocalBloomView::LocalBloomView(const uint8_t* data, uint32_t num_lines, int num_probes,
                                FilterBlockKind kind)
-    : kernels_(&kernels()), data_(data), num_lines_(num_lines), num_probes_(num_probes), kind_(kind) {}
+    : kernels_(&kernels()), data_(data), num_lines_(num_lines), num_probes_(num_probes), kind_(kind) {
+  if (num_lines_ != 0) {
+    check_hash_ = kernels_->check_hash;
+    check_key_ = kernels_->check_key;
+  } else if (kind_ == FilterBlockKind::kAlwaysTrue) {
+    check_hash_ = &answer_true_hash;
+    check_key_ = &answer_true_key;
+  }
+}
 
 Result<LocalBloomView> LocalBloomView::parse(const uint8_t* block, size_t len) {
   if (len > kLocalBloomMaxPayloadBytes + kLocalBloomTrailerBytes) {
@@ -248,22 +256,12 @@ Result<LocalBloomView> LocalBloomView::make(const uint8_t* payload, size_t paylo
                         num_probes, FilterBlockKind::kFastLocalBloom);
 }
 
-bool LocalBloomView::check_hash(uint64_t hash) const {
-  if (num_lines_ == 0) return kind_ == FilterBlockKind::kAlwaysTrue;
-  return kernels_->check_hash(data_, num_lines_, num_probes_, hash);
-}
-
 void LocalBloomView::check_hashes(const uint64_t* hashes, size_t n, uint8_t* out) const {
   if (num_lines_ == 0) {
     std::memset(out, kind_ == FilterBlockKind::kAlwaysTrue ? 1 : 0, n);
     return;
   }
   kernels_->check_hashes(data_, num_lines_, num_probes_, hashes, n, out);
-}
-
-bool LocalBloomView::check_key(const void* key, size_t len) const {
-  if (num_lines_ == 0) return kind_ == FilterBlockKind::kAlwaysTrue;
-  return kernels_->check_key(data_, num_lines_, num_probes_, static_cast<const uint8_t*>(key), len);
 }
 
 Status LocalBloomView::check_keys(const uint8_t* data, size_t data_len, const int64_t* offsets,

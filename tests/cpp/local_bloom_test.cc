@@ -231,6 +231,34 @@ TEST(LocalBloom, EveryImplementationBuildsTheSameBytesAndAnswers) {
   EXPECT_GE(total, 1'000'000u);
 }
 
+// PQFAST_LONG_TESTS=1: >= 1e9 (query, filter) pairs per implementation
+// against the scalar reference, over random shapes and probe counts.
+TEST(LocalBloom, LongDifferentialRun) {
+  if (!testing::long_tests_enabled()) GTEST_SKIP() << "set PQFAST_LONG_TESTS=1";
+  std::mt19937_64 rng(77);
+  const size_t kQueries = 1 << 22;
+  std::vector<uint64_t> queries(kQueries);
+  std::vector<uint8_t> expected(kQueries), out(kQueries);
+  uint64_t pairs = 0;
+  while (pairs < 1'000'000'000ull) {
+    const size_t lines = 1 + rng() % 5000;
+    const int probes = 1 + static_cast<int>(rng() % kLocalBloomMaxProbes);
+    const auto inserted = testing::random_u64(lines * 512 / (probes * 2) + 1, rng());
+    LocalBloom f = *LocalBloom::with_shape(lines * 64, probes);
+    {
+      testing::ScopedSimdLevel scalar(SimdLevel::kScalar);
+      f.insert_hashes(inserted.data(), inserted.size());
+      for (size_t i = 0; i < kQueries; ++i) queries[i] = (i & 1) ? inserted[rng() % inserted.size()] : rng();
+      f.check_hashes(queries.data(), kQueries, expected.data());
+    }
+    testing::for_each_simd_level([&](SimdLevel) {
+      f.view().check_hashes(queries.data(), kQueries, out.data());
+      ASSERT_EQ(out, expected) << "lines " << lines << ", probes " << probes;
+    });
+    pairs += kQueries;
+  }
+}
+
 TEST(LocalBloom, UnalignedPayloadViews) {
   const auto hashes = testing::random_u64(500, 3);
   auto f = *LocalBloom::build_from_hashes(hashes.data(), hashes.size(), 8.0);

@@ -105,3 +105,30 @@ def test_empty_build_is_rocksdbs_always_false_block():
     f = pqfast.LocalBloom.build([], 10)
     assert f.serialize() == bytes([0xFF, 0x00, 6, 0, 0])
     assert not f.check([b"a"]).any()
+
+
+def test_bench_rows_have_the_documented_fields(monkeypatch):
+    """`pqfast bench local-bloom --json` rows, on a tiny configuration (no timing asserted)."""
+    from pqfast.benches import local_bloom as bench
+
+    tiny = dict(bits_per_key=10.0, keys_per_filter=500, build_filters=2, random_footprint=1 << 20,
+                queries=2000, reps=1, fp_filters=2, fp_queries=2e4)
+    monkeypatch.setattr(bench, "_settings", lambda quick, bpk: dict(tiny, bits_per_key=bpk))
+    monkeypatch.setattr(bench, "FP_BITS", [10, 16])
+    rows = bench.measure(quick=True, runs=1, bits_per_key=10.0, rocksdb=True)
+    metrics = {r["metric"] for r in rows}
+    assert {"build", "single", "batched", "random", "fp_rate"} <= metrics
+    for r in rows:
+        if r["metric"] == "note":
+            continue
+        assert {"metric", "bits_per_key", "implementation", "value"} <= set(r)
+        assert r["value"] >= 0
+    impls = {r["implementation"] for r in rows}
+    assert pqfast.simd_level() in impls
+    if bench.find_peer():
+        assert "rocksdb" in impls
+        ours = {(r["bits_per_key"], r["mode"]): r["positives"] for r in rows
+                if r["metric"] == "fp_rate" and r["implementation"] == pqfast.simd_level()}
+        theirs = {(r["bits_per_key"], r["mode"]): r["positives"] for r in rows
+                  if r["metric"] == "fp_rate" and r["implementation"] == "rocksdb"}
+        assert theirs and all(v >= 0 for v in theirs.values()) and ours
