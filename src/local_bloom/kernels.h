@@ -66,6 +66,8 @@ constexpr uint32_t probe_power(int i) {
 
 // Queries ahead that batched loops over one filter prefetch.
 constexpr size_t kPrefetchDistance = 16;
+// Below this many lines (512 KiB) a filter is L2-resident: no prefetching.
+constexpr uint32_t kPrefetchMinLines = 8192;
 // Queries ahead across many filters (cold lines, DRAM latency ~100 ns).
 constexpr size_t kManyPrefetchDistance = 32;
 
