@@ -242,7 +242,7 @@ TEST(LocalBloom, LongDifferentialRun) {
   std::vector<uint8_t> expected(kQueries), out(kQueries);
   uint64_t pairs = 0;
   while (pairs < 1'000'000'000ull) {
-    const size_t lines = 1 + rng() % 5000;
+    const size_t lines = 1 + rng() % 20000;  // some above the prefetch threshold
     const int probes = 1 + static_cast<int>(rng() % kLocalBloomMaxProbes);
     const auto inserted = testing::random_u64(lines * 512 / (probes * 2) + 1, rng());
     LocalBloom f = *LocalBloom::with_shape(lines * 64, probes);
