@@ -10,7 +10,8 @@
 //            (cold lines): one call per query ("single", RocksDB's Get), or
 //            arrays across filters ("batched", a MultiGet)
 //   fp_rate  percent of never-inserted keys reported present, per bits/key
-// The loops are templates over an implementation so the RocksDB peer driver
+// Each figure is the best of `reps` repetitions (the machine is shared; the
+// Python side reports the median over --runs). The loops are templates over an implementation so the RocksDB peer driver
 // (bench/peers/local_bloom_rocksdb.cc) times RocksDB with the same code.
 #pragma once
 
@@ -87,18 +88,6 @@ inline double bench_median(std::vector<double> v) {
   return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2);
 }
 
-// Median over reps of ns per op.
-template <class Body>
-double median_ns_per_op(int reps, double ops, Body&& body) {
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const double t0 = now_ns();
-    body();
-    t.push_back((now_ns() - t0) / ops);
-  }
-  return bench_median(t);
-}
-
 // The fixture every implementation is timed on (key ids only; bytes are
 // generated outside the timed loops).
 struct LocalBloomQueries {
@@ -142,7 +131,7 @@ void time_local_bloom(Impl& impl, const std::string& name, const LocalBloomBench
     const double keys = static_cast<double>(o.build_filters * k);
     std::vector<Filter> built;
     built.reserve(o.build_filters);
-    add("build", "", median_ns_per_op(o.reps, keys, [&] {
+    add("build", "", best_ns_per_op(o.reps, keys, [&] {
           built.clear();
           for (size_t f = 0; f < o.build_filters; ++f) {
             built.push_back(impl.build(q.build_keys.data() + f * k * kBenchKeyBytes, k, bpk));
@@ -157,14 +146,14 @@ void time_local_bloom(Impl& impl, const std::string& name, const LocalBloomBench
   for (auto [mode, keys] : {std::pair<const char*, const std::vector<uint8_t>*>{"inside", &q.inside},
                             {"outside", &q.outside},
                             {"mixed", &q.mixed}}) {
-    add("single", mode, median_ns_per_op(o.reps, nq, [&] {
+    add("single", mode, best_ns_per_op(o.reps, nq, [&] {
           uint64_t hits = 0;
           for (size_t i = 0; i < n; ++i) hits += impl.check(one, keys->data() + i * kBenchKeyBytes);
           keep(hits);
         }), nq);
   }
   std::vector<uint8_t> out(n);
-  add("batched", "mixed", median_ns_per_op(o.reps, nq, [&] {
+  add("batched", "mixed", best_ns_per_op(o.reps, nq, [&] {
         impl.check_batch(one, q.mixed.data(), n, out.data());
         keep(out[n / 2]);
       }), nq);
@@ -174,7 +163,7 @@ void time_local_bloom(Impl& impl, const std::string& name, const LocalBloomBench
     impl.rebind(random_set);
     const size_t rn = q.random_keys.size() / kBenchKeyBytes;
     const double rq = static_cast<double>(rn);
-    add("random", "single", median_ns_per_op(o.reps, rq, [&] {
+    add("random", "single", best_ns_per_op(o.reps, rq, [&] {
           uint64_t hits = 0;
           for (size_t i = 0; i < rn; ++i) {
             hits += impl.check(random_set[q.random_filter[i]], q.random_keys.data() + i * kBenchKeyBytes);
@@ -183,7 +172,7 @@ void time_local_bloom(Impl& impl, const std::string& name, const LocalBloomBench
         }), rq);
     if constexpr (Impl::kHasRandomBatch) {
       std::vector<uint8_t> rout(rn);
-      add("random", "batched", median_ns_per_op(o.reps, rq, [&] {
+      add("random", "batched", best_ns_per_op(o.reps, rq, [&] {
             impl.check_random_batch(random_set, q.random_filter.data(), q.random_keys.data(), rn,
                                     rout.data());
             keep(rout[rn / 2]);
