@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "pqfast/local_bloom.h"
 #include "timer.h"
 
 namespace pqfast::bench {
@@ -255,5 +256,73 @@ void measure_fp_rates(Impl& impl, const std::string& name, const LocalBloomBench
                                  "%", static_cast<double>(total), static_cast<double>(positives)});
   }
 }
+
+// ---- pqfast as a timed implementation (also used by the peer drivers) ----
+
+inline constexpr size_t kBenchHashChunk = 1024;  // keys hashed per step of a batched call
+
+// A filter and its view (a reader holds a view per filter; the view binds
+// the active SIMD implementation, so rebind() refreshes it per level).
+struct PqfastFilter {
+  LocalBloom filter;
+  LocalBloomView view;
+};
+
+struct PqfastImpl {
+  using Filter = PqfastFilter;
+  static constexpr bool kHasRandomBatch = true;
+  std::vector<int64_t> offsets;  // fixed 24-byte keys: 0, 24, 48, ...
+  std::vector<LocalBloomRef> refs;
+
+  explicit PqfastImpl(size_t max_keys) : offsets(max_keys + 1) {
+    for (size_t i = 0; i <= max_keys; ++i) offsets[i] = static_cast<int64_t>(i * kBenchKeyBytes);
+  }
+
+  Filter build(const uint8_t* keys, size_t n, double bits_per_key) const {
+    Filter f{std::move(*LocalBloom::build_from_keys(keys, n * kBenchKeyBytes, offsets.data(), n,
+                                                    bits_per_key)),
+             {}};
+    f.view = f.filter.view();
+    return f;
+  }
+  static int num_probes_for(double bits_per_key) {
+    return local_bloom_num_probes(*local_bloom_millibits_per_key(bits_per_key));
+  }
+  // A filter with a given probe count (RocksDB's sizing otherwise).
+  Filter build_with_probes(const uint8_t* keys, size_t n, double bits_per_key, int probes) const {
+    std::vector<uint64_t> hashes(n);
+    (void)rocksdb_hash64_keys(keys, n * kBenchKeyBytes, offsets.data(), n, hashes.data());
+    const size_t bytes = local_bloom_payload_bytes(n, *local_bloom_millibits_per_key(bits_per_key));
+    Filter f{std::move(*LocalBloom::with_shape(bytes, probes)), {}};
+    f.filter.insert_hashes(hashes.data(), n);
+    f.view = f.filter.view();
+    return f;
+  }
+  void rebind(std::vector<Filter>& set) {
+    refs.clear();
+    for (auto& f : set) {
+      f.view = f.filter.view();
+      refs.push_back(LocalBloomRef{f.filter.block(), f.filter.num_lines(), f.filter.num_probes()});
+    }
+  }
+  static bool check(const Filter& f, const uint8_t* key) {
+    return f.view.check_key(key, kBenchKeyBytes);
+  }
+  void check_batch(const Filter& f, const uint8_t* keys, size_t n, uint8_t* out) const {
+    (void)f.view.check_keys(keys, n * kBenchKeyBytes, offsets.data(), n, out);
+  }
+  // A MultiGet across files: hash a chunk, then probe it with lines prefetched.
+  void check_random_batch(const std::vector<Filter>&, const uint32_t* filter, const uint8_t* keys,
+                          size_t n, uint8_t* out) const {
+    uint64_t hashes[kBenchHashChunk];
+    for (size_t i = 0; i < n; i += kBenchHashChunk) {
+      const size_t m = std::min(kBenchHashChunk, n - i);
+      for (size_t j = 0; j < m; ++j) {
+        hashes[j] = rocksdb_hash64(keys + (i + j) * kBenchKeyBytes, kBenchKeyBytes);
+      }
+      local_bloom_check_many(refs.data(), filter + i, hashes, m, out + i);
+    }
+  }
+};
 
 }  // namespace pqfast::bench

@@ -1,16 +1,19 @@
 // pqfast_peer_local_bloom: RocksDB 7.8.3's FastLocalBloom timed with the
-// loops of `pqfast bench local-bloom` (bench/local_bloom_bench.h). Prints one
-// JSON row per line; implementation "rocksdb".
+// loops of `pqfast bench local-bloom` (bench/local_bloom_bench.h), in the
+// same process as pqfast's active implementation and interleaved with it
+// (--interleave rounds, median of each), so the ratios see the same machine
+// load. Prints one JSON row per line; implementations "rocksdb" and
+// "pqfast_<simd level>".
 //
 //   build    RocksDB's builder (AddKey per key, Finish), from its public
 //            FilterPolicy::GetBuilderWithContext
 //   single   FilterBitsReader::MayMatch(key) (what a Get does)
 //   batched  FilterBitsReader::MayMatch(n, keys, out) in batches of 32
 //            (MultiGet's batch size; RocksDB hashes and prefetches the batch)
-//   random   MayMatch(key) on a random filter of the ~200 MB set; the set's
-//            blocks are built by pqfast (byte-identical to RocksDB's, see
-//            tests/cpp/local_bloom_test.cc) to save RocksDB's build time,
-//            and read by RocksDB's own readers
+//   random   MayMatch(key) on a random filter of the ~200 MB set; RocksDB's
+//            readers read the very blocks pqfast built and queries (the bytes
+//            are identical to RocksDB's, see tests/cpp/local_bloom_test.cc),
+//            so both read the same memory
 //   fp_rate  RocksDB's filters and reader
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +23,7 @@
 
 #include "local_bloom_bench.h"
 #include "pqfast/local_bloom.h"
+#include "pqfast/simd.h"
 #include "rocksdb_filter_peer.h"
 
 namespace pqfast::bench {
@@ -27,7 +31,7 @@ namespace {
 
 struct RocksDbImpl {
   struct Filter {
-    std::string block;
+    std::string block;  // empty when the reader reads pqfast's bytes
     std::unique_ptr<rocksdb::FilterBitsReader> reader;
   };
   static constexpr bool kHasRandomBatch = false;
@@ -87,6 +91,7 @@ void print(const LocalBloomRow& r) {
 int main(int argc, char** argv) {
   using namespace pqfast::bench;
   LocalBloomBenchOptions o;
+  int interleave = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     const char* v = argv[i + 1];
@@ -98,6 +103,7 @@ int main(int argc, char** argv) {
     else if (a == "--reps") o.reps = std::atoi(v);
     else if (a == "--fp-filters") o.fp_filters = std::strtoull(v, nullptr, 10);
     else if (a == "--fp-queries") o.fp_queries = std::atof(v);
+    else if (a == "--interleave") interleave = std::atoi(v);
     else if (a == "--fp-bits") {
       o.fp_bits.clear();
       for (const char* p = v; *p;) {
@@ -117,30 +123,36 @@ int main(int argc, char** argv) {
     return 2;
   }
   const LocalBloomQueries q = make_local_bloom_queries(o);
+  PqfastImpl pq(std::max(o.keys_per_filter, o.queries));
   RocksDbImpl impl;
+  std::vector<PqfastFilter> pq_set;
   std::vector<RocksDbImpl::Filter> random_set;
   if (o.random_footprint > 0) {
-    // Blocks by pqfast (byte-identical to RocksDB's), readers by RocksDB.
+    pq_set = build_random_set(pq, o, q.random_filters);
     auto& pol = impl.policy(o.bits_per_key);
-    std::vector<uint8_t> keys(o.keys_per_filter * kBenchKeyBytes);
-    std::vector<int64_t> offsets(o.keys_per_filter + 1);
-    for (size_t i = 0; i <= o.keys_per_filter; ++i) offsets[i] = static_cast<int64_t>(i * kBenchKeyBytes);
-    random_set.reserve(q.random_filters);
-    for (size_t f = 0; f < q.random_filters; ++f) {
-      for (size_t i = 0; i < o.keys_per_filter; ++i) {
-        bench_key(inside_id(f + 1000, i), keys.data() + i * kBenchKeyBytes);
-      }
-      auto lb = pqfast::LocalBloom::build_from_keys(keys.data(), keys.size(), offsets.data(),
-                                                    o.keys_per_filter, o.bits_per_key);
-      const auto bytes = lb->serialize();
+    random_set.reserve(pq_set.size());
+    for (const auto& f : pq_set) {
       RocksDbImpl::Filter rf;
-      rf.block.assign(bytes.begin(), bytes.end());
-      rf.reader = pol.reader(rf.block);
+      rf.reader = std::unique_ptr<rocksdb::FilterBitsReader>(
+          pol.policy().GetFilterBitsReader(rocksdb::Slice(reinterpret_cast<const char*>(f.filter.block()),
+                                                          f.filter.block_bytes())));
       random_set.push_back(std::move(rf));
     }
   }
-  std::vector<LocalBloomRow> rows;
-  time_local_bloom(impl, "rocksdb", o, q, random_set, rows);
+  const std::string pq_name = std::string("pqfast_") + pqfast::simd_level_name(pqfast::simd_level());
+  std::vector<std::vector<LocalBloomRow>> rounds;
+  for (int r = 0; r < std::max(1, interleave); ++r) {
+    std::vector<LocalBloomRow> rows;
+    time_local_bloom(pq, pq_name, o, q, pq_set, rows);
+    time_local_bloom(impl, "rocksdb", o, q, random_set, rows);
+    rounds.push_back(std::move(rows));
+  }
+  std::vector<LocalBloomRow> rows = rounds[0];
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::vector<double> v;
+    for (const auto& round : rounds) v.push_back(round[i].value);
+    rows[i].value = bench_median(v);
+  }
   if (!o.fp_bits.empty()) measure_fp_rates(impl, "rocksdb", o, 1.0, rows);
   for (const auto& r : rows) print(r);
   return 0;

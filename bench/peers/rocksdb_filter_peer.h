@@ -92,6 +92,8 @@ class RocksDbFilter {
     return std::string(s.data(), s.size());
   }
 
+  const rocksdb::FilterPolicy& policy() const { return *options_.filter_policy; }
+
   // RocksDB's reader over a block the caller keeps alive.
   std::unique_ptr<rocksdb::FilterBitsReader> reader(const std::string& block) const {
     return std::unique_ptr<rocksdb::FilterBitsReader>(

@@ -66,13 +66,13 @@ def find_peer() -> str | None:
     return shutil.which(PEER)
 
 
-def _run_peer(peer: str, s: dict, fp: bool, progress: Progress | None) -> list[dict]:
-    args = [peer, "--bits-per-key", str(s["bits_per_key"]), "--keys-per-filter", str(s["keys_per_filter"]),
+def _run_peer(peer: str, s: dict, fp: bool, rounds: int, progress: Progress | None) -> list[dict]:
+    args = [peer, "--interleave", str(rounds), "--bits-per-key", str(s["bits_per_key"]), "--keys-per-filter", str(s["keys_per_filter"]),
             "--build-filters", str(s["build_filters"]), "--random-footprint", str(s["random_footprint"]),
             "--queries", str(s["queries"]), "--reps", str(s["reps"]), "--fp-filters", str(s["fp_filters"]),
             "--fp-queries", str(s["fp_queries"] / 4), "--fp-bits", ",".join(str(b) for b in (FP_BITS if fp else []))]
     if progress:
-        progress.message("RocksDB 7.8.3 (peer driver)")
+        progress.message(f"RocksDB 7.8.3 and pqfast interleaved in the peer driver ({rounds} rounds)")
     proc = subprocess.run(args, capture_output=True, text=True)
     if proc.returncode != 0:
         raise RuntimeError(f"{peer} failed ({proc.returncode}): {proc.stderr.strip()}")
@@ -91,12 +91,9 @@ def measure(quick: bool, runs: int = 1, bits_per_key: float = 10.0, rocksdb: boo
     all_runs = []
     for run in range(max(1, runs)):
         fp_bits = FP_BITS if run == 0 else []  # FP rates are counts, not timings: once
-        rows = _pqfast._bench_local_bloom(s["bits_per_key"], s["keys_per_filter"], s["build_filters"],
-                                          s["random_footprint"], s["queries"], s["reps"], fp_bits,
-                                          s["fp_filters"], s["fp_queries"], cb)
-        if peer:
-            rows += _run_peer(peer, s, run == 0, progress)
-        all_runs.append(rows)
+        all_runs.append(_pqfast._bench_local_bloom(s["bits_per_key"], s["keys_per_filter"], s["build_filters"],
+                                                   s["random_footprint"], s["queries"], s["reps"], fp_bits,
+                                                   s["fp_filters"], s["fp_queries"], cb))
     rows = all_runs[0]
     for r in rows:
         if r["metric"] != "fp_rate":
@@ -107,13 +104,25 @@ def measure(quick: bool, runs: int = 1, bits_per_key: float = 10.0, rocksdb: boo
             r["rocksdb_published"] = pub
             if pub:
                 r["relative_to_published"] = r["value"] / pub - 1.0
-    # Ratios to RocksDB measured in this run.
-    ref = {(r["metric"], r["mode"], r["bits_per_key"]): r["value"] for r in rows if r["implementation"] == "rocksdb"}
-    for r in rows:
-        k = (r["metric"], r["mode"], r["bits_per_key"])
-        if r["metric"] != "fp_rate" and k in ref and r["implementation"] != "rocksdb" and r["value"] > 0:
-            r["speedup_vs_rocksdb"] = ref[k] / r["value"]
-    if not peer:
+    if peer:
+        # RocksDB and pqfast's active implementation, interleaved in one process
+        # (medians of the rounds): the ratios see the same machine load.
+        peer_rows = _run_peer(peer, s, True, max(3, runs), progress)
+        for r in peer_rows:
+            r["same_process"] = True
+        ref = {(r["metric"], r["mode"], r["bits_per_key"]): r["value"]
+               for r in peer_rows if r["implementation"] == "rocksdb"}
+        for r in peer_rows:
+            k = (r["metric"], r["mode"], r["bits_per_key"])
+            if r["implementation"] != "rocksdb" and r["metric"] != "fp_rate" and k in ref and r["value"] > 0:
+                r["speedup_vs_rocksdb"] = ref[k] / r["value"]
+            if r["metric"] == "fp_rate":
+                pub = ROCKSDB_PUBLISHED_FP.get(int(r["bits_per_key"]))
+                r["rocksdb_published"] = pub
+                if pub:
+                    r["relative_to_published"] = r["value"] / pub - 1.0
+        rows += peer_rows
+    else:
         rows.append({"metric": "note", "mode": "", "implementation": "rocksdb", "bits_per_key": s["bits_per_key"],
                      "value": 0.0, "unit": "", "note": "RocksDB peer driver not found (build with -DPQFAST_PEERS=ON and librocksdb-dev)"})
     return rows
@@ -125,18 +134,30 @@ def run(args) -> int:
     progress.close()
     if args.json:
         keep = ("metric", "mode", "implementation", "bits_per_key", "value", "unit", "ops", "positives",
-                "rocksdb_published", "relative_to_published", "speedup_vs_rocksdb", "note")
+                "rocksdb_published", "relative_to_published", "speedup_vs_rocksdb", "same_process", "note")
         for r in rows:
             print(json.dumps({k: r[k] for k in keep if k in r}))
         return 0
-    timed = [r for r in rows if r["metric"] in ("build", "single", "batched", "random")]
+    timed = [r for r in rows if r["metric"] in ("build", "single", "batched", "random") and not r.get("same_process")]
     print(f"FastLocalBloom at {args.bits_per_key:g} bits/key, 24-byte keys, hashing included, "
           f"~10k keys/filter; random = 200 MiB of filters. SIMD active: {_pqfast.simd_level()}")
-    print(format_table(
-        ["metric", "mode", "implementation", "ns/op", "vs rocksdb"],
-        [[r["metric"], r["mode"], r["implementation"], r["value"],
-          f"{r['speedup_vs_rocksdb']:.2f}x" if "speedup_vs_rocksdb" in r else ""] for r in timed],
-    ))
+    print(format_table(["metric", "mode", "implementation", "ns/op"],
+                       [[r["metric"], r["mode"], r["implementation"], r["value"]] for r in timed]))
+    side = [r for r in rows if r.get("same_process") and r["metric"] != "fp_rate"]
+    if side:
+        print()
+        print("Side by side in one process, interleaved (median of rounds): pqfast vs RocksDB 7.8.3 (Debian build, no AVX2)")
+        by = {}
+        for r in side:
+            by.setdefault((r["metric"], r["mode"]), {})[r["implementation"]] = r
+        table = []
+        for (metric, mode), impls in by.items():
+            ours = next((v for k, v in impls.items() if k != "rocksdb"), None)
+            theirs = impls.get("rocksdb")
+            table.append([metric, mode, ours["implementation"] if ours else "", ours["value"] if ours else "",
+                          theirs["value"] if theirs else "n/a",
+                          f"{ours['speedup_vs_rocksdb']:.2f}x" if ours and "speedup_vs_rocksdb" in ours else ""])
+        print(format_table(["metric", "mode", "pqfast", "pqfast ns/op", "rocksdb ns/op", "speedup"], table))
     fps = [r for r in rows if r["metric"] == "fp_rate"]
     if fps:
         print()
