@@ -107,7 +107,8 @@ inline uint64_t xp_17to128(const uint8_t* p, size_t len) {
   return xp_avalanche(acc);
 }
 
-inline uint64_t xp_129to240(const uint8_t* p, size_t len) {
+// Out of line (as in xxHash) so callers of the short paths keep a light frame.
+[[gnu::noinline]] inline uint64_t xp_129to240(const uint8_t* p, size_t len) {
   const uint8_t* s = kXxph3Secret;
   uint64_t acc = len * kP64_1;
   for (size_t i = 0; i < 8; ++i) acc += xp_mix16(p + 16 * i, s + 16 * i);
@@ -136,7 +137,7 @@ inline void xp_scramble(uint64_t* acc, const uint8_t* secret) {
   }
 }
 
-inline uint64_t xp_long(const uint8_t* p, size_t len) {
+[[gnu::noinline]] inline uint64_t xp_long(const uint8_t* p, size_t len) {
   const uint8_t* s = kXxph3Secret;
   constexpr size_t kSecretSize = sizeof(kXxph3Secret);
   constexpr size_t kStripesPerBlock = (kSecretSize - 64) / 8;  // 16
