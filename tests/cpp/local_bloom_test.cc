@@ -366,6 +366,37 @@ TEST(LocalBloom, MalformedBlocksAreReportedClearly) {
   EXPECT_FALSE(LocalBloomView::make(good.data(), 0, 6).ok());
 }
 
+// Arbitrary bytes never crash parse or the queries of what it accepts, and
+// the verdict on every trailer matches inspect_filter_block.
+TEST(LocalBloom, ArbitraryBlocksParseSafely) {
+  std::mt19937_64 rng(11);
+  for (int iter = 0; iter < 20000; ++iter) {
+    const size_t len = rng() % 300;
+    std::vector<uint8_t> b(len);
+    for (auto& x : b) x = static_cast<uint8_t>(rng());
+    if (len >= 5 && (iter & 1)) {  // steer half towards FastLocalBloom-looking trailers
+      b[len - 5] = 0xff;
+      b[len - 4] = 0;
+      b[len - 3] = static_cast<uint8_t>(rng() % 40);
+      b[len - 2] = 0;
+      b[len - 1] = 0;
+    }
+    auto v = LocalBloomView::parse(b.data(), b.size());
+    const FilterBlockInfo info = inspect_filter_block(b.data(), b.size());
+    if (!v.ok()) {
+      EXPECT_FALSE(v.error().message.empty());
+      continue;
+    }
+    EXPECT_EQ(v->kind(), info.kind);
+    const uint64_t q[4] = {rng(), rng(), rng(), rng()};
+    uint8_t out[4];
+    v->check_hashes(q, 4, out);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(out[i] != 0, v->check_hash(q[i]));
+    const char key[3] = {'a', 'b', 'c'};
+    (void)v->check_key(key, 3);
+  }
+}
+
 #if defined(PQFAST_HAVE_ROCKSDB)
 
 TEST(LocalBloomRocksDb, HashEqualsRocksDbsOwn) {
