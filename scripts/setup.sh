@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake ninja-build g++ libgtest-dev libxxhash-dev librocksdb-dev python3-venv)
-if [ "${PQFAST_WITH_NEON:-0}" = "1" ]; then
-  APT_PACKAGES+=(g++-aarch64-linux-gnu qemu-user)
-fi
+# Build tools; GoogleTest; peers (libxxhash, RocksDB); clang for libFuzzer;
+# the AArch64 cross compiler and qemu-user to test the NEON kernels.
+APT_PACKAGES=(cmake ninja-build g++ googletest libgtest-dev libxxhash-dev librocksdb-dev python3-venv
+              clang libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -39,6 +39,7 @@ if _simd_problem:
         sys.exit(2)
     raise ImportError(f"pqfast: {_simd_problem}")
 
+from . import delta  # noqa: E402
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf  # noqa: E402
@@ -50,6 +51,7 @@ __all__ = [
     "Sbbf",
     "__version__",
     "available_simd_levels",
+    "delta",
     "hash_values",
     "rocksdb_hash64",
     "set_simd_level",

@@ -3,6 +3,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "delta_bench.h"
 #include "local_bloom_bench.h"
 #include "sbbf_bench.h"
 
@@ -65,6 +66,24 @@ void bind_bench(nb::module_& m) {
     return rows_to_python(rows);
   }, nb::arg("footprints"), nb::arg("probes"), nb::arg("reps"), nb::arg("progress") = nb::none());
 
+  m.def("_bench_delta", [](size_t page_values, int iters, int reps, nb::object progress) {
+    bench::DeltaBenchOptions o;
+    o.page_values = page_values;
+    o.iters = iters;
+    o.reps = reps;
+    if (!progress.is_none()) {
+      o.progress = [progress](const std::string& msg) {
+        nb::gil_scoped_acquire gil;
+        progress(msg);
+      };
+    }
+    std::vector<bench::Row> rows;
+    {
+      nb::gil_scoped_release release;
+      rows = bench::run_delta_bench(o);
+    }
+    return rows_to_python(rows);
+  }, nb::arg("page_values"), nb::arg("iters"), nb::arg("reps"), nb::arg("progress") = nb::none());
   m.def("_bench_local_bloom", [](double bits_per_key, size_t keys_per_filter, size_t build_filters,
                                  uint64_t random_footprint, size_t queries, int reps,
                                  std::vector<double> fp_bits, size_t fp_filters, double fp_queries,

@@ -54,6 +54,7 @@ ByteView byte_view(nb::handle obj);
 void bind_core(nb::module_& m);
 void bind_sbbf(nb::module_& m);
 void bind_local_bloom(nb::module_& m);
+void bind_delta(nb::module_& m);
 void bind_bench(nb::module_& m);
 
 }  // namespace pqfast::py

@@ -24,5 +24,6 @@ NB_MODULE(_pqfast, m) {
   bind_core(m);
   bind_sbbf(m);
   bind_local_bloom(m);
+  bind_delta(m);
   bind_bench(m);
 }

@@ -1,0 +1,273 @@
+// DELTA_BINARY_PACKED kernels for AVX2 (+ BMI2).
+//
+// Unpack: a group of 8 values of width W fills exactly W bytes. Each 128-bit
+// lane loads the 16 bytes from its first value's byte and one vpshufb moves
+// every value's bytes into place (constant controls per width), then a
+// variable shift and a mask. INT64 widths 58..63 (9 bytes per value) funnel two
+// scalar loads per value. INT32 uses 8 x 32-bit lanes up to 25
+// bits and 64-bit extraction narrowed to 32 bits above (the wrap of DuckDB's
+// 33..64-bit INT32 miniblocks). Prefix sum: in-register scan, then the
+// carry between vectors is one add of the broadcast vector total.
+#include <immintrin.h>
+
+#include "delta/kernels.h"
+
+namespace pqfast::delta {
+namespace {
+
+struct alignas(32) Control32 {
+  uint8_t b[32];
+};
+struct alignas(32) Lanes4x64 {
+  uint64_t q[4];
+};
+struct alignas(32) Lanes8x32 {
+  uint32_t d[8];
+};
+
+// Values 4h..4h+3 of a group as 64-bit lanes; 128-bit lane L holds values
+// j0 = 4h + 2L and j0 + 1 and loads from j0's first byte.
+constexpr Control32 shuffle64(int w, int h) {
+  Control32 c{};
+  for (int lane = 0; lane < 2; ++lane) {
+    const int j0 = 4 * h + 2 * lane;
+    for (int v = 0; v < 2; ++v) {
+      const int rel = first_byte(j0 + v, w) - first_byte(j0, w);
+      for (int k = 0; k < 8; ++k) c.b[16 * lane + 8 * v + k] = static_cast<uint8_t>(rel + k > 15 ? 0x80 : rel + k);
+    }
+  }
+  return c;
+}
+constexpr Lanes4x64 shifts64(int w, int h) {
+  Lanes4x64 s{};
+  for (int i = 0; i < 4; ++i) s.q[i] = static_cast<uint64_t>(bit_shift(4 * h + i, w));
+  return s;
+}
+// Values 0..7 of a group as 32-bit lanes (w <= 25); lane L loads from value 4L's byte.
+constexpr Control32 shuffle32(int w) {
+  Control32 c{};
+  for (int lane = 0; lane < 2; ++lane) {
+    for (int v = 0; v < 4; ++v) {
+      const int rel = first_byte(4 * lane + v, w) - first_byte(4 * lane, w);
+      for (int k = 0; k < 4; ++k) c.b[16 * lane + 4 * v + k] = static_cast<uint8_t>(rel + k > 15 ? 0x80 : rel + k);
+    }
+  }
+  return c;
+}
+constexpr Lanes8x32 shifts32(int w) {
+  Lanes8x32 s{};
+  for (int i = 0; i < 8; ++i) s.d[i] = static_cast<uint32_t>(bit_shift(i, w));
+  return s;
+}
+
+inline __m256i load2x128(const uint8_t* lo, const uint8_t* hi) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(lo))),
+                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(hi)), 1);
+}
+inline __m256i load256(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// The 4 values 4h..4h+3 of the group at p, as 64-bit lanes, masked to W bits.
+template <int W, int H>
+inline __m256i unpack4x64(const uint8_t* p) {
+  if constexpr (W == 64) {
+    return load256(p + 32 * H);
+  } else if constexpr (W <= 57) {
+    static constexpr Control32 kCtl = shuffle64(W, H);
+    static constexpr Lanes4x64 kShift = shifts64(W, H);
+    const __m256i bytes = load2x128(p + first_byte(4 * H, W), p + first_byte(4 * H + 2, W));
+    const __m256i v = _mm256_srlv_epi64(_mm256_shuffle_epi8(bytes, load256(kCtl.b)), load256(kShift.q));
+    return _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(low_mask64(W))));
+  } else {
+    // 58..63 bits: a value can straddle 9 bytes. Funnel two scalar loads per
+    // value (no gathers: slow on many cores, and microcoded after Intel's
+    // GDS mitigation).
+    // (Built with inserts, not stored and reloaded: four narrow stores do
+    // not forward to one wide load.)
+    auto value = [p](int j) {
+      const uint8_t* q = p + first_byte(j, W);
+      const int s = bit_shift(j, W);
+      return static_cast<long long>(s == 0 ? load_u64(q) : (load_u64(q) >> s) | (uint64_t{q[8]} << (64 - s)));
+    };
+    const __m256i v = _mm256_setr_epi64x(value(4 * H), value(4 * H + 1), value(4 * H + 2), value(4 * H + 3));
+    return _mm256_and_si256(v, _mm256_set1_epi64x(static_cast<long long>(low_mask64(W))));
+  }
+}
+
+inline __m256i scan4x64(__m256i x) {
+  x = _mm256_add_epi64(x, _mm256_slli_si256(x, 8));  // within each 128-bit lane
+  const __m256i t = _mm256_permute4x64_epi64(x, _MM_SHUFFLE(1, 1, 1, 1));
+  return _mm256_add_epi64(x, _mm256_blend_epi32(_mm256_setzero_si256(), t, 0xF0));
+}
+inline __m256i scan8x32(__m256i x) {
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 4));
+  x = _mm256_add_epi32(x, _mm256_slli_si256(x, 8));
+  const __m256i t = _mm256_shuffle_epi32(x, 0xFF);  // each lane's total, broadcast in-lane
+  return _mm256_add_epi32(x, _mm256_permute2x128_si256(t, t, 0x08));  // [0, low lane's total]
+}
+
+// Low 32 bits of two 4 x 64-bit vectors, in order.
+inline __m256i narrow(__m256i a, __m256i b) {
+  const __m256 packed = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(2, 0, 2, 0));
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(packed), _MM_SHUFFLE(3, 1, 2, 0));
+}
+
+template <int W>
+inline __m256i unpack8x32(const uint8_t* p) {
+  if constexpr (W == 32) {
+    return load256(p);
+  } else if constexpr (W <= 25) {
+    static constexpr Control32 kCtl = shuffle32(W);
+    static constexpr Lanes8x32 kShift = shifts32(W);
+    const __m256i bytes = load2x128(p, p + first_byte(4, W));
+    const __m256i v = _mm256_srlv_epi32(_mm256_shuffle_epi8(bytes, load256(kCtl.b)), load256(kShift.d));
+    return _mm256_and_si256(v, _mm256_set1_epi32(static_cast<int>(low_mask32(W))));
+  } else {  // 26..31 and 33..64: extract 64-bit, keep the low 32 bits
+    return narrow(unpack4x64<W, 0>(p), unpack4x64<W, 1>(p));
+  }
+}
+
+// ---- INT64 ------------------------------------------------------------------
+
+template <int W>
+inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md, __m256i carry, uint64_t* out) {
+  if constexpr (W == 0) {
+    auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
+    __m256i v = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
+    const __m256i step = _mm256_set1_epi64x(times(4));
+    for (size_t i = 0; i < n; i += 4) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
+      v = _mm256_add_epi64(v, step);
+    }
+    return _mm256_add_epi64(carry, _mm256_set1_epi64x(times(n)));
+  } else if constexpr (W <= 25) {
+    // Narrow path: unpack 8 values into 32-bit lanes and scan them there (8
+    // values below 2^25 cannot overflow 32 bits), then widen and add the
+    // min delta as a ramp (i + 1) * min_delta in 64 bits: fewer operations
+    // than scanning two 4 x 64-bit vectors.
+    // The running value is kept pre-added to the ramps: base_lo = carry +
+    // (1..4) * min_delta, base_hi = carry + (5..8) * min_delta. The ramps are
+    // built with adds and blends (no 64-bit multiply in AVX2), once per call.
+    const __m256i md2 = _mm256_add_epi64(md, md);
+    const __m256i md4 = _mm256_add_epi64(md2, md2);
+    __m256i ramp = _mm256_blend_epi32(md, md2, 0x0C);
+    ramp = _mm256_blend_epi32(ramp, _mm256_add_epi64(md2, md), 0x30);
+    ramp = _mm256_blend_epi32(ramp, md4, 0xC0);
+    __m256i base_lo = _mm256_add_epi64(carry, ramp);
+    __m256i base_hi = _mm256_add_epi64(base_lo, md4);
+    const __m256i step = _mm256_add_epi64(md4, md4);
+    for (size_t i = 0; i < n; i += 8, in += W) {
+      __m256i s = unpack8x32<W>(in);
+      s = _mm256_add_epi32(s, _mm256_slli_si256(s, 4));  // scan within each 128-bit lane
+      s = _mm256_add_epi32(s, _mm256_slli_si256(s, 8));
+      const __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s));
+      __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1));
+      hi = _mm256_add_epi64(hi, _mm256_permute4x64_epi64(lo, 0xFF));  // the low half's total, in 64 bits
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(lo, base_lo));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(hi, base_hi));
+      const __m256i t = _mm256_add_epi64(step, _mm256_permute4x64_epi64(hi, 0xFF));
+      base_lo = _mm256_add_epi64(base_lo, t);
+      base_hi = _mm256_add_epi64(base_hi, t);
+    }
+    // Lane 0 of base_lo is carry + min_delta: recover the carry in every lane.
+    return _mm256_sub_epi64(_mm256_permute4x64_epi64(base_lo, 0), md);
+  } else {
+    for (size_t i = 0; i < n; i += 8, in += W) {
+      const __m256i s0 = scan4x64(_mm256_add_epi64(unpack4x64<W, 0>(in), md));
+      const __m256i s1 = scan4x64(_mm256_add_epi64(unpack4x64<W, 1>(in), md));
+      const __m256i t0 = _mm256_permute4x64_epi64(s0, 0xFF);
+      const __m256i t1 = _mm256_permute4x64_epi64(s1, 0xFF);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(s0, carry));
+      const __m256i c1 = _mm256_add_epi64(carry, t0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(s1, c1));
+      carry = _mm256_add_epi64(carry, _mm256_add_epi64(t0, t1));
+    }
+    return carry;
+  }
+}
+
+inline uint64_t lane0_64(__m256i v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(v))); }
+
+template <int W>
+uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+  const __m256i md = _mm256_set1_epi64x(static_cast<long long>(min_delta));
+  return lane0_64(run64<W>(in, n, min_delta, md, _mm256_set1_epi64x(static_cast<long long>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE64(w) \
+  case w: carry = run64<w>(in, vpm, min_delta, md, carry, out); break;
+uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
+                 uint64_t last, uint64_t* out) {
+  const __m256i md = _mm256_set1_epi64x(static_cast<long long>(min_delta));
+  __m256i carry = _mm256_set1_epi64x(static_cast<long long>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE64) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_64(carry);
+}
+#undef PQFAST_DELTA_CASE64
+
+// ---- INT32 ------------------------------------------------------------------
+
+template <int W>
+inline __m256i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md, __m256i carry, uint32_t* out) {
+  if constexpr (W == 0) {
+    __m256i v = _mm256_add_epi32(carry, _mm256_mullo_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), md));
+    const __m256i step = _mm256_set1_epi32(static_cast<int>(min_delta * 8));
+    for (size_t i = 0; i < n; i += 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
+      v = _mm256_add_epi32(v, step);
+    }
+    return _mm256_add_epi32(carry, _mm256_set1_epi32(static_cast<int>(min_delta * static_cast<uint32_t>(n))));
+  } else {
+    const __m256i bcast_last = _mm256_set1_epi32(7);
+    for (size_t i = 0; i < n; i += 16, in += 2 * W) {
+      const __m256i s0 = scan8x32(_mm256_add_epi32(unpack8x32<W>(in), md));
+      const __m256i s1 = scan8x32(_mm256_add_epi32(unpack8x32<W>(in + W), md));
+      const __m256i t0 = _mm256_permutevar8x32_epi32(s0, bcast_last);
+      const __m256i t1 = _mm256_permutevar8x32_epi32(s1, bcast_last);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi32(s0, carry));
+      const __m256i c1 = _mm256_add_epi32(carry, t0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_add_epi32(s1, c1));
+      carry = _mm256_add_epi32(carry, _mm256_add_epi32(t0, t1));
+    }
+    return carry;
+  }
+}
+
+inline uint32_t lane0_32(__m256i v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(v))); }
+
+template <int W>
+uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+  const __m256i md = _mm256_set1_epi32(static_cast<int>(min_delta));
+  return lane0_32(run32<W>(in, n, min_delta, md, _mm256_set1_epi32(static_cast<int>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE32(w) \
+  case w: carry = run32<w>(in, vpm, min_delta, md, carry, out); break;
+uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                 uint32_t last, uint32_t* out) {
+  const __m256i md = _mm256_set1_epi32(static_cast<int>(min_delta));
+  __m256i carry = _mm256_set1_epi32(static_cast<int>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE32) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_32(carry);
+}
+#undef PQFAST_DELTA_CASE32
+
+}  // namespace
+
+#define PQFAST_DELTA_AVX2_32(w) miniblock32<w>,
+#define PQFAST_DELTA_AVX2_64(w) miniblock64<w>,
+const DeltaKernels kAvx2DeltaKernels = {
+    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX2_32)},
+    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX2_64)},
+    block32,
+    block64,
+};
+#undef PQFAST_DELTA_AVX2_32
+#undef PQFAST_DELTA_AVX2_64
+
+}  // namespace pqfast::delta

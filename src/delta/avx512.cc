@@ -1,0 +1,232 @@
+// DELTA_BINARY_PACKED kernels for AVX-512 (F/BW/VL/DQ + VBMI/VBMI2).
+//
+// Unpack: 8 values of width W fill exactly W bytes, so every group of 8
+// (INT64) or 16 (INT32) values starts on a byte boundary and its values sit
+// at fixed bit offsets. One unaligned 64-byte load, one vpermb that moves
+// each value's bytes into its lane (constant indices per width), one
+// variable shift and a mask; widths whose values straddle one byte more than
+// a lane holds use VBMI2's funnel shift (vpshrdv) over a second vpermb.
+// Prefix sum: log-step in-register scan (3 or 4 shifted adds) whose results
+// do not depend on the previous vector; the carry chain between vectors is a
+// single add of the broadcast vector total, off the scan's critical path.
+// block32/block64 switch on each miniblock's width with the running value
+// kept in a register.
+//
+// GCC 12 warns inside its own _mm512_undefined_* helpers when they are inlined here.
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+
+#include "delta/kernels.h"
+
+namespace pqfast::delta {
+namespace {
+
+struct alignas(64) Table64 {
+  uint8_t b[64];
+};
+struct alignas(64) Shifts64 {
+  uint64_t q[8];
+};
+struct alignas(64) Shifts32 {
+  uint32_t d[16];
+};
+
+// 64-bit lanes: lane j gets the 8 bytes from value j's first byte (+ extra).
+constexpr Table64 lane64_bytes(int w, int extra) {
+  Table64 t{};
+  for (int j = 0; j < 8; ++j) {
+    for (int k = 0; k < 8; ++k) t.b[8 * j + k] = static_cast<uint8_t>((first_byte(j, w) + extra + k) & 63);
+  }
+  return t;
+}
+constexpr Shifts64 lane64_shifts(int w) {
+  Shifts64 s{};
+  for (int j = 0; j < 8; ++j) s.q[j] = static_cast<uint64_t>(bit_shift(j, w));
+  return s;
+}
+// 32-bit lanes over 16 values; `mod` 64 (one register) or 128 (two).
+constexpr Table64 lane32_bytes(int w, int extra, int mod) {
+  Table64 t{};
+  for (int j = 0; j < 16; ++j) {
+    for (int k = 0; k < 4; ++k) {
+      t.b[4 * j + k] = static_cast<uint8_t>((first_byte(j, w) + extra + k) & (mod - 1));
+    }
+  }
+  return t;
+}
+constexpr Shifts32 lane32_shifts(int w) {
+  Shifts32 s{};
+  for (int j = 0; j < 16; ++j) s.d[j] = static_cast<uint32_t>(bit_shift(j, w));
+  return s;
+}
+
+inline __m512i load_table(const void* p) { return _mm512_load_si512(p); }
+
+// Inclusive prefix sums within one register.
+inline __m512i scan8x64(__m512i v) {
+  v = _mm512_add_epi64(v, _mm512_bslli_epi128(v, 8));                            // pairs, in-lane
+  v = _mm512_add_epi64(v, _mm512_maskz_permutex_epi64(0xCC, v, _MM_SHUFFLE(1, 1, 1, 1)));  // quads
+  return _mm512_add_epi64(v, _mm512_maskz_permutexvar_epi64(0xF0, _mm512_set1_epi64(3), v));
+}
+inline __m512i scan16x32(__m512i v) {
+  const __m512i z = _mm512_setzero_si512();
+  v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 15));
+  v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 14));
+  v = _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 12));
+  return _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 8));
+}
+
+// ---- INT64 ------------------------------------------------------------------
+
+// Decodes n values (a multiple of 8) into out; `carry` holds the running
+// value in every lane and is returned advanced past the last one.
+template <int W>
+inline __m512i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md, __m512i carry, uint64_t* out) {
+  if constexpr (W == 0) {  // closed form: last + (i + 1) * min_delta
+    const __m512i ramp = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
+    __m512i v = _mm512_add_epi64(carry, _mm512_mullo_epi64(ramp, md));
+    const __m512i step = _mm512_set1_epi64(static_cast<long long>(min_delta * 8));
+    for (size_t i = 0; i < n; i += 8) {
+      _mm512_storeu_si512(out + i, v);
+      v = _mm512_add_epi64(v, step);
+    }
+    return _mm512_add_epi64(carry, _mm512_set1_epi64(static_cast<long long>(min_delta * n)));
+  } else {
+    static constexpr Table64 kLo = lane64_bytes(W, 0);
+    static constexpr Table64 kHi = lane64_bytes(W, 8);
+    static constexpr Shifts64 kShift = lane64_shifts(W);
+    const __m512i lo_idx = load_table(kLo.b);
+    const __m512i hi_idx = load_table(kHi.b);
+    const __m512i shifts = load_table(kShift.q);
+    const __m512i mask = _mm512_set1_epi64(static_cast<long long>(low_mask64(W)));
+    const __m512i bcast_last = _mm512_set1_epi64(7);
+    for (size_t i = 0; i < n; i += 8, in += W) {
+      const __m512i bytes = _mm512_loadu_si512(in);
+      __m512i d;
+      if constexpr (W == 64) {
+        d = bytes;
+      } else if constexpr (W <= 57) {  // 7 + 57 bits fit one 8-byte lane
+        d = _mm512_and_si512(_mm512_srlv_epi64(_mm512_permutexvar_epi8(lo_idx, bytes), shifts), mask);
+      } else {  // values straddle 9 bytes: funnel-shift two lanes
+        const __m512i lo = _mm512_permutexvar_epi8(lo_idx, bytes);
+        const __m512i hi = _mm512_permutexvar_epi8(hi_idx, bytes);
+        d = _mm512_and_si512(_mm512_shrdv_epi64(lo, hi, shifts), mask);
+      }
+      const __m512i s = scan8x64(_mm512_add_epi64(d, md));
+      _mm512_storeu_si512(out + i, _mm512_add_epi64(s, carry));
+      carry = _mm512_add_epi64(carry, _mm512_permutexvar_epi64(bcast_last, s));
+    }
+    return carry;
+  }
+}
+
+inline uint64_t lane0_64(__m512i v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
+
+template <int W>
+uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+  const __m512i md = _mm512_set1_epi64(static_cast<long long>(min_delta));
+  return lane0_64(run64<W>(in, n, min_delta, md, _mm512_set1_epi64(static_cast<long long>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE64(w) \
+  case w: carry = run64<w>(in, vpm, min_delta, md, carry, out); break;
+uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
+                 uint64_t last, uint64_t* out) {
+  const __m512i md = _mm512_set1_epi64(static_cast<long long>(min_delta));
+  __m512i carry = _mm512_set1_epi64(static_cast<long long>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE64) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_64(carry);
+}
+#undef PQFAST_DELTA_CASE64
+
+// ---- INT32 ------------------------------------------------------------------
+
+template <int W>
+inline __m512i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md, __m512i carry, uint32_t* out) {
+  if constexpr (W == 0) {
+    const __m512i ramp = _mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+    __m512i v = _mm512_add_epi32(carry, _mm512_mullo_epi32(ramp, md));
+    const __m512i step = _mm512_set1_epi32(static_cast<int>(min_delta * 16));
+    for (size_t i = 0; i < n; i += 16) {
+      _mm512_storeu_si512(out + i, v);
+      v = _mm512_add_epi32(v, step);
+    }
+    return _mm512_add_epi32(carry, _mm512_set1_epi32(static_cast<int>(min_delta * static_cast<uint32_t>(n))));
+  } else {
+    // W <= 25: 4 bytes per lane; 26..31: + a fifth byte; 33..64: bytes from
+    // two registers (16 values span 2W > 64 bytes), low 32 bits kept.
+    constexpr int kMod = W > 32 ? 128 : 64;
+    static constexpr Table64 kLo = lane32_bytes(W, 0, kMod);
+    static constexpr Table64 kHi = lane32_bytes(W, 4, kMod);
+    static constexpr Shifts32 kShift = lane32_shifts(W);
+    const __m512i lo_idx = load_table(kLo.b);
+    const __m512i hi_idx = load_table(kHi.b);
+    const __m512i shifts = load_table(kShift.d);
+    const __m512i mask = _mm512_set1_epi32(static_cast<int>(low_mask32(W)));
+    const __m512i bcast_last = _mm512_set1_epi32(15);
+    for (size_t i = 0; i < n; i += 16, in += 2 * W) {
+      __m512i d;
+      if constexpr (W == 32) {
+        d = _mm512_loadu_si512(in);
+      } else if constexpr (W <= 25) {
+        const __m512i bytes = _mm512_loadu_si512(in);
+        d = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi8(lo_idx, bytes), shifts), mask);
+      } else if constexpr (W < 32) {
+        const __m512i bytes = _mm512_loadu_si512(in);
+        const __m512i lo = _mm512_permutexvar_epi8(lo_idx, bytes);
+        const __m512i hi = _mm512_permutexvar_epi8(hi_idx, bytes);
+        d = _mm512_and_si512(_mm512_shrdv_epi32(lo, hi, shifts), mask);
+      } else {
+        const __m512i a = _mm512_loadu_si512(in);
+        const __m512i b = _mm512_loadu_si512(in + 64);
+        const __m512i lo = _mm512_permutex2var_epi8(a, lo_idx, b);
+        const __m512i hi = _mm512_permutex2var_epi8(a, hi_idx, b);
+        d = _mm512_shrdv_epi32(lo, hi, shifts);
+      }
+      const __m512i s = scan16x32(_mm512_add_epi32(d, md));
+      _mm512_storeu_si512(out + i, _mm512_add_epi32(s, carry));
+      carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(bcast_last, s));
+    }
+    return carry;
+  }
+}
+
+inline uint32_t lane0_32(__m512i v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
+
+template <int W>
+uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+  const __m512i md = _mm512_set1_epi32(static_cast<int>(min_delta));
+  return lane0_32(run32<W>(in, n, min_delta, md, _mm512_set1_epi32(static_cast<int>(last)), out));
+}
+
+#define PQFAST_DELTA_CASE32(w) \
+  case w: carry = run32<w>(in, vpm, min_delta, md, carry, out); break;
+uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                 uint32_t last, uint32_t* out) {
+  const __m512i md = _mm512_set1_epi32(static_cast<int>(min_delta));
+  __m512i carry = _mm512_set1_epi32(static_cast<int>(last));
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE32) default: break; }
+    in += size_t{vpm} * widths[i] / 8;
+  }
+  return lane0_32(carry);
+}
+#undef PQFAST_DELTA_CASE32
+
+}  // namespace
+
+#define PQFAST_DELTA_AVX512_32(w) miniblock32<w>,
+#define PQFAST_DELTA_AVX512_64(w) miniblock64<w>,
+const DeltaKernels kAvx512DeltaKernels = {
+    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX512_32)},
+    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX512_64)},
+    block32,
+    block64,
+};
+#undef PQFAST_DELTA_AVX512_32
+#undef PQFAST_DELTA_AVX512_64
+
+}  // namespace pqfast::delta
