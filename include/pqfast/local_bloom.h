@@ -116,7 +116,8 @@ class LocalBloomView {
 
   // True when the key whose hash this is may be in the set.
   bool check_hash(uint64_t hash) const { return check_hash_(data_, num_lines_, num_probes_, hash); }
-  // out[i] = 1 if hashes[i] may be present, else 0; batched with prefetch.
+  // out[i] = 1 if hashes[i] may be present, else 0; one dispatch per batch,
+  // lines prefetched ahead when the filter is larger than L2 (512 KiB).
   void check_hashes(const uint64_t* hashes, size_t n, uint8_t* out) const;
   // A key's bytes, hashed with rocksdb_hash64.
   bool check_key(const void* key, size_t len) const {
