@@ -32,24 +32,34 @@ inline __mmask16 active_lanes(int remaining) {
                          : static_cast<__mmask16>((1u << remaining) - 1);
 }
 
-inline bool check_in_line(const uint8_t* line, int num_probes, uint32_t seed) {
-  const __m512i powers = probe_powers();
+// The 16 probes from `seed` against the line: a mask of the lanes (among
+// `active`) whose bit is clear.
+inline __mmask16 missing_probes(__m512i line, uint32_t seed, __mmask16 active) {
+  const __m512i h = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(seed)), probe_powers());
+  const __m512i word = _mm512_srli_epi32(h, 28);  // vpermd uses the low 4 bits
+  const __m512i value = _mm512_permutexvar_epi32(word, line);
+  const __m512i mask =
+      _mm512_sllv_epi32(_mm512_set1_epi32(1), _mm512_srli_epi32(_mm512_slli_epi32(h, 4), 27));
+  return _mm512_mask_testn_epi32_mask(active, value, mask);
+}
+
+// More than 16 probes (RocksDB chooses 17..24 above 32 bits/key): out of
+// line so the common case keeps a light frame.
+[[gnu::noinline]] bool check_in_line_many(const uint8_t* line, int num_probes, uint32_t seed) {
   const __m512i value_line = _mm512_loadu_si512(line);
-  const __m512i one = _mm512_set1_epi32(1);
   int remaining = num_probes;
   for (;;) {
-    const __m512i h = _mm512_mullo_epi32(_mm512_set1_epi32(static_cast<int>(seed)), powers);
-    const __m512i word = _mm512_srli_epi32(h, 28);  // vpermd uses the low 4 bits
-    const __m512i value = _mm512_permutexvar_epi32(word, value_line);
-    const __m512i mask = _mm512_sllv_epi32(one, _mm512_srli_epi32(_mm512_slli_epi32(h, 4), 27));
-    // A lane misses when its bit is clear in the fetched word.
-    const __mmask16 missing =
-        _mm512_mask_testn_epi32_mask(active_lanes(remaining), value, mask);
+    const __mmask16 missing = missing_probes(value_line, seed, active_lanes(remaining));
     if (remaining <= 16) return missing == 0;
     if (missing != 0) return false;
     seed *= probe_power(16);
     remaining -= 16;
   }
+}
+
+inline bool check_in_line(const uint8_t* line, int num_probes, uint32_t seed) {
+  if (num_probes > 16) return check_in_line_many(line, num_probes, seed);
+  return missing_probes(_mm512_loadu_si512(line), seed, active_lanes(num_probes)) == 0;
 }
 
 inline void prefetch_line(const uint8_t* line) {
