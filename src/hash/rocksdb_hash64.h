@@ -96,15 +96,22 @@ inline uint64_t xp_upto16(const uint8_t* p, size_t len) {
   return xp_mul_fold(xp_read64(s), kP64_2);  // RocksDB's empty-input rule
 }
 
-inline uint64_t xp_17to128(const uint8_t* p, size_t len) {
+// 33..128 bytes: out of line, so callers hashing short keys keep a light frame.
+[[gnu::noinline]] inline uint64_t xp_33to128(const uint8_t* p, size_t len) {
   const uint8_t* s = kXxph3Secret;
   uint64_t acc = len * kP64_1;
   // Pairs of 16-byte chunks from the front and the back, innermost last.
   if (len > 96) acc += xp_mix16(p + 48, s + 96) + xp_mix16(p + len - 64, s + 112);
   if (len > 64) acc += xp_mix16(p + 32, s + 64) + xp_mix16(p + len - 48, s + 80);
-  if (len > 32) acc += xp_mix16(p + 16, s + 32) + xp_mix16(p + len - 32, s + 48);
+  acc += xp_mix16(p + 16, s + 32) + xp_mix16(p + len - 32, s + 48);
   acc += xp_mix16(p, s) + xp_mix16(p + len - 16, s + 16);
   return xp_avalanche(acc);
+}
+
+inline uint64_t xp_17to128(const uint8_t* p, size_t len) {
+  if (len > 32) return xp_33to128(p, len);
+  const uint8_t* s = kXxph3Secret;
+  return xp_avalanche(len * kP64_1 + xp_mix16(p, s) + xp_mix16(p + len - 16, s + 16));
 }
 
 // Out of line (as in xxHash) so callers of the short paths keep a light frame.
