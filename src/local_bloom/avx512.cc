@@ -3,7 +3,8 @@
 // vpmulld); vpermd by each hash's top 4 bits fetches the addressed word, a
 // variable shift builds each probe's bit, and one masked vptestnm answers.
 // Up to 16 probes (every setting RocksDB chooses below 32 bits/key) take a
-// single branch-free step. Build ORs one 32-bit word per probe (a vector
+// single branch-free step; up to 8 take it in 256-bit registers (vpermt2d
+// over both halves of the line). Build ORs one 32-bit word per probe (a vector
 // line mask measured slower: probes scatter into the line).
 // GCC 12 flags its own _mm512_*_epi32 shift intrinsics (an intentionally
 // undefined source vector) as uninitialised: a false positive.
@@ -57,7 +58,27 @@ inline __mmask16 missing_probes(__m512i line, uint32_t seed, __mmask16 active) {
   }
 }
 
+// Up to 8 probes (RocksDB's choice through 14 bits/key) in 256-bit lanes:
+// vpermt2d picks each probe's word from both halves of the line at once
+// (measured ~10% faster than the 512-bit step on the AMD EPYC we bench on).
+inline bool check_in_line_8(const uint8_t* line, int num_probes, uint32_t seed) {
+  const __m256i powers = _mm256_setr_epi32(
+      static_cast<int>(probe_power(0)), static_cast<int>(probe_power(1)),
+      static_cast<int>(probe_power(2)), static_cast<int>(probe_power(3)),
+      static_cast<int>(probe_power(4)), static_cast<int>(probe_power(5)),
+      static_cast<int>(probe_power(6)), static_cast<int>(probe_power(7)));
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(line + 32));
+  const __m256i h = _mm256_mullo_epi32(_mm256_set1_epi32(static_cast<int>(seed)), powers);
+  const __m256i value = _mm256_permutex2var_epi32(lo, _mm256_srli_epi32(h, 28), hi);
+  const __m256i mask =
+      _mm256_sllv_epi32(_mm256_set1_epi32(1), _mm256_srli_epi32(_mm256_slli_epi32(h, 4), 27));
+  const __mmask8 active = static_cast<__mmask8>((1u << num_probes) - 1);
+  return _mm256_mask_testn_epi32_mask(active, value, mask) == 0;
+}
+
 inline bool check_in_line(const uint8_t* line, int num_probes, uint32_t seed) {
+  if (num_probes <= 8) return check_in_line_8(line, num_probes, seed);
   if (num_probes > 16) return check_in_line_many(line, num_probes, seed);
   return missing_probes(_mm512_loadu_si512(line), seed, active_lanes(num_probes)) == 0;
 }
