@@ -42,7 +42,7 @@ if _simd_problem:
 from . import delta  # noqa: E402
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
-from .sbbf import Sbbf  # noqa: E402
+from .sbbf import Sbbf, check_product  # noqa: E402
 
 __all__ = [
     "FormatError",
@@ -51,6 +51,7 @@ __all__ = [
     "Sbbf",
     "__version__",
     "available_simd_levels",
+    "check_product",
     "delta",
     "hash_values",
     "rocksdb_hash64",

@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 
 from . import _pqfast
-from ._values import hash_values
+from ._values import _check_type, _fixed_width, hash_values
+
+_FUSED_TYPES = ("INT32", "INT64", "FLOAT", "DOUBLE")
 
 
 class Sbbf:
@@ -85,7 +87,12 @@ class Sbbf:
 
     def check(self, values: Any, physical_type: str, type_length: int | None = None) -> np.ndarray:
         """Probe typed values; a numpy bool array, False = definitely absent."""
-        return self.check_hashes(hash_values(values, physical_type, type_length))
+        t = _check_type(physical_type)
+        if t in _FUSED_TYPES:
+            # Hash and probe in one native pass, no intermediate hash array.
+            data, n, _ = _fixed_width(values, t, None)
+            return self._f.check_values(data, n, t, 0)
+        return self.check_hashes(hash_values(values, t, type_length))
 
     def fold(self, target_fpp: float) -> int:
         """Fold to the smallest size meeting ``target_fpp`` (as Arrow C++ 25+); returns the halvings."""
@@ -103,3 +110,19 @@ class Sbbf:
 
     def __repr__(self) -> str:
         return f"pqfast.Sbbf(num_bytes={self.num_bytes}, fill={self.fill_ratio():.3f})"
+
+
+def check_product(filters: "list[Sbbf]", values: Any, physical_type: str | None = None,
+                  type_length: int | None = None) -> np.ndarray:
+    """The IN-list x filters product, one native call for all pairs.
+
+    ``filters`` are the Bloom filters of one column (e.g. one per row group);
+    ``values`` are typed values (with ``physical_type``) or, when
+    ``physical_type`` is None, uint64 hashes. Returns a bool array of shape
+    (len(values), len(filters)): True where the filter may hold the value.
+    """
+    if physical_type is None:
+        hashes = np.ascontiguousarray(values, dtype=np.uint64)
+    else:
+        hashes = hash_values(values, physical_type, type_length)
+    return _pqfast._sbbf_check_product([f._f for f in filters], hashes)

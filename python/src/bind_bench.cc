@@ -46,12 +46,17 @@ nb::list local_bloom_rows_to_python(const std::vector<bench::LocalBloomRow>& row
 }  // namespace
 
 void bind_bench(nb::module_& m) {
+  // Returns (rows, notes).
   m.def("_bench_sbbf", [](std::vector<uint64_t> footprints, size_t probes, int reps,
-                          nb::object progress) {
+                          nb::object progress, int64_t prefetch_distance, uint64_t insert_keys_up_to) {
     bench::SbbfBenchOptions o;
     o.footprints = std::move(footprints);
     o.probes = probes;
     o.reps = reps;
+    if (prefetch_distance >= 0) o.prefetch_distance = static_cast<size_t>(prefetch_distance);
+    o.insert_keys_up_to = insert_keys_up_to;
+    std::vector<std::string> notes;
+    o.notes = &notes;
     if (!progress.is_none()) {
       o.progress = [progress](const std::string& msg) {
         nb::gil_scoped_acquire gil;
@@ -63,8 +68,11 @@ void bind_bench(nb::module_& m) {
       nb::gil_scoped_release release;
       rows = bench::run_sbbf_bench(o);
     }
-    return rows_to_python(rows);
-  }, nb::arg("footprints"), nb::arg("probes"), nb::arg("reps"), nb::arg("progress") = nb::none());
+    nb::list py_notes;
+    for (const auto& note : notes) py_notes.append(nb::str(note.c_str()));
+    return nb::make_tuple(rows_to_python(rows), py_notes);
+  }, nb::arg("footprints"), nb::arg("probes"), nb::arg("reps"), nb::arg("progress") = nb::none(),
+     nb::arg("prefetch_distance") = -1, nb::arg("insert_keys_up_to") = uint64_t{8} << 20);
 
   m.def("_bench_delta", [](size_t page_values, int iters, int reps, nb::object progress) {
     bench::DeltaBenchOptions o;

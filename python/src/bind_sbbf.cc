@@ -1,6 +1,9 @@
 // Bindings: pqfast.Sbbf (the native class; python/pqfast/sbbf.py adds the
 // typed insert/check on top).
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <vector>
 
 #include "common.h"
 #include "pqfast/sbbf.h"
@@ -36,6 +39,21 @@ void bind_sbbf(nb::module_& m) {
         }
         return out;
       })
+      // Fixed-width typed values: hash and probe in one pass (SIMD XXH64 ahead
+      // of the probe pipeline); data holds n values of the type's width.
+      .def("check_values", [](const Sbbf& f, In1D<uint8_t> data, size_t n, const std::string& type,
+                              int32_t type_length) {
+        const PhysicalType t = unwrap(parse_physical_type(type));
+        auto out = new_array<bool>(n);
+        Status st;
+        {
+          nb::gil_scoped_release release;
+          st = f.view().check_values(t, data.data(), data.shape(0), n, type_length,
+                                     reinterpret_cast<uint8_t*>(out.data()));
+        }
+        throw_if_error(st);
+        return out;
+      })
       .def("insert_hash", &Sbbf::insert_hash)
       .def("check_hash", &Sbbf::check_hash)
       .def("fold", &Sbbf::fold, nb::arg("target_fpp"))
@@ -47,6 +65,24 @@ void bind_sbbf(nb::module_& m) {
         return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       })
       .def("copy", [](const Sbbf& f) { return Sbbf(f); });
+
+  // The IN-list x filters product: out[h, f] = hashes[h] may be in filters[f].
+  m.def("_sbbf_check_product", [](const std::vector<const Sbbf*>& filters, In1D<uint64_t> hashes) {
+    std::vector<SbbfRef> refs;
+    refs.reserve(filters.size());
+    for (const Sbbf* f : filters) {
+      if (f == nullptr) throw nb::type_error("filters must be pqfast Sbbf objects");
+      refs.push_back(f->view().ref());
+    }
+    const size_t n = hashes.shape(0), m_filters = refs.size();
+    bool* data = new bool[n * m_filters > 0 ? n * m_filters : 1];
+    nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<bool*>(p); });
+    {
+      nb::gil_scoped_release release;
+      sbbf_check_product(refs.data(), m_filters, hashes.data(), n, reinterpret_cast<uint8_t*>(data));
+    }
+    return nb::ndarray<nb::numpy, bool, nb::ndim<2>>(data, {n, m_filters}, owner);
+  }, nb::arg("filters"), nb::arg("hashes"));
 }
 
 }  // namespace pqfast::py

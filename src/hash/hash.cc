@@ -17,40 +17,51 @@ const detail::KernelTables<HashKernels>& hash_kernel_tables() {
   static const detail::KernelTables<HashKernels> tables = [] {
     detail::KernelTables<HashKernels> t;
     t.by_level[static_cast<int>(SimdLevel::kScalar)] = &kScalarHashKernels;
+#if defined(PQFAST_ARCH_X86)
+    t.by_level[static_cast<int>(SimdLevel::kAvx2)] = &kAvx2HashKernels;
+    t.by_level[static_cast<int>(SimdLevel::kAvx512)] = &kAvx512HashKernels;
+#endif
     return t;
   }();
   return tables;
 }
 
+namespace {
+constinit const detail::ActiveKernels<HashKernels> g_kernels(&hash_kernel_tables);
+}  // namespace
+
 }  // namespace hash
+
+namespace {
+inline const hash::HashKernels& kernels() { return hash::g_kernels.get(); }
+}  // namespace
 
 uint64_t xxh64(const void* data, size_t len, uint64_t seed) {
   return hash::xxh64_scalar(static_cast<const uint8_t*>(data), len, seed);
 }
 
 void hash_int32(const int32_t* values, size_t n, uint64_t* out) {
-  detail::active_kernels(hash::hash_kernel_tables())
-      .xxh64_fixed4(reinterpret_cast<const uint32_t*>(values), n, out);
+  kernels().xxh64_fixed4(reinterpret_cast<const uint8_t*>(values), n, out);
 }
 
 void hash_int64(const int64_t* values, size_t n, uint64_t* out) {
-  detail::active_kernels(hash::hash_kernel_tables())
-      .xxh64_fixed8(reinterpret_cast<const uint64_t*>(values), n, out);
+  kernels().xxh64_fixed8(reinterpret_cast<const uint8_t*>(values), n, out);
 }
 
 void hash_float(const float* values, size_t n, uint64_t* out) {
   static_assert(sizeof(float) == 4);
-  detail::active_kernels(hash::hash_kernel_tables())
-      .xxh64_fixed4(reinterpret_cast<const uint32_t*>(values), n, out);
+  kernels().xxh64_fixed4(reinterpret_cast<const uint8_t*>(values), n, out);
 }
 
 void hash_double(const double* values, size_t n, uint64_t* out) {
   static_assert(sizeof(double) == 8);
-  detail::active_kernels(hash::hash_kernel_tables())
-      .xxh64_fixed8(reinterpret_cast<const uint64_t*>(values), n, out);
+  kernels().xxh64_fixed8(reinterpret_cast<const uint8_t*>(values), n, out);
 }
 
 void hash_fixed_len(const uint8_t* data, size_t width, size_t n, uint64_t* out) {
+  if (width == 4) return kernels().xxh64_fixed4(data, n, out);
+  if (width == 8) return kernels().xxh64_fixed8(data, n, out);
+  if (width >= 1 && width <= hash::kMaxSimdWidth) return kernels().xxh64_fixed_width(data, width, n, out);
   for (size_t i = 0; i < n; ++i) out[i] = hash::xxh64_scalar(data + i * width, width, 0);
 }
 
@@ -123,28 +134,7 @@ Status hash_fixed_width_values(PhysicalType type, const uint8_t* data, size_t da
                           " bytes need more than the " + std::to_string(data_len) +
                           " bytes given");
   }
-  switch (width) {
-    case 4: {
-      auto& k = detail::active_kernels(hash::hash_kernel_tables());
-      // The kernels read aligned words; copy through when data is unaligned.
-      if (reinterpret_cast<uintptr_t>(data) % alignof(uint32_t) == 0) {
-        k.xxh64_fixed4(reinterpret_cast<const uint32_t*>(data), n, out);
-        return Status::Ok();
-      }
-      break;
-    }
-    case 8: {
-      auto& k = detail::active_kernels(hash::hash_kernel_tables());
-      if (reinterpret_cast<uintptr_t>(data) % alignof(uint64_t) == 0) {
-        k.xxh64_fixed8(reinterpret_cast<const uint64_t*>(data), n, out);
-        return Status::Ok();
-      }
-      break;
-    }
-    default:
-      break;
-  }
-  hash_fixed_len(data, width, n, out);
+  hash_fixed_len(data, width, n, out);  // kernels read unaligned values
   return Status::Ok();
 }
 

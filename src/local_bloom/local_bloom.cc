@@ -33,9 +33,11 @@ const detail::KernelTables<LocalBloomKernels>& local_bloom_kernel_tables() {
 
 namespace {
 
-const local_bloom::LocalBloomKernels& kernels() {
-  return detail::active_kernels(local_bloom::local_bloom_kernel_tables());
-}
+// The active table, cached (two relaxed loads per call; see dispatch.h).
+constinit const detail::ActiveKernels<local_bloom::LocalBloomKernels> g_kernels(
+    &local_bloom::local_bloom_kernel_tables);
+
+const local_bloom::LocalBloomKernels& kernels() { return g_kernels.get(); }
 
 // The trailer RocksDB writes after a FastLocalBloom payload.
 void write_trailer(uint8_t* at, int num_probes) {

@@ -41,7 +41,21 @@ const detail::KernelTables<SbbfKernels>& sbbf_kernel_tables() {
 
 namespace {
 
-const sbbf::SbbfKernels& kernels() { return detail::active_kernels(sbbf::sbbf_kernel_tables()); }
+constinit const detail::ActiveKernels<sbbf::SbbfKernels> g_kernels(&sbbf::sbbf_kernel_tables);
+
+inline const sbbf::SbbfKernels& kernels() { return g_kernels.get(); }
+
+// The prefetch distance a batched call uses over `footprint` bytes.
+inline size_t resolve_distance(size_t requested, size_t footprint) {
+  if (requested != kSbbfAutoPrefetch) return requested;
+  return footprint <= kSbbfPrefetchAbove ? 0 : kSbbfDramPrefetch;
+}
+
+size_t footprint_of(const SbbfRef* filters, size_t num_filters) {
+  size_t bytes = 0;
+  for (size_t f = 0; f < num_filters; ++f) bytes += size_t{filters[f].num_blocks} * kSbbfBytesPerBlock;
+  return bytes;
+}
 
 Status check_bitset_size(size_t num_bytes, const char* what) {
   if (num_bytes == 0 || num_bytes % kSbbfBytesPerBlock != 0 || num_bytes > kSbbfMaxBytes) {
@@ -204,16 +218,60 @@ Result<SbbfView> SbbfView::make(const uint8_t* bitset, size_t num_bytes) {
   return SbbfView(bitset, static_cast<uint32_t>(num_bytes / kSbbfBytesPerBlock));
 }
 
-bool SbbfView::check_hash(uint64_t hash) const {
-  return kernels().check_hash(words(), num_blocks_, hash);
+std::atomic<detail::SbbfCheckHashFn> detail::g_sbbf_check_hash{nullptr};
+
+bool detail::sbbf_check_hash_first(const uint32_t* words, uint32_t num_blocks, uint64_t hash) {
+  static const bool registered = [] {
+    detail::on_simd_level_change([] { g_sbbf_check_hash.store(nullptr, std::memory_order_relaxed); });
+    return true;
+  }();
+  (void)registered;
+  const SbbfCheckHashFn fn = kernels().check_hash;
+  g_sbbf_check_hash.store(fn, std::memory_order_relaxed);
+  return fn(words, num_blocks, hash);
 }
 
-void SbbfView::check_hashes(const uint64_t* hashes, size_t n, uint8_t* out) const {
-  kernels().check_hashes(words(), num_blocks_, hashes, n, out);
+void SbbfView::check_hashes(const uint64_t* hashes, size_t n, uint8_t* out,
+                            size_t prefetch_distance) const {
+  kernels().check_hashes(words(), num_blocks_, hashes, n, out,
+                         resolve_distance(prefetch_distance, num_bytes()));
+}
+
+void SbbfView::check_int32(const int32_t* values, size_t n, uint8_t* out) const {
+  kernels().check_fixed4(words(), num_blocks_, reinterpret_cast<const uint8_t*>(values), n, out,
+                         resolve_distance(kSbbfAutoPrefetch, num_bytes()));
+}
+
+void SbbfView::check_int64(const int64_t* values, size_t n, uint8_t* out) const {
+  kernels().check_fixed8(words(), num_blocks_, reinterpret_cast<const uint8_t*>(values), n, out,
+                         resolve_distance(kSbbfAutoPrefetch, num_bytes()));
+}
+
+void SbbfView::check_float(const float* values, size_t n, uint8_t* out) const {
+  static_assert(sizeof(float) == 4);
+  kernels().check_fixed4(words(), num_blocks_, reinterpret_cast<const uint8_t*>(values), n, out,
+                         resolve_distance(kSbbfAutoPrefetch, num_bytes()));
+}
+
+void SbbfView::check_double(const double* values, size_t n, uint8_t* out) const {
+  static_assert(sizeof(double) == 8);
+  kernels().check_fixed8(words(), num_blocks_, reinterpret_cast<const uint8_t*>(values), n, out,
+                         resolve_distance(kSbbfAutoPrefetch, num_bytes()));
 }
 
 Status SbbfView::check_values(PhysicalType type, const uint8_t* data, size_t data_len, size_t n,
                               int32_t type_length, uint8_t* out) const {
+  auto width = plain_value_width(type, type_length);
+  if (!width.ok()) return width.error();
+  if ((*width == 4 || *width == 8) && (n == 0 || data_len / *width >= n)) {
+    const size_t distance = resolve_distance(kSbbfAutoPrefetch, num_bytes());
+    if (*width == 4) {
+      kernels().check_fixed4(words(), num_blocks_, data, n, out, distance);
+    } else {
+      kernels().check_fixed8(words(), num_blocks_, data, n, out, distance);
+    }
+    return Status::Ok();
+  }
   return for_each_hash_chunk(type, data, data_len, n, type_length,
                              [&](const uint64_t* h, size_t i, size_t m) { check_hashes(h, m, out + i); });
 }
@@ -324,8 +382,9 @@ void Sbbf::insert_hash(uint64_t hash) {
   kernels().insert_hash(reinterpret_cast<uint32_t*>(data_.get()), num_blocks_, hash);
 }
 
-void Sbbf::insert_hashes(const uint64_t* hashes, size_t n) {
-  kernels().insert_hashes(reinterpret_cast<uint32_t*>(data_.get()), num_blocks_, hashes, n);
+void Sbbf::insert_hashes(const uint64_t* hashes, size_t n, size_t prefetch_distance) {
+  kernels().insert_hashes(reinterpret_cast<uint32_t*>(data_.get()), num_blocks_, hashes, n,
+                          resolve_distance(prefetch_distance, num_bytes()));
 }
 
 Status Sbbf::insert_values(PhysicalType type, const uint8_t* data, size_t data_len, size_t n,
@@ -377,6 +436,65 @@ uint32_t Sbbf::fold(double target_fpp) {
               (size_t{num_blocks_} - new_blocks) * kSbbfBytesPerBlock);
   num_blocks_ = new_blocks;
   return folds;
+}
+
+// ---- many filters -------------------------------------------------------------
+
+void sbbf_check_product(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
+                        size_t num_hashes, uint8_t* out, size_t prefetch_distance) {
+  if (num_filters == 0 || num_hashes == 0) return;
+  kernels().check_product(filters, num_filters, hashes, num_hashes, out,
+                          resolve_distance(prefetch_distance, footprint_of(filters, num_filters)));
+}
+
+void sbbf_check_any(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
+                    size_t num_hashes, uint64_t* row_group_mask) {
+  std::memset(row_group_mask, 0, (num_filters + 63) / 64 * sizeof(uint64_t));
+  if (num_filters == 0 || num_hashes == 0) return;
+  const auto& k = kernels();
+  const size_t distance = resolve_distance(kSbbfAutoPrefetch, footprint_of(filters, num_filters));
+  // The product a block of hashes at a time (bounded stack), each row ORed
+  // into the mask: bit f = any hash may be in filter f.
+  constexpr size_t kBuffer = 4096;
+  uint8_t verdicts[kBuffer];
+  for (size_t f0 = 0; f0 < num_filters; f0 += kBuffer) {
+    const size_t nf = std::min(kBuffer, num_filters - f0);
+    const size_t hashes_per_step = std::max<size_t>(1, kBuffer / nf);
+    for (size_t h0 = 0; h0 < num_hashes; h0 += hashes_per_step) {
+      const size_t nh = std::min(hashes_per_step, num_hashes - h0);
+      k.check_product(filters + f0, nf, hashes + h0, nh, verdicts, distance);
+      for (size_t h = 0; h < nh; ++h) {
+        const uint8_t* row = verdicts + h * nf;
+        for (size_t f = 0; f < nf; ++f) {
+          row_group_mask[(f0 + f) / 64] |= uint64_t{row[f]} << ((f0 + f) % 64);
+        }
+      }
+    }
+  }
+}
+
+Status sbbf_check_any_values(const SbbfRef* filters, size_t num_filters, PhysicalType type,
+                             const uint8_t* data, size_t data_len, size_t n, int32_t type_length,
+                             uint64_t* row_group_mask) {
+  std::vector<uint64_t> hashes(n);
+  PQFAST_RETURN_IF_ERROR(hash_fixed_width_values(type, data, data_len, n, type_length, hashes.data()));
+  sbbf_check_any(filters, num_filters, hashes.data(), n, row_group_mask);
+  return Status::Ok();
+}
+
+Status sbbf_check_gather(const SbbfRef* filters, size_t num_filters, const uint32_t* filter_ids,
+                         const uint64_t* hashes, size_t n, uint8_t* out, size_t prefetch_distance) {
+  uint32_t max_id = 0;
+  for (size_t i = 0; i < n; ++i) max_id = std::max(max_id, filter_ids[i]);
+  if (n != 0 && max_id >= num_filters) {
+    return make_error(ErrorCode::kInvalidArgument,
+                      "filter id " + std::to_string(max_id) + " is out of range: " +
+                          std::to_string(num_filters) + " filters given");
+  }
+  if (n == 0) return Status::Ok();
+  kernels().check_gather(filters, filter_ids, hashes, n, out,
+                         resolve_distance(prefetch_distance, footprint_of(filters, num_filters)));
+  return Status::Ok();
 }
 
 std::vector<uint8_t> Sbbf::serialize() const {

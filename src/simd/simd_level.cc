@@ -1,9 +1,11 @@
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 
 #include "pqfast/simd.h"
 #include "simd/cpu_features.h"
+#include "simd/dispatch.h"
 
 namespace pqfast {
 namespace {
@@ -88,10 +90,22 @@ const Selection& initial_selection() {
   return selection;
 }
 
-// -1 until first use; then the active level. set_simd_level() overrides it.
-std::atomic<int> g_active{-1};
-
 }  // namespace
+
+// -1 until first use; then the active level. set_simd_level() overrides it.
+std::atomic<int> detail::g_active_simd_level{-1};
+
+namespace {
+constexpr int kMaxListeners = 16;
+std::atomic<void (*)()> g_listeners[kMaxListeners];
+std::atomic<int> g_num_listeners{0};
+}  // namespace
+
+void detail::on_simd_level_change(void (*fn)()) {
+  const int i = g_num_listeners.fetch_add(1);
+  if (i >= kMaxListeners) std::abort();  // a build with more families than slots
+  g_listeners[i].store(fn);
+}
 
 const char* simd_level_name(SimdLevel level) {
   const int i = static_cast<int>(level);
@@ -127,7 +141,7 @@ SimdLevel best_simd_level() {
 Status simd_status() { return initial_selection().status; }
 
 SimdLevel simd_level() {
-  int active = g_active.load(std::memory_order_relaxed);
+  int active = detail::g_active_simd_level.load(std::memory_order_relaxed);
   if (active >= 0) return static_cast<SimdLevel>(active);
   const Selection& s = initial_selection();
   if (!s.status.ok()) {
@@ -135,8 +149,8 @@ SimdLevel simd_level() {
     std::abort();
   }
   int expected = -1;
-  g_active.compare_exchange_strong(expected, static_cast<int>(s.level));
-  return static_cast<SimdLevel>(g_active.load(std::memory_order_relaxed));
+  detail::g_active_simd_level.compare_exchange_strong(expected, static_cast<int>(s.level));
+  return static_cast<SimdLevel>(detail::g_active_simd_level.load(std::memory_order_relaxed));
 }
 
 Status set_simd_level(SimdLevel level) {
@@ -145,7 +159,11 @@ Status set_simd_level(SimdLevel level) {
                                                    simd_level_name(level) +
                                                    "' is not supported by this CPU or build");
   }
-  g_active.store(static_cast<int>(level), std::memory_order_relaxed);
+  detail::g_active_simd_level.store(static_cast<int>(level), std::memory_order_relaxed);
+  const int n = std::min(g_num_listeners.load(), kMaxListeners);
+  for (int i = 0; i < n; ++i) {
+    if (auto* fn = g_listeners[i].load()) fn();
+  }
   return Status::Ok();
 }
 

@@ -68,3 +68,37 @@ def test_parquet_testing_bins(data_dir):
     assert f.check(["hello", "parquet", "bloom", "filter"], "BYTE_ARRAY").all()
     with pytest.raises(pqfast.FormatError, match="BloomFilterHeader"):
         pqfast.Sbbf.parse((data_dir / "bloom_filter.bin").read_bytes())
+
+
+def test_fused_check_equals_hash_then_probe(each_simd_level):
+    rng = np.random.default_rng(11)
+    f = pqfast.Sbbf.for_ndv(5000, 0.05)
+    inserted = rng.integers(-(2**40), 2**40, size=5000)
+    f.insert(inserted, "INT64")
+    queries = np.concatenate([inserted[:1000], rng.integers(-(2**62), 2**62, size=20000)])
+    for level in each_simd_level:
+        pqfast.set_simd_level(level)
+        for t, q in [("INT64", queries), ("INT32", queries.astype(np.int32)),
+                     ("DOUBLE", queries / 3.0), ("FLOAT", (queries / 3.0).astype(np.float32))]:
+            expected = f.check_hashes(pqfast.hash_values(q, t))
+            assert np.array_equal(f.check(q, t), expected), (level, t)
+        assert f.check(inserted, "INT64").all()
+
+
+def test_check_product_matches_per_filter_checks(each_simd_level):
+    rng = np.random.default_rng(12)
+    filters = []
+    for i in range(7):
+        f = pqfast.Sbbf(32 * (50 + 13 * i))  # different, non-power-of-two sizes
+        f.insert(np.arange(i * 1000, i * 1000 + 800), "INT64")
+        filters.append(f)
+    values = np.concatenate([np.arange(0, 7000, 37), rng.integers(10**6, 10**9, 200)])
+    for level in each_simd_level:
+        pqfast.set_simd_level(level)
+        got = pqfast.check_product(filters, values, "INT64")
+        assert got.shape == (len(values), len(filters))
+        for j, f in enumerate(filters):
+            assert np.array_equal(got[:, j], f.check(values, "INT64")), (level, j)
+        hashes = pqfast.hash_values(values, "INT64")
+        assert np.array_equal(pqfast.check_product(filters, hashes), got)
+    assert pqfast.check_product([], values, "INT64").shape == (len(values), 0)
