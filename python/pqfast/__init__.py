@@ -41,6 +41,7 @@ if _simd_problem:
 
 from . import delta  # noqa: E402
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
+from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf, check_product  # noqa: E402
 from .parquet import (  # noqa: E402
     ColumnChunkMetaData,
@@ -61,6 +62,7 @@ __all__ = [
     "clear_footer_cache",
     "prune",
     "read_pruned",
+    "LocalBloom",
     "PHYSICAL_TYPES",
     "Sbbf",
     "__version__",
@@ -68,6 +70,7 @@ __all__ = [
     "check_product",
     "delta",
     "hash_values",
+    "rocksdb_hash64",
     "set_simd_level",
     "simd_level",
     "xxh64",

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "delta_bench.h"
+#include "local_bloom_bench.h"
 #include "sbbf_bench.h"
 
 namespace pqfast::py {
@@ -20,6 +21,23 @@ nb::list rows_to_python(const std::vector<bench::Row>& rows) {
     d["label"] = r.label;
     d["ns_per_op"] = r.ns_per_op;
     d["ops"] = r.ops;
+    out.append(d);
+  }
+  return out;
+}
+
+nb::list local_bloom_rows_to_python(const std::vector<bench::LocalBloomRow>& rows) {
+  nb::list out;
+  for (const auto& r : rows) {
+    nb::dict d;
+    d["metric"] = r.metric;
+    d["mode"] = r.mode;
+    d["implementation"] = r.implementation;
+    d["bits_per_key"] = r.bits_per_key;
+    d["value"] = r.value;
+    d["unit"] = r.unit;
+    d["ops"] = r.ops;
+    if (r.metric == "fp_rate") d["positives"] = r.positives;
     out.append(d);
   }
   return out;
@@ -74,6 +92,35 @@ void bind_bench(nb::module_& m) {
     }
     return rows_to_python(rows);
   }, nb::arg("page_values"), nb::arg("iters"), nb::arg("reps"), nb::arg("progress") = nb::none());
+  m.def("_bench_local_bloom", [](double bits_per_key, size_t keys_per_filter, size_t build_filters,
+                                 uint64_t random_footprint, size_t queries, int reps,
+                                 std::vector<double> fp_bits, size_t fp_filters, double fp_queries,
+                                 nb::object progress) {
+    bench::LocalBloomBenchOptions o;
+    o.bits_per_key = bits_per_key;
+    o.keys_per_filter = keys_per_filter;
+    o.build_filters = build_filters;
+    o.random_footprint = random_footprint;
+    o.queries = queries;
+    o.reps = reps;
+    o.fp_bits = std::move(fp_bits);
+    o.fp_filters = fp_filters;
+    o.fp_queries = fp_queries;
+    if (!progress.is_none()) {
+      o.progress = [progress](const std::string& msg) {
+        nb::gil_scoped_acquire gil;
+        progress(msg);
+      };
+    }
+    std::vector<bench::LocalBloomRow> rows;
+    {
+      nb::gil_scoped_release release;
+      rows = bench::run_local_bloom_bench(o);
+    }
+    return local_bloom_rows_to_python(rows);
+  }, nb::arg("bits_per_key"), nb::arg("keys_per_filter"), nb::arg("build_filters"),
+     nb::arg("random_footprint"), nb::arg("queries"), nb::arg("reps"), nb::arg("fp_bits"),
+     nb::arg("fp_filters"), nb::arg("fp_queries"), nb::arg("progress") = nb::none());
 }
 
 }  // namespace pqfast::py

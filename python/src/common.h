@@ -80,6 +80,7 @@ ByteView byte_view(nb::handle obj);
 // Registration functions, one per binding file.
 void bind_core(nb::module_& m);
 void bind_sbbf(nb::module_& m);
+void bind_local_bloom(nb::module_& m);
 void bind_delta(nb::module_& m);
 void bind_bench(nb::module_& m);
 void bind_parquet(nb::module_& m);

@@ -23,6 +23,7 @@ NB_MODULE(_pqfast, m) {
   nb::exception<FormatError>(m, "FormatError", PyExc_ValueError);
   bind_core(m);
   bind_sbbf(m);
+  bind_local_bloom(m);
   bind_delta(m);
   bind_bench(m);
   bind_parquet(m);
