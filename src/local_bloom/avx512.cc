@@ -11,7 +11,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
-#include "local_bloom/kernels.h"
+#include "local_bloom/x86_line_kernels.h"
 
 namespace pqfast::local_bloom {
 namespace {
@@ -83,87 +83,14 @@ inline bool check_in_line(const uint8_t* line, int num_probes, uint32_t seed) {
   return missing_probes(_mm512_loadu_si512(line), seed, active_lanes(num_probes)) == 0;
 }
 
-inline void prefetch_line(const uint8_t* line) {
-  _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
-  // A payload parsed in place need not be 64-byte aligned: its line may span two.
-  if ((reinterpret_cast<uintptr_t>(line) & 63) != 0) {
-    _mm_prefetch(reinterpret_cast<const char*>(line + 63), _MM_HINT_T0);
+struct Avx512Line {
+  static bool check_in_line(const uint8_t* line, int num_probes, uint32_t seed) {
+    return pqfast::local_bloom::check_in_line(line, num_probes, seed);
   }
-}
-
-bool check_hash(const uint8_t* data, uint32_t num_lines, int num_probes, uint64_t hash) {
-  return check_in_line(line_of(data, num_lines, hash), num_probes, probe_seed(hash));
-}
-
-void check_hashes(const uint8_t* data, uint32_t num_lines, int num_probes, const uint64_t* hashes,
-                  size_t n, uint8_t* out) {
-  size_t i = 0;
-  const bool prefetch = num_lines > kPrefetchMinLines;
-  const size_t prefetched_end = prefetch && n > kPrefetchDistance ? n - kPrefetchDistance : 0;
-  for (; i < prefetched_end; ++i) {
-    prefetch_line(line_of(data, num_lines, hashes[i + kPrefetchDistance]));
-    out[i] = check_hash(data, num_lines, num_probes, hashes[i]);
-  }
-  for (; i < n; ++i) out[i] = check_hash(data, num_lines, num_probes, hashes[i]);
-}
-
-// Word-level OR: bit b of the 512-bit line is bit b & 31 of 32-bit word
-// b >> 5 on a little-endian host, so each probe is one shift and one OR.
-inline void insert_hash(uint8_t* data, uint32_t num_lines, int num_probes, uint64_t hash) {
-  uint32_t* line = reinterpret_cast<uint32_t*>(data + size_t{line_index(hash, num_lines)} * kLocalBloomLineBytes);
-  uint32_t h = probe_seed(hash);
-  for (int p = 0; p < num_probes; ++p, h *= kProbeMultiplier) {
-    line[h >> 28] |= 1u << ((h >> 23) & 31);
-  }
-}
-
-void insert_hashes(uint8_t* data, uint32_t num_lines, int num_probes, const uint64_t* hashes,
-                   size_t n) {
-  size_t i = 0;
-  // Filters that fit in L2 gain nothing from prefetching (measured).
-  const bool prefetch = num_lines > kPrefetchMinLines;
-  const size_t prefetched_end = prefetch && n > kPrefetchDistance ? n - kPrefetchDistance : 0;
-  for (; i < prefetched_end; ++i) {
-    prefetch_line(line_of(data, num_lines, hashes[i + kPrefetchDistance]));
-    insert_hash(data, num_lines, num_probes, hashes[i]);
-  }
-  for (; i < n; ++i) insert_hash(data, num_lines, num_probes, hashes[i]);
-}
-
-inline bool check_ref(const LocalBloomRef& f, uint64_t hash) {
-  return f.num_lines != 0 && check_hash(f.payload, f.num_lines, f.num_probes, hash);
-}
-
-inline void prefetch_query(const LocalBloomRef* filters, const uint32_t* filter_index,
-                           const uint64_t* hashes, size_t j) {
-  const LocalBloomRef& f = filters[filter_index[j]];
-  if (f.num_lines != 0) {
-    // An asm prefetch: GCC 12 -O3 deleted _mm_prefetch here (checked in the
-    // generated code), costing 4x on cold filters.
-    const char* line = reinterpret_cast<const char*>(line_of(f.payload, f.num_lines, hashes[j]));
-    asm volatile("prefetcht0 %0" : : "m"(*line));
-    if ((reinterpret_cast<uintptr_t>(line) & 63) != 0) asm volatile("prefetcht0 %0" : : "m"(line[63]));
-  }
-}
-
-void check_many(const LocalBloomRef* filters, const uint32_t* filter_index, const uint64_t* hashes,
-                size_t n, uint8_t* out) {
-  // Each query is a likely cache (and TLB) miss in another filter: keep
-  // kManyPrefetchDistance lines in flight.
-  const size_t ahead = n < kManyPrefetchDistance ? n : kManyPrefetchDistance;
-  for (size_t j = 0; j < ahead; ++j) prefetch_query(filters, filter_index, hashes, j);
-  size_t i = 0;
-  for (; i + kManyPrefetchDistance < n; ++i) {
-    prefetch_query(filters, filter_index, hashes, i + kManyPrefetchDistance);
-    out[i] = check_ref(filters[filter_index[i]], hashes[i]);
-  }
-  for (; i < n; ++i) out[i] = check_ref(filters[filter_index[i]], hashes[i]);
-}
+};
 
 }  // namespace
 
-const LocalBloomKernels kAvx512LocalBloomKernels = {
-    check_hash, check_hashes, insert_hashes, check_key_with<check_hash>,
-    check_keys_with<check_hashes>, check_many};
+const LocalBloomKernels kAvx512LocalBloomKernels = X86LineKernels<Avx512Line>::table();
 
 }  // namespace pqfast::local_bloom

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "hash/xxh64_scalar.h"
 #include "pqfast/sbbf.h"
 #include "simd/dispatch.h"
 
@@ -237,6 +238,66 @@ inline void check_values_pipeline(const uint32_t* words, uint32_t num_blocks, co
     }
   }
 }
+
+// The kernel table of an ISA whose only specific parts are the test and the
+// insert of one block (scalar, SSE4, NEON): every call runs through the shared
+// pipelines above, and value -> verdict hashes with the scalar XXH64. Block
+// provides
+//   static bool test(const uint32_t* block, uint32_t key);   // all 8 bits set?
+//   static void insert(uint32_t* block, uint32_t key);       // set the 8 bits
+template <class Block>
+struct BlockKernels {
+  struct Test {
+    uint8_t operator()(const uint32_t* block, uint32_t key) const { return Block::test(block, key); }
+  };
+
+  static bool check_hash(const uint32_t* words, uint32_t num_blocks, uint64_t hash) {
+    return Block::test(block_ptr(words, num_blocks, hash), block_key(hash));
+  }
+  static void insert_hash(uint32_t* words, uint32_t num_blocks, uint64_t hash) {
+    Block::insert(words + size_t{block_index(hash, num_blocks)} * 8, block_key(hash));
+  }
+  static void check_hashes(const uint32_t* words, uint32_t num_blocks, const uint64_t* hashes,
+                           size_t n, uint8_t* out, size_t distance) {
+    check_pipeline(HashCursor{words, num_blocks, hashes}, n, out, distance, Test{});
+  }
+  static void insert_hashes(uint32_t* words, uint32_t num_blocks, const uint64_t* hashes, size_t n,
+                            size_t distance) {
+    insert_pipeline(words, num_blocks, hashes, n, distance,
+                    [](uint32_t* block, uint32_t key) { Block::insert(block, key); });
+  }
+  static void check_product(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
+                            size_t num_hashes, uint8_t* out, size_t distance) {
+    check_product_pipeline(filters, num_filters, hashes, num_hashes, out, distance, Test{});
+  }
+  static void check_gather(const SbbfRef* filters, const uint32_t* ids, const uint64_t* hashes,
+                           size_t n, uint8_t* out, size_t distance) {
+    check_pipeline(GatherCursor{filters, ids, hashes}, n, out, distance, Test{});
+  }
+  static void check_fixed4(const uint32_t* words, uint32_t num_blocks, const uint8_t* values,
+                           size_t n, uint8_t* out, size_t distance) {
+    check_values_pipeline(
+        words, num_blocks, values, 4, n, out, distance,
+        [](const uint8_t* v, size_t m, uint64_t* h) {
+          for (size_t i = 0; i < m; ++i) h[i] = hash::xxh64_fixed4_scalar(hash::load_u32_le(v + 4 * i));
+        },
+        Test{});
+  }
+  static void check_fixed8(const uint32_t* words, uint32_t num_blocks, const uint8_t* values,
+                           size_t n, uint8_t* out, size_t distance) {
+    check_values_pipeline(
+        words, num_blocks, values, 8, n, out, distance,
+        [](const uint8_t* v, size_t m, uint64_t* h) {
+          for (size_t i = 0; i < m; ++i) h[i] = hash::xxh64_fixed8_scalar(hash::load_u64_le(v + 8 * i));
+        },
+        Test{});
+  }
+
+  static constexpr SbbfKernels table() {
+    return {check_hash,    insert_hash,  check_hashes, insert_hashes,
+            check_product, check_gather, check_fixed4, check_fixed8};
+  }
+};
 
 }  // namespace
 }  // namespace pqfast::sbbf
