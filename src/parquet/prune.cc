@@ -457,7 +457,7 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
       }
       uint8_t* base;
       if (tail.covers(lo, hi - lo)) {
-        base = tail.data.data() + (lo - tail.offset);
+        base = tail.data() + (lo - tail.offset);
       } else {
         std::vector<uint8_t> buf(static_cast<size_t>(hi - lo));
         if (auto st = file.read_at(lo, buf.size(), buf.data()); !st.ok()) return fail(std::move(res), st.error());
