@@ -844,6 +844,17 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     if errors and on_error == "raise":
         more = f" (and {len(errors) - 1} more files)" if len(errors) > 1 else ""
         raise FormatError(errors[0] + more)
+    if local and not by_value and "path_bytes" in parts[0][0]:
+        # The string columns come ready from C++ as Arrow buffers.
+        res = parts[0][0]
+        n = res["rows"]
+
+        def strings(name):
+            return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(res[name + "_offsets"]),
+                                                          pa.py_buffer(res[name + "_bytes"])])
+
+        return pa.table({"path": strings("path"), "row_group": pa.array(res["row_group"][:n]),
+                         "verdict": strings("verdict"), "reason": strings("reason")})
     fidx, rg, ver, bs, bb, mb, pv = [], [], [], [], [], [], []
     for res, file_i in parts:
         n = res["rows"]
