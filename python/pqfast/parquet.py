@@ -677,7 +677,15 @@ def _as_list_or_array(values: Any):
 def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     """Paths from a glob, a directory (every *.parquet under it), a path, or a list of them."""
     single = isinstance(paths_or_glob, (str, os.PathLike))
-    items = [os.fspath(paths_or_glob)] if single else [os.fspath(p) for p in paths_or_glob]
+    items = [os.fspath(paths_or_glob)] if single else [p if type(p) is str else os.fspath(p) for p in paths_or_glob]
+    if filesystem is None and not single and items and all(type(p) is str for p in items):
+        # The common case, a list of local *.parquet paths: checked in a few
+        # passes over one string instead of path by path.
+        blob = "\0".join(items)
+        if ("*" not in blob and "?" not in blob and "[" not in blob
+                and blob.count("\0") == len(items) - 1
+                and blob.count(".parquet\0") == len(items) - 1 and blob.endswith(".parquet")):
+            return items
     out: list[str] = []
     for p in items:
         if filesystem is None:
@@ -836,6 +844,17 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     if errors and on_error == "raise":
         more = f" (and {len(errors) - 1} more files)" if len(errors) > 1 else ""
         raise FormatError(errors[0] + more)
+    if local and not by_value and "path_bytes" in parts[0][0]:
+        # The string columns come ready from C++ as Arrow buffers.
+        res = parts[0][0]
+        n = res["rows"]
+
+        def strings(name):
+            return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(res[name + "_offsets"]),
+                                                          pa.py_buffer(res[name + "_bytes"])])
+
+        return pa.table({"path": strings("path"), "row_group": pa.array(res["row_group"][:n]),
+                         "verdict": strings("verdict"), "reason": strings("reason")})
     fidx, rg, ver, bs, bb, mb, pv = [], [], [], [], [], [], []
     for res, file_i in parts:
         n = res["rows"]

@@ -169,6 +169,72 @@ pq::ProbeValues make_values(const std::string& type_name, int32_t type_length, n
 }
 
 // Results of many files as flat arrays (one row per file x row group).
+// The reason column's text for one row (pqfast.parquet._reason says the same).
+std::string reason_text(pq::Verdict v, uint32_t by_stats, uint32_t maybe, size_t nv) {
+  switch (v) {
+    case pq::Verdict::kAbsentByStats: return "min/max";
+    case pq::Verdict::kAbsentByBloom: return by_stats ? "min/max + bloom filter" : "bloom filter";
+    case pq::Verdict::kMaybe:
+      return "bloom filter: " + std::to_string(maybe) + " of " + std::to_string(nv) + " values may be present";
+    case pq::Verdict::kNoFilter:
+      return "no bloom filter; min/max keep " + std::to_string(maybe) + " of " + std::to_string(nv) + " values";
+  }
+  return "";
+}
+
+// The string columns of prune's table (path, verdict, reason) as Arrow
+// string buffers: int32 offsets (rows + 1) and UTF-8 bytes, for
+// pyarrow.Array.from_buffers. Left out when they would pass 2 GiB.
+void add_string_columns(const std::vector<pq::FilePruneResult>& rs, size_t nv, size_t rows, nb::dict& out) {
+  struct Column {
+    std::vector<int32_t> offsets{0};
+    std::vector<uint8_t> bytes;
+    bool ok = true;
+    void add(std::string_view s) {
+      if (bytes.size() + s.size() > static_cast<size_t>(INT32_MAX)) ok = false;
+      if (!ok) return;
+      bytes.insert(bytes.end(), s.begin(), s.end());
+      offsets.push_back(static_cast<int32_t>(bytes.size()));
+    }
+  };
+  Column path, verdict, reason;
+  path.offsets.reserve(rows + 1);
+  verdict.offsets.reserve(rows + 1);
+  reason.offsets.reserve(rows + 1);
+  std::string last_reason;
+  bool have_last = false;
+  pq::Verdict last_v{};
+  uint32_t last_bs = 0, last_mb = 0;
+  for (const auto& r : rs) {
+    if (!r.ok) continue;
+    for (const auto& g : r.row_groups) {
+      path.add(r.path);
+      verdict.add(pq::verdict_name(g.verdict));
+      // Neighbouring row groups mostly share their reason: formatted once.
+      if (!have_last || g.verdict != last_v || g.excluded_by_stats != last_bs || g.maybe != last_mb) {
+        last_reason = reason_text(g.verdict, g.excluded_by_stats, g.maybe, nv);
+        last_v = g.verdict;
+        last_bs = g.excluded_by_stats;
+        last_mb = g.maybe;
+        have_last = true;
+      }
+      reason.add(last_reason);
+    }
+  }
+  if (!path.ok || !verdict.ok || !reason.ok) return;
+  auto put = [&](const char* name, const Column& c) {
+    auto o = new_array<int32_t>(c.offsets.size());
+    std::memcpy(o.data(), c.offsets.data(), c.offsets.size() * sizeof(int32_t));
+    auto b = new_array<uint8_t>(c.bytes.size());
+    if (!c.bytes.empty()) std::memcpy(b.data(), c.bytes.data(), c.bytes.size());
+    out[(std::string(name) + "_offsets").c_str()] = o;
+    out[(std::string(name) + "_bytes").c_str()] = b;
+  };
+  put("path", path);
+  put("verdict", verdict);
+  put("reason", reason);
+}
+
 nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, bool per_value) {
   size_t rows = 0;
   for (const auto& r : rs) rows += r.row_groups.size();
@@ -206,6 +272,7 @@ nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, 
     }
   }
   nb::dict out;
+  if (!per_value) add_string_columns(rs, nv, k, out);
   out["rows"] = k;
   out["file_index"] = file_index;
   out["row_group"] = row_group;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,12 +20,15 @@ struct ReadStats {
   int64_t bytes = 0;
 };
 
-// Bytes of the file's tail kept from the footer read: [offset, offset + data.size()).
+// Bytes of the file's tail kept from the footer read: [offset, offset + size).
+// Not zero-filled first: a read fills it whole or fails.
 struct TailBuffer {
   uint64_t offset = 0;
-  std::vector<uint8_t> data;
+  size_t size = 0;
+  std::unique_ptr<uint8_t[]> bytes;
+  uint8_t* data() const { return bytes.get(); }
   bool covers(uint64_t off, uint64_t len) const {
-    return off >= offset && off - offset <= data.size() && len <= data.size() - (off - offset);
+    return off >= offset && off - offset <= size && len <= size - (off - offset);
   }
 };
 

@@ -88,10 +88,11 @@ Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const Parse
                                                  "magic, footer length, magic)");
   }
   const size_t tail_len = static_cast<size_t>(std::min<uint64_t>(size, std::max<size_t>(tail_bytes, 64)));
-  std::vector<uint8_t> tail(tail_len);
-  PQFAST_RETURN_IF_ERROR(file.read_at(size - tail_len, tail_len, tail.data()));
+  std::unique_ptr<uint8_t[]> tail_bytes_owned(new uint8_t[tail_len]);  // filled by the read
+  uint8_t* const tail = tail_bytes_owned.get();
+  PQFAST_RETURN_IF_ERROR(file.read_at(size - tail_len, tail_len, tail));
   if (stats) { stats->reads++; stats->bytes += tail_len; }
-  auto footer_len = parse_trailer(tail.data() + tail_len - 8, size);
+  auto footer_len = parse_trailer(tail + tail_len - 8, size);
   if (!footer_len.ok()) return prefix_error(file.name(), footer_len.error());
   const uint64_t start = size - 8 - *footer_len;
   if (*footer_len > limits.max_footer_bytes) {
@@ -101,7 +102,7 @@ Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const Parse
   }
   Result<FileMetaData> meta = Error{};
   if (uint64_t{*footer_len} + 8 <= tail_len) {
-    meta = parse_file_metadata(tail.data() + tail_len - 8 - *footer_len, *footer_len, start, limits);
+    meta = parse_file_metadata(tail + tail_len - 8 - *footer_len, *footer_len, start, limits);
   } else {
     std::vector<uint8_t> footer(*footer_len);
     PQFAST_RETURN_IF_ERROR(file.read_at(start, *footer_len, footer.data()));
@@ -111,7 +112,8 @@ Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const Parse
   if (!meta.ok()) return prefix_error(file.name(), meta.error());
   if (tail_out) {
     tail_out->offset = size - tail_len;
-    tail_out->data = std::move(tail);
+    tail_out->size = tail_len;
+    tail_out->bytes = std::move(tail_bytes_owned);
   }
   return meta;
 }

@@ -11,6 +11,11 @@
 #include <mutex>
 #include <thread>
 
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
+
 #include "parquet/internal.h"
 #include "pqfast/hash.h"
 #include "pqfast/parquet.h"
@@ -165,6 +170,29 @@ bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
 }
 
 // ---- pruning one file ------------------------------------------------------------------
+
+namespace {
+
+// Keeps a helper thread off the caller's core. Kernels that pack runnable
+// threads onto few CPUs (virtual machines whose idle vCPUs are halted) start
+// a new thread on the core that created it, where it waits for the caller's
+// time slice (~1 ms, the whole job) instead of working beside it. The helper
+// may run on any other CPU the process is allowed; nothing changes on a
+// single-CPU set. Linux only; elsewhere the scheduler decides.
+void move_off_callers_cpu([[maybe_unused]] std::thread& t) {
+#if defined(__linux__)
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+  const int here = sched_getcpu();
+  if (here < 0 || here >= CPU_SETSIZE || !CPU_ISSET(here, &allowed)) return;
+  CPU_CLR(here, &allowed);
+  if (CPU_COUNT(&allowed) == 0) return;
+  pthread_setaffinity_np(t.native_handle(), sizeof allowed, &allowed);  // a hint: failure is harmless
+#endif
+}
+
+}  // namespace
 
 namespace {
 
@@ -429,7 +457,7 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
       }
       uint8_t* base;
       if (tail.covers(lo, hi - lo)) {
-        base = tail.data.data() + (lo - tail.offset);
+        base = tail.data() + (lo - tail.offset);
       } else {
         std::vector<uint8_t> buf(static_cast<size_t>(hi - lo));
         if (auto st = file.read_at(lo, buf.size(), buf.data()); !st.ok()) return fail(std::move(res), st.error());
@@ -578,7 +606,9 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
   threads = std::min(threads, n);
   for (size_t t = 1; t < threads; ++t) {
     try {
-      std::thread(work, job).detach();
+      std::thread helper(work, job);
+      move_off_callers_cpu(helper);
+      helper.detach();
     } catch (const std::system_error&) {
       break;  // no more threads: the caller does the rest
     }

@@ -9,6 +9,113 @@ int64_t unzigzag(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) 
 
 bool valid_type(uint8_t t) { return t <= static_cast<uint8_t>(CType::kStruct); }
 
+// ---- the fast skip ----------------------------------------------------------------
+//
+// skip() first tries these: recursive, no Status, for the shapes footers are
+// made of (struct fields with delta ids; scalars; binaries; lists of
+// varints, binaries, bytes or structs; nesting up to kFastDepth). Each
+// returns the end of the value, or nullptr for anything else, malformed or
+// not; skip() then walks the same value again with the checked loop, which
+// words the error. The fast path accepts a subset of what the checked path
+// accepts and ends at the same byte.
+
+constexpr int kFastDepth = 16;
+
+inline const uint8_t* fast_varint(const uint8_t* p, const uint8_t* end) {
+  // At most 9 bytes: the checked reader takes those without an overflow test.
+  for (int i = 0; i < 9; ++i) {
+    if (p >= end) return nullptr;
+    if ((*p++ & 0x80) == 0) return p;
+  }
+  return nullptr;
+}
+
+inline const uint8_t* fast_binary(const uint8_t* p, const uint8_t* end) {
+  uint64_t len = 0;
+  for (int shift = 0; shift < 63; shift += 7) {
+    if (p >= end) return nullptr;
+    const uint8_t b = *p++;
+    len |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if ((b & 0x80) == 0) {
+      return len <= static_cast<uint64_t>(end - p) ? p + len : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+const uint8_t* fast_struct(const uint8_t* p, const uint8_t* end, int depth);
+
+const uint8_t* fast_list(const uint8_t* p, const uint8_t* end, int depth) {
+  if (p >= end) return nullptr;
+  const uint8_t b = *p++;
+  const uint8_t et = b & 0x0f;
+  uint64_t n = b >> 4;
+  if (n == 15) {
+    n = 0;
+    for (int shift = 0;; shift += 7) {
+      if (shift > 28 || p >= end) return nullptr;
+      const uint8_t c = *p++;
+      n |= static_cast<uint64_t>(c & 0x7f) << shift;
+      if ((c & 0x80) == 0) break;
+    }
+  }
+  if (n > static_cast<uint64_t>(end - p)) return nullptr;
+  switch (et) {
+    case 3: return p + n;
+    case 4:
+    case 5:
+    case 6:
+      for (uint64_t i = 0; i < n && p; ++i) p = fast_varint(p, end);
+      return p;
+    case 8:
+      for (uint64_t i = 0; i < n && p; ++i) p = fast_binary(p, end);
+      return p;
+    case 12:
+      for (uint64_t i = 0; i < n && p; ++i) p = fast_struct(p, end, depth + 1);
+      return p;
+    default: return nullptr;  // bools, doubles, nested containers: the checked path
+  }
+}
+
+// One value of a struct field (or a top-level value) of wire type t.
+inline const uint8_t* fast_value(const uint8_t* p, const uint8_t* end, uint8_t t, int depth) {
+  switch (t) {
+    case 1:
+    case 2: return p;  // a field's bool lives in its type nibble
+    case 3: return p < end ? p + 1 : nullptr;
+    case 4:
+    case 5:
+    case 6: return fast_varint(p, end);
+    case 7: return end - p >= 8 ? p + 8 : nullptr;
+    case 8: return fast_binary(p, end);
+    case 9:
+    case 10: return fast_list(p, end, depth);
+    case 12: return fast_struct(p, end, depth + 1);
+    default: return nullptr;
+  }
+}
+
+const uint8_t* fast_struct(const uint8_t* p, const uint8_t* end, int depth) {
+  if (depth > kFastDepth) return nullptr;
+  while (true) {
+    if (p >= end) return nullptr;
+    const uint8_t b = *p++;
+    const uint8_t ft = b & 0x0f;
+    if (ft == 0) return p;
+    if (ft > 12 || (b >> 4) == 0) return nullptr;  // bad type; long-form field id
+    // Scalars inline; containers through fast_value.
+    if (ft == 1 || ft == 2) continue;
+    if (ft >= 4 && ft <= 6) {
+      p = fast_varint(p, end);
+    } else if (ft == 8) {
+      p = fast_binary(p, end);
+    } else {
+      p = fast_value(p, end, ft, depth);
+    }
+    if (p == nullptr) return nullptr;
+  }
+}
+
 }  // namespace
 
 Error CompactReader::error(ErrorCode code, const std::string& message) const {
@@ -120,6 +227,10 @@ Result<std::string_view> CompactReader::read_binary() {
 // recursive skip_at_depth() below is kept as the reference (and for errors it
 // words the same way); both enforce kMaxDepth and every bound.
 Status CompactReader::skip(CType type) {
+  if (const uint8_t* q = fast_value(p_, end_, static_cast<uint8_t>(type), 0)) [[likely]] {
+    p_ = q;
+    return Status::Ok();
+  }
   struct Frame {
     uint8_t kind;       // 0 struct, 1 list/set, 2 map
     uint8_t t1, t2;     // list element type; map key and value types
