@@ -2,6 +2,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <functional>
+
 #include "common.h"
 #include "delta_bench.h"
 #include "local_bloom_bench.h"
@@ -9,6 +11,16 @@
 
 namespace pqfast::py {
 namespace {
+
+// A C++ progress callback that calls a Python callable (None: no callback).
+// Benchmarks run without the GIL; the callback takes it for each message.
+std::function<void(const std::string&)> progress_callback(nb::object progress) {
+  if (progress.is_none()) return {};
+  return [progress](const std::string& msg) {
+    nb::gil_scoped_acquire gil;
+    progress(msg);
+  };
+}
 
 nb::list rows_to_python(const std::vector<bench::Row>& rows) {
   nb::list out;
@@ -57,12 +69,7 @@ void bind_bench(nb::module_& m) {
     o.insert_keys_up_to = insert_keys_up_to;
     std::vector<std::string> notes;
     o.notes = &notes;
-    if (!progress.is_none()) {
-      o.progress = [progress](const std::string& msg) {
-        nb::gil_scoped_acquire gil;
-        progress(msg);
-      };
-    }
+    o.progress = progress_callback(progress);
     std::vector<bench::Row> rows;
     {
       nb::gil_scoped_release release;
@@ -79,12 +86,7 @@ void bind_bench(nb::module_& m) {
     o.page_values = page_values;
     o.iters = iters;
     o.reps = reps;
-    if (!progress.is_none()) {
-      o.progress = [progress](const std::string& msg) {
-        nb::gil_scoped_acquire gil;
-        progress(msg);
-      };
-    }
+    o.progress = progress_callback(progress);
     std::vector<bench::Row> rows;
     {
       nb::gil_scoped_release release;
@@ -106,12 +108,7 @@ void bind_bench(nb::module_& m) {
     o.fp_bits = std::move(fp_bits);
     o.fp_filters = fp_filters;
     o.fp_queries = fp_queries;
-    if (!progress.is_none()) {
-      o.progress = [progress](const std::string& msg) {
-        nb::gil_scoped_acquire gil;
-        progress(msg);
-      };
-    }
+    o.progress = progress_callback(progress);
     std::vector<bench::LocalBloomRow> rows;
     {
       nb::gil_scoped_release release;
