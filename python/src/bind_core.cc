@@ -46,15 +46,8 @@ void bind_core(nb::module_& m) {
   });
   // BYTE_ARRAY: Arrow layout, int64 offsets (n + 1 of them).
   m.def("_hash_byte_arrays", [](In1D<uint8_t> data, In1D<int64_t> offsets) {
-    const size_t n = offsets.shape(0) > 0 ? offsets.shape(0) - 1 : 0;
-    auto out = new_array<uint64_t>(n);
-    Status st;
-    {
-      nb::gil_scoped_release release;
-      st = hash_byte_arrays(data.data(), data.shape(0), offsets.data(), n, out.data());
-    }
-    throw_if_error(st);
-    return out;
+    return hash_offset_keys(data, offsets, [](const uint8_t* d, size_t len, const int64_t* o, size_t n,
+                                              uint64_t* out) { return hash_byte_arrays(d, len, o, n, out); });
   });
 }
 

@@ -30,15 +30,7 @@ void bind_local_bloom(nb::module_& m) {
     return rocksdb_hash64(v.data, v.size);
   }, nb::arg("data"), "RocksDB's 64-bit key hash (Hash64 / GetSliceHash64, seed 0) of a bytes-like object.");
   m.def("_rocksdb_hash64_keys", [](In1D<uint8_t> data, In1D<int64_t> offsets) {
-    const size_t n = offsets.shape(0) > 0 ? offsets.shape(0) - 1 : 0;
-    auto out = new_array<uint64_t>(n);
-    Status st;
-    {
-      nb::gil_scoped_release release;
-      st = rocksdb_hash64_keys(data.data(), data.shape(0), offsets.data(), n, out.data());
-    }
-    throw_if_error(st);
-    return out;
+    return hash_offset_keys(data, offsets, rocksdb_hash64_keys);
   });
   m.def("local_bloom_num_probes", [](double bits_per_key) {
     return local_bloom_num_probes(unwrap(local_bloom_millibits_per_key(bits_per_key)));

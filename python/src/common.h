@@ -70,6 +70,22 @@ nb::ndarray<nb::numpy, T, nb::ndim<1>> new_array(size_t n) {
   return nb::ndarray<nb::numpy, T, nb::ndim<1>>(data, {n}, owner);
 }
 
+// Hashes keys given in Arrow layout (bytes + n + 1 int64 offsets) with
+// hash_fn(data, data_len, offsets, n, out) -> Status, without the GIL.
+template <class HashFn>
+nb::ndarray<nb::numpy, uint64_t, nb::ndim<1>> hash_offset_keys(In1D<uint8_t> data,
+                                                             In1D<int64_t> offsets, HashFn hash_fn) {
+  const size_t n = offsets.shape(0) > 0 ? offsets.shape(0) - 1 : 0;
+  auto out = new_array<uint64_t>(n);
+  Status st;
+  {
+    nb::gil_scoped_release release;
+    st = hash_fn(data.data(), data.shape(0), offsets.data(), n, out.data());
+  }
+  throw_if_error(st);
+  return out;
+}
+
 // Bytes-like input (bytes, bytearray, memoryview, numpy uint8) as a view.
 struct ByteView {
   const uint8_t* data;

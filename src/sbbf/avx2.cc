@@ -26,38 +26,13 @@ inline void insert_block(uint32_t* block, uint32_t key) {
   _mm256_storeu_si256(p, _mm256_or_si256(_mm256_loadu_si256(p), make_mask(key)));
 }
 
-struct Test {
-  uint8_t operator()(const uint32_t* block, uint32_t key) const { return test_block(block, key); }
+struct Avx2Block {
+  static bool test(const uint32_t* block, uint32_t key) { return test_block(block, key); }
+  static void insert(uint32_t* block, uint32_t key) { insert_block(block, key); }
 };
-
-bool check_hash(const uint32_t* words, uint32_t num_blocks, uint64_t hash) {
-  return test_block(block_ptr(words, num_blocks, hash), block_key(hash));
-}
-
-void insert_hash(uint32_t* words, uint32_t num_blocks, uint64_t hash) {
-  insert_block(words + size_t{block_index(hash, num_blocks)} * 8, block_key(hash));
-}
-
-void check_hashes(const uint32_t* words, uint32_t num_blocks, const uint64_t* hashes, size_t n,
-                  uint8_t* out, size_t distance) {
-  check_pipeline(HashCursor{words, num_blocks, hashes}, n, out, distance, Test{});
-}
-
-void insert_hashes(uint32_t* words, uint32_t num_blocks, const uint64_t* hashes, size_t n,
-                   size_t distance) {
-  insert_pipeline(words, num_blocks, hashes, n, distance,
-                  [](uint32_t* block, uint32_t key) { insert_block(block, key); });
-}
-
-void check_product(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
-                   size_t num_hashes, uint8_t* out, size_t distance) {
-  check_product_pipeline(filters, num_filters, hashes, num_hashes, out, distance, Test{});
-}
-
-void check_gather(const SbbfRef* filters, const uint32_t* ids, const uint64_t* hashes, size_t n,
-                  uint8_t* out, size_t distance) {
-  check_pipeline(GatherCursor{filters, ids, hashes}, n, out, distance, Test{});
-}
+// The calls this ISA does not specialise come from the shared template.
+using Base = BlockKernels<Avx2Block>;
+using Test = Base::Test;
 
 void hash8_chunk(const uint8_t* v, size_t m, uint64_t* h) {
   size_t i = 0;
@@ -89,8 +64,8 @@ void check_fixed8(const uint32_t* words, uint32_t num_blocks, const uint8_t* val
 
 }  // namespace
 
-const SbbfKernels kAvx2SbbfKernels = {check_hash,    insert_hash,  check_hashes,
-                                      insert_hashes, check_product, check_gather,
-                                      check_fixed4,  check_fixed8};
+const SbbfKernels kAvx2SbbfKernels = {Base::check_hash,    Base::insert_hash,  Base::check_hashes,
+                                      Base::insert_hashes, Base::check_product, Base::check_gather,
+                                      check_fixed4,        check_fixed8};
 
 }  // namespace pqfast::sbbf

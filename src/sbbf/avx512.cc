@@ -30,17 +30,13 @@ inline void insert_block(uint32_t* block, uint32_t key) {
   _mm256_storeu_si256(p, _mm256_or_si256(_mm256_loadu_si256(p), make_mask256(key)));
 }
 
-struct Test {
-  uint8_t operator()(const uint32_t* block, uint32_t key) const { return test_block(block, key); }
+struct Avx512Block {
+  static bool test(const uint32_t* block, uint32_t key) { return test_block(block, key); }
+  static void insert(uint32_t* block, uint32_t key) { insert_block(block, key); }
 };
-
-bool check_hash(const uint32_t* words, uint32_t num_blocks, uint64_t hash) {
-  return test_block(block_ptr(words, num_blocks, hash), block_key(hash));
-}
-
-void insert_hash(uint32_t* words, uint32_t num_blocks, uint64_t hash) {
-  insert_block(words + size_t{block_index(hash, num_blocks)} * 8, block_key(hash));
-}
+// The calls this ISA does not specialise come from the shared template.
+using Base = BlockKernels<Avx512Block>;
+using Test = Base::Test;
 
 // ---- eight probes per step ------------------------------------------------
 
@@ -138,22 +134,6 @@ void check_hashes(const uint32_t* words, uint32_t num_blocks, const uint64_t* ha
   probe_run(probe, words, num_blocks, hashes, n, 0, out, distance);
 }
 
-void insert_hashes(uint32_t* words, uint32_t num_blocks, const uint64_t* hashes, size_t n,
-                   size_t distance) {
-  insert_pipeline(words, num_blocks, hashes, n, distance,
-                  [](uint32_t* block, uint32_t key) { insert_block(block, key); });
-}
-
-void check_product(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
-                   size_t num_hashes, uint8_t* out, size_t distance) {
-  check_product_pipeline(filters, num_filters, hashes, num_hashes, out, distance, Test{});
-}
-
-void check_gather(const SbbfRef* filters, const uint32_t* ids, const uint64_t* hashes, size_t n,
-                  uint8_t* out, size_t distance) {
-  check_pipeline(GatherCursor{filters, ids, hashes}, n, out, distance, Test{});
-}
-
 // ---- value -> verdict -------------------------------------------------------
 
 void hash8_chunk(const uint8_t* v, size_t m, uint64_t* h) {
@@ -218,8 +198,8 @@ void check_fixed8(const uint32_t* words, uint32_t num_blocks, const uint8_t* val
 
 }  // namespace
 
-const SbbfKernels kAvx512SbbfKernels = {check_hash,    insert_hash,  check_hashes,
-                                        insert_hashes, check_product, check_gather,
-                                        check_fixed4,  check_fixed8};
+const SbbfKernels kAvx512SbbfKernels = {Base::check_hash,    Base::insert_hash,  check_hashes,
+                                        Base::insert_hashes, Base::check_product, Base::check_gather,
+                                        check_fixed4,        check_fixed8};
 
 }  // namespace pqfast::sbbf
