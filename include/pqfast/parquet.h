@@ -404,12 +404,15 @@ struct FilePruneResult {
 // after key), keyed by path and column and validated against the file's size
 // and modification time on every use. Thread-safe; bounded (oldest entries
 // leave first).
+// What is kept is what pruning one column reads from a footer (an internal
+// type; the cache is used through PruneOptions::footer_cache).
+struct PruneFooter;
 class FooterCache {
  public:
   explicit FooterCache(size_t max_entries = 1 << 16) : max_entries_(max_entries) {}
-  std::shared_ptr<const FileMetaData> get(const std::string& key, uint64_t size, int64_t mtime_ns);
+  std::shared_ptr<const PruneFooter> get(const std::string& key, uint64_t size, int64_t mtime_ns);
   void put(const std::string& key, uint64_t size, int64_t mtime_ns,
-           std::shared_ptr<const FileMetaData> meta);
+           std::shared_ptr<const PruneFooter> footer);
   void clear();
   size_t size() const;
 
@@ -417,7 +420,7 @@ class FooterCache {
   struct Entry {
     uint64_t size;
     int64_t mtime_ns;
-    std::shared_ptr<const FileMetaData> meta;
+    std::shared_ptr<const PruneFooter> footer;
   };
   size_t max_entries_;
   mutable std::mutex mu_;

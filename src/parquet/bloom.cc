@@ -53,18 +53,21 @@ Result<ChunkBloomFilter> make_chunk_bloom_filter(std::vector<uint8_t>&& bytes, s
 }
 
 Status check_bloom_location(const RandomAccessFile& file, const ColumnChunk& chunk) {
+  return check_bloom_location(file, chunk.bloom_filter_offset, chunk.bloom_filter_length);
+}
+
+Status check_bloom_location(const RandomAccessFile& file, int64_t offset, int32_t length) {
   const uint64_t size = file.size();
-  const uint64_t off = static_cast<uint64_t>(chunk.bloom_filter_offset);
+  const uint64_t off = static_cast<uint64_t>(offset);
   if (off >= size) {
     return make_error(ErrorCode::kCorrupt, file.name() + ": bloom_filter_offset " +
                                                std::to_string(off) + " is beyond the " +
                                                std::to_string(size) + "-byte file");
   }
-  if (chunk.bloom_filter_length >= 0 &&
-      static_cast<uint64_t>(chunk.bloom_filter_length) > size - off) {
+  if (length >= 0 && static_cast<uint64_t>(length) > size - off) {
     return make_error(ErrorCode::kCorrupt,
                       file.name() + ": Bloom filter at byte " + std::to_string(off) + " of length " +
-                          std::to_string(chunk.bloom_filter_length) + " runs past the " +
+                          std::to_string(length) + " runs past the " +
                           std::to_string(size) + "-byte file");
   }
   return Status::Ok();

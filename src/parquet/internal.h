@@ -34,6 +34,20 @@ struct TailBuffer {
 
 Error prefix_error(const std::string& name, const Error& e);
 
+// The serialized FileMetaData, found by one speculative read of the file's
+// tail (kept in *tail) and read again on its own only when larger:
+// [data, data + len) at file offset `start`. Trailer errors (magic, length,
+// limits) name the file.
+struct FooterBytes {
+  const uint8_t* data = nullptr;  // into tail->bytes or `owned`
+  uint32_t len = 0;
+  uint64_t start = 0;
+  std::vector<uint8_t> owned;
+};
+Result<FooterBytes> read_footer_bytes(RandomAccessFile& file, const ParseLimits& limits,
+                                     ReadStats* stats, TailBuffer* tail,
+                                     size_t tail_bytes = kSpeculativeTailBytes);
+
 // read_file_metadata that counts reads and keeps the tail it read.
 Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const ParseLimits& limits,
                                              ReadStats* stats, TailBuffer* tail,
@@ -54,6 +68,7 @@ Result<SbbfView> bloom_view_in_place(uint8_t* bytes, size_t len, uint64_t offset
 
 // Checks bloom_filter_offset/length against the file's size.
 Status check_bloom_location(const RandomAccessFile& file, const ColumnChunk& chunk);
+Status check_bloom_location(const RandomAccessFile& file, int64_t offset, int32_t length);
 
 }  // namespace pqfast::parquet
 

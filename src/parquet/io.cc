@@ -78,9 +78,8 @@ Status BufferFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
   return Status::Ok();
 }
 
-Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const ParseLimits& limits,
-                                             ReadStats* stats, TailBuffer* tail_out,
-                                             size_t tail_bytes) {
+Result<FooterBytes> read_footer_bytes(RandomAccessFile& file, const ParseLimits& limits,
+                                     ReadStats* stats, TailBuffer* tail, size_t tail_bytes) {
   const uint64_t size = file.size();
   if (size < 12) {
     return make_error(ErrorCode::kTruncated, file.name() + ": file of " + std::to_string(size) +
@@ -88,33 +87,41 @@ Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const Parse
                                                  "magic, footer length, magic)");
   }
   const size_t tail_len = static_cast<size_t>(std::min<uint64_t>(size, std::max<size_t>(tail_bytes, 64)));
-  std::unique_ptr<uint8_t[]> tail_bytes_owned(new uint8_t[tail_len]);  // filled by the read
-  uint8_t* const tail = tail_bytes_owned.get();
-  PQFAST_RETURN_IF_ERROR(file.read_at(size - tail_len, tail_len, tail));
+  tail->bytes.reset(new uint8_t[tail_len]);  // filled by the read
+  tail->offset = size - tail_len;
+  tail->size = tail_len;
+  PQFAST_RETURN_IF_ERROR(file.read_at(size - tail_len, tail_len, tail->data()));
   if (stats) { stats->reads++; stats->bytes += tail_len; }
-  auto footer_len = parse_trailer(tail + tail_len - 8, size);
+  auto footer_len = parse_trailer(tail->data() + tail_len - 8, size);
   if (!footer_len.ok()) return prefix_error(file.name(), footer_len.error());
-  const uint64_t start = size - 8 - *footer_len;
   if (*footer_len > limits.max_footer_bytes) {
     return make_error(ErrorCode::kLimitExceeded,
                       file.name() + ": footer of " + std::to_string(*footer_len) +
                           " bytes exceeds the limit of " + std::to_string(limits.max_footer_bytes));
   }
-  Result<FileMetaData> meta = Error{};
+  FooterBytes out;
+  out.len = *footer_len;
+  out.start = size - 8 - *footer_len;
   if (uint64_t{*footer_len} + 8 <= tail_len) {
-    meta = parse_file_metadata(tail + tail_len - 8 - *footer_len, *footer_len, start, limits);
+    out.data = tail->data() + tail_len - 8 - *footer_len;
   } else {
-    std::vector<uint8_t> footer(*footer_len);
-    PQFAST_RETURN_IF_ERROR(file.read_at(start, *footer_len, footer.data()));
+    out.owned.resize(*footer_len);
+    PQFAST_RETURN_IF_ERROR(file.read_at(out.start, *footer_len, out.owned.data()));
     if (stats) { stats->reads++; stats->bytes += *footer_len; }
-    meta = parse_file_metadata(footer.data(), footer.size(), start, limits);
+    out.data = out.owned.data();
   }
+  return out;
+}
+
+Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const ParseLimits& limits,
+                                             ReadStats* stats, TailBuffer* tail_out,
+                                             size_t tail_bytes) {
+  TailBuffer local;
+  TailBuffer* tail = tail_out ? tail_out : &local;
+  auto footer = read_footer_bytes(file, limits, stats, tail, tail_bytes);
+  if (!footer.ok()) return footer.error();
+  auto meta = parse_file_metadata(footer->data, footer->len, footer->start, limits);
   if (!meta.ok()) return prefix_error(file.name(), meta.error());
-  if (tail_out) {
-    tail_out->offset = size - tail_len;
-    tail_out->size = tail_len;
-    tail_out->bytes = std::move(tail_bytes_owned);
-  }
   return meta;
 }
 
@@ -140,18 +147,18 @@ Status LazyLocalFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
   return file_->read_at(offset, n, out);
 }
 
-std::shared_ptr<const FileMetaData> FooterCache::get(const std::string& key, uint64_t size,
+std::shared_ptr<const PruneFooter> FooterCache::get(const std::string& key, uint64_t size,
                                                      int64_t mtime_ns) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = map_.find(key);
   if (it == map_.end() || it->second.size != size || it->second.mtime_ns != mtime_ns) return nullptr;
-  return it->second.meta;
+  return it->second.footer;
 }
 
 void FooterCache::put(const std::string& key, uint64_t size, int64_t mtime_ns,
-                      std::shared_ptr<const FileMetaData> meta) {
+                      std::shared_ptr<const PruneFooter> footer) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto [it, inserted] = map_.insert_or_assign(key, Entry{size, mtime_ns, std::move(meta)});
+  auto [it, inserted] = map_.insert_or_assign(key, Entry{size, mtime_ns, std::move(footer)});
   if (inserted) order_.push_back(key);
   while (map_.size() > max_entries_ && !order_.empty()) {
     map_.erase(order_.front());

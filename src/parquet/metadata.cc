@@ -90,13 +90,11 @@ int FileMetaData::find_column(std::string_view dotted) const {
   return -1;
 }
 
-namespace {
-
-constexpr int kAllLeaves = -2;  // no projection (-1: the projected column is absent)
+namespace detail {
 
 // ---- LogicalType ------------------------------------------------------------------
 
-Status read_time_unit(CompactReader& r, LogicalType* t) {
+static Status read_time_unit(CompactReader& r, LogicalType* t) {
   // union TimeUnit { 1: MILLIS, 2: MICROS, 3: NANOS } of empty structs.
   return read_struct(r, [&](const FieldHeader& f) -> Status {
     if (f.id >= 1 && f.id <= 3) t->unit = static_cast<LogicalType::TimeUnit>(f.id - 1);
@@ -156,6 +154,39 @@ Status read_logical_type(CompactReader& r, LogicalType* t) {
     }
   });
 }
+
+ColumnDescriptor leaf_descriptor(std::vector<std::string> path, const SchemaElement& e,
+                                 int16_t max_def, int16_t max_rep, int32_t schema_index) {
+  ColumnDescriptor d;
+  d.path = std::move(path);
+  for (size_t k = 0; k < d.path.size(); ++k) {
+    if (k) d.dotted_path += '.';
+    d.dotted_path += d.path[k];
+  }
+  d.physical_type = e.type;
+  d.type_length = e.type_length;
+  d.logical = e.logical;
+  d.converted_type = e.converted_type;
+  d.scale = e.scale;
+  d.precision = e.precision;
+  // A DECIMAL given only as ConvertedType still has its scale/precision.
+  if (d.logical.kind == LogicalType::kNone && e.converted_type == 5) {
+    d.logical.kind = LogicalType::kDecimal;
+    d.logical.decimal_scale = e.scale;
+    d.logical.decimal_precision = e.precision;
+  }
+  d.repetition = e.repetition;
+  d.max_definition_level = max_def;
+  d.max_repetition_level = max_rep;
+  d.schema_index = schema_index;
+  return d;
+}
+
+}  // namespace detail
+
+namespace {
+
+constexpr int kAllLeaves = -2;  // no projection (-1: the projected column is absent)
 
 // ---- SchemaElement ---------------------------------------------------------------
 
@@ -455,29 +486,9 @@ Status build_leaves(FileMetaData* m, size_t base_offset) {
         }
         return err("leaf element " + std::to_string(i) + " (" + e.name + ") has no type");
       }
-      ColumnDescriptor d;
-      d.path = path;
-      d.path.push_back(e.name);
-      for (size_t k = 0; k < d.path.size(); ++k) {
-        if (k) d.dotted_path += '.';
-        d.dotted_path += d.path[k];
-      }
-      d.physical_type = e.type;
-      d.type_length = e.type_length;
-      d.logical = e.logical;
-      d.converted_type = e.converted_type;
-      d.scale = e.scale;
-      d.precision = e.precision;
-      // A DECIMAL given only as ConvertedType still has its scale/precision.
-      if (d.logical.kind == LogicalType::kNone && e.converted_type == 5) {
-        d.logical.kind = LogicalType::kDecimal;
-        d.logical.decimal_scale = e.scale;
-        d.logical.decimal_precision = e.precision;
-      }
-      d.repetition = e.repetition;
-      d.max_definition_level = def;
-      d.max_repetition_level = rep;
-      d.schema_index = static_cast<int32_t>(i);
+      std::vector<std::string> leaf_path = path;
+      leaf_path.push_back(e.name);
+      ColumnDescriptor d = leaf_descriptor(std::move(leaf_path), e, def, rep, static_cast<int32_t>(i));
       if (e.type == PhysicalType::kFixedLenByteArray && e.type_length <= 0) {
         return err("FIXED_LEN_BYTE_ARRAY column " + d.dotted_path + " has type_length " +
                    std::to_string(e.type_length));

@@ -17,6 +17,7 @@
 #endif
 
 #include "parquet/internal.h"
+#include "parquet/prune_footer.h"
 #include "pqfast/hash.h"
 #include "pqfast/parquet.h"
 
@@ -142,16 +143,18 @@ std::optional<int> compare(Order order, PhysicalType type, std::string_view v, s
 
 }  // namespace
 
-bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
-                   std::string_view value) {
-  if (!chunk.has_statistics || leaf < 0 || static_cast<size_t>(leaf) >= meta.columns.size()) {
-    return false;
-  }
-  const ColumnDescriptor& d = meta.columns[leaf];
-  const Statistics& s = chunk.statistics;
+namespace {
+
+// min/max of one chunk, wherever they were decoded.
+struct MinMax {
+  bool has_min, has_max, min_is_legacy, max_is_legacy;
+  std::string_view min, max;
+};
+
+bool min_max_exclude(const ColumnDescriptor& d, bool type_order_ok, const MinMax& s,
+                     std::string_view value) {
   const Order order = sort_order(d);
   if (order == Order::kNone) return false;
-  const bool type_order_ok = !meta.has_column_orders || meta.column_type_defined_order[leaf];
   // Legacy min/max were written in signed order of the physical type: only
   // trustworthy where that is the type's order.
   auto usable = [&](bool legacy) {
@@ -167,6 +170,27 @@ bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
     if (c && *c > 0) return true;
   }
   return false;
+}
+
+}  // namespace
+
+bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
+                   std::string_view value) {
+  if (!chunk.has_statistics || leaf < 0 || static_cast<size_t>(leaf) >= meta.columns.size()) {
+    return false;
+  }
+  const Statistics& s = chunk.statistics;
+  const bool type_order_ok = !meta.has_column_orders || meta.column_type_defined_order[leaf];
+  return min_max_exclude(meta.columns[leaf], type_order_ok,
+                         MinMax{s.has_min, s.has_max, s.min_is_legacy, s.max_is_legacy, s.min, s.max},
+                         value);
+}
+
+bool prune_stats_exclude(const PruneFooter& footer, const PruneChunk& c, std::string_view value) {
+  if (!c.has_statistics) return false;
+  return min_max_exclude(footer.column, footer.type_defined_order,
+                         MinMax{c.has_min, c.has_max, c.min_is_legacy, c.max_is_legacy, c.min, c.max},
+                         value);
 }
 
 // ---- pruning one file ------------------------------------------------------------------
@@ -261,6 +285,17 @@ struct PendingFilter {
   bool length_known;
 };
 
+// "INT64", "FIXED_LEN_BYTE_ARRAY(16)": for messages.
+[[gnu::cold]] std::string type_label(PhysicalType type, int32_t type_length) {
+  std::string s = physical_type_name(type);
+  if (type == PhysicalType::kFixedLenByteArray) {
+    s += '(';
+    s += std::to_string(type_length);
+    s += ')';
+  }
+  return s;
+}
+
 FilePruneResult fail(FilePruneResult r, Error e) {
   r.ok = false;
   r.error = std::move(e);
@@ -275,53 +310,41 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
   res.path = file.name();
   ReadStats rs;
   TailBuffer tail;
-  std::shared_ptr<const FileMetaData> meta_ptr;
+  std::shared_ptr<const PruneFooter> cached;
+  std::optional<PruneFooter> decoded;
   std::string cache_key;
   if (opt.footer_cache != nullptr && local != nullptr) {
     cache_key = file.name();
     cache_key += '\0';
     cache_key += column;
-    meta_ptr = opt.footer_cache->get(cache_key, local->size, local->mtime_ns);
+    cached = opt.footer_cache->get(cache_key, local->size, local->mtime_ns);
   }
-  if (!meta_ptr) {
-    ParseLimits limits = opt.limits;
-    limits.only_column = column;  // decode only the probed column's chunks
-    auto meta_r = read_file_metadata_tail(file, limits, &rs, &tail);
+  if (!cached) {
+    auto bytes = read_footer_bytes(file, opt.limits, &rs, &tail);
     res.reads = rs.reads;
     res.bytes_read = rs.bytes;
-    if (!meta_r.ok()) return fail(std::move(res), meta_r.error());
-    meta_ptr = std::make_shared<const FileMetaData>(std::move(*meta_r));
+    if (!bytes.ok()) return fail(std::move(res), bytes.error());
+    // Cached footers own a copy of their bytes; others point into the tail.
+    auto footer = decode_prune_footer(bytes->data, bytes->len, bytes->start, column, opt.limits,
+                                      /*copy=*/!cache_key.empty() || !bytes->owned.empty());
+    if (!footer.ok()) return fail(std::move(res), prefix_error(file.name(), footer.error()));
     if (!cache_key.empty()) {
-      opt.footer_cache->put(cache_key, local->size, local->mtime_ns, meta_ptr);
+      cached = std::make_shared<const PruneFooter>(std::move(*footer));
+      opt.footer_cache->put(cache_key, local->size, local->mtime_ns, cached);
+    } else {
+      decoded.emplace(std::move(*footer));
     }
   }
-  const FileMetaData& meta = *meta_ptr;
+  const PruneFooter& meta = cached ? *cached : *decoded;
   res.num_rows = meta.num_rows;
-  const int leaf = meta.find_column(column);
-  if (leaf < 0) {
-    std::string names;
-    for (size_t i = 0; i < meta.columns.size() && i < 12; ++i) {
-      names += (i ? ", " : "") + meta.columns[i].dotted_path;
-    }
-    if (meta.columns.size() > 12) names += ", ...";
-    return fail(std::move(res), make_error(ErrorCode::kInvalidArgument,
-                                           file.name() + ": no column '" + std::string(column) +
-                                               "' (leaf columns: " + names + ")"));
-  }
-  const ColumnDescriptor& desc = meta.columns[leaf];
+  const ColumnDescriptor& desc = meta.column;
   if (desc.physical_type != values.type ||
       (values.type == PhysicalType::kFixedLenByteArray && desc.type_length != values.type_length)) {
     return fail(std::move(res),
                 make_error(ErrorCode::kInvalidArgument,
                            file.name() + ": column '" + desc.dotted_path + "' is " +
-                               physical_type_name(desc.physical_type) +
-                               (desc.physical_type == PhysicalType::kFixedLenByteArray
-                                    ? "(" + std::to_string(desc.type_length) + ")"
-                                    : std::string()) +
-                               " but the values are " + physical_type_name(values.type) +
-                               (values.type == PhysicalType::kFixedLenByteArray
-                                    ? "(" + std::to_string(values.type_length) + ")"
-                                    : std::string())));
+                               type_label(desc.physical_type, desc.type_length) +
+                               " but the values are " + type_label(values.type, values.type_length)));
   }
   const size_t nv = values.size();
   const size_t ng = meta.row_groups.size();
@@ -330,8 +353,8 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
   std::vector<uint8_t> excluded(nv * ng, 0);
   std::vector<PendingFilter> pending;
   for (size_t g = 0; g < ng; ++g) {
-    const RowGroup& rg = meta.row_groups[g];
-    const ColumnChunk& chunk = rg.columns[leaf];
+    const PruneRowGroup& rg = meta.row_groups[g];
+    const PruneChunk& chunk = rg.chunk;
     RowGroupVerdict& out = res.row_groups[g];
     out.row_group = static_cast<int32_t>(g);
     if (!chunk.has_meta_data) {
@@ -346,10 +369,10 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     uint32_t n_ex = 0;
     if (opt.use_statistics) {
       const bool all_null = rg.num_rows == 0 || chunk.num_values == 0 ||
-                            (chunk.has_statistics && chunk.statistics.has_null_count &&
-                             chunk.statistics.null_count >= chunk.num_values);
+                            (chunk.has_statistics && chunk.has_null_count &&
+                             chunk.null_count >= chunk.num_values);
       for (size_t i = 0; i < nv; ++i) {
-        ex[i] = all_null || stats_exclude(meta, leaf, chunk, values.value(i));
+        ex[i] = all_null || prune_stats_exclude(meta, chunk, values.value(i));
         n_ex += ex[i];
       }
     }
@@ -360,12 +383,14 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     }
     // A chunk stored in another file (ColumnChunk.file_path) has its filter
     // there too: not followed, so not probed.
-    if (!opt.use_bloom || chunk.bloom_filter_offset < 0 || !chunk.file_path.empty()) {
+    if (!opt.use_bloom || chunk.bloom_filter_offset < 0 || chunk.in_other_file) {
       out.verdict = Verdict::kNoFilter;
       out.maybe = static_cast<uint32_t>(nv - n_ex);
       continue;
     }
-    if (auto st = check_bloom_location(file, chunk); !st.ok()) return fail(std::move(res), st.error());
+    if (auto st = check_bloom_location(file, chunk.bloom_filter_offset, chunk.bloom_filter_length); !st.ok()) {
+      return fail(std::move(res), st.error());
+    }
     PendingFilter p;
     p.rg_slot = g;
     p.offset = static_cast<uint64_t>(chunk.bloom_filter_offset);
@@ -382,9 +407,9 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     if (std::any_of(pending.begin(), pending.end(), [](const PendingFilter& p) { return !p.length_known; })) {
       // Only the probed column is decoded; its row groups' chunks and page
       // indexes bound each filter (other columns' structures were skipped).
-      for (const RowGroup& rg : meta.row_groups) {
+      for (const PruneRowGroup& rg : meta.row_groups) {
         {
-          const ColumnChunk& c = rg.columns[leaf];
+          const PruneChunk& c = rg.chunk;
           for (int64_t o : {c.bloom_filter_offset, c.column_index_offset, c.offset_index_offset,
                             c.data_page_offset, c.dictionary_page_offset}) {
             if (o > 0) starts.push_back(static_cast<uint64_t>(o));

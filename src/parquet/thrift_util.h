@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "thrift/compact.h"
 
@@ -136,3 +137,16 @@ Status read_list(CompactReader& r, const FieldHeader& f, CType elem, const char*
 }
 
 }  // namespace pqfast::parquet::detail
+
+namespace pqfast::parquet {
+struct LogicalType;
+struct SchemaElement;
+struct ColumnDescriptor;
+namespace detail {
+// The descriptor of a leaf at `path` (its own name last), as build_leaves makes it.
+ColumnDescriptor leaf_descriptor(std::vector<std::string> path, const SchemaElement& e,
+                                 int16_t max_def, int16_t max_rep, int32_t schema_index);
+// Reads a LogicalType union (SchemaElement field 10) positioned at its struct.
+Status read_logical_type(thrift::CompactReader& r, LogicalType* t);
+}  // namespace detail
+}  // namespace pqfast::parquet

@@ -118,6 +118,10 @@ const uint8_t* fast_struct(const uint8_t* p, const uint8_t* end, int depth) {
 
 }  // namespace
 
+const uint8_t* skip_fast(const uint8_t* p, const uint8_t* end, CType type) {
+  return fast_value(p, end, static_cast<uint8_t>(type), 0);
+}
+
 Error CompactReader::error(ErrorCode code, const std::string& message) const {
   return make_error(code, std::string(what_) + " at byte " +
                               std::to_string(base_offset_ + position()) + ": " + message);

@@ -155,6 +155,13 @@ class CompactReader {
   int16_t field_id_stack_[kMaxDepth];
 };
 
+// Skips one value of wire type `type` in [p, end) when it has the shapes
+// footers are made of (the fast path of CompactReader::skip, nesting up to 16
+// levels): returns the value's end, or nullptr for anything else, malformed
+// or merely unusual, which the checked reader then decides. Never reads at or
+// past `end`; accepts nothing CompactReader::skip would reject.
+const uint8_t* skip_fast(const uint8_t* p, const uint8_t* end, CType type);
+
 // A writer for the few structures pqfast serialises (BloomFilterHeader, test
 // fixtures). Appends to a byte vector.
 class CompactWriter {

@@ -1,0 +1,655 @@
+// The one-pass footer walk for pruning (see prune_footer.h), and its checked
+// twin built on parse_file_metadata.
+//
+// Rule of the walk: every function returns false where the checked parser
+// would do anything but decode the value plainly (error, skip of a field
+// with an unexpected wire type, a repeated field with merge semantics, a long
+// field id, a varint of 10 bytes, nesting the fast skip does not take).
+// False is never an error by itself: the footer then goes to the checked
+// parser, which words the error or returns the same values.
+#include "parquet/prune_footer.h"
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+#include "parquet/thrift_util.h"
+
+namespace pqfast::parquet {
+
+namespace {
+
+// Wire types of the compact protocol (thrift::CType), as bytes.
+constexpr uint8_t kBoolTrue = 1, kBoolFalse = 2, kI16 = 4, kI32 = 5, kI64 = 6, kBinary = 8,
+                  kList = 9, kStruct = 12;
+
+bool is_int_wire(uint8_t t) { return t == kI16 || t == kI32 || t == kI64; }
+// i64 fields: some writers send i32 (the same zigzag varint).
+bool is_i64_wire(uint8_t t) { return t == kI64 || t == kI32; }
+
+int64_t unzigzag(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
+
+class Walk {
+ public:
+  Walk(const uint8_t* p, const uint8_t* end) : p_(p), end_(end) {}
+  const uint8_t* pos() const { return p_; }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+  void advance(size_t n) { p_ += n; }
+
+  // A field header with a short id (delta from *last, wrapping like the
+  // checked reader's int16). *type 0: the struct's stop byte.
+  bool field(int16_t* last, uint8_t* type, int16_t* id) {
+    if (p_ >= end_) return false;
+    const uint8_t b = *p_++;
+    *type = b & 0x0f;
+    if (*type == 0) return true;
+    if (*type > kStruct || (b >> 4) == 0) return false;
+    *last = static_cast<int16_t>(*last + (b >> 4));
+    *id = *last;
+    return true;
+  }
+  // ULEB128 of at most 9 bytes (the checked reader takes 10 with an overflow test).
+  bool varint(uint64_t* v) {
+    uint64_t x = 0;
+    for (int shift = 0; shift < 63; shift += 7) {
+      if (p_ >= end_) return false;
+      const uint8_t b = *p_++;
+      x |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        *v = x;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool i64(int64_t* v) {
+    uint64_t u;
+    if (!varint(&u)) return false;
+    *v = unzigzag(u);
+    return true;
+  }
+  // A zigzag varint fits i32 exactly when the varint fits 32 bits.
+  bool i32(int32_t* v) {
+    uint64_t u;
+    if (!varint(&u) || u > 0xffffffffu) return false;
+    *v = static_cast<int32_t>(unzigzag(u));
+    return true;
+  }
+  bool i16() {
+    uint64_t u;
+    return varint(&u) && u <= 0xffffu;
+  }
+  bool binary(std::string_view* s) {
+    uint64_t n;
+    if (!varint(&n) || n > remaining()) return false;
+    *s = std::string_view(reinterpret_cast<const char*>(p_), static_cast<size_t>(n));
+    p_ += n;
+    return true;
+  }
+  bool skip(uint8_t type) {
+    const uint8_t* q = thrift::skip_fast(p_, end_, static_cast<thrift::CType>(type));
+    if (q == nullptr) return false;
+    p_ = q;
+    return true;
+  }
+  // A list header of elements of wire type `want` (integer types stand for
+  // one another, as in the checked reader); an empty list may say any type.
+  bool list(uint8_t want, uint32_t* n) {
+    if (p_ >= end_) return false;
+    const uint8_t b = *p_++;
+    const uint8_t et = b & 0x0f;
+    if (et == 0 || et > kStruct) return false;
+    uint64_t size = b >> 4;
+    if (size == 15 && !varint(&size)) return false;
+    if (size > remaining()) return false;
+    if (size > 0 && et != want && !(is_int_wire(want) && is_int_wire(et))) return false;
+    *n = static_cast<uint32_t>(size);
+    return true;
+  }
+
+ private:
+  const uint8_t* p_;
+  const uint8_t* end_;
+};
+
+// ---- the probed chunk ------------------------------------------------------------
+
+bool walk_statistics(Walk& w, PruneChunk* c) {
+  std::string_view legacy_min, legacy_max, new_min, new_max;
+  bool has_legacy_min = false, has_legacy_max = false, has_new_min = false, has_new_max = false;
+  int16_t last = 0;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return false;
+    if (t == 0) break;
+    bool ok;
+    switch (id) {
+      case 1: ok = t == kBinary && w.binary(&legacy_max); has_legacy_max = true; break;
+      case 2: ok = t == kBinary && w.binary(&legacy_min); has_legacy_min = true; break;
+      case 3: ok = is_i64_wire(t) && w.i64(&c->null_count); c->has_null_count = true; break;
+      case 4: { int64_t distinct; ok = is_i64_wire(t) && w.i64(&distinct); break; }
+      case 5: ok = t == kBinary && w.binary(&new_max); has_new_max = true; break;
+      case 6: ok = t == kBinary && w.binary(&new_min); has_new_min = true; break;
+      case 7:
+      case 8: ok = t == kBoolTrue || t == kBoolFalse; break;  // is_*_value_exact
+      default: ok = w.skip(t); break;
+    }
+    if (!ok) return false;
+  }
+  // min_value/max_value win over the deprecated fields.
+  if (has_new_min) { c->has_min = true; c->min = new_min; }
+  else if (has_legacy_min) { c->has_min = true; c->min_is_legacy = true; c->min = legacy_min; }
+  if (has_new_max) { c->has_max = true; c->max = new_max; }
+  else if (has_legacy_max) { c->has_max = true; c->max_is_legacy = true; c->max = legacy_max; }
+  return true;
+}
+
+bool walk_column_meta_data(Walk& w, PruneChunk* c) {
+  bool have_type = false, have_codec = false, have_num_values = false, have_dpo = false;
+  int16_t last = 0;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return false;
+    if (t == 0) break;
+    bool ok;
+    int32_t i32v = 0;
+    int64_t i64v = 0;
+    switch (id) {
+      case 1:  // type
+        ok = t == kI32 && w.i32(&i32v) && i32v >= 0 && i32v <= 7;
+        have_type = true;
+        break;
+      case 2: {  // encodings
+        uint32_t n = 0;
+        ok = t == kList && w.list(kI32, &n);
+        for (uint32_t i = 0; ok && i < n; ++i) ok = w.i32(&i32v);
+        break;
+      }
+      case 3: {  // path_in_schema
+        uint32_t n = 0;
+        std::string_view s;
+        ok = t == kList && w.list(kBinary, &n);
+        for (uint32_t i = 0; ok && i < n; ++i) ok = w.binary(&s);
+        break;
+      }
+      case 4: ok = t == kI32 && w.i32(&i32v); have_codec = true; break;
+      case 5: ok = is_i64_wire(t) && w.i64(&c->num_values); have_num_values = true; break;
+      case 6:
+      case 7:
+      case 10: ok = is_i64_wire(t) && w.i64(&i64v); break;
+      case 9: ok = is_i64_wire(t) && w.i64(&c->data_page_offset); have_dpo = true; break;
+      case 11: ok = is_i64_wire(t) && w.i64(&c->dictionary_page_offset); break;
+      case 12:
+        // A repeated statistics field merges in the checked parser: defer.
+        ok = t == kStruct && !c->has_statistics && walk_statistics(w, c);
+        c->has_statistics = true;
+        break;
+      case 14: ok = is_i64_wire(t) && w.i64(&c->bloom_filter_offset) && c->bloom_filter_offset >= 0; break;
+      case 15: ok = t == kI32 && w.i32(&c->bloom_filter_length) && c->bloom_filter_length >= 0; break;
+      default: ok = w.skip(t); break;
+    }
+    if (!ok) return false;
+  }
+  return have_type && have_codec && have_num_values && have_dpo;
+}
+
+bool walk_column_chunk(Walk& w, PruneChunk* c) {
+  int16_t last = 0;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return false;
+    if (t == 0) return true;
+    bool ok;
+    int32_t i32v = 0;
+    int64_t i64v = 0;
+    switch (id) {
+      case 1: {
+        std::string_view path;
+        ok = t == kBinary && w.binary(&path);
+        c->in_other_file = !path.empty();
+        break;
+      }
+      case 2: ok = is_i64_wire(t) && w.i64(&i64v); break;
+      case 3:
+        ok = t == kStruct && !c->has_meta_data && walk_column_meta_data(w, c);
+        c->has_meta_data = true;
+        break;
+      case 4: ok = is_i64_wire(t) && w.i64(&c->offset_index_offset); break;
+      case 6: ok = is_i64_wire(t) && w.i64(&c->column_index_offset); break;
+      case 5:
+      case 7: ok = t == kI32 && w.i32(&i32v); break;
+      case 8:
+      case 9:  // crypto_metadata, encrypted_column_metadata
+        c->encrypted = true;
+        ok = w.skip(t);
+        break;
+      default: ok = w.skip(t); break;
+    }
+    if (!ok) return false;
+  }
+}
+
+bool walk_row_group(Walk& w, size_t num_leaves, size_t leaf, PruneRowGroup* g) {
+  bool have_columns = false, have_num_rows = false;
+  int16_t last = 0;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return false;
+    if (t == 0) break;
+    bool ok;
+    int64_t i64v = 0;
+    switch (id) {
+      case 1: {
+        uint32_t n = 0;
+        ok = t == kList && !have_columns && w.list(kStruct, &n) && n == num_leaves;
+        have_columns = true;
+        for (uint32_t j = 0; ok && j < n; ++j) {
+          ok = j == leaf ? walk_column_chunk(w, &g->chunk) : w.skip(kStruct);
+        }
+        break;
+      }
+      case 3:
+        ok = is_i64_wire(t) && w.i64(&g->num_rows) && g->num_rows >= 0;
+        have_num_rows = true;
+        break;
+      case 2:
+      case 5:
+      case 6: ok = is_i64_wire(t) && w.i64(&i64v); break;
+      case 7: ok = t == kI16 && w.i16(); break;
+      default: ok = w.skip(t); break;
+    }
+    if (!ok) return false;
+  }
+  return have_columns && have_num_rows;
+}
+
+// ---- the schema --------------------------------------------------------------------
+
+struct LeanElement {
+  std::string_view name;
+  bool has_type = false;
+  bool has_logical = false;
+  PhysicalType type = PhysicalType::kBoolean;
+  Repetition repetition = Repetition::kUnset;
+  int32_t type_length = 0, num_children = 0, converted_type = -1, scale = 0, precision = 0;
+  LogicalType logical;
+};
+
+bool walk_schema_element(Walk& w, LeanElement* e) {
+  bool have_name = false;
+  int16_t last = 0;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return false;
+    if (t == 0) break;
+    bool ok;
+    int32_t v = 0;
+    switch (id) {
+      case 1:
+        ok = t == kI32 && w.i32(&v) && v >= 0 && v <= 7;
+        e->has_type = true;
+        e->type = static_cast<PhysicalType>(v);
+        break;
+      case 2: ok = t == kI32 && w.i32(&e->type_length); break;
+      case 3:
+        ok = t == kI32 && w.i32(&v) && v >= 0 && v <= 2;
+        e->repetition = static_cast<Repetition>(v);
+        break;
+      case 4: ok = t == kBinary && w.binary(&e->name); have_name = true; break;
+      case 5: ok = t == kI32 && w.i32(&e->num_children); break;
+      case 6: ok = t == kI32 && w.i32(&e->converted_type); break;
+      case 7: ok = t == kI32 && w.i32(&e->scale); break;
+      case 8: ok = t == kI32 && w.i32(&e->precision); break;
+      case 9: ok = t == kI32 && w.i32(&v); break;  // field_id
+      case 10: {
+        // The union is small and rare: decoded by the checked reader, set to
+        // the depth the checked parser is at here (FileMetaData, SchemaElement).
+        ok = t == kStruct && !e->has_logical;
+        e->has_logical = true;
+        if (!ok) break;
+        thrift::CompactReader r(w.pos(), w.remaining(), "SchemaElement.logicalType");
+        ok = r.begin_struct().ok() && r.begin_struct().ok() && detail::read_logical_type(r, &e->logical).ok();
+        if (ok) w.advance(r.position());
+        break;
+      }
+      default: ok = w.skip(t); break;
+    }
+    if (!ok) return false;
+  }
+  return have_name;
+}
+
+bool path_matches(const std::vector<std::string_view>& parents, std::string_view name,
+                  std::string_view dotted) {
+  size_t len = name.size();
+  for (std::string_view p : parents) len += p.size() + 1;
+  if (len != dotted.size()) return false;
+  size_t at = 0;
+  for (std::string_view p : parents) {
+    if (dotted.compare(at, p.size(), p) != 0 || dotted[at + p.size()] != '.') return false;
+    at += p.size() + 1;
+  }
+  return dotted.compare(at, name.size(), name) == 0;
+}
+
+// The schema list: finds the leaf `column` (first match, as find_column) and
+// checks the tree as build_leaves does. Fills out->column; *leaf and
+// *num_leaves count leaves.
+bool walk_schema(Walk& w, std::string_view column, const ParseLimits& limits, PruneFooter* out,
+                 int* leaf, size_t* num_leaves) {
+  uint32_t n = 0;
+  if (!w.list(kStruct, &n) || n > limits.max_schema_elements || n == 0) return false;
+  std::vector<LeanElement> elems;
+  elems.reserve(std::min<size_t>(n, w.remaining() / 2 + 1));  // an element takes >= 2 bytes
+  for (uint32_t i = 0; i < n; ++i) {
+    elems.emplace_back();
+    if (!walk_schema_element(w, &elems.back())) return false;
+  }
+  // build_leaves' walk, on the lean elements.
+  struct Frame {
+    int32_t remaining;
+    int16_t def, rep;
+  };
+  if (elems[0].num_children < 0) return false;
+  std::vector<Frame> stack;
+  std::vector<std::string_view> path;
+  stack.push_back({elems[0].num_children, 0, 0});
+  size_t i = 1, leaves = 0;
+  *leaf = -1;
+  while (!stack.empty()) {
+    if (stack.back().remaining == 0) {
+      stack.pop_back();
+      if (!path.empty()) path.pop_back();
+      continue;
+    }
+    if (i >= elems.size()) return false;
+    --stack.back().remaining;
+    const LeanElement& e = elems[i];
+    int16_t def = stack.back().def, rep = stack.back().rep;
+    if (e.repetition == Repetition::kOptional) ++def;
+    if (e.repetition == Repetition::kRepeated) { ++def; ++rep; }
+    if (e.num_children > 0) {
+      if (stack.size() > 1000) return false;
+      if (static_cast<size_t>(e.num_children) > elems.size() - i - 1) return false;
+      path.push_back(e.name);
+      stack.push_back({e.num_children, def, rep});
+    } else {
+      if (!e.has_type) {
+        if (e.num_children == 0 && e.repetition != Repetition::kUnset) {
+          ++i;
+          continue;
+        }
+        return false;
+      }
+      if (e.type == PhysicalType::kFixedLenByteArray && e.type_length <= 0) return false;
+      if (*leaf < 0 && path_matches(path, e.name, column)) {
+        *leaf = static_cast<int>(leaves);
+        SchemaElement se;
+        se.has_type = true;
+        se.type = e.type;
+        se.type_length = e.type_length;
+        se.repetition = e.repetition;
+        se.num_children = e.num_children;
+        se.converted_type = e.converted_type;
+        se.scale = e.scale;
+        se.precision = e.precision;
+        se.logical = e.logical;
+        std::vector<std::string> full(path.begin(), path.end());
+        full.emplace_back(e.name);
+        out->column = detail::leaf_descriptor(std::move(full), se, def, rep, static_cast<int32_t>(i));
+      }
+      ++leaves;
+    }
+    ++i;
+  }
+  *num_leaves = leaves;
+  return i == elems.size();
+}
+
+// ---- FileMetaData --------------------------------------------------------------------
+
+bool walk_key_value(Walk& w) {
+  bool have_key = false;
+  int16_t last = 0;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return false;
+    if (t == 0) return have_key;
+    std::string_view s;
+    bool ok;
+    if (id == 1 || id == 2) {
+      ok = t == kBinary && w.binary(&s);
+      have_key |= id == 1;
+    } else {
+      ok = w.skip(t);
+    }
+    if (!ok) return false;
+  }
+}
+
+bool walk_column_order(Walk& w, bool* type_order) {
+  int16_t last = 0;
+  *type_order = false;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return false;
+    if (t == 0) return true;
+    if (id == 1 && t == kStruct) *type_order = true;  // TYPE_ORDER
+    if (!w.skip(t)) return false;
+  }
+}
+
+}  // namespace
+
+std::optional<PruneFooter> decode_prune_footer_fast(const uint8_t* data, size_t len,
+                                                    std::string_view column,
+                                                    const ParseLimits& limits) {
+  if (len > limits.max_footer_bytes) return std::nullopt;
+  Walk w(data, data + len);
+  PruneFooter out;
+  out.footer_length = static_cast<uint32_t>(len);
+  bool have_version = false, have_schema = false, have_num_rows = false, have_row_groups = false,
+       have_orders = false;
+  int leaf = -1;
+  size_t num_leaves = 0;
+  int16_t last = 0;
+  while (true) {
+    uint8_t t;
+    int16_t id;
+    if (!w.field(&last, &t, &id)) return std::nullopt;
+    if (t == 0) break;
+    bool ok;
+    switch (id) {
+      case 1: {
+        int32_t version;
+        ok = t == kI32 && w.i32(&version);
+        have_version = true;
+        break;
+      }
+      case 2:
+        // An absent column defers too: the checked parser lists the leaves.
+        ok = t == kList && !have_schema && walk_schema(w, column, limits, &out, &leaf, &num_leaves) &&
+             leaf >= 0;
+        have_schema = true;
+        break;
+      case 3:
+        ok = is_i64_wire(t) && w.i64(&out.num_rows) && out.num_rows >= 0;
+        have_num_rows = true;
+        break;
+      case 4: {
+        // Row groups before the schema are legal but unheard of: defer.
+        uint32_t n = 0;
+        ok = t == kList && have_schema && !have_row_groups && w.list(kStruct, &n) &&
+             n <= limits.max_row_groups;
+        have_row_groups = true;
+        if (!ok) break;
+        // Grown per row group read: memory follows the bytes, not the header
+        // (a row group takes at least 6 bytes).
+        out.row_groups.reserve(std::min<size_t>(n, w.remaining() / 6 + 1));
+        for (uint32_t g = 0; ok && g < n; ++g) {
+          out.row_groups.emplace_back();
+          ok = walk_row_group(w, num_leaves, static_cast<size_t>(leaf), &out.row_groups.back());
+        }
+        break;
+      }
+      case 5: {
+        uint32_t n = 0;
+        ok = t == kList && w.list(kStruct, &n);
+        for (uint32_t i = 0; ok && i < n; ++i) ok = walk_key_value(w);
+        break;
+      }
+      case 6: {
+        std::string_view created_by;
+        ok = t == kBinary && w.binary(&created_by);
+        break;
+      }
+      case 7: {
+        uint32_t n = 0;
+        ok = t == kList && have_schema && !have_orders && w.list(kStruct, &n);
+        have_orders = true;
+        bool leaf_order = false;
+        for (uint32_t i = 0; ok && i < n; ++i) {
+          bool type_order;
+          ok = walk_column_order(w, &type_order);
+          if (i == static_cast<uint32_t>(leaf)) leaf_order = type_order;
+        }
+        // A list that does not match the leaves is unusable: no order known.
+        out.type_defined_order = n == num_leaves && leaf_order;
+        break;
+      }
+      default: ok = w.skip(t); break;  // 8 encryption_algorithm, 9 footer_signing_key_metadata, ...
+    }
+    if (!ok) return std::nullopt;
+  }
+  if (!have_version || !have_schema || !have_num_rows || !have_row_groups) return std::nullopt;
+  return out;
+}
+
+Result<PruneFooter> decode_prune_footer_checked(const uint8_t* data, size_t len, size_t base_offset,
+                                                std::string_view column, const ParseLimits& limits) {
+  ParseLimits only = limits;
+  only.only_column = column;
+  auto parsed = parse_file_metadata(data, len, base_offset, only);
+  if (!parsed.ok()) return parsed.error();
+  auto meta = std::make_shared<const FileMetaData>(std::move(*parsed));
+  const int leaf = meta->find_column(column);
+  if (leaf < 0) {
+    std::string names;
+    for (size_t i = 0; i < meta->columns.size() && i < 12; ++i) {
+      names += (i ? ", " : "") + meta->columns[i].dotted_path;
+    }
+    if (meta->columns.size() > 12) names += ", ...";
+    return make_error(ErrorCode::kInvalidArgument,
+                      "no column '" + std::string(column) + "' (leaf columns: " + names + ")");
+  }
+  PruneFooter out;
+  out.column = meta->columns[leaf];
+  out.type_defined_order = !meta->has_column_orders || meta->column_type_defined_order[leaf];
+  out.num_rows = meta->num_rows;
+  out.footer_length = meta->footer_length;
+  out.row_groups.resize(meta->row_groups.size());
+  for (size_t g = 0; g < meta->row_groups.size(); ++g) {
+    const ColumnChunk& c = meta->row_groups[g].columns[leaf];
+    PruneRowGroup& rg = out.row_groups[g];
+    rg.num_rows = meta->row_groups[g].num_rows;
+    PruneChunk& p = rg.chunk;
+    p.has_meta_data = c.has_meta_data;
+    p.encrypted = c.encrypted;
+    p.in_other_file = !c.file_path.empty();
+    p.num_values = c.num_values;
+    p.has_statistics = c.has_statistics;
+    p.has_null_count = c.statistics.has_null_count;
+    p.null_count = c.statistics.null_count;
+    p.has_min = c.statistics.has_min;
+    p.has_max = c.statistics.has_max;
+    p.min_is_legacy = c.statistics.min_is_legacy;
+    p.max_is_legacy = c.statistics.max_is_legacy;
+    p.min = c.statistics.min;  // views into the shared FileMetaData
+    p.max = c.statistics.max;
+    p.bloom_filter_offset = c.bloom_filter_offset;
+    p.bloom_filter_length = c.bloom_filter_length;
+    p.data_page_offset = c.data_page_offset;
+    p.dictionary_page_offset = c.dictionary_page_offset;
+    p.column_index_offset = c.column_index_offset;
+    p.offset_index_offset = c.offset_index_offset;
+  }
+  out.backing = std::move(meta);
+  return out;
+}
+
+std::string prune_footer_difference(const PruneFooter& a, const PruneFooter& b) {
+  const ColumnDescriptor& x = a.column;
+  const ColumnDescriptor& y = b.column;
+  const LogicalType& lx = x.logical;
+  const LogicalType& ly = y.logical;
+  if (x.path != y.path || x.dotted_path != y.dotted_path) return "column path";
+  if (x.physical_type != y.physical_type || x.type_length != y.type_length) return "physical type";
+  if (lx.kind != ly.kind || lx.decimal_scale != ly.decimal_scale ||
+      lx.decimal_precision != ly.decimal_precision || lx.bit_width != ly.bit_width ||
+      lx.is_signed != ly.is_signed || lx.adjusted_to_utc != ly.adjusted_to_utc || lx.unit != ly.unit) {
+    return "logical type";
+  }
+  if (x.converted_type != y.converted_type || x.scale != y.scale || x.precision != y.precision) {
+    return "converted type";
+  }
+  if (x.repetition != y.repetition || x.max_definition_level != y.max_definition_level ||
+      x.max_repetition_level != y.max_repetition_level || x.schema_index != y.schema_index) {
+    return "repetition or levels";
+  }
+  if (a.type_defined_order != b.type_defined_order) return "column order";
+  if (a.num_rows != b.num_rows || a.footer_length != b.footer_length) return "num_rows or footer length";
+  if (a.row_groups.size() != b.row_groups.size()) return "row group count";
+  for (size_t g = 0; g < a.row_groups.size(); ++g) {
+    const std::string at = "row group " + std::to_string(g) + ": ";
+    const PruneRowGroup& r = a.row_groups[g];
+    const PruneRowGroup& s = b.row_groups[g];
+    const PruneChunk& c = r.chunk;
+    const PruneChunk& d = s.chunk;
+    if (r.num_rows != s.num_rows) return at + "num_rows";
+    if (c.has_meta_data != d.has_meta_data || c.encrypted != d.encrypted ||
+        c.in_other_file != d.in_other_file || c.num_values != d.num_values) {
+      return at + "chunk flags or num_values";
+    }
+    if (c.has_statistics != d.has_statistics || c.has_null_count != d.has_null_count ||
+        c.null_count != d.null_count) {
+      return at + "statistics or null_count";
+    }
+    if (c.has_min != d.has_min || c.has_max != d.has_max || c.min_is_legacy != d.min_is_legacy ||
+        c.max_is_legacy != d.max_is_legacy || c.min != d.min || c.max != d.max) {
+      return at + "min/max";
+    }
+    if (c.bloom_filter_offset != d.bloom_filter_offset || c.bloom_filter_length != d.bloom_filter_length) {
+      return at + "bloom filter location";
+    }
+    if (c.data_page_offset != d.data_page_offset || c.dictionary_page_offset != d.dictionary_page_offset ||
+        c.column_index_offset != d.column_index_offset || c.offset_index_offset != d.offset_index_offset) {
+      return at + "page or index offsets";
+    }
+  }
+  return "";
+}
+
+Result<PruneFooter> decode_prune_footer(const uint8_t* data, size_t len, size_t base_offset,
+                                        std::string_view column, const ParseLimits& limits,
+                                        bool copy) {
+  if (copy) {
+    std::shared_ptr<uint8_t[]> own(new uint8_t[len]);
+    if (len) std::memcpy(own.get(), data, len);
+    if (auto fast = decode_prune_footer_fast(own.get(), len, column, limits)) {
+      fast->backing = std::move(own);
+      return std::move(*fast);
+    }
+  } else if (auto fast = decode_prune_footer_fast(data, len, column, limits)) {
+    return std::move(*fast);
+  }
+  return decode_prune_footer_checked(data, len, base_offset, column, limits);
+}
+
+}  // namespace pqfast::parquet
