@@ -309,7 +309,13 @@ class BufferFile final : public RandomAccessFile {
   std::string name_;
 };
 
-// Reads the footer with one speculative read of the file's tail (64 KiB, or
+// Local paths matching a shell pattern (`*`, `?`, `[...]` in any component;
+// no `**`), sorted by their bytes; a leading dot is matched only by a dot.
+// The same list as Python's sorted(glob.glob(pattern)) for such patterns
+// (backslash is not an escape), without its per-entry cost. No match: empty.
+Result<std::vector<std::string>> glob_local(const std::string& pattern);
+
+// Reads the footer with one speculative read of the file's tail (16 KiB, or
 // the whole file when smaller) and a second read only when the footer is
 // larger. Error messages start with the file's name.
 Result<FileMetaData> read_file_metadata(RandomAccessFile& file, const ParseLimits& limits = {});

@@ -690,7 +690,8 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     for p in items:
         if filesystem is None:
             if "*" in p or "?" in p or "[" in p:
-                out.extend(sorted(_glob.glob(p, recursive=True)))
+                # glob(3) in C++ where it means the same; Python's for "**".
+                out.extend(_pqfast._glob(os.fsencode(p)) if "**" not in p else sorted(_glob.glob(p, recursive=True)))
             elif (single or not p.endswith(".parquet")) and os.path.isdir(p):
                 out.extend(sorted(_glob.glob(os.path.join(p, "**", "*.parquet"), recursive=True)))
             else:

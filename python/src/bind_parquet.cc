@@ -360,6 +360,23 @@ void bind_parquet(nb::module_& m) {
   });
   // One leaf's descriptor, from a footer decoded for that column only
   // (values are typed by it before pruning).
+  // Pattern (os.fsencode'd) -> sorted paths as os.fsdecode would give them.
+  m.def("_glob", [](nb::bytes pattern) {
+    Result<std::vector<std::string>> r = Error{};
+    std::string pat(pattern.c_str(), pattern.size());
+    {
+      nb::gil_scoped_release release;
+      r = pq::glob_local(pat);
+    }
+    std::vector<std::string> paths = unwrap(std::move(r));
+    nb::list out;
+    for (const std::string& p : paths) {
+      PyObject* s = PyUnicode_DecodeFSDefaultAndSize(p.data(), static_cast<Py_ssize_t>(p.size()));
+      if (s == nullptr) throw nb::python_error();
+      out.append(nb::steal(s));
+    }
+    return out;
+  });
   m.def("_column_descriptor_path", [](const std::string& path, const std::string& column) {
     Result<pq::FileMetaData> r = Error{};
     {

@@ -394,6 +394,31 @@ def test_prune_many_files_and_glob(pyarrow_lake):
     assert t1.equals(t2)
 
 
+def test_glob_matches_python_glob(tmp_path):
+    # The C++ expansion (glob(3)) gives what sorted(glob.glob()) gives, on awkward names.
+    import glob as pyglob
+
+    from pqfast import _pqfast
+
+    names = ["a.parquet", "b.parquet", ".hidden.parquet", "[x].parquet", "x.parquet", "sp ace.parquet",
+             "back\\slash.parquet", "ünï.parquet", "B.parquet", "a.parquet.tmp", "z?.parquet"]
+    for n in names:
+        (tmp_path / n).write_bytes(b"")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "c.parquet").write_bytes(b"")
+    os.mkdir(os.fsencode(tmp_path) + b"/raw")
+    with open(os.fsencode(tmp_path) + b"/raw/\xff\xfe.parquet", "wb"):
+        pass  # a name that is not UTF-8
+    base = str(tmp_path)
+    patterns = ["*.parquet", "*", "?.parquet", "[ab].parquet", "[!a]*.parquet", "[x]*", "*/*.parquet",
+                "*\\*", "raw/*", ".*", "nothing*", "sub/c.parquet", "[[]x].parquet"]
+    for pat in patterns:
+        full = os.path.join(base, pat)
+        assert _pqfast._glob(os.fsencode(full)) == sorted(pyglob.glob(full)), pat
+    assert pqfast.parquet.expand_paths(os.path.join(base, "*.parquet")) == sorted(pyglob.glob(os.path.join(base, "*.parquet")))
+    assert len(pqfast.parquet.expand_paths(os.path.join(base, "*.parquet"))) == 9
+
+
 def test_read_pruned_equals_filtered_scan(pyarrow_lake):
     import pyarrow.compute as pc
     import pyarrow.dataset as ds

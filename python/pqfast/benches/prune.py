@@ -92,21 +92,40 @@ def _values(paths: list[str], k: int, rng) -> tuple[list[int], list[str]]:
     return ints, strs
 
 
-def _paired_medians(fns, runs) -> list[float]:
-    """Median seconds of each function, runs interleaved (a, b, c, a, b, c, ...) so that
-    all see the same machine load (the cores are shared)."""
+def _paired_medians(fns, runs, block_s: float = 0.05) -> list[float]:
+    """Median seconds per call of each function, in the steady state.
+
+    Each round runs every function in a block of back-to-back calls, blocks
+    interleaved so that all see the same machine load (the cores are shared),
+    and the order rotates from round to round (a b c, b c a, c a b, ...) so
+    that none always follows the same one. A block lasts about `block_s`: a
+    call shorter than that is repeated, and the block's first call (which
+    pays for waking idle cores and cold caches) is then left out; a call
+    longer than that is the block. Every contender is measured the same way."""
     for fn in fns:
         fn()  # warm up (page cache, imports)
     times = [[] for _ in fns]
+    n = len(fns)
     for i in range(max(runs)):
-        for k, fn in enumerate(fns):
-            if i < runs[k]:
-                # Let the previous contender's worker threads (DuckDB's, pyarrow's) park
-                # before timing the next one: idle spinning would be charged to it.
-                time.sleep(0.01)
+        for j in range(n):
+            k = (i + j) % n
+            fn = fns[k]
+            if i >= runs[k]:
+                continue
+            t0 = time.perf_counter()
+            fn()
+            first = time.perf_counter() - t0
+            if first >= block_s:
+                times[k].append(first)
+                continue
+            start = time.perf_counter()
+            while True:
                 t0 = time.perf_counter()
                 fn()
-                times[k].append(time.perf_counter() - t0)
+                t1 = time.perf_counter()
+                times[k].append(t1 - t0)
+                if t1 - start >= block_s:
+                    break
     return [statistics.median(t) for t in times]
 
 
@@ -118,7 +137,7 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
     import pqfast
     from .. import _pqfast
 
-    runs = runs or (3 if quick else 7)
+    runs = runs or (3 if quick else 9)
     d = lake_dir(lake)
     paths = ensure_lake(d, progress)
     glob_pattern = str(d / "part-*.parquet")
@@ -160,7 +179,8 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
                 pqfast.clear_footer_cache()
                 con.execute(f"SET parquet_metadata_cache = {'true' if cached else 'false'}")
                 ours, core, theirs = _paired_medians(
-                    [lambda: pqfast.prune(paths, column, vals, threads=threads, cache=cached),
+                    # End to end from the glob pattern DuckDB is given (expansion included).
+                    [lambda: pqfast.prune(glob_pattern, column, vals, threads=threads, cache=cached),
                      lambda: _pqfast._prune_paths(paths, column, pt, tl, data, offs, threads,
                                                   False, True, True, None, cached),
                      duck],
