@@ -44,6 +44,7 @@ Result<std::vector<std::string>> glob_local(const std::string& pattern) {
     return make_error(ErrorCode::kInvalidArgument,
                       "glob_local: '**' (recursive) patterns are not supported: " + pattern);
   }
+  if (pattern.empty()) return std::vector<std::string>{};
   if (pattern.find('\0') != std::string::npos) {
     return make_error(ErrorCode::kInvalidArgument, "glob_local: pattern holds a NUL byte");
   }
@@ -53,10 +54,12 @@ Result<std::vector<std::string>> glob_local(const std::string& pattern) {
   const int rc = ::glob(pattern.c_str(), GLOB_NOESCAPE | GLOB_NOSORT, nullptr, &g);
   std::vector<std::string> out;
   if (rc == 0) {
-    const auto pattern_parts = split_components(pattern);
+    // Only a component that starts with a dot can match "." or "..".
+    const bool dotted = pattern[0] == '.' || pattern.find("/.") != std::string::npos;
+    const auto pattern_parts = dotted ? split_components(pattern) : std::vector<std::string_view>{};
     out.reserve(g.gl_pathc);
     for (size_t i = 0; i < g.gl_pathc; ++i) {
-      if (!dot_entry_from_wildcard(pattern_parts, g.gl_pathv[i])) out.emplace_back(g.gl_pathv[i]);
+      if (!dotted || !dot_entry_from_wildcard(pattern_parts, g.gl_pathv[i])) out.emplace_back(g.gl_pathv[i]);
     }
   }
   globfree(&g);
