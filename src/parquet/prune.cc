@@ -8,6 +8,7 @@
 #include <system_error>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <thread>
 
@@ -52,7 +53,7 @@ std::string_view ProbeValues::value(size_t i) const {
 
 namespace {
 
-enum class Order { kSigned, kUnsigned, kFloat, kBytes, kDecimalBytes, kNone };
+enum class Order { kSigned, kUnsigned, kFloat, kFloat16, kBytes, kDecimalBytes, kNone };
 
 Order sort_order(const ColumnDescriptor& d) {
   const auto& lt = d.logical;
@@ -68,7 +69,11 @@ Order sort_order(const ColumnDescriptor& d) {
     case PhysicalType::kByteArray:
     case PhysicalType::kFixedLenByteArray:
       if (lt.kind == LogicalType::kDecimal || d.converted_type == 5) return Order::kDecimalBytes;
-      if (lt.kind == LogicalType::kFloat16 || lt.kind == LogicalType::kOther ||
+      if (lt.kind == LogicalType::kFloat16) {
+        return d.physical_type == PhysicalType::kFixedLenByteArray && d.type_length == 2 ? Order::kFloat16
+                                                                                         : Order::kNone;
+      }
+      if (lt.kind == LogicalType::kOther ||
           lt.kind == LogicalType::kVariant || lt.kind == LogicalType::kGeometry ||
           lt.kind == LogicalType::kGeography || d.converted_type == 21) {
         return Order::kNone;
@@ -106,6 +111,24 @@ int compare_bytes(std::string_view a, std::string_view b) {
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
 
+// IEEE 754 binary16 (little-endian, as FLOAT16 is stored) widened to float:
+// exact for every half value, NaN stays NaN.
+float half_to_float(std::string_view s) {
+  const uint16_t h = static_cast<uint16_t>(static_cast<uint8_t>(s[0]) | (static_cast<uint8_t>(s[1]) << 8));
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const uint32_t exp = (h >> 10) & 0x1f;
+  const uint32_t mant = h & 0x3ff;
+  float magnitude;
+  if (exp == 0) {
+    magnitude = std::ldexp(static_cast<float>(mant), -24);  // zero or subnormal
+  } else if (exp == 31) {
+    magnitude = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
+  } else {
+    magnitude = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
+  }
+  return sign ? -magnitude : magnitude;
+}
+
 // Compares value v with bound b in `order`; returns nullopt when the
 // comparison means nothing (wrong width, NaN).
 std::optional<int> compare(Order order, PhysicalType type, std::string_view v, std::string_view b) {
@@ -133,6 +156,12 @@ std::optional<int> compare(Order order, PhysicalType type, std::string_view v, s
       const double x = load<double>(v), y = load<double>(b);
       if (std::isnan(x) || std::isnan(y)) return std::nullopt;
       return cmp(x, y);
+    }
+    case Order::kFloat16: {
+      if (v.size() != 2 || b.size() != 2) return std::nullopt;
+      const float x = half_to_float(v), y = half_to_float(b);
+      if (std::isnan(x) || std::isnan(y)) return std::nullopt;
+      return cmp(x, y);  // -0.0 == +0.0
     }
     case Order::kBytes: return compare_bytes(v, b);
     case Order::kDecimalBytes: return compare_decimal(v, b);
@@ -228,11 +257,14 @@ inline void probe_filters(const SbbfRef* filters, size_t num_filters, const uint
   sbbf_check_product(filters, num_filters, hashes, num_hashes, out);
 }
 
-// Hashes of the values: one per value, two for a float/double zero (a row
-// group holding -0.0 holds a value equal to 0.0, and the filter hashes bytes).
+// Hashes of the values: one per value, two for a floating-point zero (a row
+// group holding -0.0 holds a value equal to 0.0, and the filter hashes
+// bytes). FLOAT16 is a logical type of FIXED_LEN_BYTE_ARRAY(2): its second
+// zero is used only on columns that declare it (`half_zero`).
 struct HashedValues {
   std::vector<uint64_t> hashes;
   std::vector<uint32_t> owner;  // value index of each hash
+  size_t plain_count = 0;       // hashes[0, plain_count): all but the FLOAT16 zeros
 };
 
 Result<HashedValues> hash_probe_values(const ProbeValues& values) {
@@ -272,6 +304,17 @@ Result<HashedValues> hash_probe_values(const ProbeValues& values) {
           hv.hashes.push_back(xxh64(&y, 8));
           hv.owner.push_back(static_cast<uint32_t>(i));
         }
+      }
+    }
+  }
+  hv.plain_count = hv.hashes.size();
+  if (values.type == PhysicalType::kFixedLenByteArray && values.type_length == 2) {
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view v = values.value(i);
+      if (v[0] == '\0' && (v[1] == '\0' || v[1] == '\x80')) {  // +0.0 or -0.0, little-endian
+        const uint8_t other[2] = {0, static_cast<uint8_t>(v[1] ^ 0x80)};
+        hv.hashes.push_back(xxh64(other, 2));  // past plain_count: FLOAT16 columns only
+        hv.owner.push_back(static_cast<uint32_t>(i));
       }
     }
   }
@@ -439,7 +482,9 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     std::vector<uint8_t> product, maybe_flags;
     auto flush = [&]() {
       if (refs.empty()) return;
-      const size_t nf = refs.size(), nh = hv.hashes.size();
+      // FLOAT16 columns probe the other zero too; other FLBA(2) columns do not.
+      const size_t nf = refs.size();
+      const size_t nh = desc.logical.kind == LogicalType::kFloat16 ? hv.hashes.size() : hv.plain_count;
       product.resize(nh * nf);
       probe_filters(refs.data(), nf, hv.hashes.data(), nh, product.data());
       for (size_t f = 0; f < nf; ++f) {

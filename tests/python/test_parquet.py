@@ -419,6 +419,34 @@ def test_glob_matches_python_glob(tmp_path):
     assert len(pqfast.parquet.expand_paths(os.path.join(base, "*.parquet"))) == 9
 
 
+def test_float16_min_max_and_bloom(tmp_path):
+    # FLOAT16 (FIXED_LEN_BYTE_ARRAY(2)): min/max compared as half floats
+    # (-0.0 == +0.0, NaN never excludes); no row group holding a value is absent.
+    data = np.array([1.5, -2.0, 0.0, 3.25, 100.0, -0.0, np.nan, 7.0], dtype=np.float16)
+    path = tmp_path / "f16.parquet"
+    pq.write_table(pa.table({"h": pa.array(data)}), path, row_group_size=2,
+                   bloom_filter_options={"h": {"ndv": 16, "fpp": 0.01}})
+    probes = [-2.0, 0.0, -0.0, 3.25, 5.0, 200.0, -3.0, 1.5, 7.0]
+    t = pqfast.prune(path, "h", probes, by_value=True)
+    rows = list(zip(t["row_group"].to_pylist(), t["value"].to_pylist(), t["verdict"].to_pylist(),
+                    t["reason"].to_pylist()))
+    assert len(rows) == 4 * len(probes)
+    meta = pq.read_metadata(path)
+    by_stats = 0
+    for g, label, verdict, reason in rows:
+        v = probes[[repr(float(p)) for p in probes].index(label)]
+        group = data[2 * g: 2 * g + 2].astype(np.float64)
+        holds = any(x == v for x in group)  # -0.0 == 0.0
+        if holds:
+            assert verdict != "absent", (g, v)
+        st = meta.row_group(g).column(0).statistics
+        lo, hi = (np.frombuffer(st.min, np.float16)[0], np.frombuffer(st.max, np.float16)[0])
+        outside = v < lo or v > hi
+        assert (reason == "min/max") == bool(outside), (g, v, lo, hi, reason)
+        by_stats += reason == "min/max"
+    assert by_stats >= 8  # 200.0 and -3.0 everywhere, and more
+
+
 def test_read_pruned_equals_filtered_scan(pyarrow_lake):
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
