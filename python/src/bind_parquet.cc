@@ -186,53 +186,63 @@ std::string reason_text(pq::Verdict v, uint32_t by_stats, uint32_t maybe, size_t
 // string buffers: int32 offsets (rows + 1) and UTF-8 bytes, for
 // pyarrow.Array.from_buffers. Left out when they would pass 2 GiB.
 void add_string_columns(const std::vector<pq::FilePruneResult>& rs, size_t nv, size_t rows, nb::dict& out) {
-  struct Column {
-    std::vector<int32_t> offsets{0};
-    std::vector<uint8_t> bytes;
-    bool ok = true;
-    void add(std::string_view s) {
-      if (bytes.size() + s.size() > static_cast<size_t>(INT32_MAX)) ok = false;
-      if (!ok) return;
-      bytes.insert(bytes.end(), s.begin(), s.end());
-      offsets.push_back(static_cast<int32_t>(bytes.size()));
-    }
-  };
-  Column path, verdict, reason;
-  path.offsets.reserve(rows + 1);
-  verdict.offsets.reserve(rows + 1);
-  reason.offsets.reserve(rows + 1);
-  std::string last_reason;
-  bool have_last = false;
+  // Pass 1: sizes, and each row's reason as an index into the few distinct
+  // texts (neighbouring row groups mostly share theirs: formatted once).
+  std::vector<std::string> reasons;
+  std::vector<uint32_t> reason_of(rows);
+  uint64_t path_bytes = 0, verdict_bytes = 0, reason_bytes = 0;
   pq::Verdict last_v{};
   uint32_t last_bs = 0, last_mb = 0;
+  size_t k = 0;
+  for (const auto& r : rs) {
+    if (!r.ok) continue;
+    path_bytes += uint64_t{r.path.size()} * r.row_groups.size();
+    for (const auto& g : r.row_groups) {
+      verdict_bytes += std::strlen(pq::verdict_name(g.verdict));
+      if (reasons.empty() || g.verdict != last_v || g.excluded_by_stats != last_bs || g.maybe != last_mb) {
+        reasons.push_back(reason_text(g.verdict, g.excluded_by_stats, g.maybe, nv));
+        last_v = g.verdict;
+        last_bs = g.excluded_by_stats;
+        last_mb = g.maybe;
+      }
+      reason_of[k++] = static_cast<uint32_t>(reasons.size() - 1);
+      reason_bytes += reasons.back().size();
+    }
+  }
+  if (std::max({path_bytes, verdict_bytes, reason_bytes}) > static_cast<uint64_t>(INT32_MAX)) return;
+  // Pass 2: straight into the arrays handed to Python.
+  struct Column {
+    nb::ndarray<nb::numpy, int32_t, nb::ndim<1>> offsets;
+    nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> bytes;
+    int32_t* o;
+    uint8_t* b;
+    int32_t at = 0;
+    Column(size_t rows, uint64_t n)
+        : offsets(new_array<int32_t>(rows + 1)), bytes(new_array<uint8_t>(n)), o(offsets.data()), b(bytes.data()) {
+      *o++ = 0;
+    }
+    void add(std::string_view s) {
+      std::memcpy(b + at, s.data(), s.size());
+      at += static_cast<int32_t>(s.size());
+      *o++ = at;
+    }
+  };
+  Column path(rows, path_bytes), verdict(rows, verdict_bytes), reason(rows, reason_bytes);
+  k = 0;
   for (const auto& r : rs) {
     if (!r.ok) continue;
     for (const auto& g : r.row_groups) {
       path.add(r.path);
       verdict.add(pq::verdict_name(g.verdict));
-      // Neighbouring row groups mostly share their reason: formatted once.
-      if (!have_last || g.verdict != last_v || g.excluded_by_stats != last_bs || g.maybe != last_mb) {
-        last_reason = reason_text(g.verdict, g.excluded_by_stats, g.maybe, nv);
-        last_v = g.verdict;
-        last_bs = g.excluded_by_stats;
-        last_mb = g.maybe;
-        have_last = true;
-      }
-      reason.add(last_reason);
+      reason.add(reasons[reason_of[k++]]);
     }
   }
-  if (!path.ok || !verdict.ok || !reason.ok) return;
-  auto put = [&](const char* name, const Column& c) {
-    auto o = new_array<int32_t>(c.offsets.size());
-    std::memcpy(o.data(), c.offsets.data(), c.offsets.size() * sizeof(int32_t));
-    auto b = new_array<uint8_t>(c.bytes.size());
-    if (!c.bytes.empty()) std::memcpy(b.data(), c.bytes.data(), c.bytes.size());
-    out[(std::string(name) + "_offsets").c_str()] = o;
-    out[(std::string(name) + "_bytes").c_str()] = b;
-  };
-  put("path", path);
-  put("verdict", verdict);
-  put("reason", reason);
+  out["path_offsets"] = path.offsets;
+  out["path_bytes"] = path.bytes;
+  out["verdict_offsets"] = verdict.offsets;
+  out["verdict_bytes"] = verdict.bytes;
+  out["reason_offsets"] = reason.offsets;
+  out["reason_bytes"] = reason.bytes;
 }
 
 nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, bool per_value) {
