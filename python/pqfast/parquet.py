@@ -726,14 +726,22 @@ _DESC_CACHE: dict = {}
 
 
 def _column_descriptor(path: str, column: str, filesystem: Any, cache: bool) -> dict:
-    """The leaf descriptor of ``column`` in ``path`` (memoised when cache=True, by size and mtime)."""
+    """The leaf descriptor of ``column`` in ``path``, which types the probe values.
+
+    Memoised for local files by path, size and mtime (a stat instead of a
+    footer parse), whatever ``cache`` says: it only types the values, and the
+    C++ side checks every file's column type again."""
     key = None
-    if cache and filesystem is None:
-        st = os.stat(path)
-        key = (path, column, st.st_size, st.st_mtime_ns)
-        hit = _DESC_CACHE.get(key)
-        if hit is not None:
-            return hit
+    if filesystem is None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            st = None  # the open below words the error
+        if st is not None:
+            key = (os.fspath(path), column, st.st_size, st.st_mtime_ns)
+            hit = _DESC_CACHE.get(key)
+            if hit is not None:
+                return hit
     if filesystem is None and isinstance(path, (str, os.PathLike)):
         desc = _pqfast._column_descriptor_path(os.fspath(path), column)
     else:

@@ -41,6 +41,23 @@ Result<std::unique_ptr<LocalFile>> LocalFile::open(const std::string& path) {
   return std::unique_ptr<LocalFile>(new LocalFile(fd, static_cast<uint64_t>(st.st_size), mtime, path));
 }
 
+Result<std::unique_ptr<LocalFile>> LocalFile::open_for_reading(const std::string& path) {
+  int fd;
+  do {
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) {
+    return make_error(ErrorCode::kIoError, path + ": cannot open: " + std::strerror(errno));
+  }
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  if (end < 0) {
+    const int e = errno;
+    ::close(fd);
+    return make_error(ErrorCode::kIoError, path + ": not a regular file (" + std::strerror(e) + ")");
+  }
+  return std::unique_ptr<LocalFile>(new LocalFile(fd, static_cast<uint64_t>(end), -1, path));
+}
+
 LocalFile::~LocalFile() { ::close(fd_); }
 
 Status LocalFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
@@ -55,6 +72,7 @@ Status LocalFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
     const ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
     if (got < 0) {
       if (errno == EINTR) continue;
+      if (errno == EISDIR) return make_error(ErrorCode::kIoError, path_ + ": not a regular file (a directory)");
       return make_error(ErrorCode::kIoError, path_ + ": read at byte " + std::to_string(offset + done) +
                                                  " failed: " + std::strerror(errno));
     }

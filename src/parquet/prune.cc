@@ -656,7 +656,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
           r = prune_one(*f, jb->column, jb->values, jb->hv, jb->options, &id);
         }
       } else {
-        auto f = LocalFile::open(jb->paths[i]);
+        auto f = LocalFile::open_for_reading(jb->paths[i]);  // no stat: no cache to validate
         if (!f.ok()) {
           r.path = jb->paths[i];
           r = fail(std::move(r), f.error());
