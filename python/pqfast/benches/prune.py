@@ -181,21 +181,29 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
             desc = pqfast.ParquetFile(paths[0])._columns[0 if column == "id" else 1]
             pt, tl, data, offs = encode_values(desc, vals)
             duck_runs = max(1, runs // 2) if k > 1 else runs
-            for cached in (False, True):
+            # Variants: pqfast as it prunes (min/max, then the Bloom filters that
+            # remain) with cold footers and with footer caches on both sides;
+            # for one value also with Bloom filters only (use_statistics=False),
+            # the same work DuckDB's probe does.
+            variants = [(False, True), (True, True)] + ([(False, False)] if k == 1 else [])
+            for cached, use_stats in variants:
                 mode = "footer cache" if cached else "cold footers"
-                say(f"{task}, {column}, {mode}: pqfast and DuckDB parquet_bloom_probe, interleaved")
+                row_task = task if use_stats else f"{task}, Bloom only"
+                say(f"{row_task}, {column}, {mode}: pqfast and DuckDB parquet_bloom_probe, interleaved")
                 pqfast.clear_footer_cache()
                 con.execute(f"SET parquet_metadata_cache = {'true' if cached else 'false'}")
                 ours, core, theirs = _paired_medians(
                     # End to end from the glob pattern DuckDB is given (expansion included).
-                    [lambda: pqfast.prune(glob_pattern, column, vals, threads=threads, cache=cached),
+                    [lambda: pqfast.prune(glob_pattern, column, vals, threads=threads, cache=cached,
+                                          use_statistics=use_stats),
                      lambda: _pqfast._prune_paths(paths, column, pt, tl, data, offs, threads,
-                                                  False, True, True, None, cached),
+                                                  False, use_stats, True, None, cached),
                      duck],
                     [runs, runs, duck_runs], from_idle=from_idle)
                 pqfast.clear_footer_cache()
-                rows.append({"task": task, "column": label, "footers": mode,
+                rows.append({"task": row_task, "column": label, "footers": mode,
                              "timing": "from idle" if from_idle else "steady state",
+                             "use_statistics": use_stats,
                              "pqfast_ms": ours * 1e3, "pqfast_core_ms": core * 1e3,
                              "peer": "DuckDB parquet_bloom_probe" + (" (parquet_metadata_cache)" if cached else ""),
                              "peer_ms": theirs * 1e3, "speedup": theirs / ours, "same_answers": agree,
