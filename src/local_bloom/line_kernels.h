@@ -4,6 +4,8 @@
 // internal linkage.
 #pragma once
 
+#include <cstring>
+
 #include "local_bloom/kernels.h"
 
 namespace pqfast::local_bloom {
@@ -51,11 +53,17 @@ struct LineKernels {
   // Word-level OR: bit b of the 512-bit line is bit b & 31 of 32-bit word
   // b >> 5 on a little-endian host (x86, AArch64), so each probe is one
   // shift and one OR. Scattered single-bit stores: no SIMD form beats it.
+  // The words go through memcpy (one plain load and store on both): the
+  // payload is bytes and need not be 4-byte aligned.
   static void insert_hash(uint8_t* data, uint32_t num_lines, int num_probes, uint64_t hash) {
-    uint32_t* line = reinterpret_cast<uint32_t*>(data + size_t{line_index(hash, num_lines)} * kLocalBloomLineBytes);
+    uint8_t* line = data + size_t{line_index(hash, num_lines)} * kLocalBloomLineBytes;
     uint32_t h = probe_seed(hash);
     for (int p = 0; p < num_probes; ++p, h *= kProbeMultiplier) {
-      line[h >> 28] |= 1u << ((h >> 23) & 31);
+      uint8_t* at = line + 4 * (h >> 28);
+      uint32_t word;
+      std::memcpy(&word, at, sizeof word);
+      word |= 1u << ((h >> 23) & 31);
+      std::memcpy(at, &word, sizeof word);
     }
   }
 
