@@ -20,6 +20,9 @@ const detail::KernelTables<DeltaKernels>& delta_kernel_tables() {
     t.by_level[static_cast<int>(SimdLevel::kAvx2)] = &kAvx2DeltaKernels;
     t.by_level[static_cast<int>(SimdLevel::kAvx512)] = &kAvx512DeltaKernels;
 #endif
+#if defined(PQFAST_ARCH_ARM64)
+    t.by_level[static_cast<int>(SimdLevel::kNeon)] = &kNeonDeltaKernels;
+#endif
     return t;
   }();
   return tables;

@@ -51,6 +51,9 @@ extern const DeltaKernels kScalarDeltaKernels;
 extern const DeltaKernels kAvx2DeltaKernels;
 extern const DeltaKernels kAvx512DeltaKernels;
 #endif
+#if defined(PQFAST_ARCH_ARM64)
+extern const DeltaKernels kNeonDeltaKernels;
+#endif
 
 const detail::KernelTables<DeltaKernels>& delta_kernel_tables();
 

@@ -6,7 +6,7 @@
 // to 8 probes (9..16 take a second step, and so on).
 #include <immintrin.h>
 
-#include "local_bloom/x86_line_kernels.h"
+#include "local_bloom/line_kernels.h"
 
 namespace pqfast::local_bloom {
 namespace {
@@ -47,6 +47,6 @@ struct Avx2Line {
 
 }  // namespace
 
-const LocalBloomKernels kAvx2LocalBloomKernels = X86LineKernels<Avx2Line>::table();
+const LocalBloomKernels kAvx2LocalBloomKernels = LineKernels<Avx2Line>::table();
 
 }  // namespace pqfast::local_bloom

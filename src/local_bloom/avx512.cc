@@ -11,7 +11,7 @@
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <immintrin.h>
 
-#include "local_bloom/x86_line_kernels.h"
+#include "local_bloom/line_kernels.h"
 
 namespace pqfast::local_bloom {
 namespace {
@@ -91,6 +91,6 @@ struct Avx512Line {
 
 }  // namespace
 
-const LocalBloomKernels kAvx512LocalBloomKernels = X86LineKernels<Avx512Line>::table();
+const LocalBloomKernels kAvx512LocalBloomKernels = LineKernels<Avx512Line>::table();
 
 }  // namespace pqfast::local_bloom

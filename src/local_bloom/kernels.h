@@ -36,6 +36,9 @@ extern const LocalBloomKernels kScalarLocalBloomKernels;
 extern const LocalBloomKernels kAvx2LocalBloomKernels;
 extern const LocalBloomKernels kAvx512LocalBloomKernels;
 #endif
+#if defined(PQFAST_ARCH_ARM64)
+extern const LocalBloomKernels kNeonLocalBloomKernels;
+#endif
 
 const detail::KernelTables<LocalBloomKernels>& local_bloom_kernel_tables();
 

@@ -24,6 +24,9 @@ const detail::KernelTables<LocalBloomKernels>& local_bloom_kernel_tables() {
     t.by_level[static_cast<int>(SimdLevel::kAvx2)] = &kAvx2LocalBloomKernels;
     t.by_level[static_cast<int>(SimdLevel::kAvx512)] = &kAvx512LocalBloomKernels;
 #endif
+#if defined(PQFAST_ARCH_ARM64)
+    t.by_level[static_cast<int>(SimdLevel::kNeon)] = &kNeonLocalBloomKernels;
+#endif
     return t;
   }();
   return tables;

@@ -1,10 +1,10 @@
-// Internal: the local_bloom kernels shared by the x86 SIMD units (AVX2,
-// AVX-512), which differ only in how one cache line is tested. Include it
-// from an ISA translation unit after defining the line test; everything here
-// has internal linkage.
+// Internal: the local_bloom kernels shared by the SIMD units (AVX2, AVX-512,
+// NEON), which differ only in how one cache line is tested. Include it from
+// an ISA translation unit after defining the line test; everything here has
+// internal linkage.
 #pragma once
 
-#include <immintrin.h>
+#include <cstring>
 
 #include "local_bloom/kernels.h"
 
@@ -13,14 +13,25 @@ namespace {
 
 // LineTest provides
 //   static bool check_in_line(const uint8_t* line, int num_probes, uint32_t seed);
+// A read prefetch into L1 that the compiler cannot drop: GCC 12 -O3 deleted
+// _mm_prefetch / __builtin_prefetch in check_many's loop (checked in the
+// generated code), costing 4x on cold filters.
+inline void prefetch_l1_asm(const char* p) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht0 %0" : : "m"(*p));
+#elif defined(__aarch64__)
+  asm volatile("prfm pldl1keep, [%0]" : : "r"(p));
+#else
+  __builtin_prefetch(p, 0, 3);
+#endif
+}
+
 template <class LineTest>
-struct X86LineKernels {
+struct LineKernels {
   static void prefetch_line(const uint8_t* line) {
-    _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
+    __builtin_prefetch(line, 0, 3);  // _mm_prefetch(_MM_HINT_T0) on x86, prfm pldl1keep on AArch64
     // A payload parsed in place need not be 64-byte aligned: its line may span two.
-    if ((reinterpret_cast<uintptr_t>(line) & 63) != 0) {
-      _mm_prefetch(reinterpret_cast<const char*>(line + 63), _MM_HINT_T0);
-    }
+    if ((reinterpret_cast<uintptr_t>(line) & 63) != 0) __builtin_prefetch(line + 63, 0, 3);
   }
 
   static bool check_hash(const uint8_t* data, uint32_t num_lines, int num_probes, uint64_t hash) {
@@ -40,12 +51,19 @@ struct X86LineKernels {
   }
 
   // Word-level OR: bit b of the 512-bit line is bit b & 31 of 32-bit word
-  // b >> 5 on a little-endian host, so each probe is one shift and one OR.
+  // b >> 5 on a little-endian host (x86, AArch64), so each probe is one
+  // shift and one OR. Scattered single-bit stores: no SIMD form beats it.
+  // The words go through memcpy (one plain load and store on both): the
+  // payload is bytes and need not be 4-byte aligned.
   static void insert_hash(uint8_t* data, uint32_t num_lines, int num_probes, uint64_t hash) {
-    uint32_t* line = reinterpret_cast<uint32_t*>(data + size_t{line_index(hash, num_lines)} * kLocalBloomLineBytes);
+    uint8_t* line = data + size_t{line_index(hash, num_lines)} * kLocalBloomLineBytes;
     uint32_t h = probe_seed(hash);
     for (int p = 0; p < num_probes; ++p, h *= kProbeMultiplier) {
-      line[h >> 28] |= 1u << ((h >> 23) & 31);
+      uint8_t* at = line + 4 * (h >> 28);
+      uint32_t word;
+      std::memcpy(&word, at, sizeof word);
+      word |= 1u << ((h >> 23) & 31);
+      std::memcpy(at, &word, sizeof word);
     }
   }
 
@@ -70,11 +88,9 @@ struct X86LineKernels {
                              const uint64_t* hashes, size_t j) {
     const LocalBloomRef& f = filters[filter_index[j]];
     if (f.num_lines != 0) {
-      // An asm prefetch: GCC 12 -O3 deleted _mm_prefetch here (checked in the
-      // generated code), costing 4x on cold filters.
       const char* line = reinterpret_cast<const char*>(line_of(f.payload, f.num_lines, hashes[j]));
-      asm volatile("prefetcht0 %0" : : "m"(*line));
-      if ((reinterpret_cast<uintptr_t>(line) & 63) != 0) asm volatile("prefetcht0 %0" : : "m"(line[63]));
+      prefetch_l1_asm(line);
+      if ((reinterpret_cast<uintptr_t>(line) & 63) != 0) prefetch_l1_asm(line + 63);
     }
   }
 
