@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as _dt
 import decimal as _decimal
 import glob as _glob
+import itertools as _itertools
 import os
 import uuid as _uuid
 from typing import Any, Iterable, Sequence
@@ -634,8 +635,8 @@ def encode_values(desc: dict, values: Any) -> tuple[str, int, np.ndarray, np.nda
                 parts.append(bytes(v))
             else:
                 raise _bad(desc, v, "str or bytes values")
-        offsets = np.zeros(len(parts) + 1, dtype=np.int64)
-        np.cumsum([len(p) for p in parts], out=offsets[1:])
+        offsets = np.fromiter(_itertools.accumulate((len(p) for p in parts), initial=0), np.int64,
+                              len(parts) + 1)
         return pt, 0, np.frombuffer(b"".join(parts), dtype=np.uint8), offsets
     # FIXED_LEN_BYTE_ARRAY, INT96
     parts = [_fixed_bytes(desc, v) for v in items]
@@ -672,6 +673,10 @@ def _as_list_or_array(values: Any):
 
 
 # ---- pruning -------------------------------------------------------------------------------
+
+
+def _has_magic(p: str) -> bool:
+    return "*" in p or "?" in p or "[" in p
 
 
 def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
@@ -792,10 +797,16 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
 
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
-    paths = expand_paths(paths_or_glob, filesystem)
-    empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
-             "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
+    if (filesystem is None and isinstance(paths_or_glob, (str, os.PathLike))
+            and _has_magic(os.fspath(paths_or_glob)) and "**" not in os.fspath(paths_or_glob)):
+        # A local pattern: expanded in C++ and kept there (a _PathList, which
+        # _prune_paths takes back as is).
+        paths = _pqfast._glob_paths(os.fsencode(paths_or_glob))
+    else:
+        paths = expand_paths(paths_or_glob, filesystem)
     if not paths:
+        empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
+                 "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
         if by_value:
             empty["value"] = pa.array([], pa.string())
         return pa.table(empty)
@@ -876,7 +887,7 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
         if by_value:
             pv.append(res["per_value"][: n * nv])
     fidx, rg, ver = np.concatenate(fidx), np.concatenate(rg), np.concatenate(ver)
-    path_arr = pa.array(paths, pa.string())
+    path_arr = pa.array(paths if isinstance(paths, list) else paths.to_list(), pa.string())
     if by_value:
         codes = np.concatenate(pv).astype(np.int64)
         rows_idx = np.repeat(np.arange(len(rg)), nv)

@@ -245,6 +245,18 @@ void add_string_columns(const std::vector<pq::FilePruneResult>& rs, size_t nv, s
   out["reason_bytes"] = reason.bytes;
 }
 
+// Local paths expanded in C++ (see _glob_paths).
+struct PathList {
+  std::vector<std::string> paths;
+};
+
+// A path's bytes as os.fsdecode gives them (undecodable bytes as surrogates).
+nb::object fs_decode(const std::string& p) {
+  PyObject* s = PyUnicode_DecodeFSDefaultAndSize(p.data(), static_cast<Py_ssize_t>(p.size()));
+  if (s == nullptr) throw nb::python_error();
+  return nb::steal(s);
+}
+
 nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, bool per_value) {
   size_t rows = 0;
   for (const auto& r : rs) rows += r.row_groups.size();
@@ -371,6 +383,31 @@ void bind_parquet(nb::module_& m) {
   // One leaf's descriptor, from a footer decoded for that column only
   // (values are typed by it before pruning).
   // Pattern (os.fsencode'd) -> sorted paths as os.fsdecode would give them.
+  nb::class_<PathList>(m, "_PathList")
+      .def("__len__", [](const PathList& p) { return p.paths.size(); })
+      .def("__getitem__",
+           [](const PathList& p, Py_ssize_t i) {
+             if (i < 0) i += static_cast<Py_ssize_t>(p.paths.size());
+             if (i < 0 || static_cast<size_t>(i) >= p.paths.size()) throw nb::index_error();
+             return fs_decode(p.paths[static_cast<size_t>(i)]);
+           })
+      .def("to_list", [](const PathList& p) {
+        nb::list out;
+        for (const std::string& s : p.paths) out.append(fs_decode(s));
+        return out;
+      });
+  // Pattern (os.fsencode'd) -> the sorted paths, kept in C++ (prune hands
+  // them back without a round trip through Python strings).
+  m.def("_glob_paths", [](nb::bytes pattern) {
+    Result<std::vector<std::string>> r = Error{};
+    std::string pat(pattern.c_str(), pattern.size());
+    {
+      nb::gil_scoped_release release;
+      r = pq::glob_local(pat);
+    }
+    return PathList{unwrap(std::move(r))};
+  });
+  // The same as a list of str, as os.fsdecode gives them.
   m.def("_glob", [](nb::bytes pattern) {
     Result<std::vector<std::string>> r = Error{};
     std::string pat(pattern.c_str(), pattern.size());
@@ -378,13 +415,8 @@ void bind_parquet(nb::module_& m) {
       nb::gil_scoped_release release;
       r = pq::glob_local(pat);
     }
-    std::vector<std::string> paths = unwrap(std::move(r));
     nb::list out;
-    for (const std::string& p : paths) {
-      PyObject* s = PyUnicode_DecodeFSDefaultAndSize(p.data(), static_cast<Py_ssize_t>(p.size()));
-      if (s == nullptr) throw nb::python_error();
-      out.append(nb::steal(s));
-    }
+    for (const std::string& p : unwrap(std::move(r))) out.append(fs_decode(p));
     return out;
   });
   m.def("_column_descriptor_path", [](const std::string& path, const std::string& column) {
@@ -490,31 +522,43 @@ void bind_parquet_rest(nb::module_& m) {
     return load(f, offset, length);
   });
 
+  auto prune_paths = [](const std::vector<std::string>& paths, const std::string& column,
+                        const std::string& type_name, int32_t type_length, nb::handle data,
+                        nb::handle offsets, int threads, bool per_value, bool use_stats, bool use_bloom,
+                        nb::object progress, bool cache) {
+    pq::ProbeValues v = make_values(type_name, type_length, data, offsets);
+    const size_t nv = v.size();
+    auto opts = make_options(threads, per_value, use_stats, use_bloom);
+    if (cache) opts.footer_cache = &footer_cache();
+    std::vector<pq::FilePruneResult> rs;
+    {
+      nb::gil_scoped_release release;
+      std::function<void(size_t)> cb;
+      if (!progress.is_none()) {
+        cb = [&progress](size_t) {
+          nb::gil_scoped_acquire gil;
+          try {
+            progress(1);
+          } catch (nb::python_error&) {
+          }
+        };
+      }
+      rs = pq::prune_files(paths, column, v, opts, cb);
+    }
+    return results_to_dict(rs, nv, per_value);
+  };
+  // Paths as a list of str, or as a _PathList from _glob_paths.
+  m.def("_prune_paths", prune_paths, nb::arg("paths"), nb::arg("column"), nb::arg("type_name"),
+        nb::arg("type_length"), nb::arg("data"), nb::arg("offsets").none(), nb::arg("threads") = 0,
+        nb::arg("per_value") = false, nb::arg("use_stats") = true, nb::arg("use_bloom") = true,
+        nb::arg("progress").none() = nb::none(), nb::arg("cache") = false);
   m.def(
       "_prune_paths",
-      [](const std::vector<std::string>& paths, const std::string& column, const std::string& type_name,
-         int32_t type_length, nb::handle data, nb::handle offsets, int threads, bool per_value,
-         bool use_stats, bool use_bloom, nb::object progress, bool cache) {
-        pq::ProbeValues v = make_values(type_name, type_length, data, offsets);
-        const size_t nv = v.size();
-        auto opts = make_options(threads, per_value, use_stats, use_bloom);
-        if (cache) opts.footer_cache = &footer_cache();
-        std::vector<pq::FilePruneResult> rs;
-        {
-          nb::gil_scoped_release release;
-          std::function<void(size_t)> cb;
-          if (!progress.is_none()) {
-            cb = [&progress](size_t) {
-              nb::gil_scoped_acquire gil;
-              try {
-                progress(1);
-              } catch (nb::python_error&) {
-              }
-            };
-          }
-          rs = pq::prune_files(paths, column, v, opts, cb);
-        }
-        return results_to_dict(rs, nv, per_value);
+      [prune_paths](const PathList& paths, const std::string& column, const std::string& type_name,
+                    int32_t type_length, nb::handle data, nb::handle offsets, int threads, bool per_value,
+                    bool use_stats, bool use_bloom, nb::object progress, bool cache) {
+        return prune_paths(paths.paths, column, type_name, type_length, data, offsets, threads, per_value,
+                           use_stats, use_bloom, std::move(progress), cache);
       },
       nb::arg("paths"), nb::arg("column"), nb::arg("type_name"), nb::arg("type_length"), nb::arg("data"),
       nb::arg("offsets").none(), nb::arg("threads") = 0, nb::arg("per_value") = false,

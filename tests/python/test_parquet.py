@@ -416,6 +416,12 @@ def test_glob_matches_python_glob(tmp_path):
         full = os.path.join(base, pat)
         assert _pqfast._glob(os.fsencode(full)) == sorted(pyglob.glob(full)), pat
     assert pqfast.parquet.expand_paths(os.path.join(base, "*.parquet")) == sorted(pyglob.glob(os.path.join(base, "*.parquet")))
+    # The same list kept in C++ for prune (_PathList): a sequence of the same str.
+    kept = _pqfast._glob_paths(os.fsencode(os.path.join(base, "raw", "*")))
+    assert kept.to_list() == list(kept) == sorted(pyglob.glob(os.path.join(base, "raw", "*")))
+    assert len(kept) == 1 and kept[-1] == kept[0] and kept[0].endswith("\udcff\udcfe.parquet")
+    with pytest.raises(IndexError):
+        kept[1]
     assert len(pqfast.parquet.expand_paths(os.path.join(base, "*.parquet"))) == 9
 
 
