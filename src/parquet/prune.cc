@@ -617,7 +617,10 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
   // oversubscribed cores a helper that is scheduled late finds no work and
   // leaves on its own (it holds the job alive through its shared_ptr).
   struct Job {
-    std::vector<std::string> paths;
+    // The caller's vector: read only for files claimed below `total`, all of
+    // which finish before the caller returns (late helpers claim nothing).
+    const std::vector<std::string>* paths;
+    size_t total;
     std::string column;
     ProbeValues values;
     HashedValues hv;
@@ -630,7 +633,8 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
     size_t done = 0;
   };
   auto job = std::make_shared<Job>();
-  job->paths = paths;
+  job->paths = &paths;
+  job->total = paths.size();
   job->column = std::string(column);
   job->values = values;
   job->hv = std::move(*hv);
@@ -639,7 +643,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
   job->results.resize(paths.size());
   const size_t n = paths.size();
   auto work = [](const std::shared_ptr<Job>& jb) {
-    const size_t total = jb->paths.size();
+    const size_t total = jb->total;
     while (true) {
       const size_t i = jb->next.fetch_add(1, std::memory_order_relaxed);
       if (i >= total) break;
@@ -647,18 +651,18 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
       if (jb->options.footer_cache != nullptr) {
         // With a footer cache, a stat() decides; the file is opened only if
         // Bloom filters must be read.
-        auto f = LazyLocalFile::make(jb->paths[i]);
+        auto f = LazyLocalFile::make((*jb->paths)[i]);
         if (!f.ok()) {
-          r.path = jb->paths[i];
+          r.path = (*jb->paths)[i];
           r = fail(std::move(r), f.error());
         } else {
           const FileIdentity id{f->size(), f->mtime_ns()};
           r = prune_one(*f, jb->column, jb->values, jb->hv, jb->options, &id);
         }
       } else {
-        auto f = LocalFile::open_for_reading(jb->paths[i]);  // no stat: no cache to validate
+        auto f = LocalFile::open_for_reading((*jb->paths)[i]);  // no stat: no cache to validate
         if (!f.ok()) {
-          r.path = jb->paths[i];
+          r.path = (*jb->paths)[i];
           r = fail(std::move(r), f.error());
         } else {
           const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
