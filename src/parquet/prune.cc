@@ -346,9 +346,29 @@ FilePruneResult fail(FilePruneResult r, Error e) {
   return r;
 }
 
+// The tail read's size for the files of one call. The footers of a lake
+// come from one writer and are about the same size: each file reads what the
+// previous one's footer took, rounded up to pages with an eighth to spare,
+// starting from kSpeculativeTailBytes. Reading less than a fixed 16 KiB saves
+// page-cache lookups and copying (4% of a file's cost on the bench lake); a
+// file whose footer outgrows the hint costs one more read, and the hint grows.
+class TailSizeHint {
+ public:
+  size_t get() const { return bytes_.load(std::memory_order_relaxed); }
+  void learn(uint32_t footer_length) {
+    const uint64_t want = uint64_t{footer_length} + 8 + footer_length / 8 + 512;
+    const uint64_t pages = (want + 4095) & ~uint64_t{4095};
+    bytes_.store(static_cast<size_t>(std::clamp<uint64_t>(pages, 4096, uint64_t{1} << 20)),
+                 std::memory_order_relaxed);
+  }
+
+ private:
+  std::atomic<size_t> bytes_{kSpeculativeTailBytes};
+};
+
 FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
                           const HashedValues& hv, const PruneOptions& opt,
-                          const FileIdentity* local = nullptr) {
+                          const FileIdentity* local = nullptr, TailSizeHint* tail_hint = nullptr) {
   FilePruneResult res;
   res.path = file.name();
   ReadStats rs;
@@ -363,10 +383,12 @@ FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const
     cached = opt.footer_cache->get(cache_key, local->size, local->mtime_ns);
   }
   if (!cached) {
-    auto bytes = read_footer_bytes(file, opt.limits, &rs, &tail);
+    auto bytes = read_footer_bytes(file, opt.limits, &rs, &tail,
+                                   tail_hint ? tail_hint->get() : kSpeculativeTailBytes);
     res.reads = rs.reads;
     res.bytes_read = rs.bytes;
     if (!bytes.ok()) return fail(std::move(res), bytes.error());
+    if (tail_hint) tail_hint->learn(bytes->len);
     // Cached footers own a copy of their bytes; others point into the tail.
     auto footer = decode_prune_footer(bytes->data, bytes->len, bytes->start, column, opt.limits,
                                       /*copy=*/!cache_key.empty() || !bytes->owned.empty());
@@ -628,6 +650,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
     std::function<void(size_t)> on_file_done;
     std::vector<FilePruneResult> results;
     std::atomic<size_t> next{0};
+    TailSizeHint tail_hint;
     std::mutex mu;
     std::condition_variable cv;
     size_t done = 0;
@@ -657,7 +680,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
           r = fail(std::move(r), f.error());
         } else {
           const FileIdentity id{f->size(), f->mtime_ns()};
-          r = prune_one(*f, jb->column, jb->values, jb->hv, jb->options, &id);
+          r = prune_one(*f, jb->column, jb->values, jb->hv, jb->options, &id, &jb->tail_hint);
         }
       } else {
         auto f = LocalFile::open_for_reading((*jb->paths)[i]);  // no stat: no cache to validate
@@ -666,7 +689,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
           r = fail(std::move(r), f.error());
         } else {
           const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
-          r = prune_one(**f, jb->column, jb->values, jb->hv, jb->options, &id);
+          r = prune_one(**f, jb->column, jb->values, jb->hv, jb->options, &id, &jb->tail_hint);
         }
       }
       std::lock_guard<std::mutex> lock(jb->mu);
