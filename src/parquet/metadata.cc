@@ -6,6 +6,7 @@
 #include <string>
 
 #include "pqfast/parquet.h"
+#include "parquet/schema_tree.h"
 #include "parquet/thrift_util.h"
 
 namespace pqfast::parquet {
@@ -444,62 +445,39 @@ Status build_leaves(FileMetaData* m, size_t base_offset) {
     return make_error(ErrorCode::kCorrupt, "FileMetaData schema (footer at byte " +
                                                std::to_string(base_offset) + "): " + msg);
   };
-  if (m->schema.empty()) return err("no schema elements");
-  if (m->schema[0].num_children < 0) return err("root has a negative num_children");
-  struct Frame {
-    int32_t remaining;
-    int16_t def, rep;
-  };
-  std::vector<Frame> stack;
-  std::vector<std::string> path;
-  stack.push_back({m->schema[0].num_children, 0, 0});
-  size_t i = 1;
-  while (!stack.empty()) {
-    if (stack.back().remaining == 0) {
-      stack.pop_back();
-      if (!path.empty()) path.pop_back();
-      continue;
-    }
-    if (i >= m->schema.size()) {
-      return err("num_children announces more elements than the " +
-                 std::to_string(m->schema.size()) + " the schema holds");
-    }
-    --stack.back().remaining;
-    const SchemaElement& e = m->schema[i];
-    int16_t def = stack.back().def, rep = stack.back().rep;
-    if (e.repetition == Repetition::kOptional) ++def;
-    if (e.repetition == Repetition::kRepeated) { ++def; ++rep; }
-    if (e.num_children > 0) {
-      if (stack.size() > 1000) return err("schema nested deeper than 1000 levels");
-      if (static_cast<size_t>(e.num_children) > m->schema.size() - i - 1) {
-        return err("element " + std::to_string(i) + " (" + e.name + ") announces " +
-                   std::to_string(e.num_children) + " children, more than the elements that follow");
-      }
-      path.push_back(e.name);
-      stack.push_back({e.num_children, def, rep});
-    } else {
-      if (!e.has_type) {
-        // A group with no children (e.g. an empty struct): no leaf.
-        if (e.num_children == 0 && e.repetition != Repetition::kUnset) {
-          ++i;
-          continue;
+  std::string leaf_error;
+  const SchemaWalk walk = walk_schema_tree(
+      m->schema, [&](size_t i) { return std::string_view(m->schema[i].name); },
+      [&](size_t i, const std::vector<std::string_view>& parents, int16_t def, int16_t rep) {
+        const SchemaElement& e = m->schema[i];
+        std::vector<std::string> path(parents.begin(), parents.end());
+        path.push_back(e.name);
+        ColumnDescriptor d = leaf_descriptor(std::move(path), e, def, rep, static_cast<int32_t>(i));
+        if (e.type == PhysicalType::kFixedLenByteArray && e.type_length <= 0) {
+          leaf_error = "FIXED_LEN_BYTE_ARRAY column " + d.dotted_path + " has type_length " +
+                       std::to_string(e.type_length);
+          return false;
         }
-        return err("leaf element " + std::to_string(i) + " (" + e.name + ") has no type");
-      }
-      std::vector<std::string> leaf_path = path;
-      leaf_path.push_back(e.name);
-      ColumnDescriptor d = leaf_descriptor(std::move(leaf_path), e, def, rep, static_cast<int32_t>(i));
-      if (e.type == PhysicalType::kFixedLenByteArray && e.type_length <= 0) {
-        return err("FIXED_LEN_BYTE_ARRAY column " + d.dotted_path + " has type_length " +
-                   std::to_string(e.type_length));
-      }
-      m->columns.push_back(std::move(d));
-    }
-    ++i;
-  }
-  if (i != m->schema.size()) {
-    return err("the schema tree ends after " + std::to_string(i) + " of " +
-               std::to_string(m->schema.size()) + " elements");
+        m->columns.push_back(std::move(d));
+        return true;
+      });
+  const size_t i = walk.index, n = m->schema.size();
+  const std::string name = i < n ? m->schema[i].name : std::string();
+  switch (walk.fault) {
+    case SchemaFault::kNone: return Status::Ok();
+    case SchemaFault::kNoElements: return err("no schema elements");
+    case SchemaFault::kNegativeRootChildren: return err("root has a negative num_children");
+    case SchemaFault::kTooFewElements:
+      return err("num_children announces more elements than the " + std::to_string(n) + " the schema holds");
+    case SchemaFault::kTooDeep: return err("schema nested deeper than 1000 levels");
+    case SchemaFault::kChildrenPastEnd:
+      return err("element " + std::to_string(i) + " (" + name + ") announces " +
+                 std::to_string(m->schema[i].num_children) + " children, more than the elements that follow");
+    case SchemaFault::kLeafWithoutType:
+      return err("leaf element " + std::to_string(i) + " (" + name + ") has no type");
+    case SchemaFault::kLeafRejected: return err(leaf_error);
+    case SchemaFault::kTrailingElements:
+      return err("the schema tree ends after " + std::to_string(i) + " of " + std::to_string(n) + " elements");
   }
   return Status::Ok();
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 
+#include "parquet/schema_tree.h"
 #include "parquet/thrift_util.h"
 
 namespace pqfast::parquet {
@@ -112,31 +113,40 @@ class Walk {
   const uint8_t* end_;
 };
 
-// ---- the probed chunk ------------------------------------------------------------
-
-bool walk_statistics(Walk& w, PruneChunk* c) {
-  std::string_view legacy_min, legacy_max, new_min, new_max;
-  bool has_legacy_min = false, has_legacy_max = false, has_new_min = false, has_new_max = false;
+// Calls field(type, id) -> bool for each field of the struct at the cursor,
+// up to its stop byte. False, from a header or from `field`, defers.
+template <class Field>
+bool walk_struct(Walk& w, Field&& field) {
   int16_t last = 0;
   while (true) {
     uint8_t t;
     int16_t id;
     if (!w.field(&last, &t, &id)) return false;
-    if (t == 0) break;
-    bool ok;
-    switch (id) {
-      case 1: ok = t == kBinary && w.binary(&legacy_max); has_legacy_max = true; break;
-      case 2: ok = t == kBinary && w.binary(&legacy_min); has_legacy_min = true; break;
-      case 3: ok = is_i64_wire(t) && w.i64(&c->null_count); c->has_null_count = true; break;
-      case 4: { int64_t distinct; ok = is_i64_wire(t) && w.i64(&distinct); break; }
-      case 5: ok = t == kBinary && w.binary(&new_max); has_new_max = true; break;
-      case 6: ok = t == kBinary && w.binary(&new_min); has_new_min = true; break;
-      case 7:
-      case 8: ok = t == kBoolTrue || t == kBoolFalse; break;  // is_*_value_exact
-      default: ok = w.skip(t); break;
-    }
-    if (!ok) return false;
+    if (t == 0) return true;
+    if (!field(t, id)) return false;
   }
+}
+
+// ---- the probed chunk ------------------------------------------------------------
+
+bool walk_statistics(Walk& w, PruneChunk* c) {
+  std::string_view legacy_min, legacy_max, new_min, new_max;
+  bool has_legacy_min = false, has_legacy_max = false, has_new_min = false, has_new_max = false;
+  const bool ok = walk_struct(w, [&](uint8_t t, int16_t id) {
+    int64_t distinct;
+    switch (id) {
+      case 1: has_legacy_max = true; return t == kBinary && w.binary(&legacy_max);
+      case 2: has_legacy_min = true; return t == kBinary && w.binary(&legacy_min);
+      case 3: c->has_null_count = true; return is_i64_wire(t) && w.i64(&c->null_count);
+      case 4: return is_i64_wire(t) && w.i64(&distinct);
+      case 5: has_new_max = true; return t == kBinary && w.binary(&new_max);
+      case 6: has_new_min = true; return t == kBinary && w.binary(&new_min);
+      case 7:
+      case 8: return t == kBoolTrue || t == kBoolFalse;  // is_*_value_exact
+      default: return w.skip(t);
+    }
+  });
+  if (!ok) return false;
   // min_value/max_value win over the deprecated fields.
   if (has_new_min) { c->has_min = true; c->min = new_min; }
   else if (has_legacy_min) { c->has_min = true; c->min_is_legacy = true; c->min = legacy_min; }
@@ -147,181 +157,140 @@ bool walk_statistics(Walk& w, PruneChunk* c) {
 
 bool walk_column_meta_data(Walk& w, PruneChunk* c) {
   bool have_type = false, have_codec = false, have_num_values = false, have_dpo = false;
-  int16_t last = 0;
-  while (true) {
-    uint8_t t;
-    int16_t id;
-    if (!w.field(&last, &t, &id)) return false;
-    if (t == 0) break;
-    bool ok;
+  const bool ok = walk_struct(w, [&](uint8_t t, int16_t id) {
     int32_t i32v = 0;
     int64_t i64v = 0;
+    uint32_t n = 0;
+    std::string_view s;
+    bool good;
     switch (id) {
       case 1:  // type
-        ok = t == kI32 && w.i32(&i32v) && i32v >= 0 && i32v <= 7;
         have_type = true;
-        break;
-      case 2: {  // encodings
-        uint32_t n = 0;
-        ok = t == kList && w.list(kI32, &n);
-        for (uint32_t i = 0; ok && i < n; ++i) ok = w.i32(&i32v);
-        break;
-      }
-      case 3: {  // path_in_schema
-        uint32_t n = 0;
-        std::string_view s;
-        ok = t == kList && w.list(kBinary, &n);
-        for (uint32_t i = 0; ok && i < n; ++i) ok = w.binary(&s);
-        break;
-      }
-      case 4: ok = t == kI32 && w.i32(&i32v); have_codec = true; break;
-      case 5: ok = is_i64_wire(t) && w.i64(&c->num_values); have_num_values = true; break;
+        return t == kI32 && w.i32(&i32v) && i32v >= 0 && i32v <= 7;
+      case 2:  // encodings
+        good = t == kList && w.list(kI32, &n);
+        for (uint32_t i = 0; good && i < n; ++i) good = w.i32(&i32v);
+        return good;
+      case 3:  // path_in_schema
+        good = t == kList && w.list(kBinary, &n);
+        for (uint32_t i = 0; good && i < n; ++i) good = w.binary(&s);
+        return good;
+      case 4: have_codec = true; return t == kI32 && w.i32(&i32v);
+      case 5: have_num_values = true; return is_i64_wire(t) && w.i64(&c->num_values);
       case 6:
       case 7:
-      case 10: ok = is_i64_wire(t) && w.i64(&i64v); break;
-      case 9: ok = is_i64_wire(t) && w.i64(&c->data_page_offset); have_dpo = true; break;
-      case 11: ok = is_i64_wire(t) && w.i64(&c->dictionary_page_offset); break;
+      case 10: return is_i64_wire(t) && w.i64(&i64v);
+      case 9: have_dpo = true; return is_i64_wire(t) && w.i64(&c->data_page_offset);
+      case 11: return is_i64_wire(t) && w.i64(&c->dictionary_page_offset);
       case 12:
         // A repeated statistics field merges in the checked parser: defer.
-        ok = t == kStruct && !c->has_statistics && walk_statistics(w, c);
+        good = t == kStruct && !c->has_statistics;
         c->has_statistics = true;
-        break;
-      case 14: ok = is_i64_wire(t) && w.i64(&c->bloom_filter_offset) && c->bloom_filter_offset >= 0; break;
-      case 15: ok = t == kI32 && w.i32(&c->bloom_filter_length) && c->bloom_filter_length >= 0; break;
-      default: ok = w.skip(t); break;
+        return good && walk_statistics(w, c);
+      case 14: return is_i64_wire(t) && w.i64(&c->bloom_filter_offset) && c->bloom_filter_offset >= 0;
+      case 15: return t == kI32 && w.i32(&c->bloom_filter_length) && c->bloom_filter_length >= 0;
+      default: return w.skip(t);
     }
-    if (!ok) return false;
-  }
-  return have_type && have_codec && have_num_values && have_dpo;
+  });
+  return ok && have_type && have_codec && have_num_values && have_dpo;
 }
 
 bool walk_column_chunk(Walk& w, PruneChunk* c) {
-  int16_t last = 0;
-  while (true) {
-    uint8_t t;
-    int16_t id;
-    if (!w.field(&last, &t, &id)) return false;
-    if (t == 0) return true;
-    bool ok;
+  return walk_struct(w, [&](uint8_t t, int16_t id) {
     int32_t i32v = 0;
     int64_t i64v = 0;
+    std::string_view path;
+    bool good;
     switch (id) {
-      case 1: {
-        std::string_view path;
-        ok = t == kBinary && w.binary(&path);
+      case 1:
+        good = t == kBinary && w.binary(&path);
         c->in_other_file = !path.empty();
-        break;
-      }
-      case 2: ok = is_i64_wire(t) && w.i64(&i64v); break;
+        return good;
+      case 2: return is_i64_wire(t) && w.i64(&i64v);
       case 3:
-        ok = t == kStruct && !c->has_meta_data && walk_column_meta_data(w, c);
+        good = t == kStruct && !c->has_meta_data;
         c->has_meta_data = true;
-        break;
-      case 4: ok = is_i64_wire(t) && w.i64(&c->offset_index_offset); break;
-      case 6: ok = is_i64_wire(t) && w.i64(&c->column_index_offset); break;
+        return good && walk_column_meta_data(w, c);
+      case 4: return is_i64_wire(t) && w.i64(&c->offset_index_offset);
+      case 6: return is_i64_wire(t) && w.i64(&c->column_index_offset);
       case 5:
-      case 7: ok = t == kI32 && w.i32(&i32v); break;
+      case 7: return t == kI32 && w.i32(&i32v);
       case 8:
       case 9:  // crypto_metadata, encrypted_column_metadata
         c->encrypted = true;
-        ok = w.skip(t);
-        break;
-      default: ok = w.skip(t); break;
+        return w.skip(t);
+      default: return w.skip(t);
     }
-    if (!ok) return false;
-  }
+  });
 }
 
 bool walk_row_group(Walk& w, size_t num_leaves, size_t leaf, PruneRowGroup* g) {
   bool have_columns = false, have_num_rows = false;
-  int16_t last = 0;
-  while (true) {
-    uint8_t t;
-    int16_t id;
-    if (!w.field(&last, &t, &id)) return false;
-    if (t == 0) break;
-    bool ok;
+  const bool ok = walk_struct(w, [&](uint8_t t, int16_t id) {
     int64_t i64v = 0;
+    uint32_t n = 0;
+    bool good;
     switch (id) {
-      case 1: {
-        uint32_t n = 0;
-        ok = t == kList && !have_columns && w.list(kStruct, &n) && n == num_leaves;
+      case 1:
+        good = t == kList && !have_columns && w.list(kStruct, &n) && n == num_leaves;
         have_columns = true;
-        for (uint32_t j = 0; ok && j < n; ++j) {
-          ok = j == leaf ? walk_column_chunk(w, &g->chunk) : w.skip(kStruct);
-        }
-        break;
-      }
+        for (uint32_t j = 0; good && j < n; ++j) good = j == leaf ? walk_column_chunk(w, &g->chunk) : w.skip(kStruct);
+        return good;
       case 3:
-        ok = is_i64_wire(t) && w.i64(&g->num_rows) && g->num_rows >= 0;
         have_num_rows = true;
-        break;
+        return is_i64_wire(t) && w.i64(&g->num_rows) && g->num_rows >= 0;
       case 2:
       case 5:
-      case 6: ok = is_i64_wire(t) && w.i64(&i64v); break;
-      case 7: ok = t == kI16 && w.i16(); break;
-      default: ok = w.skip(t); break;
+      case 6: return is_i64_wire(t) && w.i64(&i64v);
+      case 7: return t == kI16 && w.i16();
+      default: return w.skip(t);
     }
-    if (!ok) return false;
-  }
-  return have_columns && have_num_rows;
+  });
+  return ok && have_columns && have_num_rows;
 }
 
 // ---- the schema --------------------------------------------------------------------
 
-struct LeanElement {
-  std::string_view name;
-  bool has_type = false;
-  bool has_logical = false;
-  PhysicalType type = PhysicalType::kBoolean;
-  Repetition repetition = Repetition::kUnset;
-  int32_t type_length = 0, num_children = 0, converted_type = -1, scale = 0, precision = 0;
-  LogicalType logical;
-};
-
-bool walk_schema_element(Walk& w, LeanElement* e) {
-  bool have_name = false;
-  int16_t last = 0;
-  while (true) {
-    uint8_t t;
-    int16_t id;
-    if (!w.field(&last, &t, &id)) return false;
-    if (t == 0) break;
-    bool ok;
+// A SchemaElement as the checked parser decodes it, but for its name, left
+// in the footer bytes (*name).
+bool walk_schema_element(Walk& w, SchemaElement* e, std::string_view* name) {
+  bool have_name = false, have_logical = false;
+  const bool ok = walk_struct(w, [&](uint8_t t, int16_t id) {
     int32_t v = 0;
+    bool good;
     switch (id) {
       case 1:
-        ok = t == kI32 && w.i32(&v) && v >= 0 && v <= 7;
+        good = t == kI32 && w.i32(&v) && v >= 0 && v <= 7;
         e->has_type = true;
         e->type = static_cast<PhysicalType>(v);
-        break;
-      case 2: ok = t == kI32 && w.i32(&e->type_length); break;
+        return good;
+      case 2: return t == kI32 && w.i32(&e->type_length);
       case 3:
-        ok = t == kI32 && w.i32(&v) && v >= 0 && v <= 2;
+        good = t == kI32 && w.i32(&v) && v >= 0 && v <= 2;
         e->repetition = static_cast<Repetition>(v);
-        break;
-      case 4: ok = t == kBinary && w.binary(&e->name); have_name = true; break;
-      case 5: ok = t == kI32 && w.i32(&e->num_children); break;
-      case 6: ok = t == kI32 && w.i32(&e->converted_type); break;
-      case 7: ok = t == kI32 && w.i32(&e->scale); break;
-      case 8: ok = t == kI32 && w.i32(&e->precision); break;
-      case 9: ok = t == kI32 && w.i32(&v); break;  // field_id
+        return good;
+      case 4: have_name = true; return t == kBinary && w.binary(name);
+      case 5: return t == kI32 && w.i32(&e->num_children);
+      case 6: return t == kI32 && w.i32(&e->converted_type);
+      case 7: return t == kI32 && w.i32(&e->scale);
+      case 8: return t == kI32 && w.i32(&e->precision);
+      case 9:
+        e->has_field_id = true;
+        return t == kI32 && w.i32(&e->field_id);
       case 10: {
         // The union is small and rare: decoded by the checked reader, set to
         // the depth the checked parser is at here (FileMetaData, SchemaElement).
-        ok = t == kStruct && !e->has_logical;
-        e->has_logical = true;
-        if (!ok) break;
+        if (t != kStruct || have_logical) return false;
+        have_logical = true;
         thrift::CompactReader r(w.pos(), w.remaining(), "SchemaElement.logicalType");
-        ok = r.begin_struct().ok() && r.begin_struct().ok() && detail::read_logical_type(r, &e->logical).ok();
-        if (ok) w.advance(r.position());
-        break;
+        good = r.begin_struct().ok() && r.begin_struct().ok() && detail::read_logical_type(r, &e->logical).ok();
+        if (good) w.advance(r.position());
+        return good;
       }
-      default: ok = w.skip(t); break;
+      default: return w.skip(t);
     }
-    if (!ok) return false;
-  }
-  return have_name;
+  });
+  return ok && have_name;
 }
 
 bool path_matches(const std::vector<std::string_view>& parents, std::string_view name,
@@ -337,113 +306,62 @@ bool path_matches(const std::vector<std::string_view>& parents, std::string_view
   return dotted.compare(at, name.size(), name) == 0;
 }
 
-// The schema list: finds the leaf `column` (first match, as find_column) and
-// checks the tree as build_leaves does. Fills out->column; *leaf and
+// The schema list: finds the leaf `column` (first match, as find_column)
+// through the same tree walk as build_leaves. Fills out->column; *leaf and
 // *num_leaves count leaves.
 bool walk_schema(Walk& w, std::string_view column, const ParseLimits& limits, PruneFooter* out,
                  int* leaf, size_t* num_leaves) {
   uint32_t n = 0;
   if (!w.list(kStruct, &n) || n > limits.max_schema_elements || n == 0) return false;
-  std::vector<LeanElement> elems;
-  elems.reserve(std::min<size_t>(n, w.remaining() / 2 + 1));  // an element takes >= 2 bytes
+  std::vector<SchemaElement> elems;
+  std::vector<std::string_view> names;
+  const size_t expect = std::min<size_t>(n, w.remaining() / 2 + 1);  // an element takes >= 2 bytes
+  elems.reserve(expect);
+  names.reserve(expect);
   for (uint32_t i = 0; i < n; ++i) {
     elems.emplace_back();
-    if (!walk_schema_element(w, &elems.back())) return false;
+    names.emplace_back();
+    if (!walk_schema_element(w, &elems.back(), &names.back())) return false;
   }
-  // build_leaves' walk, on the lean elements.
-  struct Frame {
-    int32_t remaining;
-    int16_t def, rep;
-  };
-  if (elems[0].num_children < 0) return false;
-  std::vector<Frame> stack;
-  std::vector<std::string_view> path;
-  stack.push_back({elems[0].num_children, 0, 0});
-  size_t i = 1, leaves = 0;
+  size_t leaves = 0;
   *leaf = -1;
-  while (!stack.empty()) {
-    if (stack.back().remaining == 0) {
-      stack.pop_back();
-      if (!path.empty()) path.pop_back();
-      continue;
-    }
-    if (i >= elems.size()) return false;
-    --stack.back().remaining;
-    const LeanElement& e = elems[i];
-    int16_t def = stack.back().def, rep = stack.back().rep;
-    if (e.repetition == Repetition::kOptional) ++def;
-    if (e.repetition == Repetition::kRepeated) { ++def; ++rep; }
-    if (e.num_children > 0) {
-      if (stack.size() > 1000) return false;
-      if (static_cast<size_t>(e.num_children) > elems.size() - i - 1) return false;
-      path.push_back(e.name);
-      stack.push_back({e.num_children, def, rep});
-    } else {
-      if (!e.has_type) {
-        if (e.num_children == 0 && e.repetition != Repetition::kUnset) {
-          ++i;
-          continue;
+  const detail::SchemaWalk walk = detail::walk_schema_tree(
+      elems, [&](size_t i) { return names[i]; },
+      [&](size_t i, const std::vector<std::string_view>& parents, int16_t def, int16_t rep) {
+        const SchemaElement& e = elems[i];
+        if (e.type == PhysicalType::kFixedLenByteArray && e.type_length <= 0) return false;
+        if (*leaf < 0 && path_matches(parents, names[i], column)) {
+          *leaf = static_cast<int>(leaves);
+          std::vector<std::string> path(parents.begin(), parents.end());
+          path.emplace_back(names[i]);
+          out->column = detail::leaf_descriptor(std::move(path), e, def, rep, static_cast<int32_t>(i));
         }
-        return false;
-      }
-      if (e.type == PhysicalType::kFixedLenByteArray && e.type_length <= 0) return false;
-      if (*leaf < 0 && path_matches(path, e.name, column)) {
-        *leaf = static_cast<int>(leaves);
-        SchemaElement se;
-        se.has_type = true;
-        se.type = e.type;
-        se.type_length = e.type_length;
-        se.repetition = e.repetition;
-        se.num_children = e.num_children;
-        se.converted_type = e.converted_type;
-        se.scale = e.scale;
-        se.precision = e.precision;
-        se.logical = e.logical;
-        std::vector<std::string> full(path.begin(), path.end());
-        full.emplace_back(e.name);
-        out->column = detail::leaf_descriptor(std::move(full), se, def, rep, static_cast<int32_t>(i));
-      }
-      ++leaves;
-    }
-    ++i;
-  }
+        ++leaves;
+        return true;
+      });
   *num_leaves = leaves;
-  return i == elems.size();
+  return walk.fault == detail::SchemaFault::kNone;
 }
 
 // ---- FileMetaData --------------------------------------------------------------------
 
 bool walk_key_value(Walk& w) {
   bool have_key = false;
-  int16_t last = 0;
-  while (true) {
-    uint8_t t;
-    int16_t id;
-    if (!w.field(&last, &t, &id)) return false;
-    if (t == 0) return have_key;
+  const bool ok = walk_struct(w, [&](uint8_t t, int16_t id) {
     std::string_view s;
-    bool ok;
-    if (id == 1 || id == 2) {
-      ok = t == kBinary && w.binary(&s);
-      have_key |= id == 1;
-    } else {
-      ok = w.skip(t);
-    }
-    if (!ok) return false;
-  }
+    if (id != 1 && id != 2) return w.skip(t);
+    have_key |= id == 1;
+    return t == kBinary && w.binary(&s);
+  });
+  return ok && have_key;
 }
 
 bool walk_column_order(Walk& w, bool* type_order) {
-  int16_t last = 0;
   *type_order = false;
-  while (true) {
-    uint8_t t;
-    int16_t id;
-    if (!w.field(&last, &t, &id)) return false;
-    if (t == 0) return true;
+  return walk_struct(w, [&](uint8_t t, int16_t id) {
     if (id == 1 && t == kStruct) *type_order = true;  // TYPE_ORDER
-    if (!w.skip(t)) return false;
-  }
+    return w.skip(t);
+  });
 }
 
 }  // namespace
@@ -459,75 +377,60 @@ std::optional<PruneFooter> decode_prune_footer_fast(const uint8_t* data, size_t 
        have_orders = false;
   int leaf = -1;
   size_t num_leaves = 0;
-  int16_t last = 0;
-  while (true) {
-    uint8_t t;
-    int16_t id;
-    if (!w.field(&last, &t, &id)) return std::nullopt;
-    if (t == 0) break;
-    bool ok;
+  const bool ok = walk_struct(w, [&](uint8_t t, int16_t id) {
+    uint32_t n = 0;
+    bool good;
     switch (id) {
       case 1: {
         int32_t version;
-        ok = t == kI32 && w.i32(&version);
         have_version = true;
-        break;
+        return t == kI32 && w.i32(&version);
       }
       case 2:
         // An absent column defers too: the checked parser lists the leaves.
-        ok = t == kList && !have_schema && walk_schema(w, column, limits, &out, &leaf, &num_leaves) &&
-             leaf >= 0;
+        good = t == kList && !have_schema;
         have_schema = true;
-        break;
+        return good && walk_schema(w, column, limits, &out, &leaf, &num_leaves) && leaf >= 0;
       case 3:
-        ok = is_i64_wire(t) && w.i64(&out.num_rows) && out.num_rows >= 0;
         have_num_rows = true;
-        break;
-      case 4: {
+        return is_i64_wire(t) && w.i64(&out.num_rows) && out.num_rows >= 0;
+      case 4:
         // Row groups before the schema are legal but unheard of: defer.
-        uint32_t n = 0;
-        ok = t == kList && have_schema && !have_row_groups && w.list(kStruct, &n) &&
-             n <= limits.max_row_groups;
+        good = t == kList && have_schema && !have_row_groups && w.list(kStruct, &n) && n <= limits.max_row_groups;
         have_row_groups = true;
-        if (!ok) break;
         // Grown per row group read: memory follows the bytes, not the header
         // (a row group takes at least 6 bytes).
-        out.row_groups.reserve(std::min<size_t>(n, w.remaining() / 6 + 1));
-        for (uint32_t g = 0; ok && g < n; ++g) {
+        if (good) out.row_groups.reserve(std::min<size_t>(n, w.remaining() / 6 + 1));
+        for (uint32_t g = 0; good && g < n; ++g) {
           out.row_groups.emplace_back();
-          ok = walk_row_group(w, num_leaves, static_cast<size_t>(leaf), &out.row_groups.back());
+          good = walk_row_group(w, num_leaves, static_cast<size_t>(leaf), &out.row_groups.back());
         }
-        break;
-      }
-      case 5: {
-        uint32_t n = 0;
-        ok = t == kList && w.list(kStruct, &n);
-        for (uint32_t i = 0; ok && i < n; ++i) ok = walk_key_value(w);
-        break;
-      }
+        return good;
+      case 5:
+        good = t == kList && w.list(kStruct, &n);
+        for (uint32_t i = 0; good && i < n; ++i) good = walk_key_value(w);
+        return good;
       case 6: {
         std::string_view created_by;
-        ok = t == kBinary && w.binary(&created_by);
-        break;
+        return t == kBinary && w.binary(&created_by);
       }
       case 7: {
-        uint32_t n = 0;
-        ok = t == kList && have_schema && !have_orders && w.list(kStruct, &n);
+        good = t == kList && have_schema && !have_orders && w.list(kStruct, &n);
         have_orders = true;
         bool leaf_order = false;
-        for (uint32_t i = 0; ok && i < n; ++i) {
+        for (uint32_t i = 0; good && i < n; ++i) {
           bool type_order;
-          ok = walk_column_order(w, &type_order);
+          good = walk_column_order(w, &type_order);
           if (i == static_cast<uint32_t>(leaf)) leaf_order = type_order;
         }
         // A list that does not match the leaves is unusable: no order known.
         out.type_defined_order = n == num_leaves && leaf_order;
-        break;
+        return good;
       }
-      default: ok = w.skip(t); break;  // 8 encryption_algorithm, 9 footer_signing_key_metadata, ...
+      default: return w.skip(t);  // 8 encryption_algorithm, 9 footer_signing_key_metadata, ...
     }
-    if (!ok) return std::nullopt;
-  }
+  });
+  if (!ok) return std::nullopt;
   if (!have_version || !have_schema || !have_num_rows || !have_row_groups) return std::nullopt;
   return out;
 }
