@@ -260,7 +260,8 @@ inline void probe_filters(const SbbfRef* filters, size_t num_filters, const uint
 // Hashes of the values: one per value, two for a floating-point zero (a row
 // group holding -0.0 holds a value equal to 0.0, and the filter hashes
 // bytes). FLOAT16 is a logical type of FIXED_LEN_BYTE_ARRAY(2): its second
-// zero is used only on columns that declare it (`half_zero`).
+// zero is appended past `plain_count` and probed only on columns that
+// declare FLOAT16.
 struct HashedValues {
   std::vector<uint64_t> hashes;
   std::vector<uint32_t> owner;  // value index of each hash
