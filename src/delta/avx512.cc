@@ -120,27 +120,6 @@ inline __m512i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md
   }
 }
 
-inline uint64_t lane0_64(__m512i v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
-
-template <int W>
-uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
-  const __m512i md = _mm512_set1_epi64(static_cast<long long>(min_delta));
-  return lane0_64(run64<W>(in, n, min_delta, md, _mm512_set1_epi64(static_cast<long long>(last)), out));
-}
-
-#define PQFAST_DELTA_CASE64(w) \
-  case w: carry = run64<w>(in, vpm, min_delta, md, carry, out); break;
-uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
-                 uint64_t last, uint64_t* out) {
-  const __m512i md = _mm512_set1_epi64(static_cast<long long>(min_delta));
-  __m512i carry = _mm512_set1_epi64(static_cast<long long>(last));
-  for (uint32_t i = 0; i < m; ++i, out += vpm) {
-    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE64) default: break; }
-    in += size_t{vpm} * widths[i] / 8;
-  }
-  return lane0_64(carry);
-}
-#undef PQFAST_DELTA_CASE64
 
 // ---- INT32 ------------------------------------------------------------------
 
@@ -194,39 +173,26 @@ inline __m512i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md
   }
 }
 
-inline uint32_t lane0_32(__m512i v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
-
-template <int W>
-uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
-  const __m512i md = _mm512_set1_epi32(static_cast<int>(min_delta));
-  return lane0_32(run32<W>(in, n, min_delta, md, _mm512_set1_epi32(static_cast<int>(last)), out));
-}
-
-#define PQFAST_DELTA_CASE32(w) \
-  case w: carry = run32<w>(in, vpm, min_delta, md, carry, out); break;
-uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
-                 uint32_t last, uint32_t* out) {
-  const __m512i md = _mm512_set1_epi32(static_cast<int>(min_delta));
-  __m512i carry = _mm512_set1_epi32(static_cast<int>(last));
-  for (uint32_t i = 0; i < m; ++i, out += vpm) {
-    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE32) default: break; }
-    in += size_t{vpm} * widths[i] / 8;
+// The ISA's part of VectorDeltaKernels (kernels.h).
+struct Avx512 {
+  using V32 = __m512i;
+  using V64 = __m512i;
+  static V32 splat32(uint32_t x) { return _mm512_set1_epi32(static_cast<int>(x)); }
+  static V64 splat64(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
+  static uint32_t lane0_32(V32 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
+  static uint64_t lane0_64(V64 v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
+  template <int W>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out) {
+    return delta::run32<W>(in, n, min_delta, md, carry, out);
   }
-  return lane0_32(carry);
-}
-#undef PQFAST_DELTA_CASE32
+  template <int W>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out) {
+    return delta::run64<W>(in, n, min_delta, md, carry, out);
+  }
+};
 
 }  // namespace
 
-#define PQFAST_DELTA_AVX512_32(w) miniblock32<w>,
-#define PQFAST_DELTA_AVX512_64(w) miniblock64<w>,
-const DeltaKernels kAvx512DeltaKernels = {
-    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX512_32)},
-    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_AVX512_64)},
-    block32,
-    block64,
-};
-#undef PQFAST_DELTA_AVX512_32
-#undef PQFAST_DELTA_AVX512_64
+const DeltaKernels kAvx512DeltaKernels = VectorDeltaKernels<Avx512>::table();
 
 }  // namespace pqfast::delta

@@ -81,5 +81,60 @@ constexpr uint32_t low_mask32(int w) { return w >= 32 ? ~uint32_t{0} : (uint32_t
 constexpr int first_byte(int j, int w) { return (j * w) >> 3; }
 constexpr int bit_shift(int j, int w) { return (j * w) & 7; }
 
+// What every vector ISA's table shares, around its run32<W> / run64<W>
+// (decode n values of width W, given the min delta and the running value
+// each splatted across a register; return the new running value splatted):
+// the miniblock kernels, the block kernel that keeps the running value in a
+// register from one miniblock to the next, and the table. Isa provides the
+// register types V32 and V64, splat32/splat64, lane0_32/lane0_64 and the two
+// run templates.
+template <class Isa>
+struct VectorDeltaKernels {
+  template <int W>
+  static uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+    return Isa::lane0_32(Isa::template run32<W>(in, n, min_delta, Isa::splat32(min_delta), Isa::splat32(last), out));
+  }
+  template <int W>
+  static uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
+    return Isa::lane0_64(Isa::template run64<W>(in, n, min_delta, Isa::splat64(min_delta), Isa::splat64(last), out));
+  }
+
+  static uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                          uint32_t last, uint32_t* out) {
+    const typename Isa::V32 md = Isa::splat32(min_delta);
+    typename Isa::V32 carry = Isa::splat32(last);
+    for (uint32_t i = 0; i < m; ++i, out += vpm) {
+#define PQFAST_DELTA_RUN32(w) \
+  case w: carry = Isa::template run32<w>(in, vpm, min_delta, md, carry, out); break;
+      switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_RUN32) default: break; }
+#undef PQFAST_DELTA_RUN32
+      in += size_t{vpm} * widths[i] / 8;
+    }
+    return Isa::lane0_32(carry);
+  }
+  static uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
+                          uint64_t last, uint64_t* out) {
+    const typename Isa::V64 md = Isa::splat64(min_delta);
+    typename Isa::V64 carry = Isa::splat64(last);
+    for (uint32_t i = 0; i < m; ++i, out += vpm) {
+#define PQFAST_DELTA_RUN64(w) \
+  case w: carry = Isa::template run64<w>(in, vpm, min_delta, md, carry, out); break;
+      switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_RUN64) default: break; }
+#undef PQFAST_DELTA_RUN64
+      in += size_t{vpm} * widths[i] / 8;
+    }
+    return Isa::lane0_64(carry);
+  }
+
+  static constexpr DeltaKernels table() {
+#define PQFAST_DELTA_MB32(w) &miniblock32<w>,
+#define PQFAST_DELTA_MB64(w) &miniblock64<w>,
+    return DeltaKernels{{PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB32)}, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB64)},
+                        &block32, &block64};
+#undef PQFAST_DELTA_MB32
+#undef PQFAST_DELTA_MB64
+  }
+};
+
 }  // namespace
 }  // namespace pqfast::delta

@@ -157,24 +157,6 @@ inline uint64x2_t run64(const uint8_t* in, size_t n, uint64_t min_delta, uint64x
   }
 }
 
-template <int W>
-uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
-  return vgetq_lane_u64(run64<W>(in, n, min_delta, vdupq_n_u64(min_delta), vdupq_n_u64(last), out), 0);
-}
-
-#define PQFAST_DELTA_CASE64(w) \
-  case w: carry = run64<w>(in, vpm, min_delta, md, carry, out); break;
-uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
-                 uint64_t last, uint64_t* out) {
-  const uint64x2_t md = vdupq_n_u64(min_delta);
-  uint64x2_t carry = vdupq_n_u64(last);
-  for (uint32_t i = 0; i < m; ++i, out += vpm) {
-    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE64) default: break; }
-    in += size_t{vpm} * widths[i] / 8;
-  }
-  return vgetq_lane_u64(carry, 0);
-}
-#undef PQFAST_DELTA_CASE64
 
 // ---- INT32 ------------------------------------------------------------------
 
@@ -203,36 +185,26 @@ inline uint32x4_t run32(const uint8_t* in, size_t n, uint32_t min_delta, uint32x
   }
 }
 
-template <int W>
-uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
-  return vgetq_lane_u32(run32<W>(in, n, min_delta, vdupq_n_u32(min_delta), vdupq_n_u32(last), out), 0);
-}
-
-#define PQFAST_DELTA_CASE32(w) \
-  case w: carry = run32<w>(in, vpm, min_delta, md, carry, out); break;
-uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
-                 uint32_t last, uint32_t* out) {
-  const uint32x4_t md = vdupq_n_u32(min_delta);
-  uint32x4_t carry = vdupq_n_u32(last);
-  for (uint32_t i = 0; i < m; ++i, out += vpm) {
-    switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_CASE32) default: break; }
-    in += size_t{vpm} * widths[i] / 8;
+// The ISA's part of VectorDeltaKernels (kernels.h).
+struct Neon {
+  using V32 = uint32x4_t;
+  using V64 = uint64x2_t;
+  static V32 splat32(uint32_t x) { return vdupq_n_u32(x); }
+  static V64 splat64(uint64_t x) { return vdupq_n_u64(x); }
+  static uint32_t lane0_32(V32 v) { return vgetq_lane_u32(v, 0); }
+  static uint64_t lane0_64(V64 v) { return vgetq_lane_u64(v, 0); }
+  template <int W>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out) {
+    return delta::run32<W>(in, n, min_delta, md, carry, out);
   }
-  return vgetq_lane_u32(carry, 0);
-}
-#undef PQFAST_DELTA_CASE32
+  template <int W>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out) {
+    return delta::run64<W>(in, n, min_delta, md, carry, out);
+  }
+};
 
 }  // namespace
 
-#define PQFAST_DELTA_NEON32(w) miniblock32<w>,
-#define PQFAST_DELTA_NEON64(w) miniblock64<w>,
-const DeltaKernels kNeonDeltaKernels = {
-    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_NEON32)},
-    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_NEON64)},
-    block32,
-    block64,
-};
-#undef PQFAST_DELTA_NEON32
-#undef PQFAST_DELTA_NEON64
+const DeltaKernels kNeonDeltaKernels = VectorDeltaKernels<Neon>::table();
 
 }  // namespace pqfast::delta
