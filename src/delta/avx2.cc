@@ -126,10 +126,24 @@ inline __m256i unpack8x32(const uint8_t* p) {
   }
 }
 
+// The ISA's part of VectorDeltaKernels (kernels.h): the run kernels below.
+struct Avx2 {
+  using V32 = __m256i;
+  using V64 = __m256i;
+  static V32 splat32(uint32_t x) { return _mm256_set1_epi32(static_cast<int>(x)); }
+  static V64 splat64(uint64_t x) { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+  static uint32_t lane0_32(V32 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(v))); }
+  static uint64_t lane0_64(V64 v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(v))); }
+  template <int W>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out);
+  template <int W>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out);
+};
+
 // ---- INT64 ------------------------------------------------------------------
 
 template <int W>
-inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md, __m256i carry, uint64_t* out) {
+inline Avx2::V64 Avx2::run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md, __m256i carry, uint64_t* out) {
   if constexpr (W == 0) {
     auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
     __m256i v = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
@@ -189,7 +203,7 @@ inline __m256i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md
 // ---- INT32 ------------------------------------------------------------------
 
 template <int W>
-inline __m256i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md, __m256i carry, uint32_t* out) {
+inline Avx2::V32 Avx2::run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md, __m256i carry, uint32_t* out) {
   if constexpr (W == 0) {
     __m256i v = _mm256_add_epi32(carry, _mm256_mullo_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), md));
     const __m256i step = _mm256_set1_epi32(static_cast<int>(min_delta * 8));
@@ -213,24 +227,6 @@ inline __m256i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md
     return carry;
   }
 }
-
-// The ISA's part of VectorDeltaKernels (kernels.h).
-struct Avx2 {
-  using V32 = __m256i;
-  using V64 = __m256i;
-  static V32 splat32(uint32_t x) { return _mm256_set1_epi32(static_cast<int>(x)); }
-  static V64 splat64(uint64_t x) { return _mm256_set1_epi64x(static_cast<long long>(x)); }
-  static uint32_t lane0_32(V32 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(v))); }
-  static uint64_t lane0_64(V64 v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(v))); }
-  template <int W>
-  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out) {
-    return delta::run32<W>(in, n, min_delta, md, carry, out);
-  }
-  template <int W>
-  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out) {
-    return delta::run64<W>(in, n, min_delta, md, carry, out);
-  }
-};
 
 }  // namespace
 

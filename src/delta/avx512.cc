@@ -76,12 +76,26 @@ inline __m512i scan16x32(__m512i v) {
   return _mm512_add_epi32(v, _mm512_alignr_epi32(v, z, 8));
 }
 
+// The ISA's part of VectorDeltaKernels (kernels.h): the run kernels below.
+struct Avx512 {
+  using V32 = __m512i;
+  using V64 = __m512i;
+  static V32 splat32(uint32_t x) { return _mm512_set1_epi32(static_cast<int>(x)); }
+  static V64 splat64(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
+  static uint32_t lane0_32(V32 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
+  static uint64_t lane0_64(V64 v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
+  template <int W>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out);
+  template <int W>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out);
+};
+
 // ---- INT64 ------------------------------------------------------------------
 
 // Decodes n values (a multiple of 8) into out; `carry` holds the running
 // value in every lane and is returned advanced past the last one.
 template <int W>
-inline __m512i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md, __m512i carry, uint64_t* out) {
+inline Avx512::V64 Avx512::run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md, __m512i carry, uint64_t* out) {
   if constexpr (W == 0) {  // closed form: last + (i + 1) * min_delta
     const __m512i ramp = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
     __m512i v = _mm512_add_epi64(carry, _mm512_mullo_epi64(ramp, md));
@@ -124,7 +138,7 @@ inline __m512i run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md
 // ---- INT32 ------------------------------------------------------------------
 
 template <int W>
-inline __m512i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md, __m512i carry, uint32_t* out) {
+inline Avx512::V32 Avx512::run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md, __m512i carry, uint32_t* out) {
   if constexpr (W == 0) {
     const __m512i ramp = _mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
     __m512i v = _mm512_add_epi32(carry, _mm512_mullo_epi32(ramp, md));
@@ -172,24 +186,6 @@ inline __m512i run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md
     return carry;
   }
 }
-
-// The ISA's part of VectorDeltaKernels (kernels.h).
-struct Avx512 {
-  using V32 = __m512i;
-  using V64 = __m512i;
-  static V32 splat32(uint32_t x) { return _mm512_set1_epi32(static_cast<int>(x)); }
-  static V64 splat64(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
-  static uint32_t lane0_32(V32 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
-  static uint64_t lane0_64(V64 v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
-  template <int W>
-  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out) {
-    return delta::run32<W>(in, n, min_delta, md, carry, out);
-  }
-  template <int W>
-  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out) {
-    return delta::run64<W>(in, n, min_delta, md, carry, out);
-  }
-};
 
 }  // namespace
 

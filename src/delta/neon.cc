@@ -121,12 +121,26 @@ inline uint32x4_t scan4x32(uint32x4_t x) {
 inline void store64(uint64_t* out, uint64x2_t v) { vst1q_u64(out, v); }
 inline void store32(uint32_t* out, uint32x4_t v) { vst1q_u32(out, v); }
 
+// The ISA's part of VectorDeltaKernels (kernels.h): the run kernels below.
+struct Neon {
+  using V32 = uint32x4_t;
+  using V64 = uint64x2_t;
+  static V32 splat32(uint32_t x) { return vdupq_n_u32(x); }
+  static V64 splat64(uint64_t x) { return vdupq_n_u64(x); }
+  static uint32_t lane0_32(V32 v) { return vgetq_lane_u32(v, 0); }
+  static uint64_t lane0_64(V64 v) { return vgetq_lane_u64(v, 0); }
+  template <int W>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out);
+  template <int W>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out);
+};
+
 // ---- INT64 ------------------------------------------------------------------
 
 // Decodes n values (a multiple of 32); `carry` holds the running value in
 // both lanes and is returned so.
 template <int W>
-inline uint64x2_t run64(const uint8_t* in, size_t n, uint64_t min_delta, uint64x2_t md, uint64x2_t carry,
+inline Neon::V64 Neon::run64(const uint8_t* in, size_t n, uint64_t min_delta, uint64x2_t md, uint64x2_t carry,
                         uint64_t* out) {
   if constexpr (W == 0) {
     // Every delta is min_delta: out[i] = last + (i + 1) * min_delta (wrapping, unsigned).
@@ -161,7 +175,7 @@ inline uint64x2_t run64(const uint8_t* in, size_t n, uint64_t min_delta, uint64x
 // ---- INT32 ------------------------------------------------------------------
 
 template <int W>
-inline uint32x4_t run32(const uint8_t* in, size_t n, uint32_t min_delta, uint32x4_t md, uint32x4_t carry,
+inline Neon::V32 Neon::run32(const uint8_t* in, size_t n, uint32_t min_delta, uint32x4_t md, uint32x4_t carry,
                         uint32_t* out) {
   if constexpr (W == 0) {
     static constexpr uint32_t kOneToFour[4] = {1, 2, 3, 4};
@@ -184,24 +198,6 @@ inline uint32x4_t run32(const uint8_t* in, size_t n, uint32_t min_delta, uint32x
     return carry;
   }
 }
-
-// The ISA's part of VectorDeltaKernels (kernels.h).
-struct Neon {
-  using V32 = uint32x4_t;
-  using V64 = uint64x2_t;
-  static V32 splat32(uint32_t x) { return vdupq_n_u32(x); }
-  static V64 splat64(uint64_t x) { return vdupq_n_u64(x); }
-  static uint32_t lane0_32(V32 v) { return vgetq_lane_u32(v, 0); }
-  static uint64_t lane0_64(V64 v) { return vgetq_lane_u64(v, 0); }
-  template <int W>
-  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out) {
-    return delta::run32<W>(in, n, min_delta, md, carry, out);
-  }
-  template <int W>
-  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out) {
-    return delta::run64<W>(in, n, min_delta, md, carry, out);
-  }
-};
 
 }  // namespace
 
