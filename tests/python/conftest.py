@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO.parent / "shared" / "data" / "parquet-testing" / "data"
+# A copy of apache/parquet-testing (see its NOTICE.txt) kept in the repository.
+DATA = REPO / "tests" / "data" / "parquet-testing" / "data"
 
 
 @pytest.fixture(scope="session")
