@@ -28,11 +28,16 @@ const detail::KernelTables<DeltaKernels>& delta_kernel_tables() {
   return tables;
 }
 
+const DeltaKernels& active_delta_kernels() {
+  static const detail::ActiveKernels<DeltaKernels> active(&delta_kernel_tables);
+  return active.get();
+}
+
 }  // namespace delta
 
 namespace {
 
-const delta::DeltaKernels& kernels() { return detail::active_kernels(delta::delta_kernel_tables()); }
+const delta::DeltaKernels& kernels() { return delta::active_delta_kernels(); }
 
 // The kernel for a width, by output size.
 inline delta::Miniblock32Fn kernel_for(const delta::DeltaKernels& k, uint32_t w, uint32_t*) { return k.int32[w]; }

@@ -56,6 +56,19 @@ using Offsets32Fn = void (*)(const uint8_t* in, size_t n, uint32_t min_delta, Of
 using BlockOffsets32Fn = void (*)(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm,
                                   uint32_t min_delta, OffsetCarry* carry, uint32_t* out);
 
+// DELTA_BYTE_ARRAY values, rebuilt: value i is the first prefix[i] bytes
+// of value i - 1 followed by its suffix, the bytes [suffix_at[i],
+// suffix_at[i + 1]) of the page; value -1 is `prev`. Writes the k values
+// back to back from `out`. The caller has checked every prefix against the
+// value before it, and guarantees slack: the page readable from
+// suffix_at[0] - kRebuildSlack to suffix_at[k] + kRebuildSlack, `out`
+// writable to kRebuildSlack bytes past the last value, `prev` readable for
+// kRebuildSlack bytes (more than its length). Bytes past a value's end may be
+// overwritten before the next value is written (wide stores).
+inline constexpr size_t kRebuildSlack = 64;
+using RebuildFn = void (*)(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                           const uint8_t* prev, uint8_t* out);
+
 struct DeltaKernels {
   Miniblock32Fn int32[kMaxWidth + 1];  // indexed by bit width
   Miniblock64Fn int64[kMaxWidth + 1];
@@ -63,6 +76,7 @@ struct DeltaKernels {
   Block64Fn block64;
   Offsets32Fn offsets32[kMaxWidth + 1];
   BlockOffsets32Fn block_offsets32;
+  RebuildFn rebuild;
 };
 
 extern const DeltaKernels kScalarDeltaKernels;
@@ -75,6 +89,8 @@ extern const DeltaKernels kNeonDeltaKernels;
 #endif
 
 const detail::KernelTables<DeltaKernels>& delta_kernel_tables();
+// The table for the active level (cached: one call per batch).
+const DeltaKernels& active_delta_kernels();
 
 namespace {  // internal linkage: safe to include from ISA translation units
 
@@ -100,6 +116,33 @@ constexpr uint32_t low_mask32(int w) { return w >= 32 ? ~uint32_t{0} : (uint32_t
 constexpr int first_byte(int j, int w) { return (j * w) >> 3; }
 constexpr int bit_shift(int j, int w) { return (j * w) & 7; }
 
+// Values rebuilt with 16-byte copies (the first always, so a short value
+// costs one load and one store each for its prefix and its suffix): for
+// ISAs without a kernel of their own. The prefix is read back from the
+// value just written, so a short value waits for store forwarding.
+inline void rebuild_values_wide(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                                const uint8_t* prev, uint8_t* out) {
+  for (size_t i = 0; i < k; ++i) {
+    const size_t p = prefix[i], at = suffix_at[i], s = suffix_at[i + 1] - at;
+    size_t j = 0;
+    do {
+      uint8_t t[16];
+      std::memcpy(t, prev + j, 16);
+      std::memcpy(out + j, t, 16);
+      j += 16;
+    } while (j < p);
+    j = 0;
+    do {
+      uint8_t t[16];
+      std::memcpy(t, page + at + j, 16);
+      std::memcpy(out + p + j, t, 16);
+      j += 16;
+    } while (j < s);
+    prev = out;
+    out += p + s;
+  }
+}
+
 // What every vector ISA's table shares, around its run32<W> / run64<W>
 // (decode n values of width W, given the min delta and the running value
 // each splatted across a register, handing each register of values to
@@ -107,9 +150,10 @@ constexpr int bit_shift(int j, int w) { return (j * w) & 7; }
 // kernels, the block kernels that keep the running value in a register from
 // one miniblock to the next, the offset kernels, and the table. Isa provides
 // the register types V32 and V64, splat32/splat64, lane0_32/lane0_64, the
-// two run templates, and for 32-bit registers store32, add32, max32u,
+// two run templates, for 32-bit registers store32, add32, max32u,
 // scan32 (inclusive prefix sum in a register), last32 (the last lane in
-// every lane) and hmax32u (horizontal unsigned max).
+// every lane) and hmax32u (horizontal unsigned max), and rebuild (a
+// RebuildFn).
 template <class Isa>
 struct VectorDeltaKernels {
   using V32 = typename Isa::V32;
@@ -206,7 +250,8 @@ struct VectorDeltaKernels {
 #define PQFAST_DELTA_MB64(w) &miniblock64<w>,
 #define PQFAST_DELTA_OFF32(w) &offsets32<w>,
     return DeltaKernels{{PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB32)}, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB64)},
-                        &block32, &block64, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_OFF32)}, &block_offsets32};
+                        &block32, &block64, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_OFF32)}, &block_offsets32,
+                        &Isa::rebuild};
 #undef PQFAST_DELTA_MB32
 #undef PQFAST_DELTA_MB64
 #undef PQFAST_DELTA_OFF32
