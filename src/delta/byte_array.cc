@@ -261,9 +261,9 @@ Result<size_t> DeltaByteArrayDecoder::decode_views(BinaryView* views, uint8_t* d
     offsets[0] = static_cast<int32_t>(*data_size);
     auto got = decode_impl(offsets, data, data_capacity, std::min(n - done, kChunk));
     if (!got.ok()) return got.error();
-    for (size_t i = 0; i < *got; ++i) {
-      delta::make_view(views[done + i], data, data_capacity, static_cast<uint32_t>(offsets[i]),
-                       static_cast<uint32_t>(offsets[i + 1] - offsets[i]), buffer_index);
+    if (*got > 0) {
+      delta::make_views(views + done, data, data_capacity, static_cast<uint32_t>(offsets[0]),
+                        reinterpret_cast<const uint32_t*>(offsets + 1), *got, buffer_index);
     }
     done += *got;
     *data_size = static_cast<size_t>(offsets[*got]);
