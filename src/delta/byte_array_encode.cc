@@ -29,18 +29,12 @@ Status check_offsets(const Offset* offsets, const uint8_t* data, size_t n, const
   return Status::Ok();
 }
 
-template <class Offset>
-Result<std::vector<uint8_t>> encode_lengths_then_bytes(const Offset* offsets, const uint8_t* data, size_t n,
-                                                       std::vector<uint8_t> out) {
-  std::vector<int32_t> lengths(n);
-  for (size_t i = 0; i < n; ++i) lengths[i] = static_cast<int32_t>(offsets[i + 1] - offsets[i]);
-  auto stream = delta_encode_int32(lengths.data(), n, kDeltaInt32DefaultGeometry);
+// The lengths as INT32 DELTA_BINARY_PACKED (Arrow's 128 / 4), appended to out.
+Status append_lengths(std::vector<uint8_t>& out, const int32_t* lengths, size_t n) {
+  auto stream = delta_encode_int32(lengths, n, kDeltaInt32DefaultGeometry);
   if (!stream.ok()) return stream.error();
-  const size_t bytes = n == 0 ? 0 : static_cast<size_t>(offsets[n] - offsets[0]);
-  out.reserve(out.size() + stream->size() + bytes);
   out.insert(out.end(), stream->begin(), stream->end());
-  if (bytes != 0) out.insert(out.end(), data + offsets[0], data + offsets[0] + bytes);
-  return out;
+  return Status::Ok();
 }
 
 // Length of the common prefix of a and b, both at least n bytes long.
@@ -59,18 +53,23 @@ inline size_t common_prefix(const uint8_t* a, const uint8_t* b, size_t n) {
 template <class Offset>
 Result<std::vector<uint8_t>> encode_dlba(const Offset* offsets, const uint8_t* data, size_t n) {
   PQFAST_RETURN_IF_ERROR(check_offsets(offsets, data, n, "delta_encode_length_byte_array"));
-  return encode_lengths_then_bytes(offsets, data, n, {});
+  std::vector<int32_t> lengths(n);
+  for (size_t i = 0; i < n; ++i) lengths[i] = static_cast<int32_t>(offsets[i + 1] - offsets[i]);
+  const size_t bytes = n == 0 ? 0 : static_cast<size_t>(offsets[n] - offsets[0]);
+  std::vector<uint8_t> out;
+  out.reserve(32 + n * 5 / 2 + bytes);
+  PQFAST_RETURN_IF_ERROR(append_lengths(out, lengths.data(), n));
+  if (bytes != 0) out.insert(out.end(), data + offsets[0], data + offsets[0] + bytes);
+  return out;
 }
 
 template <class Offset>
 Result<std::vector<uint8_t>> encode_dba(const Offset* offsets, const uint8_t* data, size_t n) {
   PQFAST_RETURN_IF_ERROR(check_offsets(offsets, data, n, "delta_encode_byte_array"));
-  std::vector<int32_t> prefixes(n);
-  // Suffixes as (offset, length) pairs laid out for the DLBA encoder:
-  // their bytes are gathered into one buffer.
-  std::vector<int64_t> suffix_offsets(n + 1);
-  std::vector<uint8_t> suffix_bytes;
-  suffix_bytes.reserve(n == 0 ? 0 : static_cast<size_t>(offsets[n] - offsets[0]));
+  // One pass finds each value's common prefix with the value before; the
+  // suffixes are then copied straight from the input.
+  std::vector<int32_t> prefixes(n), suffixes(n);
+  size_t suffix_bytes = 0;
   const uint8_t* prev = nullptr;
   size_t prev_len = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -78,14 +77,22 @@ Result<std::vector<uint8_t>> encode_dba(const Offset* offsets, const uint8_t* da
     const size_t len = static_cast<size_t>(offsets[i + 1] - offsets[i]);
     const size_t p = i == 0 ? 0 : common_prefix(prev, v, std::min(prev_len, len));
     prefixes[i] = static_cast<int32_t>(p);
-    suffix_bytes.insert(suffix_bytes.end(), v + p, v + len);
-    suffix_offsets[i + 1] = static_cast<int64_t>(suffix_bytes.size());
+    suffixes[i] = static_cast<int32_t>(len - p);
+    suffix_bytes += len - p;
     prev = v;
     prev_len = len;
   }
-  auto out = delta_encode_int32(prefixes.data(), n, kDeltaInt32DefaultGeometry);
-  if (!out.ok()) return out.error();
-  return encode_lengths_then_bytes(suffix_offsets.data(), suffix_bytes.data(), n, std::move(*out));
+  std::vector<uint8_t> out;
+  out.reserve(64 + n * 5 + suffix_bytes);
+  PQFAST_RETURN_IF_ERROR(append_lengths(out, prefixes.data(), n));
+  PQFAST_RETURN_IF_ERROR(append_lengths(out, suffixes.data(), n));
+  size_t at = out.size();
+  out.resize(at + suffix_bytes);
+  for (size_t i = 0; i < n; ++i) {
+    if (suffixes[i] != 0) std::memcpy(out.data() + at, data + offsets[i] + prefixes[i], static_cast<size_t>(suffixes[i]));
+    at += static_cast<size_t>(suffixes[i]);
+  }
+  return out;
 }
 
 }  // namespace

@@ -501,27 +501,31 @@ Result<size_t> delta_stream_length(const uint8_t* data, size_t size) {
 
 namespace {
 
-// Appends `count` values of w bits each, LSB-first (the values fit w bits).
+// Appends `count` values of w bits each, LSB-first (the values fit w bits;
+// count * w is a multiple of 8: miniblocks hold multiples of 32 values).
 template <class U>
 void pack_bits(std::vector<uint8_t>& out, const U* values, size_t count, uint32_t w) {
   if (w == 0) return;
+  const size_t bytes = count * w / 8;
+  const size_t at = out.size();
+  out.resize(at + bytes + 8);  // 8 spare bytes: whole words are stored, then trimmed
+  uint8_t* dst = out.data() + at;
   uint64_t acc = 0;
   uint32_t bits = 0;
-  auto flush8 = [&](uint64_t word) {
-    for (int b = 0; b < 8; ++b) out.push_back(static_cast<uint8_t>(word >> (8 * b)));
-  };
   for (size_t i = 0; i < count; ++i) {
     const uint64_t v = values[i];
     acc |= v << bits;  // bits < 64
     if (bits + w >= 64) {
-      flush8(acc);
+      std::memcpy(dst, &acc, 8);
+      dst += 8;
       acc = bits == 0 ? 0 : v >> (64 - bits);
       bits = bits + w - 64;
     } else {
       bits += w;
     }
   }
-  for (uint32_t b = 0; b < bits; b += 8) out.push_back(static_cast<uint8_t>(acc >> b));
+  std::memcpy(dst, &acc, 8);  // the last partial word (into the spare bytes)
+  out.resize(at + bytes);
 }
 
 template <class S>
