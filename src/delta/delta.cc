@@ -467,6 +467,26 @@ Status DeltaBinaryPackedDecoder<T>::seek_end() {
   remaining_ -= scratch_len_ - scratch_pos_;
   scratch_pos_ = scratch_len_;
   const uint32_t vpm = values_per_miniblock_;
+  // Whole blocks before the last: the min delta's varint and the widths
+  // say how long each is; nothing else is read. Anything unusual (a width
+  // above 64, a block cut short) is left to the careful loop below.
+  const uint32_t m = geometry_.miniblocks_per_block;
+  while (miniblock_ == miniblocks_in_block_ && remaining_ > geometry_.block_size) {
+    size_t p = pos_;
+    while (p < size_ && (data_[p] & 0x80) != 0 && p - pos_ < 9) ++p;
+    if (p >= size_ || (data_[p] & 0x80) != 0 || size_ - (p + 1) < m) break;
+    const uint8_t* w = data_ + p + 1;
+    uint32_t sum = 0, too_wide = 0;
+    for (uint32_t i = 0; i < m; ++i) {
+      sum += w[i];
+      too_wide |= w[i] > delta::kMaxWidth;
+    }
+    const size_t body = size_t{sum} * vpm / 8;
+    if (too_wide != 0 || size_ - (p + 1 + m) < body) break;
+    pos_ = p + 1 + m + body;
+    remaining_ -= geometry_.block_size;
+    ++block_index_;
+  }
   while (remaining_ > 0) {
     if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
     const uint32_t w = widths_[miniblock_];
