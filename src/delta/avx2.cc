@@ -148,6 +148,8 @@ struct Avx2 {
   }
   static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
                       const uint8_t* prev, uint8_t* out);
+  static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                    uint8_t* out);
   template <int W, class Out>
   static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
   template <int W, class Out>
@@ -273,6 +275,27 @@ void Avx2::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* 
     }
     prev = out;
     out += len;
+  }
+}
+
+// Views: the value's first 16 bytes, bytes at or past its length zeroed
+// (a compare against 0..15), shifted behind the length; a value over 12
+// bytes then takes the buffer index and offset in its upper half (a blend,
+// not a branch: lengths of mixed data would mispredict).
+void Avx2::views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                 uint8_t* out) {
+  const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (size_t j = 0; j < k; ++j, out += 16) {
+    const uint32_t len = ends[j] - start;
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + start));
+    const __m128i keep = _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(len < 16 ? len : 16)), iota);
+    const __m128i inl = _mm_or_si128(_mm_slli_si128(_mm_and_si128(bytes, keep), 4),
+                                     _mm_cvtsi32_si128(static_cast<int>(len)));
+    const __m128i ref = _mm_insert_epi64(
+        inl, static_cast<long long>(static_cast<uint32_t>(buffer_index) | (uint64_t{start} << 32)), 1);
+    const __m128i v = _mm_blendv_epi8(inl, ref, _mm_set1_epi8(static_cast<char>(len > 12 ? -1 : 0)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    start = ends[j];
   }
 }
 

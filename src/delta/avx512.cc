@@ -93,6 +93,8 @@ struct Avx512 {
   static uint32_t hmax32u(V32 v) { return _mm512_reduce_max_epu32(v); }
   static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
                       const uint8_t* prev, uint8_t* out);
+  static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                    uint8_t* out);
   template <int W, class Out>
   static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
   template <int W, class Out>
@@ -223,6 +225,24 @@ void Avx512::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t
     }
     prev = out;
     out += len;
+  }
+}
+
+// Views: a load of the value's bytes masked to its length (AVX-512BW/VL),
+// shifted behind the length; a value over 12 bytes then takes the buffer
+// index and offset in its upper half (a masked blend, not a branch).
+void Avx512::views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                   uint8_t* out) {
+  for (size_t j = 0; j < k; ++j, out += 16) {
+    const uint32_t len = ends[j] - start;
+    const __mmask16 keep = static_cast<__mmask16>(_bzhi_u32(0xffff, len < 16 ? len : 16));  // bzhi reads 8 bits of the index
+    const __m128i bytes = _mm_maskz_loadu_epi8(keep, base + start);
+    const __m128i inl = _mm_or_si128(_mm_bslli_si128(bytes, 4), _mm_cvtsi32_si128(static_cast<int>(len)));
+    const __m128i ref = _mm_cvtsi64_si128(static_cast<long long>(static_cast<uint32_t>(buffer_index) |
+                                                                 (uint64_t{start} << 32)));
+    const __m128i v = _mm_mask_unpacklo_epi64(inl, static_cast<__mmask8>(len > 12 ? 2 : 0), inl, ref);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    start = ends[j];
   }
 }
 

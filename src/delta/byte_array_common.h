@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "delta/kernels.h"
 #include "pqfast/delta.h"
 
 namespace pqfast::delta {
@@ -69,39 +70,16 @@ inline void make_view(BinaryView& v, const uint8_t* base, size_t base_size, uint
   std::memcpy(reinterpret_cast<uint8_t*>(&v) + 8, &q1, 8);
 }
 
-// make_view where 16 bytes at base + start are readable: a table of masks
-// instead of shifts, one select.
-struct InlineMask {
-  uint64_t lo, hi;
-};
-inline constexpr InlineMask kInlineMasks[13] = {
-    {0, 0}, {0xff, 0}, {0xffff, 0}, {0xffffff, 0}, {0xffffffff, 0}, {0xffffffffff, 0}, {0xffffffffffff, 0},
-    {0xffffffffffffff, 0}, {~uint64_t{0}, 0}, {~uint64_t{0}, 0xff}, {~uint64_t{0}, 0xffff},
-    {~uint64_t{0}, 0xffffff}, {~uint64_t{0}, 0xffffffff}};
-
-inline void make_view_unchecked(BinaryView& v, const uint8_t* base, uint32_t start, uint32_t len,
-                                int32_t buffer_index) {
-  uint64_t w0, w1;
-  std::memcpy(&w0, base + start, 8);
-  std::memcpy(&w1, base + start + 8, 8);
-  const InlineMask& m = kInlineMasks[len < 12 ? len : 12];
-  w0 &= m.lo;
-  w1 &= m.hi;
-  const uint64_t q0 = uint64_t{len} | (w0 << 32);
-  const uint64_t q1 = len <= 12 ? (w0 >> 32) | (w1 << 32) : static_cast<uint32_t>(buffer_index) | (uint64_t{start} << 32);
-  std::memcpy(reinterpret_cast<uint8_t*>(&v), &q0, 8);
-  std::memcpy(reinterpret_cast<uint8_t*>(&v) + 8, &q1, 8);
-}
-
 // Views of values back to back from `start` (ends[i]: where value i ends):
-// those with 16 readable bytes through the unchecked path, the rest checked.
+// those with 16 readable bytes through the active kernel table, the rest
+// one by one, checked.
 inline void make_views(BinaryView* views, const uint8_t* base, size_t base_size, uint32_t start,
                        const uint32_t* ends, size_t k, int32_t buffer_index) {
   size_t fast = k;
   while (fast > 0 && (fast == 1 ? start : ends[fast - 2]) + size_t{16} > base_size) --fast;
-  for (size_t j = 0; j < fast; ++j) {
-    make_view_unchecked(views[j], base, start, ends[j] - start, buffer_index);
-    start = ends[j];
+  if (fast > 0) {
+    active_delta_kernels().views(base, start, ends, fast, buffer_index, reinterpret_cast<uint8_t*>(views));
+    start = ends[fast - 1];
   }
   for (size_t j = fast; j < k; ++j) {
     make_view(views[j], base, base_size, start, ends[j] - start, buffer_index);

@@ -69,6 +69,14 @@ inline constexpr size_t kRebuildSlack = 64;
 using RebuildFn = void (*)(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
                            const uint8_t* prev, uint8_t* out);
 
+// Arrow binary_view elements (16 bytes each, at `views`) of k values lying
+// back to back in `base` from `start`, value i ending at ends[i]: up to 12
+// bytes inline and zero padded, longer ones as their first 4 bytes,
+// buffer_index and their offset. The caller guarantees 16 readable bytes at
+// each value's start.
+using ViewsFn = void (*)(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                         uint8_t* views);
+
 struct DeltaKernels {
   Miniblock32Fn int32[kMaxWidth + 1];  // indexed by bit width
   Miniblock64Fn int64[kMaxWidth + 1];
@@ -77,6 +85,7 @@ struct DeltaKernels {
   Offsets32Fn offsets32[kMaxWidth + 1];
   BlockOffsets32Fn block_offsets32;
   RebuildFn rebuild;
+  ViewsFn views;
 };
 
 extern const DeltaKernels kScalarDeltaKernels;
@@ -143,6 +152,35 @@ inline void rebuild_values_wide(const uint8_t* page, const uint32_t* prefix, con
   }
 }
 
+// Views with two 8-byte loads, a table of masks for the inline bytes and
+// one select (no branch on the length).
+struct InlineMask {
+  uint64_t lo, hi;
+};
+inline constexpr InlineMask kInlineMasks[13] = {
+    {0, 0}, {0xff, 0}, {0xffff, 0}, {0xffffff, 0}, {0xffffffff, 0}, {0xffffffffff, 0}, {0xffffffffffff, 0},
+    {0xffffffffffffff, 0}, {~uint64_t{0}, 0}, {~uint64_t{0}, 0xff}, {~uint64_t{0}, 0xffff},
+    {~uint64_t{0}, 0xffffff}, {~uint64_t{0}, 0xffffffff}};
+
+inline void make_views_portable(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k,
+                                int32_t buffer_index, uint8_t* views) {
+  for (size_t j = 0; j < k; ++j, views += 16) {
+    const uint32_t len = ends[j] - start;
+    uint64_t w0, w1;
+    std::memcpy(&w0, base + start, 8);
+    std::memcpy(&w1, base + start + 8, 8);
+    const InlineMask& m = kInlineMasks[len < 12 ? len : 12];
+    w0 &= m.lo;
+    w1 &= m.hi;
+    const uint64_t q0 = uint64_t{len} | (w0 << 32);
+    const uint64_t q1 =
+        len <= 12 ? (w0 >> 32) | (w1 << 32) : static_cast<uint32_t>(buffer_index) | (uint64_t{start} << 32);
+    std::memcpy(views, &q0, 8);
+    std::memcpy(views + 8, &q1, 8);
+    start = ends[j];
+  }
+}
+
 // What every vector ISA's table shares, around its run32<W> / run64<W>
 // (decode n values of width W, given the min delta and the running value
 // each splatted across a register, handing each register of values to
@@ -152,8 +190,8 @@ inline void rebuild_values_wide(const uint8_t* page, const uint32_t* prefix, con
 // the register types V32 and V64, splat32/splat64, lane0_32/lane0_64, the
 // two run templates, for 32-bit registers store32, add32, max32u,
 // scan32 (inclusive prefix sum in a register), last32 (the last lane in
-// every lane) and hmax32u (horizontal unsigned max), and rebuild (a
-// RebuildFn).
+// every lane) and hmax32u (horizontal unsigned max), rebuild (a
+// RebuildFn) and views (a ViewsFn).
 template <class Isa>
 struct VectorDeltaKernels {
   using V32 = typename Isa::V32;
@@ -251,7 +289,7 @@ struct VectorDeltaKernels {
 #define PQFAST_DELTA_OFF32(w) &offsets32<w>,
     return DeltaKernels{{PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB32)}, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB64)},
                         &block32, &block64, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_OFF32)}, &block_offsets32,
-                        &Isa::rebuild};
+                        &Isa::rebuild, &Isa::views};
 #undef PQFAST_DELTA_MB32
 #undef PQFAST_DELTA_MB64
 #undef PQFAST_DELTA_OFF32

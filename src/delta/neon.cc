@@ -137,6 +137,10 @@ struct Neon {
                       const uint8_t* prev, uint8_t* out) {
     rebuild_values_wide(page, prefix, suffix_at, k, prev, out);
   }
+  static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                    uint8_t* out) {
+    make_views_portable(base, start, ends, k, buffer_index, out);
+  }
   template <int W, class Out>
   static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
   template <int W, class Out>

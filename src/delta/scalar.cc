@@ -106,6 +106,7 @@ const DeltaKernels kScalarDeltaKernels = {
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR_OFF32)},
     block_offsets32,
     rebuild,
+    make_views_portable,
 };
 #undef PQFAST_DELTA_SCALAR32
 #undef PQFAST_DELTA_SCALAR64
