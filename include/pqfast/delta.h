@@ -103,6 +103,9 @@ class DeltaBinaryPackedDecoder {
   Status read_block_header();
   // Decodes the next miniblock (or the used part of it) into scratch_.
   Status fill_scratch();
+  // Checks that the bits of the current miniblock's first `values` values are
+  // there (all of its padded body unless it is the stream's last).
+  Status check_miniblock_body(uint32_t w, uint32_t values, bool last) const;
   Error error_at(ErrorCode code, size_t offset, const std::string& what) const;
   friend Result<size_t> delta_stream_length(const uint8_t* data, size_t size);
   // Consumes every remaining value without decoding (block headers and

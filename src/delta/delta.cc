@@ -192,16 +192,10 @@ Status DeltaBinaryPackedDecoder<T>::read_block_header() {
 }
 
 template <class T>
-Status DeltaBinaryPackedDecoder<T>::fill_scratch() {
-  if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
-  const uint32_t w = widths_[miniblock_];
-  const uint32_t vpm = values_per_miniblock_;
-  const bool last_miniblock = remaining_ <= vpm;
-  const uint32_t values = static_cast<uint32_t>(std::min<uint64_t>(remaining_, vpm));
-  const size_t full_body = size_t{vpm} * w / 8;
+Status DeltaBinaryPackedDecoder<T>::check_miniblock_body(uint32_t w, uint32_t values, bool last) const {
   // A conforming writer pads the last miniblock to its full size; accept one
   // cut short as long as the bits of its values are there.
-  const size_t needed = last_miniblock ? (size_t{values} * w + 7) / 8 : full_body;
+  const size_t needed = last ? (size_t{values} * w + 7) / 8 : size_t{values_per_miniblock_} * w / 8;
   const size_t avail = size_ - pos_;
   if (avail < needed) {
     return error_at(ErrorCode::kTruncated, pos_,
@@ -209,6 +203,19 @@ Status DeltaBinaryPackedDecoder<T>::fill_scratch() {
                         ": " + std::to_string(values) + " values of " + std::to_string(w) + " bits need " +
                         std::to_string(needed) + " bytes, " + std::to_string(avail) + " remain");
   }
+  return Status::Ok();
+}
+
+template <class T>
+Status DeltaBinaryPackedDecoder<T>::fill_scratch() {
+  if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
+  const uint32_t w = widths_[miniblock_];
+  const uint32_t vpm = values_per_miniblock_;
+  const bool last_miniblock = remaining_ <= vpm;
+  const uint32_t values = static_cast<uint32_t>(std::min<uint64_t>(remaining_, vpm));
+  const size_t full_body = size_t{vpm} * w / 8;
+  PQFAST_RETURN_IF_ERROR(check_miniblock_body(w, values, last_miniblock));
+  const size_t avail = size_ - pos_;
   if (scratch_.size() < vpm) scratch_.resize(vpm);
   const size_t n = (size_t{values} + 31) / 32 * 32;  // kernels decode whole groups of 32
   const size_t read = n * w / 8;
@@ -491,16 +498,8 @@ Status DeltaBinaryPackedDecoder<T>::seek_end() {
     if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
     const uint32_t w = widths_[miniblock_];
     const uint32_t values = static_cast<uint32_t>(std::min<uint64_t>(remaining_, vpm));
-    const size_t full_body = size_t{vpm} * w / 8;
-    const size_t needed = remaining_ <= vpm ? (size_t{values} * w + 7) / 8 : full_body;
-    const size_t avail = size_ - pos_;
-    if (avail < needed) {
-      return error_at(ErrorCode::kTruncated, pos_,
-                      "block " + std::to_string(block_index_ - 1) + ", miniblock " + std::to_string(miniblock_) +
-                          ": " + std::to_string(values) + " values of " + std::to_string(w) + " bits need " +
-                          std::to_string(needed) + " bytes, " + std::to_string(avail) + " remain");
-    }
-    pos_ += std::min(full_body, avail);
+    PQFAST_RETURN_IF_ERROR(check_miniblock_body(w, values, remaining_ <= vpm));
+    pos_ += std::min(size_t{vpm} * w / 8, size_ - pos_);
     ++miniblock_;
     remaining_ -= values;
   }
