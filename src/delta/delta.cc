@@ -425,11 +425,17 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::decode_offsets(uint32_t* out, size_t
                                                            uint32_t& max_length)
   requires(sizeof(T) == 4)
 {
-  OffsetSink sink{kernels(), offset, max_length};
-  auto r = decode_into(sink, out, n);
-  offset = sink.offset;
-  max_length = sink.max_length;
-  return r;
+  // (Clang 14 instantiates this for int64_t too in the explicit class
+  // instantiation below, whatever the constraint says.)
+  if constexpr (sizeof(T) == 4) {
+    OffsetSink sink{kernels(), offset, max_length};
+    auto r = decode_into(sink, out, n);
+    offset = sink.offset;
+    max_length = sink.max_length;
+    return r;
+  } else {
+    return make_error(ErrorCode::kInvalidArgument, "decode_offsets: INT32 streams only");
+  }
 }
 
 template <class T>
