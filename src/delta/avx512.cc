@@ -211,11 +211,7 @@ void Avx512::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t
     if (p <= 64) {
       const __mmask64 from_prev = _bzhi_u64(~uint64_t{0}, static_cast<unsigned>(p));
       const __m512i v = _mm512_mask_blend_epi8(from_prev, _mm512_loadu_si512(page + at - p), pv);
-      if (len <= 32) {  // a narrower store: fewer cache-line splits for short values
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(v));
-      } else {
-        _mm512_storeu_si512(out, v);
-      }
+      _mm512_storeu_si512(out, v);  // whatever the length: no branch to mispredict
       for (size_t t = 64; t < len; t += 64) _mm512_storeu_si512(out + t, _mm512_loadu_si512(page + at - p + t));
       pv = v;
     } else {  // the first 64 bytes are the value before's
