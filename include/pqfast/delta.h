@@ -161,6 +161,10 @@ Result<std::vector<uint8_t>> delta_encode_int32(const int32_t* values, size_t n,
 Result<std::vector<uint8_t>> delta_encode_int64(const int64_t* values, size_t n,
                                                 DeltaGeometry geometry = kDeltaInt64DefaultGeometry);
 
+// The same, appended to `out` (no intermediate buffer).
+Status delta_append_int32(std::vector<uint8_t>& out, const int32_t* values, size_t n,
+                          DeltaGeometry geometry = kDeltaInt32DefaultGeometry);
+
 // Decodes a whole stream into a fresh vector (sized from the checked header
 // count). Convenience over the decoder.
 Result<std::vector<int32_t>> delta_decode_int32(const uint8_t* data, size_t size);

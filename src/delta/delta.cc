@@ -573,16 +573,16 @@ void pack_bits(std::vector<uint8_t>& out, const U* values, size_t count, uint32_
   for (size_t i = 0; i < count; i += 32, dst += 4 * w) pack(values + i, dst);
 }
 
+// Appends the stream to out.
 template <class S>
-Result<std::vector<uint8_t>> encode(const S* values, size_t n, DeltaGeometry g) {
+Status encode_into(std::vector<uint8_t>& out, const S* values, size_t n, DeltaGeometry g) {
   using U = std::make_unsigned_t<S>;
   PQFAST_RETURN_IF_ERROR(validate_delta_geometry(g));
   if (values == nullptr && n != 0) {
     return make_error(ErrorCode::kInvalidArgument, "delta_encode: null values");
   }
   const uint32_t vpm = g.values_per_miniblock();
-  std::vector<uint8_t> out;
-  out.reserve(32 + n * sizeof(S) + n / 8);
+  out.reserve(out.size() + 32 + n * sizeof(S) + n / 8);
   write_uleb(out, g.block_size);
   write_uleb(out, g.miniblocks_per_block);
   write_uleb(out, n);
@@ -612,6 +612,13 @@ Result<std::vector<uint8_t>> encode(const S* values, size_t n, DeltaGeometry g) 
       pack_bits(out, deltas.data() + size_t{m} * vpm, vpm, widths[m]);
     }
   }
+  return Status::Ok();
+}
+
+template <class S>
+Result<std::vector<uint8_t>> encode(const S* values, size_t n, DeltaGeometry g) {
+  std::vector<uint8_t> out;
+  PQFAST_RETURN_IF_ERROR(encode_into(out, values, n, g));
   return out;
 }
 
@@ -638,6 +645,9 @@ Result<std::vector<int32_t>> delta_decode_int32(const uint8_t* data, size_t size
 }
 Result<std::vector<int64_t>> delta_decode_int64(const uint8_t* data, size_t size) {
   return decode_all<int64_t>(data, size);
+}
+Status delta_append_int32(std::vector<uint8_t>& out, const int32_t* values, size_t n, DeltaGeometry geometry) {
+  return encode_into(out, values, n, geometry);
 }
 
 }  // namespace pqfast
