@@ -167,7 +167,7 @@ template <class Offset>
 Result<size_t> DeltaByteArrayDecoder::decode_impl(Offset* offsets, uint8_t* data, size_t data_capacity, size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
   if (n == 0) return size_t{0};
-  if (offsets == nullptr || data == nullptr) {
+  if (offsets == nullptr || (data == nullptr && data_capacity != 0)) {
     return make_error(ErrorCode::kInvalidArgument, "DELTA_BYTE_ARRAY: null output");
   }
   if (fixed_width_ >= 0) {

@@ -63,7 +63,7 @@ Result<size_t> DeltaLengthByteArrayDecoder::decode_impl(Offset* offsets, uint8_t
                                                         size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, values_remaining()));
   if (n == 0) return size_t{0};
-  if (offsets == nullptr || data == nullptr) {
+  if (offsets == nullptr || (data == nullptr && data_capacity != 0)) {
     return make_error(ErrorCode::kInvalidArgument, "DELTA_LENGTH_BYTE_ARRAY: null output");
   }
   if (offsets[0] < 0 || static_cast<uint64_t>(offsets[0]) > data_capacity) {
@@ -83,7 +83,7 @@ Result<size_t> DeltaLengthByteArrayDecoder::decode_impl(Offset* offsets, uint8_t
       if (!got.ok()) return delta::prefixed("DELTA_LENGTH_BYTE_ARRAY lengths", got.error());
       PQFAST_RETURN_IF_ERROR(check_offsets(ends, n, static_cast<uint32_t>(base), max_length));
       const size_t bytes = offset - static_cast<uint32_t>(base);
-      std::memcpy(data + base, data_ + bytes_pos_, bytes);
+      if (bytes != 0) std::memcpy(data + base, data_ + bytes_pos_, bytes);
       bytes_pos_ += bytes;
       return n;
     }
@@ -103,7 +103,7 @@ Result<size_t> DeltaLengthByteArrayDecoder::decode_impl(Offset* offsets, uint8_t
     for (size_t j = 0; j < fit; ++j) offsets[done + 1 + j] = static_cast<Offset>(cur + (ends[j] - start));
     if (fit > 0) {
       const size_t bytes = ends[fit - 1] - start;
-      std::memcpy(data + cur, data_ + start, bytes);
+      if (bytes != 0) std::memcpy(data + cur, data_ + start, bytes);
       bytes_pos_ += bytes;
     }
     held_pos_ += static_cast<uint32_t>(fit);
