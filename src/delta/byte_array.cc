@@ -92,9 +92,8 @@ Status DeltaByteArrayDecoder::refill() {
   if (fixed_width_ >= 0) {
     for (size_t i = 0; i < k; ++i) bad |= len_[i] != static_cast<uint32_t>(fixed_width_);
   }
-  uint64_t prev_len = last_len_;
-  if (bad != 0) {
-    prev_len = last_len_;
+  if (bad != 0) {  // find and name the culprit
+    uint64_t prev_len = last_len_;
     for (size_t i = 0; i < k; ++i) {
       const uint32_t suffix = suffix_at_[i + 1] - suffix_at_[i];
       const uint64_t len = uint64_t{prefix_[i]} + suffix;
