@@ -275,7 +275,7 @@ class DeltaByteArrayDecoder {
   // Once every value was decoded or skipped: the end of the encoded data.
   size_t bytes_consumed() const { return suffix_pos_; }
 
-  static constexpr size_t kChunk = 512;
+  static constexpr size_t kChunk = 1024;
 
  private:
   DeltaByteArrayDecoder() = default;
