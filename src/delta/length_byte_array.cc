@@ -48,7 +48,14 @@ Status DeltaLengthByteArrayDecoder::check_offsets(const uint32_t* ends, size_t k
 }
 
 Status DeltaLengthByteArrayDecoder::refill() {
-  const size_t k = static_cast<size_t>(std::min<uint64_t>(kChunk, lengths_.values_remaining()));
+  size_t k = static_cast<size_t>(std::min<uint64_t>(kChunk, lengths_.values_remaining()));
+  if (k == kChunk) {  // end on a block (or miniblock) boundary: whole blocks on the fast path
+    const uint64_t first = total_values() - lengths_.values_remaining();
+    const DeltaGeometry g = lengths_.geometry();
+    const uint64_t unit = g.block_size <= kChunk ? g.block_size : g.values_per_miniblock();
+    const uint64_t end = (first + k - 1) / unit * unit + 1;
+    if (end > first && unit <= kChunk) k = static_cast<size_t>(end - first);
+  }
   uint32_t offset = static_cast<uint32_t>(bytes_pos_), max_length = 0;
   auto got = lengths_.decode_offsets(held_, k, offset, max_length);
   if (!got.ok()) return delta::prefixed("DELTA_LENGTH_BYTE_ARRAY lengths", got.error());
