@@ -147,7 +147,7 @@ struct Avx2 {
     return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
   }
   static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                      const uint8_t* prev, uint8_t* out);
+                      const uint8_t* prev, uint8_t* out, size_t max_len);
   static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
                     uint8_t* out);
   template <int W, class Out>
@@ -254,7 +254,7 @@ alignas(64) constexpr uint8_t kFirstBytes[64] = {
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
 void Avx2::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                   const uint8_t* prev, uint8_t* out) {
+                   const uint8_t* prev, uint8_t* out, size_t /*max_len*/) {
   __m256i pv = load256(prev);  // the first 32 bytes of the value before
   for (size_t i = 0; i < k; ++i) {
     const size_t p = prefix[i], at = suffix_at[i], len = p + (suffix_at[i + 1] - at);

@@ -97,6 +97,9 @@ Status DeltaByteArrayDecoder::refill() {
     len_[i] = len;
     chunk_end_[i] = end += len;  // where each value ends, from the chunk's start
   }
+  uint32_t max_len = 0;
+  for (size_t i = 0; i < k; ++i) max_len = std::max(max_len, len_[i]);
+  chunk_max_len_ = max_len;
   for (size_t i = 1; i < k; ++i) bad |= prefix_[i] > len_[i - 1];
   if (fixed_width_ >= 0) {
     for (size_t i = 0; i < k; ++i) bad |= len_[i] != static_cast<uint32_t>(fixed_width_);
@@ -163,7 +166,7 @@ void DeltaByteArrayDecoder::write_values(size_t i, size_t j, uint8_t* out, size_
   size_t run_bytes = j > i ? static_cast<size_t>(chunk_end_[j - 1] - (i > 0 ? chunk_end_[i - 1] : 0)) : 0;
   while (b > i && (suffix_at_[b] + kSlack > size_ || run_bytes + kSlack > room)) run_bytes -= len_of(--b);
   if (b > i) {
-    delta::active_delta_kernels().rebuild(data_, prefix_ + i, suffix_at_ + i, b - i, prev, out);
+    delta::active_delta_kernels().rebuild(data_, prefix_ + i, suffix_at_ + i, b - i, prev, out, chunk_max_len_);
     out += run_bytes;
     room -= run_bytes;
     prev = out - len_of(b - 1);
