@@ -52,6 +52,9 @@ inline constexpr uint32_t kDeltaMaxBlockSize = uint32_t{1} << 16;
 // Checks a geometry (the encoder's and the decoder's rules).
 Status validate_delta_geometry(DeltaGeometry geometry);
 
+class DeltaLengthByteArrayDecoder;
+class DeltaByteArrayDecoder;
+
 // Decoder over one DELTA_BINARY_PACKED stream. T is int32_t or int64_t.
 // Not thread-safe; cheap to move. The bytes must outlive the decoder.
 template <class T>
@@ -72,6 +75,16 @@ class DeltaBinaryPackedDecoder {
   // value, without writing them anywhere; returns how many.
   Result<size_t> skip(size_t n);
 
+  // INT32 streams of lengths (DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY):
+  // decodes the next min(n, values_remaining()) lengths and writes their
+  // running sum instead, out[i] = offset + length[0] + ... + length[i]
+  // (mod 2^32), in the same pass as the unpacking. On return `offset` is the
+  // last sum and `max_length` the unsigned maximum of itself and every
+  // length (a negative length shows as 2^31 or more): the caller checks the
+  // batch once. Returns how many.
+  Result<size_t> decode_offsets(uint32_t* out, size_t n, uint32_t& offset, uint32_t& max_length)
+    requires(sizeof(T) == 4);
+
   uint64_t total_values() const { return total_; }
   uint64_t values_remaining() const { return remaining_; }
   DeltaGeometry geometry() const { return geometry_; }
@@ -83,15 +96,24 @@ class DeltaBinaryPackedDecoder {
   size_t bytes_consumed() const { return pos_; }
 
  private:
+  friend class DeltaLengthByteArrayDecoder;
+  friend class DeltaByteArrayDecoder;
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   DeltaBinaryPackedDecoder() = default;
   Status read_block_header();
-  // Decodes whole blocks (count >= block size) on the fast path; returns
-  // the values written (0 when the next block needs the careful path).
-  size_t decode_whole_blocks(U* out, size_t count);
   // Decodes the next miniblock (or the used part of it) into scratch_.
   Status fill_scratch();
   Error error_at(ErrorCode code, size_t offset, const std::string& what) const;
+  friend Result<size_t> delta_stream_length(const uint8_t* data, size_t size);
+  // Consumes every remaining value without decoding (block headers and
+  // body sizes only): pos_ ends where decoding everything would leave it.
+  Status seek_end();
+  // decode() and decode_offsets() over one loop; Sink says what a run of
+  // deltas becomes (values, or offsets).
+  template <class Sink>
+  Result<size_t> decode_into(Sink& sink, U* out, size_t n);
+  template <class Sink>
+  size_t decode_whole_blocks(Sink& sink, U* out, size_t count);
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
@@ -120,6 +142,13 @@ extern template class DeltaBinaryPackedDecoder<int64_t>;
 using DeltaInt32Decoder = DeltaBinaryPackedDecoder<int32_t>;
 using DeltaInt64Decoder = DeltaBinaryPackedDecoder<int64_t>;
 
+// Where a DELTA_BINARY_PACKED stream ends (what bytes_consumed() says after
+// every value was read), found by walking its block headers without
+// decoding: the bytes of DELTA_LENGTH_BYTE_ARRAY and the second stream of
+// DELTA_BYTE_ARRAY begin there. Checks widths and that the values' bits are
+// there, as the decoder does.
+Result<size_t> delta_stream_length(const uint8_t* data, size_t size);
+
 // Encodes n values as one DELTA_BINARY_PACKED stream the way Arrow C++ does
 // (per miniblock the smallest width of delta - min delta, INT32 deltas mod
 // 2^32, width 0 for the unused miniblocks of the last block, padded bodies).
@@ -133,5 +162,149 @@ Result<std::vector<uint8_t>> delta_encode_int64(const int64_t* values, size_t n,
 // count). Convenience over the decoder.
 Result<std::vector<int32_t>> delta_decode_int32(const uint8_t* data, size_t size);
 Result<std::vector<int64_t>> delta_decode_int64(const uint8_t* data, size_t size);
+
+// ---- DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY -------------------------
+//
+// Both decode one page's bytes (not owned; they must outlive the decoder)
+// into Arrow's binary layouts, in batches:
+//  - offsets + data (`binary`/`string` with int32 offsets, `large_*` with
+//    int64): offsets[0] holds the current end of `data` (the bytes already
+//    there); decode() writes offsets[1..k] and the values' bytes from
+//    data + offsets[0], and returns k. It stops early (k < n, possibly 0)
+//    when the next value would pass data_capacity or, with int32 offsets,
+//    INT32_MAX: grow the buffer (or start a new array) and call again.
+//    Bytes of `data` past the new end, up to data_capacity, may be
+//    overwritten (the copies are wide); offsets past offsets[k] too, up to
+//    offsets[n].
+//  - views (`binary_view`/`string_view`): 16-byte BinaryView elements.
+// Lengths become offsets inside the SIMD unpacking kernel (a second prefix
+// sum); lengths, prefixes and sizes are checked a batch at a time; an error
+// names the value and the byte. A page whose streams announce more values
+// than its bytes can hold fails in make(); nothing is allocated from a count.
+
+// Arrow's binary_view element: a value of up to 12 bytes sits inline (zero
+// padded); a longer one is its first 4 bytes, a buffer index and an offset.
+union BinaryView {
+  struct {
+    int32_t size;
+    uint8_t data[12];
+  } inlined;
+  struct {
+    int32_t size;
+    uint8_t prefix[4];
+    int32_t buffer_index;
+    int32_t offset;
+  } ref;
+};
+static_assert(sizeof(BinaryView) == 16);
+inline constexpr int32_t kBinaryViewInlineSize = 12;
+
+// DELTA_LENGTH_BYTE_ARRAY: an INT32 DELTA_BINARY_PACKED stream of lengths,
+// then the values' bytes back to back.
+class DeltaLengthByteArrayDecoder {
+ public:
+  static Result<DeltaLengthByteArrayDecoder> make(const uint8_t* data, size_t size);
+
+  Result<size_t> decode(int32_t* offsets, uint8_t* data, size_t data_capacity, size_t n);
+  Result<size_t> decode(int64_t* offsets, uint8_t* data, size_t data_capacity, size_t n);
+  // Views of the page's own bytes: nothing is copied. `buffer_index` is the
+  // caller's index of the page buffer; view offsets count from the `data`
+  // given to make(). Pages over 2 GiB are refused (offsets are int32).
+  Result<size_t> decode_views(BinaryView* views, int32_t buffer_index, size_t n);
+  Result<size_t> skip(size_t n);
+
+  uint64_t total_values() const { return lengths_.total_values(); }
+  uint64_t values_remaining() const { return lengths_.values_remaining() + (held_len_ - held_pos_); }
+  // The bytes of the values not yet decoded, at most (exact for a page as
+  // writers write it, with nothing after the last value).
+  size_t data_bytes_remaining() const { return size_ - bytes_pos_; }
+  // Once every value was decoded or skipped: the end of the encoded data.
+  size_t bytes_consumed() const { return bytes_pos_; }
+
+  static constexpr size_t kChunk = 512;
+
+ private:
+  DeltaLengthByteArrayDecoder() = default;
+  // Decodes up to kChunk lengths into held_ as page-relative end offsets, checked.
+  Status refill();
+  Status check_offsets(const uint32_t* ends, size_t k, uint32_t start, uint32_t max_length) const;
+  template <class Offset>
+  Result<size_t> decode_impl(Offset* offsets, uint8_t* data, size_t data_capacity, size_t n);
+
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t bytes_pos_ = 0;  // the next value's first byte
+  DeltaInt32Decoder lengths_;
+  // Values decoded ahead (when a batch stopped early): their end offsets.
+  uint32_t held_[kChunk]{};
+  uint32_t held_pos_ = 0, held_len_ = 0;
+};
+
+// DELTA_BYTE_ARRAY (incremental encoding): INT32 DELTA_BINARY_PACKED prefix
+// lengths, INT32 DELTA_BINARY_PACKED suffix lengths, the suffixes back to
+// back. Value i is the first prefix[i] bytes of value i - 1 (nothing before
+// the page's first value) followed by suffix i. Values are rebuilt with
+// wide overlapping copies.
+class DeltaByteArrayDecoder {
+ public:
+  // fixed_width >= 0: a FIXED_LEN_BYTE_ARRAY column of that width (every
+  // value must have it); -1: BYTE_ARRAY.
+  static Result<DeltaByteArrayDecoder> make(const uint8_t* data, size_t size, int32_t fixed_width = -1);
+
+  Result<size_t> decode(int32_t* offsets, uint8_t* data, size_t data_capacity, size_t n);
+  Result<size_t> decode(int64_t* offsets, uint8_t* data, size_t data_capacity, size_t n);
+  // Views: values of up to 12 bytes inline, longer ones written to `data`
+  // from *data_size (advanced) and referenced with `buffer_index`. Stops
+  // early, as decode() does, when `data` is full.
+  Result<size_t> decode_views(BinaryView* views, uint8_t* data, size_t data_capacity, size_t* data_size,
+                              int32_t buffer_index, size_t n);
+  // FIXED_LEN_BYTE_ARRAY: n values of fixed_width bytes, back to back.
+  Result<size_t> decode_fixed(uint8_t* out, size_t n);
+  Result<size_t> skip(size_t n);
+
+  uint64_t total_values() const { return total_; }
+  uint64_t values_remaining() const { return remaining_; }
+  // Once every value was decoded or skipped: the end of the encoded data.
+  size_t bytes_consumed() const { return suffix_pos_; }
+
+  static constexpr size_t kChunk = 256;
+
+ private:
+  DeltaByteArrayDecoder() = default;
+  Status refill();
+  template <class Offset>
+  Result<size_t> decode_impl(Offset* offsets, uint8_t* data, size_t data_capacity, size_t n);
+  void remember_last(const uint8_t* value, size_t len);
+
+  const uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  int32_t fixed_width_ = -1;
+  uint64_t total_ = 0;
+  uint64_t remaining_ = 0;
+  DeltaInt32Decoder prefixes_;
+  DeltaInt32Decoder suffixes_;
+  size_t suffix_pos_ = 0;   // the next suffix's first byte, past the chunk
+  // One chunk decoded ahead and checked: prefix lengths, and where each
+  // suffix starts in the page (suffix i is [suffix_at_[i], suffix_at_[i + 1])).
+  uint32_t prefix_[kChunk]{};
+  uint32_t suffix_at_[kChunk + 1]{};
+  uint32_t chunk_pos_ = 0, chunk_len_ = 0;
+  uint64_t last_len_ = 0;  // the length of the chunk's last value (checks the next chunk)
+  // The last value handed out (the prefix source of the next one), in a
+  // buffer that grows to the longest value and is reused.
+  std::vector<uint8_t> last_;
+  size_t last_size_ = 0;
+};
+
+// Encoders, byte for byte as Arrow C++ 26 writes these pages: lengths (and
+// prefix lengths) as INT32 DELTA_BINARY_PACKED with 128 values per block in
+// 4 miniblocks, then the bytes. `offsets` has n + 1 entries (Arrow layout;
+// offsets[0] need not be 0). The DELTA_BYTE_ARRAY encoder finds common
+// prefixes 8 bytes at a time. Fails on decreasing offsets or a value of
+// 2 GiB or more.
+Result<std::vector<uint8_t>> delta_encode_length_byte_array(const int32_t* offsets, const uint8_t* data, size_t n);
+Result<std::vector<uint8_t>> delta_encode_length_byte_array(const int64_t* offsets, const uint8_t* data, size_t n);
+Result<std::vector<uint8_t>> delta_encode_byte_array(const int32_t* offsets, const uint8_t* data, size_t n);
+Result<std::vector<uint8_t>> delta_encode_byte_array(const int64_t* offsets, const uint8_t* data, size_t n);
 
 }  // namespace pqfast

@@ -1,9 +1,14 @@
-"""pqfast.delta: Parquet DELTA_BINARY_PACKED streams of INT32 and INT64 values.
+"""pqfast.delta: Parquet's DELTA encodings, one page's bytes at a time.
 
-``decode_int32(buffer)`` / ``decode_int64(buffer)`` decode a whole stream (one
-page's DELTA_BINARY_PACKED bytes) into a numpy array; ``encode_int32`` /
-``encode_int64`` write one the way Arrow C++ does. Malformed streams raise
-``pqfast.FormatError`` saying what and where. The kernels run without the GIL.
+``decode_int32(buffer)`` / ``decode_int64(buffer)`` decode a whole
+DELTA_BINARY_PACKED stream into a numpy array; ``encode_int32`` /
+``encode_int64`` write one the way Arrow C++ does.
+``decode_length_byte_array(buffer)`` / ``decode_byte_array(buffer)`` decode a
+DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY page into a ``pyarrow.BinaryArray``
+(zero-copy from the decoder's buffers); ``encode_length_byte_array`` /
+``encode_byte_array`` write them byte for byte as Arrow C++ does. Malformed
+input raises ``pqfast.FormatError`` saying what and where. The kernels run
+without the GIL.
 """
 
 from __future__ import annotations
@@ -14,7 +19,17 @@ import numpy as np
 
 from . import _pqfast
 
-__all__ = ["decode_int32", "decode_int64", "encode_int32", "encode_int64", "stream_info"]
+__all__ = [
+    "decode_int32",
+    "decode_int64",
+    "encode_int32",
+    "encode_int64",
+    "decode_length_byte_array",
+    "decode_byte_array",
+    "encode_length_byte_array",
+    "encode_byte_array",
+    "stream_info",
+]
 
 
 def decode_int32(buffer: Any) -> np.ndarray:
@@ -42,7 +57,55 @@ def encode_int64(values: Any, block_size: int = 256, miniblocks: int = 4) -> byt
     return _pqfast._delta_encode_int64(arr, int(block_size), int(miniblocks))
 
 
-def stream_info(buffer: Any) -> dict:
-    """A stream's header (block_size, miniblocks_per_block, total_values) and its
-    length in bytes, stream_bytes (where a DELTA_LENGTH_BYTE_ARRAY page's data begins)."""
-    return _pqfast._delta_stream_info(buffer)
+def _binary_array(offsets: np.ndarray, data: np.ndarray):
+    import pyarrow as pa
+
+    return pa.Array.from_buffers(pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def decode_length_byte_array(buffer: Any):
+    """Decode one DELTA_LENGTH_BYTE_ARRAY page (bytes-like) to a ``pyarrow.BinaryArray``."""
+    return _binary_array(*_pqfast._delta_decode_length_byte_array(buffer))
+
+
+def decode_byte_array(buffer: Any):
+    """Decode one DELTA_BYTE_ARRAY page (bytes-like) to a ``pyarrow.BinaryArray``.
+
+    Prefixes start afresh on each page, as the format says."""
+    return _binary_array(*_pqfast._delta_decode_byte_array(buffer))
+
+
+def encode_length_byte_array(values: Any) -> bytes:
+    """Encode values (a list of bytes/str, or a pyarrow binary/string array without
+    nulls) as one DELTA_LENGTH_BYTE_ARRAY page, as Arrow C++ writes it."""
+    from ._values import _byte_arrays
+
+    data, offsets = _byte_arrays(values)
+    return _pqfast._delta_encode_length_byte_array(data, offsets)
+
+
+def encode_byte_array(values: Any) -> bytes:
+    """Encode values as one DELTA_BYTE_ARRAY page (incremental: common prefixes
+    with the value before), as Arrow C++ writes it."""
+    from ._values import _byte_arrays
+
+    data, offsets = _byte_arrays(values)
+    return _pqfast._delta_encode_byte_array(data, offsets)
+
+
+def stream_info(buffer: Any, encoding: str = "DELTA_BINARY_PACKED") -> dict:
+    """What a page's streams hold.
+
+    DELTA_BINARY_PACKED (the default): the header (block_size,
+    miniblocks_per_block, total_values) and the stream's length, stream_bytes.
+    DELTA_LENGTH_BYTE_ARRAY: total_values, the lengths stream's header and
+    length (lengths_stream_bytes), data_offset and data_bytes.
+    DELTA_BYTE_ARRAY: the same with prefix_stream_bytes and suffix_stream_bytes.
+    """
+    if encoding == "DELTA_BINARY_PACKED":
+        return _pqfast._delta_stream_info(buffer)
+    if encoding in ("DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY"):
+        info = _pqfast._delta_string_stream_info(buffer, encoding == "DELTA_BYTE_ARRAY")
+        info["encoding"] = encoding
+        return info
+    raise ValueError(f"unknown encoding {encoding!r}: DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY")

@@ -39,9 +39,104 @@ nb::bytes encode_stream(In1D<T> values, uint32_t block_size, uint32_t miniblocks
   return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
+// A std::vector handed to numpy without a copy (the capsule owns it).
+template <class T>
+nb::ndarray<nb::numpy, T, nb::ndim<1>> owned_array(std::vector<T>&& v, size_t n) {
+  auto* heap = new std::vector<T>(std::move(v));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {n}, owner);
+}
+
+// One page decoded to Arrow binary: (offsets int32, data uint8). The
+// decoder stops early when the data buffer is full; it grows and goes on.
+template <class Decoder>
+nb::tuple decode_binary(const uint8_t* page, size_t size, Result<Decoder>&& made, size_t first_capacity) {
+  Decoder dec = unwrap(std::move(made));
+  const size_t n = static_cast<size_t>(dec.values_remaining());  // checked against the bytes by make()
+  std::vector<int32_t> offsets(n + 1, 0);
+  std::vector<uint8_t> data(std::max<size_t>(first_capacity, 64));
+  Status st;
+  {
+    nb::gil_scoped_release release;
+    size_t done = 0;
+    while (done < n) {
+      auto r = dec.decode(offsets.data() + done, data.data(), data.size(), n - done);
+      if (!r.ok()) {
+        st = r.error();
+        break;
+      }
+      done += *r;
+      if (done < n) {
+        if (data.size() >= (size_t{1} << 31)) {
+          st = make_error(ErrorCode::kLimitExceeded, "the values of one page pass 2 GiB (int32 offsets)");
+          break;
+        }
+        data.resize(std::min<size_t>(data.size() * 2, size_t{1} << 31));
+      }
+    }
+  }
+  throw_if_error(st);
+  const size_t bytes = static_cast<size_t>(offsets[n]);
+  return nb::make_tuple(owned_array(std::move(offsets), n + 1), owned_array(std::move(data), bytes));
+}
+
+nb::tuple decode_length_byte_array(nb::handle buffer) {
+  ByteView v = byte_view(buffer);
+  auto made = DeltaLengthByteArrayDecoder::make(v.data, v.size);
+  const size_t cap = made.ok() ? made->data_bytes_remaining() : 0;  // every value's bytes, at most
+  return decode_binary(v.data, v.size, std::move(made), cap);
+}
+
+nb::tuple decode_byte_array(nb::handle buffer) {
+  ByteView v = byte_view(buffer);
+  return decode_binary(v.data, v.size, DeltaByteArrayDecoder::make(v.data, v.size), 2 * v.size);
+}
+
+nb::bytes encode_binary(In1D<uint8_t> data, In1D<int64_t> offsets, bool incremental) {
+  const size_t n = offsets.shape(0) > 0 ? offsets.shape(0) - 1 : 0;
+  if (n > 0 && (offsets.data()[0] < 0 || static_cast<uint64_t>(offsets.data()[n]) > data.shape(0))) {
+    raise(make_error(ErrorCode::kInvalidArgument, "offsets outside the data"));
+  }
+  Result<std::vector<uint8_t>> r = std::vector<uint8_t>{};
+  {
+    nb::gil_scoped_release release;
+    r = incremental ? delta_encode_byte_array(offsets.data(), data.data(), n)
+                    : delta_encode_length_byte_array(offsets.data(), data.data(), n);
+  }
+  auto bytes = unwrap(std::move(r));
+  return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+}
+
 }  // namespace
 
 void bind_delta(nb::module_& m) {
+  m.def("_delta_decode_length_byte_array", &decode_length_byte_array, nb::arg("buffer"));
+  m.def("_delta_decode_byte_array", &decode_byte_array, nb::arg("buffer"));
+  m.def("_delta_encode_length_byte_array",
+        [](In1D<uint8_t> data, In1D<int64_t> offsets) { return encode_binary(data, offsets, false); },
+        nb::arg("data"), nb::arg("offsets"));
+  m.def("_delta_encode_byte_array",
+        [](In1D<uint8_t> data, In1D<int64_t> offsets) { return encode_binary(data, offsets, true); },
+        nb::arg("data"), nb::arg("offsets"));
+  m.def("_delta_string_stream_info", [](nb::handle buffer, bool incremental) {
+    ByteView v = byte_view(buffer);
+    nb::dict d;
+    auto first = unwrap(delta_stream_length(v.data, v.size));
+    auto header = unwrap(DeltaInt32Decoder::make(v.data, v.size));
+    d["total_values"] = header.total_values();
+    d["block_size"] = header.geometry().block_size;
+    d["miniblocks_per_block"] = header.geometry().miniblocks_per_block;
+    if (incremental) {
+      d["prefix_stream_bytes"] = first;
+      d["suffix_stream_bytes"] = unwrap(delta_stream_length(v.data + first, v.size - first));
+      d["data_offset"] = first + nb::cast<size_t>(d["suffix_stream_bytes"]);
+    } else {
+      d["lengths_stream_bytes"] = first;
+      d["data_offset"] = first;
+    }
+    d["data_bytes"] = v.size - nb::cast<size_t>(d["data_offset"]);
+    return d;
+  }, nb::arg("buffer"), nb::arg("incremental"));
   m.def("_delta_decode_int32", &decode_stream<int32_t>, nb::arg("buffer"));
   m.def("_delta_decode_int64", &decode_stream<int64_t>, nb::arg("buffer"));
   m.def("_delta_encode_int32", &encode_stream<int32_t>, nb::arg("values"), nb::arg("block_size"),

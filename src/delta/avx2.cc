@@ -134,22 +134,34 @@ struct Avx2 {
   static V64 splat64(uint64_t x) { return _mm256_set1_epi64x(static_cast<long long>(x)); }
   static uint32_t lane0_32(V32 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm256_castsi256_si128(v))); }
   static uint64_t lane0_64(V64 v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm256_castsi256_si128(v))); }
-  template <int W>
-  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out);
-  template <int W>
-  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out);
+  static void store32(uint32_t* p, V32 v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  static void store64(uint64_t* p, V64 v) { _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), v); }
+  static V32 add32(V32 a, V32 b) { return _mm256_add_epi32(a, b); }
+  static V32 max32u(V32 a, V32 b) { return _mm256_max_epu32(a, b); }
+  static V32 scan32(V32 v) { return scan8x32(v); }
+  static V32 last32(V32 v) { return _mm256_permutevar8x32_epi32(v, _mm256_set1_epi32(7)); }
+  static uint32_t hmax32u(V32 v) {
+    __m128i m = _mm_max_epu32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    m = _mm_max_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+    m = _mm_max_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+    return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
+  }
+  template <int W, class Out>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
+  template <int W, class Out>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, Out& out);
 };
 
 // ---- INT64 ------------------------------------------------------------------
 
-template <int W>
-inline Avx2::V64 Avx2::run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md, __m256i carry, uint64_t* out) {
+template <int W, class Out>
+inline Avx2::V64 Avx2::run64(const uint8_t* in, size_t n, uint64_t min_delta, __m256i md, __m256i carry, Out& out) {
   if constexpr (W == 0) {
     auto times = [&](uint64_t k) { return static_cast<long long>(min_delta * k); };  // wraps, unsigned
     __m256i v = _mm256_add_epi64(carry, _mm256_setr_epi64x(times(1), times(2), times(3), times(4)));
     const __m256i step = _mm256_set1_epi64x(times(4));
     for (size_t i = 0; i < n; i += 4) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
+      out.put(i, v);
       v = _mm256_add_epi64(v, step);
     }
     return _mm256_add_epi64(carry, _mm256_set1_epi64x(times(n)));
@@ -176,8 +188,8 @@ inline Avx2::V64 Avx2::run64(const uint8_t* in, size_t n, uint64_t min_delta, __
       const __m256i lo = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s));
       __m256i hi = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1));
       hi = _mm256_add_epi64(hi, _mm256_permute4x64_epi64(lo, 0xFF));  // the low half's total, in 64 bits
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(lo, base_lo));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(hi, base_hi));
+      out.put(i, _mm256_add_epi64(lo, base_lo));
+      out.put(i + 4, _mm256_add_epi64(hi, base_hi));
       const __m256i t = _mm256_add_epi64(step, _mm256_permute4x64_epi64(hi, 0xFF));
       base_lo = _mm256_add_epi64(base_lo, t);
       base_hi = _mm256_add_epi64(base_hi, t);
@@ -190,9 +202,9 @@ inline Avx2::V64 Avx2::run64(const uint8_t* in, size_t n, uint64_t min_delta, __
       const __m256i s1 = scan4x64(_mm256_add_epi64(unpack4x64<W, 1>(in), md));
       const __m256i t0 = _mm256_permute4x64_epi64(s0, 0xFF);
       const __m256i t1 = _mm256_permute4x64_epi64(s1, 0xFF);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi64(s0, carry));
+      out.put(i, _mm256_add_epi64(s0, carry));
       const __m256i c1 = _mm256_add_epi64(carry, t0);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 4), _mm256_add_epi64(s1, c1));
+      out.put(i + 4, _mm256_add_epi64(s1, c1));
       carry = _mm256_add_epi64(carry, _mm256_add_epi64(t0, t1));
     }
     return carry;
@@ -202,13 +214,13 @@ inline Avx2::V64 Avx2::run64(const uint8_t* in, size_t n, uint64_t min_delta, __
 
 // ---- INT32 ------------------------------------------------------------------
 
-template <int W>
-inline Avx2::V32 Avx2::run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md, __m256i carry, uint32_t* out) {
+template <int W, class Out>
+inline Avx2::V32 Avx2::run32(const uint8_t* in, size_t n, uint32_t min_delta, __m256i md, __m256i carry, Out& out) {
   if constexpr (W == 0) {
     __m256i v = _mm256_add_epi32(carry, _mm256_mullo_epi32(_mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8), md));
     const __m256i step = _mm256_set1_epi32(static_cast<int>(min_delta * 8));
     for (size_t i = 0; i < n; i += 8) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), v);
+      out.put(i, v);
       v = _mm256_add_epi32(v, step);
     }
     return _mm256_add_epi32(carry, _mm256_set1_epi32(static_cast<int>(min_delta * static_cast<uint32_t>(n))));
@@ -219,9 +231,9 @@ inline Avx2::V32 Avx2::run32(const uint8_t* in, size_t n, uint32_t min_delta, __
       const __m256i s1 = scan8x32(_mm256_add_epi32(unpack8x32<W>(in + W), md));
       const __m256i t0 = _mm256_permutevar8x32_epi32(s0, bcast_last);
       const __m256i t1 = _mm256_permutevar8x32_epi32(s1, bcast_last);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_add_epi32(s0, carry));
+      out.put(i, _mm256_add_epi32(s0, carry));
       const __m256i c1 = _mm256_add_epi32(carry, t0);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 8), _mm256_add_epi32(s1, c1));
+      out.put(i + 8, _mm256_add_epi32(s1, c1));
       carry = _mm256_add_epi32(carry, _mm256_add_epi32(t0, t1));
     }
     return carry;

@@ -84,24 +84,31 @@ struct Avx512 {
   static V64 splat64(uint64_t x) { return _mm512_set1_epi64(static_cast<long long>(x)); }
   static uint32_t lane0_32(V32 v) { return static_cast<uint32_t>(_mm_cvtsi128_si32(_mm512_castsi512_si128(v))); }
   static uint64_t lane0_64(V64 v) { return static_cast<uint64_t>(_mm_cvtsi128_si64(_mm512_castsi512_si128(v))); }
-  template <int W>
-  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out);
-  template <int W>
-  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out);
+  static void store32(uint32_t* p, V32 v) { _mm512_storeu_si512(p, v); }
+  static void store64(uint64_t* p, V64 v) { _mm512_storeu_si512(p, v); }
+  static V32 add32(V32 a, V32 b) { return _mm512_add_epi32(a, b); }
+  static V32 max32u(V32 a, V32 b) { return _mm512_max_epu32(a, b); }
+  static V32 scan32(V32 v) { return scan16x32(v); }
+  static V32 last32(V32 v) { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v); }
+  static uint32_t hmax32u(V32 v) { return _mm512_reduce_max_epu32(v); }
+  template <int W, class Out>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
+  template <int W, class Out>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, Out& out);
 };
 
 // ---- INT64 ------------------------------------------------------------------
 
 // Decodes n values (a multiple of 8) into out; `carry` holds the running
 // value in every lane and is returned advanced past the last one.
-template <int W>
-inline Avx512::V64 Avx512::run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md, __m512i carry, uint64_t* out) {
+template <int W, class Out>
+inline Avx512::V64 Avx512::run64(const uint8_t* in, size_t n, uint64_t min_delta, __m512i md, __m512i carry, Out& out) {
   if constexpr (W == 0) {  // closed form: last + (i + 1) * min_delta
     const __m512i ramp = _mm512_setr_epi64(1, 2, 3, 4, 5, 6, 7, 8);
     __m512i v = _mm512_add_epi64(carry, _mm512_mullo_epi64(ramp, md));
     const __m512i step = _mm512_set1_epi64(static_cast<long long>(min_delta * 8));
     for (size_t i = 0; i < n; i += 8) {
-      _mm512_storeu_si512(out + i, v);
+      out.put(i, v);
       v = _mm512_add_epi64(v, step);
     }
     return _mm512_add_epi64(carry, _mm512_set1_epi64(static_cast<long long>(min_delta * n)));
@@ -127,7 +134,7 @@ inline Avx512::V64 Avx512::run64(const uint8_t* in, size_t n, uint64_t min_delta
         d = _mm512_and_si512(_mm512_shrdv_epi64(lo, hi, shifts), mask);
       }
       const __m512i s = scan8x64(_mm512_add_epi64(d, md));
-      _mm512_storeu_si512(out + i, _mm512_add_epi64(s, carry));
+      out.put(i, _mm512_add_epi64(s, carry));
       carry = _mm512_add_epi64(carry, _mm512_permutexvar_epi64(bcast_last, s));
     }
     return carry;
@@ -137,14 +144,14 @@ inline Avx512::V64 Avx512::run64(const uint8_t* in, size_t n, uint64_t min_delta
 
 // ---- INT32 ------------------------------------------------------------------
 
-template <int W>
-inline Avx512::V32 Avx512::run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md, __m512i carry, uint32_t* out) {
+template <int W, class Out>
+inline Avx512::V32 Avx512::run32(const uint8_t* in, size_t n, uint32_t min_delta, __m512i md, __m512i carry, Out& out) {
   if constexpr (W == 0) {
     const __m512i ramp = _mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
     __m512i v = _mm512_add_epi32(carry, _mm512_mullo_epi32(ramp, md));
     const __m512i step = _mm512_set1_epi32(static_cast<int>(min_delta * 16));
     for (size_t i = 0; i < n; i += 16) {
-      _mm512_storeu_si512(out + i, v);
+      out.put(i, v);
       v = _mm512_add_epi32(v, step);
     }
     return _mm512_add_epi32(carry, _mm512_set1_epi32(static_cast<int>(min_delta * static_cast<uint32_t>(n))));
@@ -180,7 +187,7 @@ inline Avx512::V32 Avx512::run32(const uint8_t* in, size_t n, uint32_t min_delta
         d = _mm512_shrdv_epi32(lo, hi, shifts);
       }
       const __m512i s = scan16x32(_mm512_add_epi32(d, md));
-      _mm512_storeu_si512(out + i, _mm512_add_epi32(s, carry));
+      out.put(i, _mm512_add_epi32(s, carry));
       carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(bcast_last, s));
     }
     return carry;

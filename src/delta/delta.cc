@@ -241,11 +241,54 @@ const uint8_t* uleb_unchecked(const uint8_t* p, uint64_t& out) {
   }
   return nullptr;
 }
+
+// What decode() makes of the deltas: the values themselves.
+template <class U>
+struct ValueSink {
+  const delta::DeltaKernels& k;
+  U run(uint32_t w, const uint8_t* in, size_t n, U min_delta, U last, U* out) const {
+    return kernel_for(k, w, out)(in, n, min_delta, last, out);
+  }
+  U block(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, U min_delta, U last, U* out) const {
+    return block_kernel(k, out)(in, widths, m, vpm, min_delta, last, out);
+  }
+  void put(const U* values, size_t n, U* out) const { std::memcpy(out, values, n * sizeof(U)); }
+};
+
+// What decode_offsets() makes of them: the running sum of the values
+// (lengths), through the fused offset kernels.
+struct OffsetSink {
+  const delta::DeltaKernels& k;
+  uint32_t offset;
+  uint32_t max_length;
+  uint32_t run(uint32_t w, const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
+    delta::OffsetCarry c{last, offset, max_length};
+    k.offsets32[w](in, n, min_delta, &c, out);
+    offset = c.offset;
+    max_length = c.max_length;
+    return c.length;
+  }
+  uint32_t block(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                 uint32_t last, uint32_t* out) {
+    delta::OffsetCarry c{last, offset, max_length};
+    k.block_offsets32(in, widths, m, vpm, min_delta, &c, out);
+    offset = c.offset;
+    max_length = c.max_length;
+    return c.length;
+  }
+  void put(const uint32_t* lengths, size_t n, uint32_t* out) {
+    for (size_t i = 0; i < n; ++i) {
+      offset += lengths[i];
+      max_length = std::max(max_length, lengths[i]);
+      out[i] = offset;
+    }
+  }
+};
 }  // namespace
 
 template <class T>
-size_t DeltaBinaryPackedDecoder<T>::decode_whole_blocks(U* out, size_t count) {
-  const delta::DeltaKernels& k = kernels();
+template <class Sink>
+size_t DeltaBinaryPackedDecoder<T>::decode_whole_blocks(Sink& sink, U* out, size_t count) {
   const uint8_t* p = data_ + pos_;
   const uint8_t* const end = data_ + size_;
   const uint32_t block_size = geometry_.block_size;
@@ -291,14 +334,14 @@ size_t DeltaBinaryPackedDecoder<T>::decode_whole_blocks(U* out, size_t count) {
         ++blocks;
       }
       const size_t nv = blocks * block_size;
-      last = kernel_for(k, 0, out)(body, nv, min_delta, last, out + done);
+      last = sink.run(0, body, nv, min_delta, last, out + done);
       done += nv;
       block_index_ += blocks;
       p = body;
       continue;
     }
     if (too_wide || static_cast<size_t>(end - body) < size_t{sum} * vpm / 8 + delta::kReadSlack) break;
-    last = block_kernel(k, out)(body, w, m, vpm, min_delta, last, out + done);
+    last = sink.block(body, w, m, vpm, min_delta, last, out + done);
     done += block_size;
     p = body + size_t{sum} * vpm / 8;
     ++block_index_;
@@ -310,31 +353,30 @@ size_t DeltaBinaryPackedDecoder<T>::decode_whole_blocks(U* out, size_t count) {
 }
 
 template <class T>
-Result<size_t> DeltaBinaryPackedDecoder<T>::decode(T* out, size_t n) {
+template <class Sink>
+Result<size_t> DeltaBinaryPackedDecoder<T>::decode_into(Sink& sink, U* o, size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
   if (n == 0) return size_t{0};
-  if (out == nullptr) return make_error(ErrorCode::kInvalidArgument, "DELTA_BINARY_PACKED: null output");
-  U* o = reinterpret_cast<U*>(out);  // same size, signed/unsigned variants may alias
+  if (o == nullptr) return make_error(ErrorCode::kInvalidArgument, "DELTA_BINARY_PACKED: null output");
   size_t done = 0;
   if (first_pending_) {
-    o[0] = last_;
+    sink.put(&last_, 1, o);
     first_pending_ = false;
     --remaining_;
     done = 1;
   }
   if (scratch_pos_ < scratch_len_ && done < n) {
     const size_t take = std::min<size_t>(scratch_len_ - scratch_pos_, n - done);
-    std::memcpy(o + done, scratch_.data() + scratch_pos_, take * sizeof(U));
+    sink.put(scratch_.data() + scratch_pos_, take, o + done);
     scratch_pos_ += static_cast<uint32_t>(take);
     done += take;
     remaining_ -= take;
   }
-  const delta::DeltaKernels& k = kernels();
   const uint32_t vpm = values_per_miniblock_;
   while (done < n) {
     if (miniblock_ == miniblocks_in_block_) {
       if (n - done >= geometry_.block_size) {
-        done += decode_whole_blocks(o + done, n - done);
+        done += decode_whole_blocks(sink, o + done, n - done);
         if (done == n) break;
       }
       PQFAST_RETURN_IF_ERROR(read_block_header());
@@ -343,7 +385,7 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::decode(T* out, size_t n) {
     const size_t body = size_t{vpm} * w / 8;
     if (n - done >= vpm && size_ - pos_ >= body + delta::kReadSlack) {
       // A whole miniblock straight into the output: one dispatch for vpm values.
-      last_ = kernel_for(k, w, o)(data_ + pos_, vpm, min_delta_, last_, o + done);
+      last_ = sink.run(w, data_ + pos_, vpm, min_delta_, last_, o + done);
       pos_ += body;
       ++miniblock_;
       done += vpm;
@@ -351,13 +393,31 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::decode(T* out, size_t n) {
     } else {
       PQFAST_RETURN_IF_ERROR(fill_scratch());
       const size_t take = std::min<size_t>(scratch_len_, n - done);
-      std::memcpy(o + done, scratch_.data(), take * sizeof(U));
+      sink.put(scratch_.data(), take, o + done);
       scratch_pos_ = static_cast<uint32_t>(take);
       done += take;
       remaining_ -= take;
     }
   }
   return n;
+}
+
+template <class T>
+Result<size_t> DeltaBinaryPackedDecoder<T>::decode(T* out, size_t n) {
+  ValueSink<U> sink{kernels()};
+  return decode_into(sink, reinterpret_cast<U*>(out), n);  // same size, signed/unsigned variants may alias
+}
+
+template <class T>
+Result<size_t> DeltaBinaryPackedDecoder<T>::decode_offsets(uint32_t* out, size_t n, uint32_t& offset,
+                                                           uint32_t& max_length)
+  requires(sizeof(T) == 4)
+{
+  OffsetSink sink{kernels(), offset, max_length};
+  auto r = decode_into(sink, out, n);
+  offset = sink.offset;
+  max_length = sink.max_length;
+  return r;
 }
 
 template <class T>
@@ -393,8 +453,44 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::skip(size_t n) {
   return n;
 }
 
+template <class T>
+Status DeltaBinaryPackedDecoder<T>::seek_end() {
+  if (first_pending_) {
+    first_pending_ = false;
+    --remaining_;
+  }
+  remaining_ -= scratch_len_ - scratch_pos_;
+  scratch_pos_ = scratch_len_;
+  const uint32_t vpm = values_per_miniblock_;
+  while (remaining_ > 0) {
+    if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
+    const uint32_t w = widths_[miniblock_];
+    const uint32_t values = static_cast<uint32_t>(std::min<uint64_t>(remaining_, vpm));
+    const size_t full_body = size_t{vpm} * w / 8;
+    const size_t needed = remaining_ <= vpm ? (size_t{values} * w + 7) / 8 : full_body;
+    const size_t avail = size_ - pos_;
+    if (avail < needed) {
+      return error_at(ErrorCode::kTruncated, pos_,
+                      "block " + std::to_string(block_index_ - 1) + ", miniblock " + std::to_string(miniblock_) +
+                          ": " + std::to_string(values) + " values of " + std::to_string(w) + " bits need " +
+                          std::to_string(needed) + " bytes, " + std::to_string(avail) + " remain");
+    }
+    pos_ += std::min(full_body, avail);
+    ++miniblock_;
+    remaining_ -= values;
+  }
+  return Status::Ok();
+}
+
 template class DeltaBinaryPackedDecoder<int32_t>;
 template class DeltaBinaryPackedDecoder<int64_t>;
+
+Result<size_t> delta_stream_length(const uint8_t* data, size_t size) {
+  auto dec = DeltaBinaryPackedDecoder<int64_t>::make(data, size);
+  if (!dec.ok()) return dec.error();
+  PQFAST_RETURN_IF_ERROR(dec->seek_end());
+  return dec->bytes_consumed();
+}
 
 // ---- encoder ------------------------------------------------------------------
 

@@ -39,11 +39,30 @@ using Block32Fn = uint32_t (*)(const uint8_t* in, const uint8_t* widths, uint32_
 using Block64Fn = uint64_t (*)(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm,
                                uint64_t min_delta, uint64_t last, uint64_t* out);
 
+// DELTA_LENGTH_BYTE_ARRAY and DELTA_BYTE_ARRAY store their lengths as an
+// INT32 DELTA_BINARY_PACKED stream; Arrow wants offsets. The offset kernels
+// decode lengths exactly as Miniblock32Fn does and run a second prefix sum
+// over them in the same pass, so the lengths never reach memory:
+// out[i] = offset + len[0] + ... + len[i] (mod 2^32), where the running
+// length and offset come in and go out through `carry`; max_length becomes
+// the unsigned maximum of itself and every length (a negative length shows
+// as one of 2^31 or more), which the caller checks once per batch.
+struct OffsetCarry {
+  uint32_t length;      // the last length decoded (the DBP running value)
+  uint32_t offset;      // the offset after the last value
+  uint32_t max_length;  // unsigned max of the lengths seen
+};
+using Offsets32Fn = void (*)(const uint8_t* in, size_t n, uint32_t min_delta, OffsetCarry* carry, uint32_t* out);
+using BlockOffsets32Fn = void (*)(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm,
+                                  uint32_t min_delta, OffsetCarry* carry, uint32_t* out);
+
 struct DeltaKernels {
   Miniblock32Fn int32[kMaxWidth + 1];  // indexed by bit width
   Miniblock64Fn int64[kMaxWidth + 1];
   Block32Fn block32;
   Block64Fn block64;
+  Offsets32Fn offsets32[kMaxWidth + 1];
+  BlockOffsets32Fn block_offsets32;
 };
 
 extern const DeltaKernels kScalarDeltaKernels;
@@ -83,56 +102,114 @@ constexpr int bit_shift(int j, int w) { return (j * w) & 7; }
 
 // What every vector ISA's table shares, around its run32<W> / run64<W>
 // (decode n values of width W, given the min delta and the running value
-// each splatted across a register; return the new running value splatted):
-// the miniblock kernels, the block kernel that keeps the running value in a
-// register from one miniblock to the next, and the table. Isa provides the
-// register types V32 and V64, splat32/splat64, lane0_32/lane0_64 and the two
-// run templates.
+// each splatted across a register, handing each register of values to
+// out.put(i, v); return the new running value splatted): the miniblock
+// kernels, the block kernels that keep the running value in a register from
+// one miniblock to the next, the offset kernels, and the table. Isa provides
+// the register types V32 and V64, splat32/splat64, lane0_32/lane0_64, the
+// two run templates, and for 32-bit registers store32, add32, max32u,
+// scan32 (inclusive prefix sum in a register), last32 (the last lane in
+// every lane) and hmax32u (horizontal unsigned max).
 template <class Isa>
 struct VectorDeltaKernels {
+  using V32 = typename Isa::V32;
+  using V64 = typename Isa::V64;
+
+  // Values straight to memory.
+  struct Store32 {
+    uint32_t* out;
+    void put(size_t i, V32 v) { Isa::store32(out + i, v); }
+  };
+  struct Store64 {
+    uint64_t* out;
+    void put(size_t i, V64 v) { Isa::store64(out + i, v); }
+  };
+  // Lengths to offsets: a second scan, its carry one add of the broadcast
+  // register total (off the scan's critical path), and a running max.
+  struct OffsetSink32 {
+    uint32_t* out;
+    V32 offset;
+    V32 max_length;
+    void put(size_t i, V32 len) {
+      const V32 s = Isa::scan32(len);
+      Isa::store32(out + i, Isa::add32(s, offset));
+      offset = Isa::add32(offset, Isa::last32(s));
+      max_length = Isa::max32u(max_length, len);
+    }
+  };
+
   template <int W>
   static uint32_t miniblock32(const uint8_t* in, size_t n, uint32_t min_delta, uint32_t last, uint32_t* out) {
-    return Isa::lane0_32(Isa::template run32<W>(in, n, min_delta, Isa::splat32(min_delta), Isa::splat32(last), out));
+    Store32 sink{out};
+    return Isa::lane0_32(Isa::template run32<W>(in, n, min_delta, Isa::splat32(min_delta), Isa::splat32(last), sink));
   }
   template <int W>
   static uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t last, uint64_t* out) {
-    return Isa::lane0_64(Isa::template run64<W>(in, n, min_delta, Isa::splat64(min_delta), Isa::splat64(last), out));
+    Store64 sink{out};
+    return Isa::lane0_64(Isa::template run64<W>(in, n, min_delta, Isa::splat64(min_delta), Isa::splat64(last), sink));
+  }
+  template <int W>
+  static void offsets32(const uint8_t* in, size_t n, uint32_t min_delta, OffsetCarry* carry, uint32_t* out) {
+    OffsetSink32 sink{out, Isa::splat32(carry->offset), Isa::splat32(carry->max_length)};
+    carry->length = Isa::lane0_32(
+        Isa::template run32<W>(in, n, min_delta, Isa::splat32(min_delta), Isa::splat32(carry->length), sink));
+    carry->offset = Isa::lane0_32(sink.offset);
+    carry->max_length = Isa::hmax32u(sink.max_length);
+  }
+
+  // Runs the miniblocks of one block through `sink`, switching on each width.
+  template <class Sink>
+  static V32 block_run32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                         V32 carry, Sink& sink) {
+    const V32 md = Isa::splat32(min_delta);
+    for (uint32_t i = 0; i < m; ++i) {
+#define PQFAST_DELTA_RUN32(w) \
+  case w: carry = Isa::template run32<w>(in, vpm, min_delta, md, carry, sink); break;
+      switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_RUN32) default: break; }
+#undef PQFAST_DELTA_RUN32
+      in += size_t{vpm} * widths[i] / 8;
+      sink.out += vpm;
+    }
+    return carry;
   }
 
   static uint32_t block32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
                           uint32_t last, uint32_t* out) {
-    const typename Isa::V32 md = Isa::splat32(min_delta);
-    typename Isa::V32 carry = Isa::splat32(last);
-    for (uint32_t i = 0; i < m; ++i, out += vpm) {
-#define PQFAST_DELTA_RUN32(w) \
-  case w: carry = Isa::template run32<w>(in, vpm, min_delta, md, carry, out); break;
-      switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_RUN32) default: break; }
-#undef PQFAST_DELTA_RUN32
-      in += size_t{vpm} * widths[i] / 8;
-    }
-    return Isa::lane0_32(carry);
+    Store32 sink{out};
+    return Isa::lane0_32(block_run32(in, widths, m, vpm, min_delta, Isa::splat32(last), sink));
   }
   static uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint64_t min_delta,
                           uint64_t last, uint64_t* out) {
-    const typename Isa::V64 md = Isa::splat64(min_delta);
-    typename Isa::V64 carry = Isa::splat64(last);
-    for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    const V64 md = Isa::splat64(min_delta);
+    V64 carry = Isa::splat64(last);
+    Store64 sink{out};
+    for (uint32_t i = 0; i < m; ++i) {
 #define PQFAST_DELTA_RUN64(w) \
-  case w: carry = Isa::template run64<w>(in, vpm, min_delta, md, carry, out); break;
+  case w: carry = Isa::template run64<w>(in, vpm, min_delta, md, carry, sink); break;
       switch (widths[i]) { PQFAST_DELTA_WIDTHS(PQFAST_DELTA_RUN64) default: break; }
 #undef PQFAST_DELTA_RUN64
       in += size_t{vpm} * widths[i] / 8;
+      sink.out += vpm;
     }
     return Isa::lane0_64(carry);
+  }
+  static void block_offsets32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm,
+                              uint32_t min_delta, OffsetCarry* carry, uint32_t* out) {
+    OffsetSink32 sink{out, Isa::splat32(carry->offset), Isa::splat32(carry->max_length)};
+    carry->length = Isa::lane0_32(block_run32(in, widths, m, vpm, min_delta, Isa::splat32(carry->length), sink));
+    carry->offset = Isa::lane0_32(sink.offset);
+    carry->max_length = Isa::hmax32u(sink.max_length);
   }
 
   static constexpr DeltaKernels table() {
 #define PQFAST_DELTA_MB32(w) &miniblock32<w>,
 #define PQFAST_DELTA_MB64(w) &miniblock64<w>,
+#define PQFAST_DELTA_OFF32(w) &offsets32<w>,
     return DeltaKernels{{PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB32)}, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB64)},
-                        &block32, &block64};
+                        &block32, &block64, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_OFF32)}, &block_offsets32};
 #undef PQFAST_DELTA_MB32
 #undef PQFAST_DELTA_MB64
+#undef PQFAST_DELTA_OFF32
   }
 };
 

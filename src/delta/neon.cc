@@ -118,9 +118,6 @@ inline uint32x4_t scan4x32(uint32x4_t x) {
   return vaddq_u32(x, vextq_u32(zero, x, 2));  // + [0, 0, y0, y1]
 }
 
-inline void store64(uint64_t* out, uint64x2_t v) { vst1q_u64(out, v); }
-inline void store32(uint32_t* out, uint32x4_t v) { vst1q_u32(out, v); }
-
 // The ISA's part of VectorDeltaKernels (kernels.h): the run kernels below.
 struct Neon {
   using V32 = uint32x4_t;
@@ -129,26 +126,33 @@ struct Neon {
   static V64 splat64(uint64_t x) { return vdupq_n_u64(x); }
   static uint32_t lane0_32(V32 v) { return vgetq_lane_u32(v, 0); }
   static uint64_t lane0_64(V64 v) { return vgetq_lane_u64(v, 0); }
-  template <int W>
-  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, uint32_t* out);
-  template <int W>
-  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, uint64_t* out);
+  static void store32(uint32_t* p, V32 v) { vst1q_u32(p, v); }
+  static void store64(uint64_t* p, V64 v) { vst1q_u64(p, v); }
+  static V32 add32(V32 a, V32 b) { return vaddq_u32(a, b); }
+  static V32 max32u(V32 a, V32 b) { return vmaxq_u32(a, b); }
+  static V32 scan32(V32 v) { return scan4x32(v); }
+  static V32 last32(V32 v) { return vdupq_laneq_u32(v, 3); }
+  static uint32_t hmax32u(V32 v) { return vmaxvq_u32(v); }
+  template <int W, class Out>
+  static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
+  template <int W, class Out>
+  static V64 run64(const uint8_t* in, size_t n, uint64_t min_delta, V64 md, V64 carry, Out& out);
 };
 
 // ---- INT64 ------------------------------------------------------------------
 
 // Decodes n values (a multiple of 32); `carry` holds the running value in
 // both lanes and is returned so.
-template <int W>
+template <int W, class Out>
 inline Neon::V64 Neon::run64(const uint8_t* in, size_t n, uint64_t min_delta, uint64x2_t md, uint64x2_t carry,
-                        uint64_t* out) {
+                        Out& out) {
   if constexpr (W == 0) {
     // Every delta is min_delta: out[i] = last + (i + 1) * min_delta (wrapping, unsigned).
     const uint64_t ramp[2] = {min_delta, min_delta * 2};
     uint64x2_t v = vaddq_u64(carry, vld1q_u64(ramp));
     const uint64x2_t step = vdupq_n_u64(min_delta * 2);
     for (size_t i = 0; i < n; i += 2) {
-      store64(out + i, v);
+      out.put(i, v);
       v = vaddq_u64(v, step);
     }
     return vaddq_u64(carry, vdupq_n_u64(min_delta * n));
@@ -161,10 +165,10 @@ inline Neon::V64 Neon::run64(const uint8_t* in, size_t n, uint64_t min_delta, ui
       const uint64x2_t t0 = vdupq_laneq_u64(s0, 1);
       const uint64x2_t t01 = vaddq_u64(t0, vdupq_laneq_u64(s1, 1));
       const uint64x2_t t012 = vaddq_u64(t01, vdupq_laneq_u64(s2, 1));
-      store64(out + i, vaddq_u64(carry, s0));
-      store64(out + i + 2, vaddq_u64(carry, vaddq_u64(s1, t0)));
-      store64(out + i + 4, vaddq_u64(carry, vaddq_u64(s2, t01)));
-      store64(out + i + 6, vaddq_u64(carry, vaddq_u64(s3, t012)));
+      out.put(i, vaddq_u64(carry, s0));
+      out.put(i + 2, vaddq_u64(carry, vaddq_u64(s1, t0)));
+      out.put(i + 4, vaddq_u64(carry, vaddq_u64(s2, t01)));
+      out.put(i + 6, vaddq_u64(carry, vaddq_u64(s3, t012)));
       carry = vaddq_u64(carry, vaddq_u64(t012, vdupq_laneq_u64(s3, 1)));
     }
     return carry;
@@ -174,15 +178,15 @@ inline Neon::V64 Neon::run64(const uint8_t* in, size_t n, uint64_t min_delta, ui
 
 // ---- INT32 ------------------------------------------------------------------
 
-template <int W>
+template <int W, class Out>
 inline Neon::V32 Neon::run32(const uint8_t* in, size_t n, uint32_t min_delta, uint32x4_t md, uint32x4_t carry,
-                        uint32_t* out) {
+                        Out& out) {
   if constexpr (W == 0) {
     static constexpr uint32_t kOneToFour[4] = {1, 2, 3, 4};
     uint32x4_t v = vaddq_u32(carry, vmulq_u32(vld1q_u32(kOneToFour), md));
     const uint32x4_t step = vdupq_n_u32(min_delta * 4);
     for (size_t i = 0; i < n; i += 4) {
-      store32(out + i, v);
+      out.put(i, v);
       v = vaddq_u32(v, step);
     }
     return vaddq_u32(carry, vdupq_n_u32(min_delta * static_cast<uint32_t>(n)));
@@ -191,8 +195,8 @@ inline Neon::V32 Neon::run32(const uint8_t* in, size_t n, uint32_t min_delta, ui
       const uint32x4_t s0 = scan4x32(vaddq_u32(unpack4x32<W, 0>(in), md));
       const uint32x4_t s1 = scan4x32(vaddq_u32(unpack4x32<W, 1>(in), md));
       const uint32x4_t t0 = vdupq_laneq_u32(s0, 3);
-      store32(out + i, vaddq_u32(carry, s0));
-      store32(out + i + 4, vaddq_u32(carry, vaddq_u32(s1, t0)));
+      out.put(i, vaddq_u32(carry, s0));
+      out.put(i + 4, vaddq_u32(carry, vaddq_u32(s1, t0)));
       carry = vaddq_u32(carry, vaddq_u32(t0, vdupq_laneq_u32(s1, 3)));
     }
     return carry;

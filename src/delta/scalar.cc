@@ -36,6 +36,20 @@ uint64_t miniblock64(const uint8_t* in, size_t n, uint64_t min_delta, uint64_t l
   return last;
 }
 
+// Lengths to offsets: the same lengths as miniblock32, summed again.
+template <int W>
+void offsets32(const uint8_t* in, size_t n, uint32_t min_delta, OffsetCarry* carry, uint32_t* out) {
+  uint32_t length = carry->length, offset = carry->offset, max_length = carry->max_length;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t packed = W == 0 ? 0 : static_cast<uint32_t>(extract_bits(in, uint64_t{i} * W, W));
+    length += packed + min_delta;
+    offset += length;
+    max_length = length > max_length ? length : max_length;
+    out[i] = offset;
+  }
+  *carry = OffsetCarry{length, offset, max_length};
+}
+
 #define PQFAST_DELTA_SCALAR32(w) miniblock32<w>,
 #define PQFAST_DELTA_SCALAR64(w) miniblock64<w>,
 constexpr Miniblock32Fn kMiniblock32[] = {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR32)};
@@ -59,6 +73,17 @@ uint64_t block64(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t 
   return last;
 }
 
+#define PQFAST_DELTA_SCALAR_OFF32(w) offsets32<w>,
+constexpr Offsets32Fn kOffsets32[] = {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR_OFF32)};
+
+void block_offsets32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm, uint32_t min_delta,
+                     OffsetCarry* carry, uint32_t* out) {
+  for (uint32_t i = 0; i < m; ++i, out += vpm) {
+    kOffsets32[widths[i]](in, vpm, min_delta, carry, out);
+    in += size_t{vpm} * widths[i] / 8;
+  }
+}
+
 }  // namespace
 
 const DeltaKernels kScalarDeltaKernels = {
@@ -66,8 +91,11 @@ const DeltaKernels kScalarDeltaKernels = {
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR64)},
     block32,
     block64,
+    {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR_OFF32)},
+    block_offsets32,
 };
 #undef PQFAST_DELTA_SCALAR32
 #undef PQFAST_DELTA_SCALAR64
+#undef PQFAST_DELTA_SCALAR_OFF32
 
 }  // namespace pqfast::delta

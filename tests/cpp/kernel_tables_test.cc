@@ -220,6 +220,65 @@ TEST(KernelTables, DeltaBlockEqualsChainedMiniblocks) {
   });
 }
 
+// Lengths to offsets (DELTA_LENGTH_BYTE_ARRAY / DELTA_BYTE_ARRAY): the
+// miniblock and block offset kernels against scalar at every width, and the
+// offsets equal the running sum of what the plain kernel decodes.
+TEST(KernelTables, DeltaOffsetKernelsEqualScalarAndTheRunningSum) {
+  const delta::DeltaKernels& ref = delta::kScalarDeltaKernels;
+  std::mt19937_64 rng(23);
+  for_each_simd_level([&](SimdLevel level) {
+    const delta::DeltaKernels& k = delta_table(level);
+    const auto extremes = Extremes<uint32_t>::values(rng);
+    for (int w = 0; w <= 64; ++w) {
+      for (size_t n : {size_t{32}, size_t{96}, size_t{1056}}) {
+        for (Fill fill : {Fill::kRandom, Fill::kSparse, Fill::kOnes}) {
+          SCOPED_TRACE("width " + std::to_string(w) + ", n " + std::to_string(n));
+          const auto body = packed_bytes(n * w / 8, rng, fill);
+          auto ref_in = with_slack(body, 0x00);
+          auto got_in = with_slack(body, 0x5A);
+          const uint32_t min_delta = extremes[rng() % extremes.size()];
+          const delta::OffsetCarry start{extremes[rng() % extremes.size()], static_cast<uint32_t>(rng()),
+                                         static_cast<uint32_t>(rng() >> 40)};
+          std::vector<uint32_t> want(n + kGuard, 0x3C3C3C3Cu), got(n + kGuard, 0x3C3C3C3Cu), lengths(n);
+          delta::OffsetCarry want_c = start, got_c = start;
+          ref.offsets32[w](ref_in.get(), n, min_delta, &want_c, want.data());
+          k.offsets32[w](got_in.get(), n, min_delta, &got_c, got.data());
+          ASSERT_EQ(got, want);
+          ASSERT_EQ(got_c.length, want_c.length);
+          ASSERT_EQ(got_c.offset, want_c.offset);
+          ASSERT_EQ(got_c.max_length, want_c.max_length);
+          // Independently: the plain kernel's values, summed.
+          const uint32_t last = ref.int32[w](ref_in.get(), n, min_delta, start.length, lengths.data());
+          ASSERT_EQ(last, want_c.length);
+          uint32_t off = start.offset, mx = start.max_length;
+          for (size_t i = 0; i < n; ++i) {
+            off += lengths[i];
+            mx = std::max(mx, lengths[i]);
+            ASSERT_EQ(want[i], off) << i;
+          }
+          ASSERT_EQ(mx, want_c.max_length);
+        }
+      }
+    }
+    for (int iter = 0; iter < 200; ++iter) {
+      const uint32_t m = 1 + static_cast<uint32_t>(rng() % 8), vpm = 32 * (1 + static_cast<uint32_t>(rng() % 8));
+      std::vector<uint8_t> widths(m);
+      size_t bytes = 0;
+      for (auto& x : widths) bytes += size_t{vpm} * (x = static_cast<uint8_t>(rng() % 65)) / 8;
+      auto in = with_slack(packed_bytes(bytes, rng, static_cast<Fill>(iter % 4)), 0x77);
+      const uint32_t min_delta = static_cast<uint32_t>(rng());
+      delta::OffsetCarry want_c{static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng()), 0}, got_c = want_c;
+      std::vector<uint32_t> want(size_t{m} * vpm + kGuard, 1), got(size_t{m} * vpm + kGuard, 1);
+      ref.block_offsets32(in.get(), widths.data(), m, vpm, min_delta, &want_c, want.data());
+      k.block_offsets32(in.get(), widths.data(), m, vpm, min_delta, &got_c, got.data());
+      ASSERT_EQ(got, want) << "iteration " << iter;
+      ASSERT_EQ(got_c.length, want_c.length);
+      ASSERT_EQ(got_c.offset, want_c.offset);
+      ASSERT_EQ(got_c.max_length, want_c.max_length);
+    }
+  });
+}
+
 // ---- local_bloom --------------------------------------------------------------
 
 // A payload at an offset from a 64-byte boundary (views parse blocks in place).
