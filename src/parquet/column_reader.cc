@@ -40,6 +40,39 @@ Family family_of(ArrowLayout l) {
   }
 }
 
+// Runs a DELTA string decoder into Arrow offsets + bytes, growing the bytes
+// buffer when the decoder stops early; a page's decoded bytes are limited.
+template <class Dec, class Offset>
+Status delta_strings(Dec& dec, size_t n, Offset* offsets, ReadBuffer& data, size_t first_guess, int64_t limit,
+                     const std::string& where) {
+  if (dec.total_values() < n) {
+    return make_error(ErrorCode::kCorrupt, where + ": the DELTA stream holds " + std::to_string(dec.total_values()) +
+                                               " values, the page " + std::to_string(n));
+  }
+  const size_t start = static_cast<size_t>(offsets[0]);
+  data.reserve(start + first_guess + 64);
+  size_t done = 0;
+  while (done < n) {
+    auto k = dec.decode(offsets + done, data.data(), data.capacity(), n - done);
+    if (!k.ok()) return make_error(k.error().code, where + ": " + k.error().message);
+    done += *k;
+    if (done < n) {
+      const size_t used = static_cast<size_t>(offsets[done]);
+      if (sizeof(Offset) == 4 && used >= 0x7fffffffu - 64) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB");
+      }
+      if (static_cast<int64_t>(data.capacity() - start) > limit) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": a page's DELTA strings decode to more than " +
+                                                         std::to_string(limit) + " bytes");
+      }
+      data.resize(used);  // keeps the bytes written so far across the growth
+      data.reserve(data.capacity() * 2 + 4096);
+    }
+  }
+  data.resize(static_cast<size_t>(offsets[n]));
+  return Status::Ok();
+}
+
 class ChunkReader {
  public:
   ChunkReader(const ColumnDescriptor& d, int32_t codec, const ColumnReadOptions& o, std::string where)
@@ -59,6 +92,9 @@ class ChunkReader {
   Status bool_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
   // BYTE_ARRAY values (any encoding but dictionary) into int64 offsets + bytes.
   Status binary_dense(int32_t enc, const uint8_t* p, size_t len, size_t n, ReadBuffer& offsets, ReadBuffer& bytes,
+                      const std::string& where);
+  template <class Offset>
+  Status delta_binary(int32_t enc, const uint8_t* p, size_t len, size_t n, Offset* offsets, ReadBuffer& data,
                       const std::string& where);
   Result<const uint8_t*> decompressed(const uint8_t* src, size_t csize, size_t usize, const std::string& where);
 
@@ -80,6 +116,7 @@ class ChunkReader {
 
 Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csize, size_t usize,
                                                  const std::string& where) {
+  if (csize == 0 && usize == 0) return src;  // an empty page (no codec frame at all)
   if (codec_ == 0) {
     // Uncompressed: the body is the page (a smaller uncompressed size is
     // tolerated; the body's own length bounds every read).
@@ -346,12 +383,37 @@ Status ChunkReader::physical_values(int32_t enc, const uint8_t* p, size_t len, s
       return decode(reinterpret_cast<int64_t*>(out));
     }
     case kDeltaByteArray:
+    {
       if (t != PhysicalType::kFixedLenByteArray) break;
-      return make_error(ErrorCode::kUnsupported, where + ": DELTA_BYTE_ARRAY is not read yet");
+      auto dec = DeltaByteArrayDecoder::make(p, len, d_.type_length);
+      if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+      if (dec->total_values() < n) {
+        return make_error(ErrorCode::kCorrupt, where + ": the DELTA_BYTE_ARRAY stream holds " +
+                                                   std::to_string(dec->total_values()) + " values, the page " +
+                                                   std::to_string(n));
+      }
+      auto got = dec->decode_fixed(out, n);
+      if (!got.ok()) return make_error(got.error().code, where + ": " + got.error().message);
+      if (*got != n) return make_error(ErrorCode::kTruncated, where + ": DELTA_BYTE_ARRAY stream ended early");
+      return Status::Ok();
+    }
     default: break;
   }
   return make_error(ErrorCode::kUnsupported, where + ": encoding " + enc_name(enc) + " of a " +
                                                  physical_type_name(t) + " column is not supported");
+}
+
+template <class Offset>
+Status ChunkReader::delta_binary(int32_t enc, const uint8_t* p, size_t len, size_t n, Offset* offsets,
+                                 ReadBuffer& data, const std::string& where) {
+  if (enc == kDeltaLengthByteArray) {
+    auto dec = DeltaLengthByteArrayDecoder::make(p, len);
+    if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+    return delta_strings(*dec, n, offsets, data, dec->data_bytes_remaining(), opts_.max_page_bytes, where);
+  }
+  auto dec = DeltaByteArrayDecoder::make(p, len);
+  if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+  return delta_strings(*dec, n, offsets, data, len, opts_.max_page_bytes, where);
 }
 
 Status ChunkReader::fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
@@ -390,9 +452,11 @@ Status ChunkReader::binary_dense(int32_t enc, const uint8_t* p, size_t len, size
       bytes.resize(0);
       return plain_binary<int64_t>(p, len, n, offsets.as<int64_t>(), bytes, nullptr, where);
     case kDeltaLengthByteArray:
-      return make_error(ErrorCode::kUnsupported, where + ": DELTA_LENGTH_BYTE_ARRAY is not read yet");
     case kDeltaByteArray:
-      return make_error(ErrorCode::kUnsupported, where + ": DELTA_BYTE_ARRAY is not read yet");
+      offsets.reserve_exact((n + 1) * 8);
+      offsets.as<int64_t>()[0] = 0;
+      bytes.resize(0);
+      return delta_binary(enc, p, len, n, offsets.as<int64_t>(), bytes, where);
     default:
       return make_error(ErrorCode::kUnsupported, where + ": encoding " + enc_name(enc) +
                                                      " of a BYTE_ARRAY column is not supported");
@@ -415,6 +479,10 @@ Status ChunkReader::binary_values(int32_t enc, const uint8_t* p, size_t len, siz
     case kPlainDictionary:
     case kRleDictionary:
       PQFAST_RETURN_IF_ERROR(dict_gather_binary<Offset>(dict_, p, len, nonnull, offsets, out_->data, where));
+      break;
+    case kDeltaLengthByteArray:
+    case kDeltaByteArray:
+      PQFAST_RETURN_IF_ERROR(delta_binary<Offset>(enc, p, len, nonnull, offsets, out_->data, where));
       break;
     default: {
       PQFAST_RETURN_IF_ERROR(binary_dense(enc, p, len, nonnull, scratch_, scratch2_, where));
@@ -455,6 +523,54 @@ Status ChunkReader::view_values(int32_t enc, const uint8_t* p, size_t len, size_
     case kRleDictionary:
       PQFAST_RETURN_IF_ERROR(dict_gather_views(dict_, p, len, nonnull, views, where));
       break;
+    case kDeltaLengthByteArray: {
+      // Views into a copy of the page's bytes: the lengths are decoded, the
+      // values never copied again.
+      const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      ReadBuffer copy;
+      copy.resize(len);
+      if (len) std::memcpy(copy.data(), p, len);
+      auto dec = DeltaLengthByteArrayDecoder::make(copy.data(), len);
+      if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+      if (dec->total_values() < nonnull) {
+        return make_error(ErrorCode::kCorrupt, where + ": the DELTA_LENGTH_BYTE_ARRAY stream holds " +
+                                                   std::to_string(dec->total_values()) + " values, the page " +
+                                                   std::to_string(nonnull));
+      }
+      auto got = dec->decode_views(views, index, nonnull);
+      if (!got.ok()) return make_error(got.error().code, where + ": " + got.error().message);
+      if (*got != nonnull) return make_error(ErrorCode::kTruncated, where + ": DELTA_LENGTH_BYTE_ARRAY stream ended early");
+      out_->view_buffers.push_back(std::move(copy));
+      break;
+    }
+    case kDeltaByteArray: {
+      const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      auto dec = DeltaByteArrayDecoder::make(p, len);
+      if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+      if (dec->total_values() < nonnull) {
+        return make_error(ErrorCode::kCorrupt, where + ": the DELTA_BYTE_ARRAY stream holds " +
+                                                   std::to_string(dec->total_values()) + " values, the page " +
+                                                   std::to_string(nonnull));
+      }
+      ReadBuffer bytes;
+      bytes.reserve(len + 64);
+      size_t size = 0, done = 0;
+      while (done < nonnull) {
+        auto got = dec->decode_views(views + done, bytes.data(), bytes.capacity(), &size, index, nonnull - done);
+        if (!got.ok()) return make_error(got.error().code, where + ": " + got.error().message);
+        done += *got;
+        if (done < nonnull) {
+          if (static_cast<int64_t>(bytes.capacity()) > opts_.max_page_bytes || bytes.capacity() > 0x7fffffffu / 2) {
+            return make_error(ErrorCode::kLimitExceeded, where + ": a page's DELTA strings decode to too many bytes");
+          }
+          bytes.resize(size);
+          bytes.reserve(bytes.capacity() * 2 + 4096);
+        }
+      }
+      bytes.resize(size);
+      out_->view_buffers.push_back(std::move(bytes));
+      break;
+    }
     default: {
       ReadBuffer offsets, bytes;
       PQFAST_RETURN_IF_ERROR(binary_dense(enc, p, len, nonnull, offsets, bytes, where));
@@ -513,6 +629,25 @@ Status ChunkReader::bool_values(int32_t enc, const uint8_t* p, size_t len, size_
 
 }  // namespace
 
+bool parquet_mr_before_1_2_9(const std::string& created_by) {
+  const std::string app = "parquet-mr";
+  if (created_by.compare(0, app.size(), app) != 0) return false;
+  const size_t v = created_by.find("version ");
+  if (v == std::string::npos) return true;  // no version: 0.0.0
+  int part[3] = {0, 0, 0};
+  size_t i = v + 8;
+  for (int k = 0; k < 3 && i < created_by.size(); ++k) {
+    while (i < created_by.size() && created_by[i] >= '0' && created_by[i] <= '9') {
+      part[k] = std::min(part[k] * 10 + (created_by[i] - '0'), 1000000);
+      ++i;
+    }
+    if (i < created_by.size() && created_by[i] == '.') ++i; else break;
+  }
+  if (part[0] != 1) return part[0] < 1;
+  if (part[1] != 2) return part[1] < 2;
+  return part[2] < 9;
+}
+
 std::string flat_column_problem(const FileMetaData& meta, int leaf) {
   if (leaf < 0 || static_cast<size_t>(leaf) >= meta.columns.size()) return "no leaf column " + std::to_string(leaf);
   const auto& c = meta.columns[leaf];
@@ -564,8 +699,15 @@ Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData
                                                std::to_string(len) + " bytes lies outside the " + std::to_string(size) +
                                                "-byte file");
   }
+  // parquet-mr up to 1.2.8 left the dictionary page header out of
+  // total_compressed_size (PARQUET-816): read up to 100 bytes more, as
+  // Arrow C++ does, so such chunks end where their last page ends.
+  int64_t read_len = len;
+  if (parquet_mr_before_1_2_9(meta.created_by)) {
+    read_len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
+  }
   ReadBuffer buf;
-  buf.resize(static_cast<size_t>(len));
+  buf.resize(static_cast<size_t>(read_len));
   PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
   return decode_column_chunk(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, opts, where);
 }

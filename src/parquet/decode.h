@@ -13,19 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "pqfast/delta.h"
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_read.h"
 #include "pqfast/status.h"
 #include "parquet/read_buffer.h"
 
-namespace pqfast {
-// Arrow's 16-byte binary_view element.
-union BinaryViewElem {
-  struct { int32_t size; uint8_t data[12]; } inlined;
-  struct { int32_t size; uint8_t prefix[4]; int32_t buffer_index; int32_t offset; } ref;
-};
-static_assert(sizeof(BinaryViewElem) == 16);
-}  // namespace pqfast
+namespace pqfast::parquet::detail {
+// Arrow's 16-byte binary_view element (declared with the DELTA string decoders).
+using BinaryViewElem = pqfast::BinaryView;
+}  // namespace pqfast::parquet::detail
 
 namespace pqfast::parquet {
 
