@@ -124,6 +124,8 @@ def arrow_format(t) -> str | None:
         return "vu"
     if pt.is_binary_view(t):
         return "vz"
+    if pt.is_duration(t):
+        return f"tD{t.unit[0]}"
     if pt.is_timestamp(t):
         return f"ts{t.unit[0]}:{t.tz or ''}"
     if pt.is_decimal128(t):
@@ -173,25 +175,28 @@ class _Plan:
             self.format = arrow_format(base) or ""
             return
         self.field_metadata = arrow_field.metadata
-        want = arrow_field.type
-        if pt.is_dictionary(want):
-            self.dictionary = want
-            want = want.value_type
-        self.final_type = want
-        fmt = arrow_format(want)
-        if desc["physical_type"] == "BYTE_ARRAY" and fmt in _BINARY_LAYOUTS and layout == "binary":
-            # string, large_string, string_view and their binary kin read straight into their layout.
-            self.read_type, self.layout = want, _BINARY_LAYOUTS[fmt]
-        elif (pt.is_timestamp(want) and pt.is_timestamp(base) and want.unit == base.unit) or \
-                (desc["physical_type"] == "INT64" and pt.is_timestamp(want) and base == pa.int64()):
-            if want.unit == getattr(base, "unit", want.unit) or not pt.is_timestamp(base):
-                self.read_type = want
-        elif pt.is_integer(want) and pt.is_integer(base) and want.bit_width < base.bit_width and \
-                desc["physical_type"] == "INT32":
-            self.read_type, self.layout = want, str(want)
-        if self.read_type.equals(want) and pt.is_timestamp(want) and pt.is_timestamp(base) and want.unit != base.unit:
-            self.read_type = base
-        self.format = arrow_format(self.read_type) or ""
+        # The embedded Arrow type wins only where Arrow C++ lets it
+        # (parquet/arrow/schema.cc, ApplyOriginalStorageMetadata).
+        origin = arrow_field.type
+        final = base
+        if pt.is_timestamp(origin) and pt.is_timestamp(base):
+            if base.tz == "UTC" and origin.tz:
+                final = origin if origin.unit == base.unit else pa.timestamp(base.unit, origin.tz)
+        if pt.is_duration(origin) and base == pa.int64():
+            final = origin
+        if pt.is_dictionary(origin) and (pt.is_string(base) or pt.is_binary(base)):
+            self.dictionary = pa.dictionary(pa.int32(), base, origin.ordered)
+        if (pt.is_large_binary(origin) and pt.is_binary(base)) or \
+                (pt.is_large_string(origin) and pt.is_string(base)) or \
+                (pt.is_binary_view(origin) and pt.is_binary(base)) or \
+                (pt.is_string_view(origin) and pt.is_string(base)):
+            final = origin
+            self.layout = _BINARY_LAYOUTS[arrow_format(origin)]
+        if pt.is_decimal256(origin) and pt.is_decimal128(base):
+            final = origin
+            self.layout = "decimal256"
+        self.read_type = self.final_type = final
+        self.format = arrow_format(final) or ""
 
     def spec(self, rg: int):
         return (rg, self.leaf, self.layout, self.format)
@@ -206,13 +211,8 @@ class _Plan:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 self.final_type = arr.type
         if self.dictionary is not None:
-            arr = pa.chunked_array([c.dictionary_encode() for c in arr.chunks], type=None) if arr.num_chunks else \
-                pa.chunked_array([], type=self.dictionary)
-            if not arr.type.equals(self.dictionary):
-                try:
-                    arr = arr.cast(self.dictionary)
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                    pass
+            chunks = [c.dictionary_encode() for c in arr.chunks]
+            arr = pa.chunked_array(chunks, type=self.dictionary)
         return arr
 
     def field(self, arr):
