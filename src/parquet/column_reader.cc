@@ -159,6 +159,23 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
     out_->null_count = num_rows;
     return ColumnArray(std::move(out_));
   }
+  // Room for the row group's values up front (growth copies and page
+  // faults cost more than the decoding), but never more than the chunk's
+  // bytes could plausibly hold: a hostile row count reserves nothing big.
+  {
+    const uint64_t n0 = std::min<uint64_t>(static_cast<uint64_t>(num_rows), uint64_t{len} * 8 + 65536);
+    if (nullable_) out_->validity.reserve(static_cast<size_t>(n0 / 8 + 8));
+    switch (family_) {
+      case Family::kFixed: out_->values.reserve(static_cast<size_t>(n0) * static_cast<size_t>(out_->width)); break;
+      case Family::kView: out_->values.reserve(static_cast<size_t>(n0) * 16); break;
+      case Family::kBool: out_->values.reserve(static_cast<size_t>(n0 / 8 + 8)); break;
+      case Family::kBinary:
+        out_->values.reserve(static_cast<size_t>(n0 + 1) * (layout_ == ArrowLayout::kBinary ? 4 : 8));
+        out_->data.reserve(codec_ == 0 ? len : len * 3);
+        break;
+      case Family::kNull: break;
+    }
+  }
   if (!codec_supported(codec_)) {
     const char* name = codec_name(codec_);
     return make_error(ErrorCode::kUnsupported,
@@ -512,11 +529,14 @@ Status ChunkReader::view_values(int32_t enc, const uint8_t* p, size_t len, size_
                                                      " BYTE_ARRAY values cannot fit " + std::to_string(len) + " bytes");
       }
       const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
-      PQFAST_RETURN_IF_ERROR(plain_binary_views(p, len, nonnull, views, index, where));
-      ReadBuffer copy;
-      copy.resize(len);
-      if (len) std::memcpy(copy.data(), p, len);
-      out_->view_buffers.push_back(std::move(copy));
+      bool refers = false;
+      PQFAST_RETURN_IF_ERROR(plain_binary_views(p, len, nonnull, views, index, &refers, where));
+      if (refers) {  // values over 12 bytes point into a copy of the page's bytes
+        ReadBuffer copy;
+        copy.resize(len);
+        if (len) std::memcpy(copy.data(), p, len);
+        out_->view_buffers.push_back(std::move(copy));
+      }
       break;
     }
     case kPlainDictionary:
@@ -544,31 +564,24 @@ Status ChunkReader::view_values(int32_t enc, const uint8_t* p, size_t len, size_
       break;
     }
     case kDeltaByteArray: {
+      // Decoded into offsets + bytes (the decoder's wide-copy path), then
+      // views built from them; the bytes become a view buffer only when some
+      // value is longer than 12 bytes.
+      scratch_.reserve_exact((nonnull + 1) * 4);
+      scratch_.as<int32_t>()[0] = 0;
+      ReadBuffer& bytes = scratch2_;
+      bytes.resize(0);
+      PQFAST_RETURN_IF_ERROR(delta_binary<int32_t>(enc, p, len, nonnull, scratch_.as<int32_t>(), bytes, where));
       const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
-      auto dec = DeltaByteArrayDecoder::make(p, len);
-      if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
-      if (dec->total_values() < nonnull) {
-        return make_error(ErrorCode::kCorrupt, where + ": the DELTA_BYTE_ARRAY stream holds " +
-                                                   std::to_string(dec->total_values()) + " values, the page " +
-                                                   std::to_string(nonnull));
+      const int32_t* o = scratch_.as<int32_t>();
+      const uint8_t* b = bytes.data();
+      bool any = false;
+      for (size_t i = 0; i < nonnull; ++i) {  // ReadBuffer's slack covers the 12-byte loads
+        const uint32_t l = static_cast<uint32_t>(o[i + 1] - o[i]);
+        views[i] = make_view(b + o[i], l, index, o[i]);
+        any |= l > 12;
       }
-      ReadBuffer bytes;
-      bytes.reserve(len + 64);
-      size_t size = 0, done = 0;
-      while (done < nonnull) {
-        auto got = dec->decode_views(views + done, bytes.data(), bytes.capacity(), &size, index, nonnull - done);
-        if (!got.ok()) return make_error(got.error().code, where + ": " + got.error().message);
-        done += *got;
-        if (done < nonnull) {
-          if (static_cast<int64_t>(bytes.capacity()) > opts_.max_page_bytes || bytes.capacity() > 0x7fffffffu / 2) {
-            return make_error(ErrorCode::kLimitExceeded, where + ": a page's DELTA strings decode to too many bytes");
-          }
-          bytes.resize(size);
-          bytes.reserve(bytes.capacity() * 2 + 4096);
-        }
-      }
-      bytes.resize(size);
-      out_->view_buffers.push_back(std::move(bytes));
+      if (any) out_->view_buffers.push_back(std::move(bytes));  // scratch2_ starts afresh
       break;
     }
     default: {

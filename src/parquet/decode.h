@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,36 @@ Status convert_fixed(const ColumnDescriptor& d, ArrowLayout layout, const uint8_
 Status convert_binary_to_decimal(ArrowLayout layout, const int64_t* offsets, const uint8_t* bytes, size_t n,
                                  uint8_t* out, const std::string& where);
 
+// A view of `len` bytes at src (buffer `index`, `offset`). `src` must have
+// 12 readable bytes (the caller checks, or pads): inline values are loaded
+// with fixed-size copies and masked, never a call per value.
+inline BinaryViewElem make_view(const uint8_t* src, uint32_t len, int32_t index, int32_t offset) {
+  BinaryViewElem v;
+  if (len <= 12) {
+    uint64_t lo, hi32 = 0;
+    uint32_t hi;
+    std::memcpy(&lo, src, 8);
+    std::memcpy(&hi, src + 8, 4);
+    hi32 = hi;
+    if (len < 8) {
+      lo &= (uint64_t{1} << (8 * len)) - 1;
+      hi32 = 0;
+    } else {
+      hi32 &= len == 12 ? 0xffffffffull : ((uint64_t{1} << (8 * (len - 8))) - 1);
+    }
+    v.inlined.size = static_cast<int32_t>(len);
+    std::memcpy(v.inlined.data, &lo, 8);
+    const uint32_t h = static_cast<uint32_t>(hi32);
+    std::memcpy(v.inlined.data + 8, &h, 4);
+  } else {
+    v.ref.size = static_cast<int32_t>(len);
+    std::memcpy(v.ref.prefix, src, 4);
+    v.ref.buffer_index = index;
+    v.ref.offset = offset;
+  }
+  return v;
+}
+
 // ---- PLAIN ----
 // n fixed-width values of `width` bytes: needs n * width bytes.
 Status plain_fixed(const uint8_t* p, size_t len, size_t n, int32_t width, uint8_t* out, const std::string& where);
@@ -79,8 +110,9 @@ Status plain_binary(const uint8_t* p, size_t len, size_t n, Offset* offsets, Rea
                     const std::string& where);
 // The same as views: short values inline, long ones referring to `bytes`
 // (the page's value bytes, copied by the caller into buffer `buffer_index`).
+// *refers is set when some value is longer than 12 bytes (the buffer is needed).
 Status plain_binary_views(const uint8_t* p, size_t len, size_t n, BinaryViewElem* out, int32_t buffer_index,
-                          const std::string& where);
+                          bool* refers, const std::string& where);
 
 // ---- BYTE_STREAM_SPLIT ----
 // n values of `width` bytes from `width` streams; the stride is len / width.

@@ -1,5 +1,6 @@
 // PLAIN values: fixed-width copies, bit-packed booleans, length-prefixed
 // BYTE_ARRAY into Arrow offsets + bytes or views.
+#include <algorithm>
 #include <cstring>
 
 #include "parquet/decode.h"
@@ -70,8 +71,9 @@ template Status plain_binary<int32_t>(const uint8_t*, size_t, size_t, int32_t*, 
 template Status plain_binary<int64_t>(const uint8_t*, size_t, size_t, int64_t*, ReadBuffer&, size_t*, const std::string&);
 
 Status plain_binary_views(const uint8_t* p, size_t len, size_t n, BinaryViewElem* out, int32_t buffer_index,
-                          const std::string& where) {
+                          bool* refers, const std::string& where) {
   size_t pos = 0;
+  bool any = false;
   for (size_t i = 0; i < n; ++i) {
     if (len - pos < 4) {
       return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
@@ -84,19 +86,17 @@ Status plain_binary_views(const uint8_t* p, size_t len, size_t n, BinaryViewElem
       return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
                                                    std::to_string(l) + " bytes runs past the page");
     }
-    BinaryViewElem v;
-    std::memset(&v, 0, sizeof v);
-    v.inlined.size = static_cast<int32_t>(l);
-    if (l <= 12) {
-      std::memcpy(v.inlined.data, p + pos, l);
+    if (pos + 12 <= len) {
+      out[i] = make_view(p + pos, l, buffer_index, static_cast<int32_t>(pos));
     } else {
-      std::memcpy(v.ref.prefix, p + pos, 4);
-      v.ref.buffer_index = buffer_index;
-      v.ref.offset = static_cast<int32_t>(pos);
+      uint8_t tmp[12] = {};
+      std::memcpy(tmp, p + pos, std::min<size_t>(l, 12));
+      out[i] = make_view(tmp, l, buffer_index, static_cast<int32_t>(pos));
     }
-    out[i] = v;
+    any |= l > 12;
     pos += l;
   }
+  *refers = any;
   return Status::Ok();
 }
 

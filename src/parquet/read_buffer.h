@@ -11,18 +11,33 @@
 
 namespace pqfast::parquet::detail {
 
+// Large blocks (>= kPoolMinBytes) freed by ReadBuffers go to a small
+// process-wide pool (at most kPoolMaxBlocks, kPoolMaxBytes in all) and are
+// reused by the next large allocation that fits: a column read after
+// another one reuses memory the kernel has already mapped instead of
+// faulting in fresh pages (on this VM a fault on returned memory costs more
+// than decoding the values). Thread-safe.
+inline constexpr size_t kPoolMinBytes = size_t{1} << 20;
+inline constexpr size_t kPoolMaxBlocks = 64;
+inline constexpr size_t kPoolMaxBytes = size_t{1} << 30;
+// A block of at least `bytes` (its real size in *got), from the pool or new.
+uint8_t* pool_allocate(size_t bytes, size_t* got);
+void pool_free(uint8_t* p, size_t bytes);
+// Returns every pooled block to the system.
+void pool_clear();
+
 class ReadBuffer {
  public:
   static constexpr size_t kSlack = 64;
   ReadBuffer() = default;
-  ~ReadBuffer() { std::free(data_); }
+  ~ReadBuffer() { release(); }
   ReadBuffer(const ReadBuffer&) = delete;
   ReadBuffer& operator=(const ReadBuffer&) = delete;
   ReadBuffer(ReadBuffer&& o) noexcept
       : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), cap_(std::exchange(o.cap_, 0)) {}
   ReadBuffer& operator=(ReadBuffer&& o) noexcept {
     if (this != &o) {
-      std::free(data_);
+      release();
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
       cap_ = std::exchange(o.cap_, 0);
@@ -41,19 +56,17 @@ class ReadBuffer {
     size_t want = cap_ + cap_ / 2;
     if (want < n) want = n;
     want = (want + 63) & ~size_t{63};
-    auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, want + kSlack));
-    if (p == nullptr) throw std::bad_alloc();
+    size_t got = 0;
+    uint8_t* p = pool_allocate(want + kSlack, &got);
     if (size_) std::memcpy(p, data_, size_);
-    std::free(data_);
+    release();
     data_ = p;
-    cap_ = want;
+    cap_ = got - kSlack;
   }
   // Exactly n bytes of capacity (for a buffer reused page after page).
   void reserve_exact(size_t n) {
     if (n <= cap_) return;
-    std::free(data_);
-    data_ = nullptr;
-    size_ = cap_ = 0;
+    release();
     reserve(n);
   }
   void resize(size_t n) {
@@ -72,6 +85,11 @@ class ReadBuffer {
   const T* as() const { return reinterpret_cast<const T*>(data_); }
 
  private:
+  void release() {
+    if (data_) pool_free(data_, cap_ + kSlack);
+    data_ = nullptr;
+    size_ = cap_ = 0;
+  }
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   size_t cap_ = 0;

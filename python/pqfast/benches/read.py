@@ -117,7 +117,7 @@ def _readers(use_duckdb: bool):
                 cons[key] = con
             # The five columns into an Arrow table, as the other two return
             # them (an aggregate could be answered from the footer's min/max).
-            return cons[key].execute(f"SELECT {', '.join(Q12)} FROM read_parquet('{path}')").to_arrow_table()
+            return cons[key].sql(f"SELECT {', '.join(Q12)} FROM read_parquet('{path}')").to_arrow_table()
 
         readers["duckdb"] = r_duckdb
     return readers
