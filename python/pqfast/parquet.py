@@ -927,14 +927,13 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
                 columns: Sequence[str] | None = None, filter_rows: bool = True, threads: int | None = None):
-    """Reads with pyarrow only the row groups :func:`prune` keeps (maybe / no_filter).
+    """Reads (with pqfast's column reader) only the row groups :func:`prune` keeps (maybe / no_filter).
 
     With ``filter_rows`` (default) the rows are then filtered to ``column`` in
     ``values``, so the result equals a full scan with that filter.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     table = prune(paths_or_glob, column, values, filesystem, threads=threads)
     keep: dict[str, list[int]] = {}
@@ -945,10 +944,12 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     pieces = []
     schema = None
     for path, rgs in keep.items():
-        pf = pq.ParquetFile(path, filesystem=filesystem) if filesystem is not None else pq.ParquetFile(path)
-        t = pf.read_row_groups(rgs, columns=list(columns) if columns is not None else None)
+        with ParquetFile(path, filesystem=filesystem) as pf:
+            t = pf.read(columns=list(columns) if columns is not None else None, row_groups=rgs)
+            col = None
+            if filter_rows:
+                col = t.column(column) if column in t.column_names else pf.read(columns=[column], row_groups=rgs).column(0)
         if filter_rows:
-            col = t.column(column) if column in t.column_names else pf.read_row_groups(rgs, columns=[column]).column(0)
             vals = _as_list_or_array(values)
             mask = pc.is_in(col, value_set=pa.array(list(vals), type=col.type))
             t = t.filter(mask)
@@ -957,9 +958,7 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     if not pieces:
         first = expand_paths(paths_or_glob, filesystem)
         if first:
-            s = pq.read_schema(first[0], filesystem=filesystem)
-            if columns is not None:
-                s = pa.schema([s.field(c) for c in columns])
-            return s.empty_table()
+            with ParquetFile(first[0], filesystem=filesystem) as pf:
+                return pf.read(columns=list(columns) if columns is not None else None, row_groups=[])
         return pa.table({})
     return pa.concat_tables(pieces)

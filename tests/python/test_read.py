@@ -150,3 +150,29 @@ def test_every_simd_level_reads_the_same_arrays(data_dir, each_simd_level, name)
         got = pqfast.read_table(path, columns=flat)
         for col in ref.column_names:
             same_column(got.column(col), ref.column(col))
+
+
+def test_head_cli(tmp_path):
+    import json
+
+    from conftest import run_cli
+
+    t = pa.table({"a": list(range(50)), "s": [f"x{i}" for i in range(50)], "z": [None] * 50})
+    p = tmp_path / "h.parquet"
+    pq.write_table(t, p, row_group_size=7)
+    out = run_cli("head", str(p), "-n", "9", "--columns", "a,s").stdout.splitlines()
+    assert out[0].split() == ["a", "s"]
+    assert [ln.split()[0] for ln in out[2:]] == [str(i) for i in range(9)]
+    rows = [json.loads(ln) for ln in run_cli("head", str(p), "-n", "3", "--json").stdout.splitlines()]
+    assert rows == [{"a": i, "s": f"x{i}", "z": None} for i in range(3)]
+    bad = run_cli("head", str(DATA / "nested_lists.snappy.parquet"), check=False)
+    assert bad.returncode == 1 and NESTED in bad.stderr
+
+
+def test_read_pruned_reads_kept_row_groups_with_pqfast(tmp_path):
+    t = pa.table({"id": pa.array(range(20_000), pa.int64()), "s": [f"k{i}" for i in range(20_000)]})
+    p = tmp_path / "pr.parquet"
+    pq.write_table(t, p, row_group_size=2000, bloom_filter_options={"id": {"fpp": 0.01}})
+    got = pqfast.read_pruned(str(p), "id", [5, 12_345])
+    assert got.column("id").to_pylist() == [5, 12_345]
+    assert got.column("s").to_pylist() == ["k5", "k12345"]
