@@ -253,9 +253,10 @@ class DeltaByteArrayDecoder {
 
   Result<size_t> decode(int32_t* offsets, uint8_t* data, size_t data_capacity, size_t n);
   Result<size_t> decode(int64_t* offsets, uint8_t* data, size_t data_capacity, size_t n);
-  // Views: values of up to 12 bytes inline, longer ones written to `data`
-  // from *data_size (advanced) and referenced with `buffer_index`. Stops
-  // early, as decode() does, when `data` is full.
+  // Views: every value is written to `data` from *data_size (advanced);
+  // views of values up to 12 bytes hold them inline, longer ones refer to
+  // `data` with `buffer_index`. Stops early, as decode() does, when `data`
+  // is full.
   Result<size_t> decode_views(BinaryView* views, uint8_t* data, size_t data_capacity, size_t* data_size,
                               int32_t buffer_index, size_t n);
   // FIXED_LEN_BYTE_ARRAY: n values of fixed_width bytes, back to back.
@@ -267,7 +268,7 @@ class DeltaByteArrayDecoder {
   // Once every value was decoded or skipped: the end of the encoded data.
   size_t bytes_consumed() const { return suffix_pos_; }
 
-  static constexpr size_t kChunk = 256;
+  static constexpr size_t kChunk = 1024;
 
  private:
   DeltaByteArrayDecoder() = default;
@@ -275,6 +276,10 @@ class DeltaByteArrayDecoder {
   template <class Offset>
   Result<size_t> decode_impl(Offset* offsets, uint8_t* data, size_t data_capacity, size_t n);
   void remember_last(const uint8_t* value, size_t len);
+  const uint8_t* kept() const;  // the kept value, readable for 64 bytes at least
+  // Writes chunk values [i, j) back to back at out (room bytes writable),
+  // the value before i at prev.
+  void write_values(size_t i, size_t j, uint8_t* out, size_t room, const uint8_t* prev);
 
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
@@ -288,6 +293,8 @@ class DeltaByteArrayDecoder {
   // suffix starts in the page (suffix i is [suffix_at_[i], suffix_at_[i + 1])).
   uint32_t prefix_[kChunk]{};
   uint32_t suffix_at_[kChunk + 1]{};
+  uint32_t len_[kChunk]{};         // each value's length
+  uint64_t chunk_end_[kChunk]{};   // where each value ends, from the chunk's first byte
   uint32_t chunk_pos_ = 0, chunk_len_ = 0;
   uint64_t last_len_ = 0;  // the length of the chunk's last value (checks the next chunk)
   // The last value handed out (the prefix source of the next one), in a

@@ -6,6 +6,7 @@
 
 #include "common.h"
 #include "delta_bench.h"
+#include "delta_strings_bench.h"
 #include "local_bloom_bench.h"
 #include "sbbf_bench.h"
 
@@ -81,7 +82,7 @@ void bind_bench(nb::module_& m) {
   }, nb::arg("footprints"), nb::arg("probes"), nb::arg("reps"), nb::arg("progress") = nb::none(),
      nb::arg("prefetch_distance") = -1, nb::arg("insert_keys_up_to") = uint64_t{8} << 20);
 
-  m.def("_bench_delta", [](size_t page_values, int iters, int reps, nb::object progress) {
+  m.def("_bench_delta", [](size_t page_values, int iters, int reps, nb::object progress, bool strings) {
     bench::DeltaBenchOptions o;
     o.page_values = page_values;
     o.iters = iters;
@@ -90,10 +91,11 @@ void bind_bench(nb::module_& m) {
     std::vector<bench::Row> rows;
     {
       nb::gil_scoped_release release;
-      rows = bench::run_delta_bench(o);
+      rows = strings ? bench::run_delta_strings_bench(o) : bench::run_delta_bench(o);
     }
     return rows_to_python(rows);
-  }, nb::arg("page_values"), nb::arg("iters"), nb::arg("reps"), nb::arg("progress") = nb::none());
+  }, nb::arg("page_values"), nb::arg("iters"), nb::arg("reps"), nb::arg("progress") = nb::none(),
+     nb::arg("strings") = false);
   m.def("_bench_local_bloom", [](double bits_per_key, size_t keys_per_filter, size_t build_filters,
                                  uint64_t random_footprint, size_t queries, int reps,
                                  std::vector<double> fp_bits, size_t fp_filters, double fp_queries,

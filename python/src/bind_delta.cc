@@ -1,5 +1,7 @@
 // Bindings: DELTA_BINARY_PACKED decode/encode of whole streams
 // (python/pqfast/delta.py is the documented API on top).
+#include <cstring>
+
 #include "common.h"
 #include "pqfast/delta.h"
 
@@ -39,57 +41,74 @@ nb::bytes encode_stream(In1D<T> values, uint32_t block_size, uint32_t miniblocks
   return nb::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
-// A std::vector handed to numpy without a copy (the capsule owns it).
+// A heap buffer that numpy takes over without a copy (and without the
+// zero-fill a std::vector would do first).
 template <class T>
-nb::ndarray<nb::numpy, T, nb::ndim<1>> owned_array(std::vector<T>&& v, size_t n) {
-  auto* heap = new std::vector<T>(std::move(v));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
-  return nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {n}, owner);
-}
+struct Owned {
+  T* p = nullptr;
+  size_t n = 0;
+  explicit Owned(size_t count) : p(new T[count > 0 ? count : 1]), n(count) {}
+  Owned(const Owned&) = delete;
+  ~Owned() { delete[] p; }
+  void grow(size_t count, size_t keep) {
+    T* q = new T[count];
+    std::memcpy(q, p, keep * sizeof(T));
+    delete[] p;
+    p = q;
+    n = count;
+  }
+  nb::ndarray<nb::numpy, T, nb::ndim<1>> release(size_t len) {
+    T* q = p;
+    p = nullptr;
+    nb::capsule owner(q, [](void* x) noexcept { delete[] static_cast<T*>(x); });
+    return nb::ndarray<nb::numpy, T, nb::ndim<1>>(q, {len}, owner);
+  }
+};
 
 // One page decoded to Arrow binary: (offsets int32, data uint8). The
 // decoder stops early when the data buffer is full; it grows and goes on.
 template <class Decoder>
-nb::tuple decode_binary(const uint8_t* page, size_t size, Result<Decoder>&& made, size_t first_capacity) {
+nb::tuple decode_binary(Result<Decoder>&& made, size_t first_capacity) {
   Decoder dec = unwrap(std::move(made));
   const size_t n = static_cast<size_t>(dec.values_remaining());  // checked against the bytes by make()
-  std::vector<int32_t> offsets(n + 1, 0);
-  std::vector<uint8_t> data(std::max<size_t>(first_capacity, 64));
+  Owned<int32_t> offsets(n + 1);
+  Owned<uint8_t> data(std::max<size_t>(first_capacity, 64));
+  offsets.p[0] = 0;
   Status st;
   {
     nb::gil_scoped_release release;
     size_t done = 0;
     while (done < n) {
-      auto r = dec.decode(offsets.data() + done, data.data(), data.size(), n - done);
+      auto r = dec.decode(offsets.p + done, data.p, data.n, n - done);
       if (!r.ok()) {
         st = r.error();
         break;
       }
       done += *r;
       if (done < n) {
-        if (data.size() >= (size_t{1} << 31)) {
+        if (data.n >= (size_t{1} << 31)) {
           st = make_error(ErrorCode::kLimitExceeded, "the values of one page pass 2 GiB (int32 offsets)");
           break;
         }
-        data.resize(std::min<size_t>(data.size() * 2, size_t{1} << 31));
+        data.grow(std::min<size_t>(data.n * 2, size_t{1} << 31), static_cast<size_t>(offsets.p[done]));
       }
     }
   }
   throw_if_error(st);
-  const size_t bytes = static_cast<size_t>(offsets[n]);
-  return nb::make_tuple(owned_array(std::move(offsets), n + 1), owned_array(std::move(data), bytes));
+  const size_t bytes = static_cast<size_t>(offsets.p[n]);
+  return nb::make_tuple(offsets.release(n + 1), data.release(bytes));
 }
 
 nb::tuple decode_length_byte_array(nb::handle buffer) {
   ByteView v = byte_view(buffer);
   auto made = DeltaLengthByteArrayDecoder::make(v.data, v.size);
   const size_t cap = made.ok() ? made->data_bytes_remaining() : 0;  // every value's bytes, at most
-  return decode_binary(v.data, v.size, std::move(made), cap);
+  return decode_binary(std::move(made), cap);
 }
 
 nb::tuple decode_byte_array(nb::handle buffer) {
   ByteView v = byte_view(buffer);
-  return decode_binary(v.data, v.size, DeltaByteArrayDecoder::make(v.data, v.size), 2 * v.size);
+  return decode_binary(DeltaByteArrayDecoder::make(v.data, v.size), 2 * v.size);
 }
 
 nb::bytes encode_binary(In1D<uint8_t> data, In1D<int64_t> offsets, bool incremental) {

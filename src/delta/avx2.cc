@@ -146,6 +146,10 @@ struct Avx2 {
     m = _mm_max_epu32(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
     return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
   }
+  static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                      const uint8_t* prev, uint8_t* out);
+  static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                    uint8_t* out);
   template <int W, class Out>
   static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
   template <int W, class Out>
@@ -237,6 +241,61 @@ inline Avx2::V32 Avx2::run32(const uint8_t* in, size_t n, uint32_t min_delta, __
       carry = _mm256_add_epi32(carry, _mm256_add_epi32(t0, t1));
     }
     return carry;
+  }
+}
+
+// DELTA_BYTE_ARRAY values: the first 32 bytes of the value before stay in a
+// register, so a prefix of up to 32 bytes never reads back what was just
+// stored (which would wait for store forwarding): value = blend(bytes < p:
+// that register, else the page loaded from p bytes before the suffix), one
+// store. Longer values copy the rest 32 bytes at a time.
+alignas(64) constexpr uint8_t kFirstBytes[64] = {
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+
+void Avx2::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                   const uint8_t* prev, uint8_t* out) {
+  __m256i pv = load256(prev);  // the first 32 bytes of the value before
+  for (size_t i = 0; i < k; ++i) {
+    const size_t p = prefix[i], at = suffix_at[i], len = p + (suffix_at[i + 1] - at);
+    if (p <= 32) {
+      const __m256i from_prev = load256(kFirstBytes + 32 - p);  // bytes < p: 0xff
+      const __m256i v = _mm256_blendv_epi8(load256(page + at - p), pv, from_prev);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+      for (size_t t = 32; t < len; t += 32) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + t), load256(page + at - p + t));
+      }
+      pv = v;
+    } else {  // the first 32 bytes are the value before's
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), pv);
+      for (size_t t = 32; t < p; t += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + t), load256(prev + t));
+      for (size_t t = 0; t < len - p; t += 32) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + p + t), load256(page + at + t));
+      }
+    }
+    prev = out;
+    out += len;
+  }
+}
+
+// Views: the value's first 16 bytes, bytes at or past its length zeroed
+// (a compare against 0..15), shifted behind the length; a value over 12
+// bytes then takes the buffer index and offset in its upper half (a blend,
+// not a branch: lengths of mixed data would mispredict).
+void Avx2::views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                 uint8_t* out) {
+  const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  for (size_t j = 0; j < k; ++j, out += 16) {
+    const uint32_t len = ends[j] - start;
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(base + start));
+    const __m128i keep = _mm_cmpgt_epi8(_mm_set1_epi8(static_cast<char>(len < 16 ? len : 16)), iota);
+    const __m128i inl = _mm_or_si128(_mm_slli_si128(_mm_and_si128(bytes, keep), 4),
+                                     _mm_cvtsi32_si128(static_cast<int>(len)));
+    const __m128i ref = _mm_insert_epi64(
+        inl, static_cast<long long>(static_cast<uint32_t>(buffer_index) | (uint64_t{start} << 32)), 1);
+    const __m128i v = _mm_blendv_epi8(inl, ref, _mm_set1_epi8(static_cast<char>(len > 12 ? -1 : 0)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    start = ends[j];
   }
 }
 

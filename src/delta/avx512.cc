@@ -91,6 +91,10 @@ struct Avx512 {
   static V32 scan32(V32 v) { return scan16x32(v); }
   static V32 last32(V32 v) { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v); }
   static uint32_t hmax32u(V32 v) { return _mm512_reduce_max_epu32(v); }
+  static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                      const uint8_t* prev, uint8_t* out);
+  static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                    uint8_t* out);
   template <int W, class Out>
   static V32 run32(const uint8_t* in, size_t n, uint32_t min_delta, V32 md, V32 carry, Out& out);
   template <int W, class Out>
@@ -191,6 +195,54 @@ inline Avx512::V32 Avx512::run32(const uint8_t* in, size_t n, uint32_t min_delta
       carry = _mm512_add_epi32(carry, _mm512_permutexvar_epi32(bcast_last, s));
     }
     return carry;
+  }
+}
+
+// DELTA_BYTE_ARRAY values: the first 64 bytes of the value before stay in a
+// register, so a prefix of up to 64 bytes never reads back what was just
+// stored (which would wait for store forwarding): value = blend under a mask
+// of the p low bytes (that register; else the page loaded from p bytes
+// before the suffix), one store. Longer values copy the rest 64 bytes at a time.
+void Avx512::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                     const uint8_t* prev, uint8_t* out) {
+  __m512i pv = _mm512_loadu_si512(prev);
+  for (size_t i = 0; i < k; ++i) {
+    const size_t p = prefix[i], at = suffix_at[i], len = p + (suffix_at[i + 1] - at);
+    if (p <= 64) {
+      const __mmask64 from_prev = _bzhi_u64(~uint64_t{0}, static_cast<unsigned>(p));
+      const __m512i v = _mm512_mask_blend_epi8(from_prev, _mm512_loadu_si512(page + at - p), pv);
+      if (len <= 32) {  // a narrower store: fewer cache-line splits for short values
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm512_castsi512_si256(v));
+      } else {
+        _mm512_storeu_si512(out, v);
+      }
+      for (size_t t = 64; t < len; t += 64) _mm512_storeu_si512(out + t, _mm512_loadu_si512(page + at - p + t));
+      pv = v;
+    } else {  // the first 64 bytes are the value before's
+      _mm512_storeu_si512(out, pv);
+      for (size_t t = 64; t < p; t += 64) _mm512_storeu_si512(out + t, _mm512_loadu_si512(prev + t));
+      for (size_t t = 0; t < len - p; t += 64) _mm512_storeu_si512(out + p + t, _mm512_loadu_si512(page + at + t));
+    }
+    prev = out;
+    out += len;
+  }
+}
+
+// Views: a load of the value's bytes masked to its length (AVX-512BW/VL),
+// shifted behind the length; a value over 12 bytes then takes the buffer
+// index and offset in its upper half (a masked blend, not a branch).
+void Avx512::views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                   uint8_t* out) {
+  for (size_t j = 0; j < k; ++j, out += 16) {
+    const uint32_t len = ends[j] - start;
+    const __mmask16 keep = static_cast<__mmask16>(_bzhi_u32(0xffff, len < 16 ? len : 16));  // bzhi reads 8 bits of the index
+    const __m128i bytes = _mm_maskz_loadu_epi8(keep, base + start);
+    const __m128i inl = _mm_or_si128(_mm_bslli_si128(bytes, 4), _mm_cvtsi32_si128(static_cast<int>(len)));
+    const __m128i ref = _mm_cvtsi64_si128(static_cast<long long>(static_cast<uint32_t>(buffer_index) |
+                                                                 (uint64_t{start} << 32)));
+    const __m128i v = _mm_mask_unpacklo_epi64(inl, static_cast<__mmask8>(len > 12 ? 2 : 0), inl, ref);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), v);
+    start = ends[j];
   }
 }
 

@@ -2,45 +2,22 @@
 // DELTA_BINARY_PACKED streams, the suffixes' turned to offsets in the
 // unpacking kernel), a chunk at a time into fixed arrays of the decoder;
 // the chunk is checked in one pass (no negative length, no prefix longer
-// than the value before it, the suffixes inside the page), then values are
-// rebuilt with wide copies: 32 bytes at a time, the first 32 always, so a
-// short value costs one load and one store for its prefix and one of each
-// for its suffix, whatever its length. Wide copies read past a suffix's end
-// and write past a value's end; they run only where the page and the
-// output have that slack, exact copies elsewhere.
+// than the value before it, the suffixes inside the page), then the values
+// are rebuilt by the active kernel table's `rebuild` (wide blends and
+// copies that read past a suffix's end and write past a value's end) where
+// the page and the output have that slack, and with exact copies elsewhere.
 #include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string>
 
 #include "delta/byte_array_common.h"
+#include "delta/kernels.h"
 #include "pqfast/delta.h"
 
 namespace pqfast {
 
 using delta::prefixed;
-
-namespace {
-
-constexpr size_t kWide = 32;
-
-// Copies at least n bytes, 32 at a time (n == 0 copies 32 all the same).
-// Reads [src, src + round_up(max(n, 1), 32)), writes as much at dst; each
-// 32-byte step loads before it stores, so src may lie before dst in the
-// same buffer as long as src + n <= dst.
-inline void wide_copy(uint8_t* dst, const uint8_t* src, size_t n) {
-  size_t i = 0;
-  do {
-    uint8_t t[kWide];
-    std::memcpy(t, src + i, kWide);
-    std::memcpy(dst + i, t, kWide);
-    i += kWide;
-  } while (i < n);
-}
-
-inline size_t round_up_wide(size_t n) { return n == 0 ? kWide : (n + kWide - 1) / kWide * kWide; }
-
-}  // namespace
 
 Result<DeltaByteArrayDecoder> DeltaByteArrayDecoder::make(const uint8_t* data, size_t size, int32_t fixed_width) {
   if (size > std::numeric_limits<uint32_t>::max()) {
@@ -101,15 +78,21 @@ Status DeltaByteArrayDecoder::refill() {
                                                  std::to_string(size_) + " bytes");
   }
   // Every prefix within the value before it (the page's first value has
-  // none before it), a chunk at a time without a branch per value.
-  uint64_t prev_len = last_len_;
-  uint32_t bad = 0;
+  // none before it), a chunk at a time: loops over arrays without a branch
+  // per value, which the compiler vectorises. Lengths fit 32 bits while the
+  // prefixes hold (a value grows only by suffix bytes of this page).
+  uint32_t bad = prefix_[0] > last_len_;
+  uint64_t end = 0;
   for (size_t i = 0; i < k; ++i) {
-    const uint64_t len = uint64_t{prefix_[i]} + (suffix_at_[i + 1] - suffix_at_[i]);
-    bad |= static_cast<uint32_t>(prefix_[i] > prev_len) |
-           static_cast<uint32_t>(fixed_width_ >= 0 && len != static_cast<uint64_t>(fixed_width_));
-    prev_len = len;
+    const uint32_t len = prefix_[i] + (suffix_at_[i + 1] - suffix_at_[i]);
+    len_[i] = len;
+    chunk_end_[i] = end += len;  // where each value ends, from the chunk's start
   }
+  for (size_t i = 1; i < k; ++i) bad |= prefix_[i] > len_[i - 1];
+  if (fixed_width_ >= 0) {
+    for (size_t i = 0; i < k; ++i) bad |= len_[i] != static_cast<uint32_t>(fixed_width_);
+  }
+  uint64_t prev_len = last_len_;
   if (bad != 0) {
     prev_len = last_len_;
     for (size_t i = 0; i < k; ++i) {
@@ -131,18 +114,53 @@ Status DeltaByteArrayDecoder::refill() {
       prev_len = len;
     }
   }
-  last_len_ = prev_len;
+  last_len_ = len_[k - 1];
   suffix_pos_ = suffix_at_[k];
   chunk_pos_ = 0;
   chunk_len_ = static_cast<uint32_t>(k);
   return Status::Ok();
 }
 
+namespace {
+// The value before the page's first one: nothing, but readable for the
+// kernels' slack.
+alignas(64) constexpr uint8_t kNothing[delta::kRebuildSlack] = {};
+}  // namespace
+
+const uint8_t* DeltaByteArrayDecoder::kept() const { return last_size_ == 0 ? kNothing : last_.data(); }
+
 void DeltaByteArrayDecoder::remember_last(const uint8_t* value, size_t len) {
-  // Sized once to the longest value seen, then reused.
-  if (last_.size() < len) last_.resize(len);
-  std::memmove(last_.data(), value, len);
+  // Grows to the longest value seen (plus the kernels' read slack), then reused.
+  if (len != 0 && last_.size() < len + delta::kRebuildSlack) last_.resize(len + delta::kRebuildSlack);
+  if (len != 0) std::memmove(last_.data(), value, len);
   last_size_ = len;
+}
+
+void DeltaByteArrayDecoder::write_values(size_t i, size_t j, uint8_t* out, size_t room, const uint8_t* prev) {
+  constexpr size_t kSlack = delta::kRebuildSlack;
+  auto len_of = [this](size_t x) { return size_t{len_[x]}; };
+  auto exact = [&](size_t x) {
+    const size_t p = prefix_[x], at = suffix_at_[x], s = suffix_at_[x + 1] - at;
+    if (p != 0) std::memmove(out, prev, p);
+    if (s != 0) std::memcpy(out + p, data_ + at, s);
+    prev = out;
+    out += p + s;
+    room -= p + s;
+  };
+  // Exact copies where the page has no slack before the suffix (the first
+  // values of a page whose streams are short)...
+  while (i < j && suffix_at_[i] < kSlack) exact(i++);
+  // ... and where the page or the buffer has no slack after the value.
+  size_t b = j;
+  size_t run_bytes = j > i ? static_cast<size_t>(chunk_end_[j - 1] - (i > 0 ? chunk_end_[i - 1] : 0)) : 0;
+  while (b > i && (suffix_at_[b] + kSlack > size_ || run_bytes + kSlack > room)) run_bytes -= len_of(--b);
+  if (b > i) {
+    delta::active_delta_kernels().rebuild(data_, prefix_ + i, suffix_at_ + i, b - i, prev, out);
+    out += run_bytes;
+    room -= run_bytes;
+    prev = out - len_of(b - 1);
+  }
+  for (size_t x = b; x < j; ++x) exact(x);
 }
 
 template <class Offset>
@@ -163,53 +181,31 @@ Result<size_t> DeltaByteArrayDecoder::decode_impl(Offset* offsets, uint8_t* data
   const uint64_t limit =
       std::min<uint64_t>(data_capacity, static_cast<uint64_t>(std::numeric_limits<Offset>::max()));
   uint64_t cur = static_cast<uint64_t>(offsets[0]);
-  // The value before: kept by the decoder for the first value of a call,
-  // then the one just written.
-  const uint8_t* prev = last_.data();
+  const uint8_t* prev = kept();
   size_t prev_len = last_size_;
   size_t done = 0;
   while (done < n) {
     if (chunk_pos_ == chunk_len_) PQFAST_RETURN_IF_ERROR(refill());
-    const size_t take = std::min<size_t>(chunk_len_ - chunk_pos_, n - done);
-    size_t i = chunk_pos_;
-    const size_t end = i + take;
-    // The first value of a call comes from the kept value: exact copies.
-    if (done == 0) {
-      const size_t p = prefix_[i], s = suffix_at_[i + 1] - suffix_at_[i];
-      if (cur + p + s > limit) break;
-      if (p != 0) std::memcpy(data + cur, prev, p);
-      std::memcpy(data + cur + p, data_ + suffix_at_[i], s);
-      prev = data + cur;
-      prev_len = p + s;
-      cur += p + s;
-      offsets[++done] = static_cast<Offset>(cur);
-      ++i;
+    const size_t i = chunk_pos_, end = i + std::min<size_t>(chunk_len_ - chunk_pos_, n - done);
+    // Offsets first, as far as the buffer holds the values.
+    const uint64_t base = i > 0 ? chunk_end_[i - 1] : 0;
+    size_t j = end;
+    if (cur + (chunk_end_[end - 1] - base) > limit) {
+      j = static_cast<size_t>(std::upper_bound(chunk_end_ + i, chunk_end_ + end, limit - cur + base) - chunk_end_);
     }
-    // Wide copies while the page and the buffer have room for their overrun.
-    for (; i < end; ++i) {
-      const size_t p = prefix_[i], at = suffix_at_[i], s = suffix_at_[i + 1] - at;
-      if (cur + round_up_wide(p) + round_up_wide(s) > limit || at + round_up_wide(s) > size_) break;
-      uint8_t* dst = data + cur;
-      wide_copy(dst, dst - prev_len, p);
-      wide_copy(dst + p, data_ + at, s);
-      prev_len = p + s;
-      cur += prev_len;
-      offsets[++done] = static_cast<Offset>(cur);
+    Offset* o = offsets + done + 1;
+    const uint64_t shift = cur - base;
+    for (size_t x = 0; x < j - i; ++x) o[x] = static_cast<Offset>(chunk_end_[i + x] + shift);
+    const uint64_t pos = j > i ? cur + (chunk_end_[j - 1] - base) : cur;
+    if (j > i) {
+      write_values(i, j, data + cur, data_capacity - cur, prev);
+      prev_len = len_[j - 1];
+      prev = data + pos - prev_len;
     }
-    // Exact copies near either end.
-    for (; i < end; ++i) {
-      const size_t p = prefix_[i], at = suffix_at_[i], s = suffix_at_[i + 1] - at;
-      if (cur + p + s > limit) break;
-      uint8_t* dst = data + cur;
-      std::memmove(dst, dst - prev_len, p);
-      std::memcpy(dst + p, data_ + at, s);
-      prev_len = p + s;
-      cur += prev_len;
-      offsets[++done] = static_cast<Offset>(cur);
-    }
-    prev = data + cur - prev_len;
-    chunk_pos_ = static_cast<uint32_t>(i);
-    if (i < end) break;  // the buffer is full
+    done += j - i;
+    cur = pos;
+    chunk_pos_ = static_cast<uint32_t>(j);
+    if (j < end) break;  // the buffer is full
   }
   if (done > 0) {
     remember_last(prev, prev_len);
@@ -234,105 +230,51 @@ Result<size_t> DeltaByteArrayDecoder::decode_fixed(uint8_t* out, size_t n) {
   if (fixed_width_ == 0) return skip(n);  // nothing to write; the lengths are still checked
   if (out == nullptr) return make_error(ErrorCode::kInvalidArgument, "DELTA_BYTE_ARRAY: null output");
   const size_t w = static_cast<size_t>(fixed_width_);
-  const size_t capacity = n * w;
+  const uint8_t* prev = kept();
   size_t done = 0;
   while (done < n) {
     if (chunk_pos_ == chunk_len_) PQFAST_RETURN_IF_ERROR(refill());
     const size_t take = std::min<size_t>(chunk_len_ - chunk_pos_, n - done);
-    size_t i = chunk_pos_;
-    const size_t end = i + take;
-    uint8_t* dst = out + done * w;
-    if (done == 0) {
-      const size_t p = prefix_[i];
-      if (p != 0) std::memcpy(dst, last_.data(), p);
-      std::memcpy(dst + p, data_ + suffix_at_[i], w - p);
-      dst += w;
-      ++done;
-      ++i;
-    }
-    for (; i < end; ++i, dst += w, ++done) {
-      const size_t p = prefix_[i], at = suffix_at_[i], s = w - p;
-      if (static_cast<size_t>(dst - out) + round_up_wide(p) + round_up_wide(s) > capacity ||
-          at + round_up_wide(s) > size_) {
-        std::memmove(dst, dst - w, p);
-        std::memcpy(dst + p, data_ + at, s);
-      } else {
-        wide_copy(dst, dst - w, p);
-        wide_copy(dst + p, data_ + at, s);
-      }
-    }
-    chunk_pos_ = static_cast<uint32_t>(i);
+    write_values(chunk_pos_, chunk_pos_ + take, out + done * w, (n - done) * w, prev);
+    done += take;
+    chunk_pos_ += static_cast<uint32_t>(take);
+    prev = out + (done - 1) * w;
   }
-  remember_last(out + (n - 1) * w, w);
+  remember_last(prev, w);
   remaining_ -= n;
   return n;
 }
 
 Result<size_t> DeltaByteArrayDecoder::decode_views(BinaryView* views, uint8_t* data, size_t data_capacity,
                                                    size_t* data_size, int32_t buffer_index, size_t n) {
-  n = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
-  if (n == 0) return size_t{0};
-  if (views == nullptr || data_size == nullptr || (data == nullptr && data_capacity != 0)) {
-    return make_error(ErrorCode::kInvalidArgument, "DELTA_BYTE_ARRAY: null output");
+  if (views == nullptr || data_size == nullptr || *data_size > data_capacity) {
+    return make_error(ErrorCode::kInvalidArgument, "DELTA_BYTE_ARRAY: null output or *data_size past data_capacity");
   }
-  if (fixed_width_ >= 0) {
-    return make_error(ErrorCode::kInvalidArgument,
-                      "DELTA_BYTE_ARRAY: a FIXED_LEN_BYTE_ARRAY page decodes with decode_fixed()");
+  if (data_capacity > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    data_capacity = static_cast<size_t>(std::numeric_limits<int32_t>::max());  // view offsets are int32
   }
-  const uint64_t limit =
-      std::min<uint64_t>(data_capacity, static_cast<uint64_t>(std::numeric_limits<int32_t>::max()));
-  size_t used = *data_size;
-  if (used > data_capacity) {
-    return make_error(ErrorCode::kInvalidArgument, "DELTA_BYTE_ARRAY: *data_size past data_capacity");
-  }
-  // The value before, as bytes: the kept one, then inline in a view or in `data`.
-  const uint8_t* prev = last_.data();
-  size_t prev_len = last_size_;
+  // The values back to back in `data`, then a view of each (those of up to
+  // 12 bytes inline as well): views stop where `data` is full.
   size_t done = 0;
   while (done < n) {
-    if (chunk_pos_ == chunk_len_) PQFAST_RETURN_IF_ERROR(refill());
-    const size_t take = std::min<size_t>(chunk_len_ - chunk_pos_, n - done);
-    size_t i = chunk_pos_;
-    const size_t end = i + take;
-    for (; i < end; ++i) {
-      const size_t p = prefix_[i], at = suffix_at_[i], s = suffix_at_[i + 1] - at;
-      const size_t len = p + s;
-      BinaryView& v = views[done];
-      uint8_t* dst;
-      if (len <= static_cast<size_t>(kBinaryViewInlineSize)) {
-        std::memset(&v, 0, sizeof v);
-        dst = v.inlined.data;
-      } else {
-        if (used + len > limit) break;
-        dst = data + used;
-      }
-      if (p != 0) std::memmove(dst, prev, p);
-      std::memcpy(dst + p, data_ + at, s);
-      v.inlined.size = static_cast<int32_t>(len);
-      if (len > static_cast<size_t>(kBinaryViewInlineSize)) {
-        std::memcpy(v.ref.prefix, dst, 4);
-        v.ref.buffer_index = buffer_index;
-        v.ref.offset = static_cast<int32_t>(used);
-        used += len;
-      }
-      prev = dst;
-      prev_len = len;
-      ++done;
+    int32_t offsets[kChunk + 1];
+    offsets[0] = static_cast<int32_t>(*data_size);
+    auto got = decode_impl(offsets, data, data_capacity, std::min(n - done, kChunk));
+    if (!got.ok()) return got.error();
+    if (*got > 0) {
+      delta::make_views(views + done, data, data_capacity, static_cast<uint32_t>(offsets[0]),
+                        reinterpret_cast<const uint32_t*>(offsets + 1), *got, buffer_index);
     }
-    chunk_pos_ = static_cast<uint32_t>(i);
-    if (i < end) break;
+    done += *got;
+    *data_size = static_cast<size_t>(offsets[*got]);
+    if (*got == 0) break;
   }
-  if (done > 0) {
-    remember_last(prev, prev_len);
-    remaining_ -= done;
-  }
-  *data_size = used;
   return done;
 }
 
 Result<size_t> DeltaByteArrayDecoder::skip(size_t n) {
-  // The value after the skipped ones needs the last skipped one: rebuild
-  // each into the kept buffer (no output, no allocation beyond it).
+  // The value after the skipped ones needs the last skipped one: each is
+  // rebuilt in the kept buffer (its prefix is already there).
   n = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
   size_t done = 0;
   while (done < n) {
@@ -340,8 +282,8 @@ Result<size_t> DeltaByteArrayDecoder::skip(size_t n) {
     const size_t take = std::min<size_t>(chunk_len_ - chunk_pos_, n - done);
     for (size_t i = chunk_pos_; i < chunk_pos_ + take; ++i) {
       const size_t p = prefix_[i], at = suffix_at_[i], s = suffix_at_[i + 1] - at;
-      if (last_.size() < p + s) last_.resize(p + s);
-      if (s != 0) std::memcpy(last_.data() + p, data_ + at, s);  // the prefix is already in place
+      if (p + s != 0 && last_.size() < p + s + delta::kRebuildSlack) last_.resize(p + s + delta::kRebuildSlack);
+      if (s != 0) std::memcpy(last_.data() + p, data_ + at, s);
       last_size_ = p + s;
     }
     chunk_pos_ += static_cast<uint32_t>(take);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "delta/kernels.h"
 #include "pqfast/delta.h"
 
 namespace pqfast::delta {
@@ -67,6 +68,23 @@ inline void make_view(BinaryView& v, const uint8_t* base, size_t base_size, uint
   const uint64_t q1 = len <= static_cast<uint32_t>(kBinaryViewInlineSize) ? inline_q1 : ref_q1;
   std::memcpy(reinterpret_cast<uint8_t*>(&v), &q0, 8);
   std::memcpy(reinterpret_cast<uint8_t*>(&v) + 8, &q1, 8);
+}
+
+// Views of values back to back from `start` (ends[i]: where value i ends):
+// those with 16 readable bytes through the active kernel table, the rest
+// one by one, checked.
+inline void make_views(BinaryView* views, const uint8_t* base, size_t base_size, uint32_t start,
+                       const uint32_t* ends, size_t k, int32_t buffer_index) {
+  size_t fast = k;
+  while (fast > 0 && (fast == 1 ? start : ends[fast - 2]) + size_t{16} > base_size) --fast;
+  if (fast > 0) {
+    active_delta_kernels().views(base, start, ends, fast, buffer_index, reinterpret_cast<uint8_t*>(views));
+    start = ends[fast - 1];
+  }
+  for (size_t j = fast; j < k; ++j) {
+    make_view(views[j], base, base_size, start, ends[j] - start, buffer_index);
+    start = ends[j];
+  }
 }
 
 }  // namespace pqfast::delta

@@ -28,11 +28,16 @@ const detail::KernelTables<DeltaKernels>& delta_kernel_tables() {
   return tables;
 }
 
+const DeltaKernels& active_delta_kernels() {
+  static const detail::ActiveKernels<DeltaKernels> active(&delta_kernel_tables);
+  return active.get();
+}
+
 }  // namespace delta
 
 namespace {
 
-const delta::DeltaKernels& kernels() { return detail::active_kernels(delta::delta_kernel_tables()); }
+const delta::DeltaKernels& kernels() { return delta::active_delta_kernels(); }
 
 // The kernel for a width, by output size.
 inline delta::Miniblock32Fn kernel_for(const delta::DeltaKernels& k, uint32_t w, uint32_t*) { return k.int32[w]; }
@@ -462,6 +467,26 @@ Status DeltaBinaryPackedDecoder<T>::seek_end() {
   remaining_ -= scratch_len_ - scratch_pos_;
   scratch_pos_ = scratch_len_;
   const uint32_t vpm = values_per_miniblock_;
+  // Whole blocks before the last: the min delta's varint and the widths
+  // say how long each is; nothing else is read. Anything unusual (a width
+  // above 64, a block cut short) is left to the careful loop below.
+  const uint32_t m = geometry_.miniblocks_per_block;
+  while (miniblock_ == miniblocks_in_block_ && remaining_ > geometry_.block_size) {
+    size_t p = pos_;
+    while (p < size_ && (data_[p] & 0x80) != 0 && p - pos_ < 9) ++p;
+    if (p >= size_ || (data_[p] & 0x80) != 0 || size_ - (p + 1) < m) break;
+    const uint8_t* w = data_ + p + 1;
+    uint32_t sum = 0, too_wide = 0;
+    for (uint32_t i = 0; i < m; ++i) {
+      sum += w[i];
+      too_wide |= w[i] > delta::kMaxWidth;
+    }
+    const size_t body = size_t{sum} * vpm / 8;
+    if (too_wide != 0 || size_ - (p + 1 + m) < body) break;
+    pos_ = p + 1 + m + body;
+    remaining_ -= geometry_.block_size;
+    ++block_index_;
+  }
   while (remaining_ > 0) {
     if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
     const uint32_t w = widths_[miniblock_];
@@ -496,27 +521,51 @@ Result<size_t> delta_stream_length(const uint8_t* data, size_t size) {
 
 namespace {
 
-// Appends `count` values of w bits each, LSB-first (the values fit w bits).
+// Packs 32 values of W bits each, LSB-first, into exactly 4 * W bytes. The
+// loop is unrolled, so every shift and every word boundary is a constant.
+template <int W, class U>
+void pack32(const U* in, uint8_t* out) {
+  if constexpr (W == 0) {
+    return;
+  } else {
+    uint64_t acc = 0;
+    int bits = 0;
+#pragma GCC unroll 32
+    for (int j = 0; j < 32; ++j) {
+      const uint64_t v = in[j];
+      acc |= v << bits;
+      if (bits + W >= 64) {
+        std::memcpy(out, &acc, 8);
+        out += 8;
+        acc = bits == 0 ? 0 : v >> (64 - bits);
+        bits = bits + W - 64;
+      } else {
+        bits += W;
+      }
+    }
+    for (int b = 0; b < bits; b += 8) *out++ = static_cast<uint8_t>(acc >> b);
+  }
+}
+
+template <class U>
+using Pack32Fn = void (*)(const U*, uint8_t*);
+template <class U>
+struct Packers {
+#define PQFAST_DELTA_PACK(w) &pack32<w, U>,
+  static constexpr Pack32Fn<U> by_width[delta::kMaxWidth + 1] = {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_PACK)};
+#undef PQFAST_DELTA_PACK
+};
+
+// Appends `count` values (a multiple of 32) of w bits each, LSB-first (the
+// values fit w bits).
 template <class U>
 void pack_bits(std::vector<uint8_t>& out, const U* values, size_t count, uint32_t w) {
   if (w == 0) return;
-  uint64_t acc = 0;
-  uint32_t bits = 0;
-  auto flush8 = [&](uint64_t word) {
-    for (int b = 0; b < 8; ++b) out.push_back(static_cast<uint8_t>(word >> (8 * b)));
-  };
-  for (size_t i = 0; i < count; ++i) {
-    const uint64_t v = values[i];
-    acc |= v << bits;  // bits < 64
-    if (bits + w >= 64) {
-      flush8(acc);
-      acc = bits == 0 ? 0 : v >> (64 - bits);
-      bits = bits + w - 64;
-    } else {
-      bits += w;
-    }
-  }
-  for (uint32_t b = 0; b < bits; b += 8) out.push_back(static_cast<uint8_t>(acc >> b));
+  const size_t at = out.size();
+  out.resize(at + count * w / 8);
+  uint8_t* dst = out.data() + at;
+  const Pack32Fn<U> pack = Packers<U>::by_width[w];
+  for (size_t i = 0; i < count; i += 32, dst += 4 * w) pack(values + i, dst);
 }
 
 template <class S>
@@ -537,13 +586,13 @@ Result<std::vector<uint8_t>> encode(const S* values, size_t n, DeltaGeometry g) 
   std::vector<uint8_t> widths(g.miniblocks_per_block);
   for (size_t i = 1; i < n; i += g.block_size) {
     const size_t count = std::min<size_t>(g.block_size, n - i);
-    S min_delta = 0;
-    for (size_t j = 0; j < count; ++j) {
-      deltas[j] = static_cast<U>(static_cast<U>(values[i + j]) - static_cast<U>(values[i + j - 1]));
-      const S d = static_cast<S>(deltas[j]);
-      if (j == 0 || d < min_delta) min_delta = d;
-    }
-    for (size_t j = 0; j < count; ++j) deltas[j] = static_cast<U>(deltas[j] - static_cast<U>(min_delta));
+    // Loops without branches over arrays: the compiler vectorises them.
+    U* d = deltas.data();
+    const S* v = values + i;
+    for (size_t j = 0; j < count; ++j) d[j] = static_cast<U>(static_cast<U>(v[j]) - static_cast<U>(v[j - 1]));
+    S min_delta = static_cast<S>(d[0]);
+    for (size_t j = 1; j < count; ++j) min_delta = std::min(min_delta, static_cast<S>(d[j]));
+    for (size_t j = 0; j < count; ++j) d[j] = static_cast<U>(d[j] - static_cast<U>(min_delta));
     std::fill(deltas.begin() + static_cast<std::ptrdiff_t>(count), deltas.end(), U{0});  // padding
     write_uleb(out, zigzag_encode(int64_t{min_delta}));
     for (uint32_t m = 0; m < g.miniblocks_per_block; ++m) {

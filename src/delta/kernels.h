@@ -56,6 +56,27 @@ using Offsets32Fn = void (*)(const uint8_t* in, size_t n, uint32_t min_delta, Of
 using BlockOffsets32Fn = void (*)(const uint8_t* in, const uint8_t* widths, uint32_t m, uint32_t vpm,
                                   uint32_t min_delta, OffsetCarry* carry, uint32_t* out);
 
+// DELTA_BYTE_ARRAY values, rebuilt: value i is the first prefix[i] bytes
+// of value i - 1 followed by its suffix, the bytes [suffix_at[i],
+// suffix_at[i + 1]) of the page; value -1 is `prev`. Writes the k values
+// back to back from `out`. The caller has checked every prefix against the
+// value before it, and guarantees slack: the page readable from
+// suffix_at[0] - kRebuildSlack to suffix_at[k] + kRebuildSlack, `out`
+// writable to kRebuildSlack bytes past the last value, `prev` readable for
+// kRebuildSlack bytes (more than its length). Bytes past a value's end may be
+// overwritten before the next value is written (wide stores).
+inline constexpr size_t kRebuildSlack = 64;
+using RebuildFn = void (*)(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                           const uint8_t* prev, uint8_t* out);
+
+// Arrow binary_view elements (16 bytes each, at `views`) of k values lying
+// back to back in `base` from `start`, value i ending at ends[i]: up to 12
+// bytes inline and zero padded, longer ones as their first 4 bytes,
+// buffer_index and their offset. The caller guarantees 16 readable bytes at
+// each value's start.
+using ViewsFn = void (*)(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
+                         uint8_t* views);
+
 struct DeltaKernels {
   Miniblock32Fn int32[kMaxWidth + 1];  // indexed by bit width
   Miniblock64Fn int64[kMaxWidth + 1];
@@ -63,6 +84,8 @@ struct DeltaKernels {
   Block64Fn block64;
   Offsets32Fn offsets32[kMaxWidth + 1];
   BlockOffsets32Fn block_offsets32;
+  RebuildFn rebuild;
+  ViewsFn views;
 };
 
 extern const DeltaKernels kScalarDeltaKernels;
@@ -75,6 +98,8 @@ extern const DeltaKernels kNeonDeltaKernels;
 #endif
 
 const detail::KernelTables<DeltaKernels>& delta_kernel_tables();
+// The table for the active level (cached: one call per batch).
+const DeltaKernels& active_delta_kernels();
 
 namespace {  // internal linkage: safe to include from ISA translation units
 
@@ -100,6 +125,62 @@ constexpr uint32_t low_mask32(int w) { return w >= 32 ? ~uint32_t{0} : (uint32_t
 constexpr int first_byte(int j, int w) { return (j * w) >> 3; }
 constexpr int bit_shift(int j, int w) { return (j * w) & 7; }
 
+// Values rebuilt with 16-byte copies (the first always, so a short value
+// costs one load and one store each for its prefix and its suffix): for
+// ISAs without a kernel of their own. The prefix is read back from the
+// value just written, so a short value waits for store forwarding.
+inline void rebuild_values_wide(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
+                                const uint8_t* prev, uint8_t* out) {
+  for (size_t i = 0; i < k; ++i) {
+    const size_t p = prefix[i], at = suffix_at[i], s = suffix_at[i + 1] - at;
+    size_t j = 0;
+    do {
+      uint8_t t[16];
+      std::memcpy(t, prev + j, 16);
+      std::memcpy(out + j, t, 16);
+      j += 16;
+    } while (j < p);
+    j = 0;
+    do {
+      uint8_t t[16];
+      std::memcpy(t, page + at + j, 16);
+      std::memcpy(out + p + j, t, 16);
+      j += 16;
+    } while (j < s);
+    prev = out;
+    out += p + s;
+  }
+}
+
+// Views with two 8-byte loads, a table of masks for the inline bytes and
+// one select (no branch on the length).
+struct InlineMask {
+  uint64_t lo, hi;
+};
+inline constexpr InlineMask kInlineMasks[13] = {
+    {0, 0}, {0xff, 0}, {0xffff, 0}, {0xffffff, 0}, {0xffffffff, 0}, {0xffffffffff, 0}, {0xffffffffffff, 0},
+    {0xffffffffffffff, 0}, {~uint64_t{0}, 0}, {~uint64_t{0}, 0xff}, {~uint64_t{0}, 0xffff},
+    {~uint64_t{0}, 0xffffff}, {~uint64_t{0}, 0xffffffff}};
+
+inline void make_views_portable(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k,
+                                int32_t buffer_index, uint8_t* views) {
+  for (size_t j = 0; j < k; ++j, views += 16) {
+    const uint32_t len = ends[j] - start;
+    uint64_t w0, w1;
+    std::memcpy(&w0, base + start, 8);
+    std::memcpy(&w1, base + start + 8, 8);
+    const InlineMask& m = kInlineMasks[len < 12 ? len : 12];
+    w0 &= m.lo;
+    w1 &= m.hi;
+    const uint64_t q0 = uint64_t{len} | (w0 << 32);
+    const uint64_t q1 =
+        len <= 12 ? (w0 >> 32) | (w1 << 32) : static_cast<uint32_t>(buffer_index) | (uint64_t{start} << 32);
+    std::memcpy(views, &q0, 8);
+    std::memcpy(views + 8, &q1, 8);
+    start = ends[j];
+  }
+}
+
 // What every vector ISA's table shares, around its run32<W> / run64<W>
 // (decode n values of width W, given the min delta and the running value
 // each splatted across a register, handing each register of values to
@@ -107,9 +188,10 @@ constexpr int bit_shift(int j, int w) { return (j * w) & 7; }
 // kernels, the block kernels that keep the running value in a register from
 // one miniblock to the next, the offset kernels, and the table. Isa provides
 // the register types V32 and V64, splat32/splat64, lane0_32/lane0_64, the
-// two run templates, and for 32-bit registers store32, add32, max32u,
+// two run templates, for 32-bit registers store32, add32, max32u,
 // scan32 (inclusive prefix sum in a register), last32 (the last lane in
-// every lane) and hmax32u (horizontal unsigned max).
+// every lane) and hmax32u (horizontal unsigned max), rebuild (a
+// RebuildFn) and views (a ViewsFn).
 template <class Isa>
 struct VectorDeltaKernels {
   using V32 = typename Isa::V32;
@@ -206,7 +288,8 @@ struct VectorDeltaKernels {
 #define PQFAST_DELTA_MB64(w) &miniblock64<w>,
 #define PQFAST_DELTA_OFF32(w) &offsets32<w>,
     return DeltaKernels{{PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB32)}, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_MB64)},
-                        &block32, &block64, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_OFF32)}, &block_offsets32};
+                        &block32, &block64, {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_OFF32)}, &block_offsets32,
+                        &Isa::rebuild, &Isa::views};
 #undef PQFAST_DELTA_MB32
 #undef PQFAST_DELTA_MB64
 #undef PQFAST_DELTA_OFF32

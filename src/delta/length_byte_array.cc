@@ -133,13 +133,9 @@ Result<size_t> DeltaLengthByteArrayDecoder::decode_views(BinaryView* views, int3
   while (done < n) {
     if (held_pos_ == held_len_) PQFAST_RETURN_IF_ERROR(refill());
     const size_t take = std::min<size_t>(held_len_ - held_pos_, n - done);
-    uint32_t start = static_cast<uint32_t>(bytes_pos_);
     const uint32_t* ends = held_ + held_pos_;
-    for (size_t j = 0; j < take; ++j) {
-      delta::make_view(views[done + j], data_, size_, start, ends[j] - start, buffer_index);
-      start = ends[j];
-    }
-    bytes_pos_ = start;
+    delta::make_views(views + done, data_, size_, static_cast<uint32_t>(bytes_pos_), ends, take, buffer_index);
+    bytes_pos_ = ends[take - 1];
     held_pos_ += static_cast<uint32_t>(take);
     done += take;
   }

@@ -84,6 +84,18 @@ void block_offsets32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint3
   }
 }
 
+// DELTA_BYTE_ARRAY values with exact copies: the reference.
+void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k, const uint8_t* prev,
+             uint8_t* out) {
+  for (size_t i = 0; i < k; ++i) {
+    const size_t p = prefix[i], s = suffix_at[i + 1] - suffix_at[i];
+    std::memmove(out, prev, p);
+    std::memcpy(out + p, page + suffix_at[i], s);
+    prev = out;
+    out += p + s;
+  }
+}
+
 }  // namespace
 
 const DeltaKernels kScalarDeltaKernels = {
@@ -93,6 +105,8 @@ const DeltaKernels kScalarDeltaKernels = {
     block64,
     {PQFAST_DELTA_WIDTHS(PQFAST_DELTA_SCALAR_OFF32)},
     block_offsets32,
+    rebuild,
+    make_views_portable,
 };
 #undef PQFAST_DELTA_SCALAR32
 #undef PQFAST_DELTA_SCALAR64

@@ -279,6 +279,62 @@ TEST(KernelTables, DeltaOffsetKernelsEqualScalarAndTheRunningSum) {
   });
 }
 
+// DELTA_BYTE_ARRAY rebuild and binary views: every level's kernel writes the
+// scalar reference's bytes, for prefixes and suffixes of 0..200 bytes (the
+// register-held prefix paths and the long-copy paths), with the slack the
+// callers guarantee filled with different garbage.
+TEST(KernelTables, DeltaRebuildAndViewsEqualScalar) {
+  const delta::DeltaKernels& ref = delta::kScalarDeltaKernels;
+  std::mt19937_64 rng(31);
+  constexpr size_t kSlack = delta::kRebuildSlack;
+  for (int iter = 0; iter < 300; ++iter) {
+    const size_t k = 1 + rng() % 300;
+    const size_t max_len = iter % 3 == 0 ? 200 : iter % 3 == 1 ? 40 : 12;
+    // Lengths and prefixes that chain (each prefix within the value before).
+    std::vector<uint32_t> prefix(k), suffix_at(k + 1);
+    std::vector<uint8_t> page(kSlack);
+    for (auto& b : page) b = static_cast<uint8_t>(rng());
+    const size_t prev_len = rng() % (max_len + 1);
+    size_t last = prev_len;
+    for (size_t i = 0; i < k; ++i) {
+      prefix[i] = static_cast<uint32_t>(rng() % (last + 1));
+      const size_t s = rng() % (max_len + 1);
+      suffix_at[i] = static_cast<uint32_t>(page.size());
+      for (size_t j = 0; j < s; ++j) page.push_back(static_cast<uint8_t>(rng()));
+      last = prefix[i] + s;
+    }
+    suffix_at[k] = static_cast<uint32_t>(page.size());
+    page.resize(page.size() + kSlack, 0xEE);
+    std::vector<uint8_t> prev(prev_len + kSlack);
+    for (auto& b : prev) b = static_cast<uint8_t>(rng());
+    size_t total = 0;
+    for (size_t i = 0; i < k; ++i) total += prefix[i] + (suffix_at[i + 1] - suffix_at[i]);
+    std::vector<uint8_t> want(total + kSlack, 0x11);
+    ref.rebuild(page.data(), prefix.data(), suffix_at.data(), k, prev.data(), want.data());
+    want.resize(total);
+    // Views of those values (16 readable bytes after each start: the slack).
+    std::vector<uint32_t> ends(k);
+    size_t at = 0;
+    for (size_t i = 0; i < k; ++i) ends[i] = static_cast<uint32_t>(at += prefix[i] + (suffix_at[i + 1] - suffix_at[i]));
+    std::vector<uint8_t> values = want;
+    values.resize(total + 16, 0x77);
+    std::vector<uint8_t> want_views(16 * k, 0);
+    ref.views(values.data(), 0, ends.data(), k, 5, want_views.data());
+    for_each_simd_level([&](SimdLevel level) {
+      const delta::DeltaKernels& kt = delta_table(level);
+      std::vector<uint8_t> got(total + kSlack, 0x22);
+      kt.rebuild(page.data(), prefix.data(), suffix_at.data(), k, prev.data(), got.data());
+      got.resize(total);
+      ASSERT_EQ(got, want) << "iteration " << iter;
+      std::vector<uint8_t> got_views(16 * k, 0xFF);
+      auto garbage = values;
+      for (size_t j = total; j < garbage.size(); ++j) garbage[j] = 0x99;  // past the values: must not matter
+      kt.views(garbage.data(), 0, ends.data(), k, 5, got_views.data());
+      ASSERT_EQ(got_views, want_views) << "iteration " << iter;
+    });
+  }
+}
+
 // ---- local_bloom --------------------------------------------------------------
 
 // A payload at an offset from a 64-byte boundary (views parse blocks in place).

@@ -398,7 +398,17 @@ def test_bench_delta_json_rows():
     from pqfast.benches.delta import find_peer
 
     proc = run_cli("bench", "delta", "--quick", "--json")
-    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    every = [json.loads(line) for line in proc.stdout.splitlines()]
+    rows = [r for r in every if "type" in r]
+    strings = [r for r in every if "encoding" in r]
+    assert len(rows) + len(strings) == len(every)
+    skeys = {"encoding", "dataset", "implementation", "gbytes_per_s", "mvalues_per_s", "vs_arrow"}
+    assert strings and all(skeys <= r.keys() for r in strings)
+    sgot = {(r["encoding"], r["dataset"], r["implementation"]) for r in strings}
+    for e in ("DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY"):
+        for d in ("short", "urls", "comment", "uuid"):
+            for impl in ("scalar", "memcpy", "encode", "scalar views"):
+                assert (e, d, impl) in sgot, (e, d, impl)
     keys = {"type", "width_class", "implementation", "gvalues_per_s", "ns_per_value"}
     assert rows and all(keys <= r.keys() for r in rows)
     got = {(r["type"], r["width_class"], r["implementation"]) for r in rows}
@@ -409,3 +419,6 @@ def test_bench_delta_json_rows():
     if find_peer() is not None:
         assert ("INT64", "1-8", "arrow") in got
         assert all(r["vs_arrow"] for r in rows if (r["type"], r["width_class"]) != ("INT32", "33-64"))
+        assert ("DELTA_BYTE_ARRAY", "urls", "arrow") in sgot
+        assert all(r["vs_arrow"] for r in strings if not r["implementation"].startswith("arrow")
+                   and r["implementation"] != "memcpy")
