@@ -203,3 +203,19 @@ def test_duckdb_writes(tmp_path, version, codec):
     if ref is not None:
         for c in ref.column_names:
             same_column(got.column(c), ref.column(c))
+
+
+def test_tpchgen_files(tmp_path):
+    """tpchgen-cli's own lineitem and orders (scale 0.01): string_view from the embedded schema, SNAPPY."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    exe = shutil.which("tpchgen-cli") or str(Path(sys.executable).parent / "tpchgen-cli")
+    if not Path(exe).exists():
+        pytest.skip("tpchgen-cli not installed")
+    subprocess.run([exe, "parquet", "-s", "0.01", "--tables=lineitem,orders", f"--output-dir={tmp_path}"],
+                   check=True, capture_output=True)
+    for name in ("lineitem", "orders"):
+        _check(tmp_path / f"{name}.parquet")
