@@ -2,6 +2,8 @@
 // a batch reader of wider values (dictionary indices).
 #include "parquet/rle.h"
 
+#include "unpack/kernels.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -164,9 +166,15 @@ void unpack_bits32(const uint8_t* src, size_t nbytes, int width, size_t first, s
     std::memset(out, 0, count * sizeof(uint32_t));
     return;
   }
-  const uint64_t mask = (uint64_t{1} << width) - 1;
-  size_t bit = first * static_cast<size_t>(width);
   size_t i = 0;
+  // Whole groups of 8 go to the active SIMD kernel (batches start on group
+  // boundaries); the scalar loop below finishes what it leaves.
+  if ((first & 7) == 0 && count >= 8) {
+    const size_t byte0 = first / 8 * static_cast<size_t>(width);
+    i = unpack::active_unpack_kernels().unpack32(src + byte0, nbytes - byte0, width, count / 8, out) * 8;
+  }
+  const uint64_t mask = (uint64_t{1} << width) - 1;
+  size_t bit = (first + i) * static_cast<size_t>(width);
   // Fast while 8 bytes can be loaded at each value's first byte.
   for (; i < count; ++i, bit += static_cast<size_t>(width)) {
     const size_t byte = bit >> 3;

@@ -200,3 +200,33 @@ TEST(ColumnReader, ExportsThroughTheCDataInterface) {
     EXPECT_EQ(a.release, nullptr);
   }
 }
+
+#include "unpack/kernels.h"
+
+TEST(UnpackKernels, EveryLevelEqualsScalarAtEveryWidth) {
+  namespace up = pqfast::unpack;
+  const auto& tables = up::unpack_kernel_tables();
+  const auto bytes = pqfast::testing::random_u64(64, 42);
+  const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
+  for (int level = 0; level < pqfast::kNumSimdLevels; ++level) {
+    const up::UnpackKernels* k = tables.by_level[level];
+    if (k == nullptr) continue;
+    bool supported = false;
+    for (auto l : pqfast::available_simd_levels()) supported |= static_cast<int>(l) == level;
+    if (!supported) continue;
+    for (int w = 1; w <= 32; ++w) {
+      for (size_t groups : {size_t{1}, size_t{3}, size_t{16}}) {
+        // nbytes exactly the groups (no slack) and with the whole buffer.
+        for (size_t nbytes : {groups * static_cast<size_t>(w), size_t{512}}) {
+          std::vector<uint32_t> want(groups * 8), got(groups * 8, 0xdeadbeef);
+          ASSERT_EQ(up::kScalarUnpackKernels.unpack32(src, nbytes, w, groups, want.data()), groups);
+          // A copy of exactly nbytes, so a read past it is an ASan error.
+          std::vector<uint8_t> exact(src, src + nbytes);
+          const size_t done = k->unpack32(exact.data(), nbytes, w, groups, got.data());
+          ASSERT_LE(done, groups);
+          for (size_t i = 0; i < done * 8; ++i) ASSERT_EQ(got[i], want[i]) << "level " << level << " w " << w << " i " << i;
+        }
+      }
+    }
+  }
+}
