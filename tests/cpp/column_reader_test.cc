@@ -108,7 +108,8 @@ TEST(ColumnReader, EverySimdLevelGivesTheSameArrays) {
       }
     });
   }
-  EXPECT_GT(read, 100u);
+  // Without the codec libraries (a cross build) only uncompressed chunks read.
+  EXPECT_GT(read, pq::codec_supported(1) ? 100u : 20u);
 }
 
 TEST(ColumnReader, EveryTruncationOfThePagesIsAnError) {
@@ -135,7 +136,7 @@ TEST(ColumnReader, EveryTruncationOfThePagesIsAnError) {
       ++cuts;
     }
   }
-  EXPECT_GT(cuts, 10000u);
+  EXPECT_GT(cuts, pq::codec_supported(1) ? 10000u : 1000u);
 }
 
 TEST(ColumnReader, HybridBitsAcrossByteBoundaries) {
