@@ -108,6 +108,7 @@ class ChunkReader {
   bool nullable_ = false;
   std::unique_ptr<ColumnArray::Impl> out_;
   int64_t pos_ = 0;
+  int64_t num_rows_ = 0;
   ReadBuffer page_;      // a decompressed page
   ReadBuffer scratch_;   // physical values before conversion, dense bits
   ReadBuffer scratch2_;  // binary bytes before conversion
@@ -138,6 +139,7 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
                                                        " column cannot be read as " + arrow_layout_name(layout_));
   }
   if (num_rows < 0) return make_error(ErrorCode::kCorrupt, where_ + ": negative row count " + std::to_string(num_rows));
+  num_rows_ = num_rows;
   family_ = family_of(layout_);
   phys_width_ = physical_width(d_.physical_type, d_.type_length);
   if (d_.physical_type == PhysicalType::kFixedLenByteArray && d_.type_length <= 0) {
@@ -281,6 +283,10 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   if (count64 > opts_.max_page_values) {
     return make_error(ErrorCode::kLimitExceeded, where + ": page of " + std::to_string(count64) +
                                                      " values exceeds the limit of " + std::to_string(opts_.max_page_values));
+  }
+  if (count64 > num_rows_ - pos_) {
+    return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count64) + " values runs past the row group's " +
+                                               std::to_string(num_rows_) + " rows (" + std::to_string(pos_) + " read before it)");
   }
   const size_t count = static_cast<size_t>(count64);
   const size_t csize = static_cast<size_t>(h.compressed_page_size);

@@ -151,7 +151,7 @@ Status convert_fixed(const ColumnDescriptor& d, ArrowLayout layout, const uint8_
   using L = ArrowLayout;
   const PhysicalType t = d.physical_type;
   if (is_identity(layout, t, d.type_length)) {
-    std::memcpy(out, in, n * static_cast<size_t>(physical_width(t, d.type_length)));
+    if (n) std::memcpy(out, in, n * static_cast<size_t>(physical_width(t, d.type_length)));
     return Status::Ok();
   }
   switch (layout) {
