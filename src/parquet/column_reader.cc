@@ -582,7 +582,7 @@ Status ChunkReader::view_values(int32_t enc, const uint8_t* p, size_t len, size_
       const int32_t* o = scratch_.as<int32_t>();
       const uint8_t* b = bytes.data();
       bool any = false;
-      for (size_t i = 0; i < nonnull; ++i) {  // ReadBuffer's slack covers the 12-byte loads
+      for (size_t i = 0; i < nonnull; ++i) {  // ReadBuffer's slack covers the 16-byte loads
         const uint32_t l = static_cast<uint32_t>(o[i + 1] - o[i]);
         views[i] = make_view(b + o[i], l, index, o[i]);
         any |= l > 12;

@@ -69,26 +69,32 @@ Status convert_binary_to_decimal(ArrowLayout layout, const int64_t* offsets, con
                                  uint8_t* out, const std::string& where);
 
 // A view of `len` bytes at src (buffer `index`, `offset`). `src` must have
-// 12 readable bytes (the caller checks, or pads): inline values are loaded
-// with fixed-size copies and masked, never a call per value.
+// 16 readable bytes (the caller checks, or pads): an inline value is two
+// 8-byte loads masked by its length (tables, no branch on the length), never
+// a call per value.
+struct ViewMasks {
+  uint64_t lo[13], hi[13];
+  constexpr ViewMasks() : lo(), hi() {
+    for (int n = 0; n <= 12; ++n) {
+      // lo: the length (low 32 bits) and data bytes 0..3; hi: data bytes 4..11.
+      const int a = n < 4 ? n : 4, b = n > 4 ? n - 4 : 0;
+      lo[n] = 0xffffffffull | (a == 4 ? 0xffffffff00000000ull : (((uint64_t{1} << (8 * a)) - 1) << 32));
+      hi[n] = b == 8 ? ~uint64_t{0} : ((uint64_t{1} << (8 * b)) - 1);
+    }
+  }
+};
+inline constexpr ViewMasks kViewMasks{};
+
 inline BinaryViewElem make_view(const uint8_t* src, uint32_t len, int32_t index, int32_t offset) {
   BinaryViewElem v;
+  uint64_t a, b;
+  std::memcpy(&a, src, 8);
+  std::memcpy(&b, src + 8, 8);
   if (len <= 12) {
-    uint64_t lo, hi32 = 0;
-    uint32_t hi;
-    std::memcpy(&lo, src, 8);
-    std::memcpy(&hi, src + 8, 4);
-    hi32 = hi;
-    if (len < 8) {
-      lo &= (uint64_t{1} << (8 * len)) - 1;
-      hi32 = 0;
-    } else {
-      hi32 &= len == 12 ? 0xffffffffull : ((uint64_t{1} << (8 * (len - 8))) - 1);
-    }
-    v.inlined.size = static_cast<int32_t>(len);
-    std::memcpy(v.inlined.data, &lo, 8);
-    const uint32_t h = static_cast<uint32_t>(hi32);
-    std::memcpy(v.inlined.data + 8, &h, 4);
+    const uint64_t lo = (uint64_t{len} | (a << 32)) & kViewMasks.lo[len];
+    const uint64_t hi = ((a >> 32) | (b << 32)) & kViewMasks.hi[len];
+    std::memcpy(reinterpret_cast<uint8_t*>(&v), &lo, 8);
+    std::memcpy(reinterpret_cast<uint8_t*>(&v) + 8, &hi, 8);
   } else {
     v.ref.size = static_cast<int32_t>(len);
     std::memcpy(v.ref.prefix, src, 4);

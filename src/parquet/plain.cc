@@ -86,11 +86,11 @@ Status plain_binary_views(const uint8_t* p, size_t len, size_t n, BinaryViewElem
       return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
                                                    std::to_string(l) + " bytes runs past the page");
     }
-    if (pos + 12 <= len) {
+    if (pos + 16 <= len) {
       out[i] = make_view(p + pos, l, buffer_index, static_cast<int32_t>(pos));
     } else {
-      uint8_t tmp[12] = {};
-      std::memcpy(tmp, p + pos, std::min<size_t>(l, 12));
+      uint8_t tmp[16] = {};
+      std::memcpy(tmp, p + pos, std::min<size_t>(l, 16));
       out[i] = make_view(tmp, l, buffer_index, static_cast<int32_t>(pos));
     }
     any |= l > 12;
