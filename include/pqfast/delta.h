@@ -103,6 +103,9 @@ class DeltaBinaryPackedDecoder {
   Status read_block_header();
   // Decodes the next miniblock (or the used part of it) into scratch_.
   Status fill_scratch();
+  // Checks that the bits of the current miniblock's first `values` values are
+  // there (all of its padded body unless it is the stream's last).
+  Status check_miniblock_body(uint32_t w, uint32_t values, bool last) const;
   Error error_at(ErrorCode code, size_t offset, const std::string& what) const;
   friend Result<size_t> delta_stream_length(const uint8_t* data, size_t size);
   // Consumes every remaining value without decoding (block headers and
@@ -157,6 +160,10 @@ Result<std::vector<uint8_t>> delta_encode_int32(const int32_t* values, size_t n,
                                                 DeltaGeometry geometry = kDeltaInt32DefaultGeometry);
 Result<std::vector<uint8_t>> delta_encode_int64(const int64_t* values, size_t n,
                                                 DeltaGeometry geometry = kDeltaInt64DefaultGeometry);
+
+// The same, appended to `out` (no intermediate buffer).
+Status delta_append_int32(std::vector<uint8_t>& out, const int32_t* values, size_t n,
+                          DeltaGeometry geometry = kDeltaInt32DefaultGeometry);
 
 // Decodes a whole stream into a fresh vector (sized from the checked header
 // count). Convenience over the decoder.

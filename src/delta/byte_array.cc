@@ -60,8 +60,17 @@ Result<DeltaByteArrayDecoder> DeltaByteArrayDecoder::make(const uint8_t* data, s
 }
 
 Status DeltaByteArrayDecoder::refill() {
-  const size_t k = static_cast<size_t>(std::min<uint64_t>(kChunk, prefixes_.values_remaining()));
   const uint64_t first = total_ - prefixes_.values_remaining();
+  size_t k = static_cast<size_t>(std::min<uint64_t>(kChunk, prefixes_.values_remaining()));
+  if (k == kChunk) {
+    // End the chunk where a block (or, for blocks larger than a chunk, a
+    // miniblock) of the streams ends (value 1 + m * unit), so that every
+    // chunk decodes whole blocks on the fast path, none through scratch.
+    const DeltaGeometry g = prefixes_.geometry();
+    const uint64_t unit = g.block_size <= kChunk ? g.block_size : g.values_per_miniblock();
+    const uint64_t end = (first + k - 1) / unit * unit + 1;
+    if (end > first && unit <= kChunk) k = static_cast<size_t>(end - first);
+  }
   auto p = prefixes_.decode(reinterpret_cast<int32_t*>(prefix_), k);
   if (!p.ok()) return prefixed("DELTA_BYTE_ARRAY prefix lengths", p.error());
   const uint32_t start = static_cast<uint32_t>(suffix_pos_);
@@ -92,9 +101,8 @@ Status DeltaByteArrayDecoder::refill() {
   if (fixed_width_ >= 0) {
     for (size_t i = 0; i < k; ++i) bad |= len_[i] != static_cast<uint32_t>(fixed_width_);
   }
-  uint64_t prev_len = last_len_;
-  if (bad != 0) {
-    prev_len = last_len_;
+  if (bad != 0) {  // find and name the culprit
+    uint64_t prev_len = last_len_;
     for (size_t i = 0; i < k; ++i) {
       const uint32_t suffix = suffix_at_[i + 1] - suffix_at_[i];
       const uint64_t len = uint64_t{prefix_[i]} + suffix;
@@ -167,7 +175,7 @@ template <class Offset>
 Result<size_t> DeltaByteArrayDecoder::decode_impl(Offset* offsets, uint8_t* data, size_t data_capacity, size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, remaining_));
   if (n == 0) return size_t{0};
-  if (offsets == nullptr || data == nullptr) {
+  if (offsets == nullptr || (data == nullptr && data_capacity != 0)) {
     return make_error(ErrorCode::kInvalidArgument, "DELTA_BYTE_ARRAY: null output");
   }
   if (fixed_width_ >= 0) {

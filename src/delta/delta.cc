@@ -192,16 +192,10 @@ Status DeltaBinaryPackedDecoder<T>::read_block_header() {
 }
 
 template <class T>
-Status DeltaBinaryPackedDecoder<T>::fill_scratch() {
-  if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
-  const uint32_t w = widths_[miniblock_];
-  const uint32_t vpm = values_per_miniblock_;
-  const bool last_miniblock = remaining_ <= vpm;
-  const uint32_t values = static_cast<uint32_t>(std::min<uint64_t>(remaining_, vpm));
-  const size_t full_body = size_t{vpm} * w / 8;
+Status DeltaBinaryPackedDecoder<T>::check_miniblock_body(uint32_t w, uint32_t values, bool last) const {
   // A conforming writer pads the last miniblock to its full size; accept one
   // cut short as long as the bits of its values are there.
-  const size_t needed = last_miniblock ? (size_t{values} * w + 7) / 8 : full_body;
+  const size_t needed = last ? (size_t{values} * w + 7) / 8 : size_t{values_per_miniblock_} * w / 8;
   const size_t avail = size_ - pos_;
   if (avail < needed) {
     return error_at(ErrorCode::kTruncated, pos_,
@@ -209,6 +203,19 @@ Status DeltaBinaryPackedDecoder<T>::fill_scratch() {
                         ": " + std::to_string(values) + " values of " + std::to_string(w) + " bits need " +
                         std::to_string(needed) + " bytes, " + std::to_string(avail) + " remain");
   }
+  return Status::Ok();
+}
+
+template <class T>
+Status DeltaBinaryPackedDecoder<T>::fill_scratch() {
+  if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
+  const uint32_t w = widths_[miniblock_];
+  const uint32_t vpm = values_per_miniblock_;
+  const bool last_miniblock = remaining_ <= vpm;
+  const uint32_t values = static_cast<uint32_t>(std::min<uint64_t>(remaining_, vpm));
+  const size_t full_body = size_t{vpm} * w / 8;
+  PQFAST_RETURN_IF_ERROR(check_miniblock_body(w, values, last_miniblock));
+  const size_t avail = size_ - pos_;
   if (scratch_.size() < vpm) scratch_.resize(vpm);
   const size_t n = (size_t{values} + 31) / 32 * 32;  // kernels decode whole groups of 32
   const size_t read = n * w / 8;
@@ -418,11 +425,17 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::decode_offsets(uint32_t* out, size_t
                                                            uint32_t& max_length)
   requires(sizeof(T) == 4)
 {
-  OffsetSink sink{kernels(), offset, max_length};
-  auto r = decode_into(sink, out, n);
-  offset = sink.offset;
-  max_length = sink.max_length;
-  return r;
+  // (Clang 14 instantiates this for int64_t too in the explicit class
+  // instantiation below, whatever the constraint says.)
+  if constexpr (sizeof(T) == 4) {
+    OffsetSink sink{kernels(), offset, max_length};
+    auto r = decode_into(sink, out, n);
+    offset = sink.offset;
+    max_length = sink.max_length;
+    return r;
+  } else {
+    return make_error(ErrorCode::kInvalidArgument, "decode_offsets: INT32 streams only");
+  }
 }
 
 template <class T>
@@ -491,16 +504,8 @@ Status DeltaBinaryPackedDecoder<T>::seek_end() {
     if (miniblock_ == miniblocks_in_block_) PQFAST_RETURN_IF_ERROR(read_block_header());
     const uint32_t w = widths_[miniblock_];
     const uint32_t values = static_cast<uint32_t>(std::min<uint64_t>(remaining_, vpm));
-    const size_t full_body = size_t{vpm} * w / 8;
-    const size_t needed = remaining_ <= vpm ? (size_t{values} * w + 7) / 8 : full_body;
-    const size_t avail = size_ - pos_;
-    if (avail < needed) {
-      return error_at(ErrorCode::kTruncated, pos_,
-                      "block " + std::to_string(block_index_ - 1) + ", miniblock " + std::to_string(miniblock_) +
-                          ": " + std::to_string(values) + " values of " + std::to_string(w) + " bits need " +
-                          std::to_string(needed) + " bytes, " + std::to_string(avail) + " remain");
-    }
-    pos_ += std::min(full_body, avail);
+    PQFAST_RETURN_IF_ERROR(check_miniblock_body(w, values, remaining_ <= vpm));
+    pos_ += std::min(size_t{vpm} * w / 8, size_ - pos_);
     ++miniblock_;
     remaining_ -= values;
   }
@@ -568,16 +573,16 @@ void pack_bits(std::vector<uint8_t>& out, const U* values, size_t count, uint32_
   for (size_t i = 0; i < count; i += 32, dst += 4 * w) pack(values + i, dst);
 }
 
+// Appends the stream to out.
 template <class S>
-Result<std::vector<uint8_t>> encode(const S* values, size_t n, DeltaGeometry g) {
+Status encode_into(std::vector<uint8_t>& out, const S* values, size_t n, DeltaGeometry g) {
   using U = std::make_unsigned_t<S>;
   PQFAST_RETURN_IF_ERROR(validate_delta_geometry(g));
   if (values == nullptr && n != 0) {
     return make_error(ErrorCode::kInvalidArgument, "delta_encode: null values");
   }
   const uint32_t vpm = g.values_per_miniblock();
-  std::vector<uint8_t> out;
-  out.reserve(32 + n * sizeof(S) + n / 8);
+  out.reserve(out.size() + 32 + n * sizeof(S) + n / 8);
   write_uleb(out, g.block_size);
   write_uleb(out, g.miniblocks_per_block);
   write_uleb(out, n);
@@ -607,6 +612,13 @@ Result<std::vector<uint8_t>> encode(const S* values, size_t n, DeltaGeometry g) 
       pack_bits(out, deltas.data() + size_t{m} * vpm, vpm, widths[m]);
     }
   }
+  return Status::Ok();
+}
+
+template <class S>
+Result<std::vector<uint8_t>> encode(const S* values, size_t n, DeltaGeometry g) {
+  std::vector<uint8_t> out;
+  PQFAST_RETURN_IF_ERROR(encode_into(out, values, n, g));
   return out;
 }
 
@@ -633,6 +645,9 @@ Result<std::vector<int32_t>> delta_decode_int32(const uint8_t* data, size_t size
 }
 Result<std::vector<int64_t>> delta_decode_int64(const uint8_t* data, size_t size) {
   return decode_all<int64_t>(data, size);
+}
+Status delta_append_int32(std::vector<uint8_t>& out, const int32_t* values, size_t n, DeltaGeometry geometry) {
+  return encode_into(out, values, n, geometry);
 }
 
 }  // namespace pqfast

@@ -48,7 +48,14 @@ Status DeltaLengthByteArrayDecoder::check_offsets(const uint32_t* ends, size_t k
 }
 
 Status DeltaLengthByteArrayDecoder::refill() {
-  const size_t k = static_cast<size_t>(std::min<uint64_t>(kChunk, lengths_.values_remaining()));
+  size_t k = static_cast<size_t>(std::min<uint64_t>(kChunk, lengths_.values_remaining()));
+  if (k == kChunk) {  // end on a block (or miniblock) boundary: whole blocks on the fast path
+    const uint64_t first = total_values() - lengths_.values_remaining();
+    const DeltaGeometry g = lengths_.geometry();
+    const uint64_t unit = g.block_size <= kChunk ? g.block_size : g.values_per_miniblock();
+    const uint64_t end = (first + k - 1) / unit * unit + 1;
+    if (end > first && unit <= kChunk) k = static_cast<size_t>(end - first);
+  }
   uint32_t offset = static_cast<uint32_t>(bytes_pos_), max_length = 0;
   auto got = lengths_.decode_offsets(held_, k, offset, max_length);
   if (!got.ok()) return delta::prefixed("DELTA_LENGTH_BYTE_ARRAY lengths", got.error());
@@ -63,7 +70,7 @@ Result<size_t> DeltaLengthByteArrayDecoder::decode_impl(Offset* offsets, uint8_t
                                                         size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, values_remaining()));
   if (n == 0) return size_t{0};
-  if (offsets == nullptr || data == nullptr) {
+  if (offsets == nullptr || (data == nullptr && data_capacity != 0)) {
     return make_error(ErrorCode::kInvalidArgument, "DELTA_LENGTH_BYTE_ARRAY: null output");
   }
   if (offsets[0] < 0 || static_cast<uint64_t>(offsets[0]) > data_capacity) {
@@ -83,7 +90,7 @@ Result<size_t> DeltaLengthByteArrayDecoder::decode_impl(Offset* offsets, uint8_t
       if (!got.ok()) return delta::prefixed("DELTA_LENGTH_BYTE_ARRAY lengths", got.error());
       PQFAST_RETURN_IF_ERROR(check_offsets(ends, n, static_cast<uint32_t>(base), max_length));
       const size_t bytes = offset - static_cast<uint32_t>(base);
-      std::memcpy(data + base, data_ + bytes_pos_, bytes);
+      if (bytes != 0) std::memcpy(data + base, data_ + bytes_pos_, bytes);
       bytes_pos_ += bytes;
       return n;
     }
@@ -103,7 +110,7 @@ Result<size_t> DeltaLengthByteArrayDecoder::decode_impl(Offset* offsets, uint8_t
     for (size_t j = 0; j < fit; ++j) offsets[done + 1 + j] = static_cast<Offset>(cur + (ends[j] - start));
     if (fit > 0) {
       const size_t bytes = ends[fit - 1] - start;
-      std::memcpy(data + cur, data_ + start, bytes);
+      if (bytes != 0) std::memcpy(data + cur, data_ + start, bytes);
       bytes_pos_ += bytes;
     }
     held_pos_ += static_cast<uint32_t>(fit);

@@ -416,6 +416,27 @@ TEST(DeltaStrings, EncodersRoundTripAndMatchTheSimpleWriter) {
   EXPECT_FALSE(delta_encode_byte_array(bad, reinterpret_cast<const uint8_t*>("abcde"), 2).ok());
 }
 
+TEST(DeltaStrings, EmptyValuesNeedNoDataBuffer) {
+  const Values empty(300, "");
+  for (int incremental = 0; incremental < 2; ++incremental) {
+    const auto page = incremental ? dba_page(empty, {128, 4}) : dlba_page(empty, {128, 4});
+    for_each_simd_level([&](SimdLevel) {
+      std::vector<int32_t> offsets(empty.size() + 1, 0);
+      Result<size_t> n = size_t{0};
+      if (incremental) {
+        auto dec = DeltaByteArrayDecoder::make(page.data(), page.size());
+        n = dec->decode(offsets.data(), nullptr, 0, empty.size());
+      } else {
+        auto dec = DeltaLengthByteArrayDecoder::make(page.data(), page.size());
+        n = dec->decode(offsets.data(), nullptr, 0, empty.size());
+      }
+      ASSERT_TRUE(n.ok()) << n.error().to_string();
+      EXPECT_EQ(*n, empty.size());
+      EXPECT_EQ(offsets, std::vector<int32_t>(empty.size() + 1, 0));
+    });
+  }
+}
+
 // ---- hostile pages -------------------------------------------------------------
 
 std::string decode_error_dlba(const std::vector<uint8_t>& page) {
