@@ -176,3 +176,26 @@ def test_read_pruned_reads_kept_row_groups_with_pqfast(tmp_path):
     got = pqfast.read_pruned(str(p), "id", [5, 12_345])
     assert got.column("id").to_pylist() == [5, 12_345]
     assert got.column("s").to_pylist() == ["k5", "k12345"]
+
+
+def test_bench_read_runs_on_a_small_scale(tmp_path):
+    """The command works end to end (files written, every cell measured); no timing is checked."""
+    import json
+
+    from conftest import run_cli
+
+    proc = run_cli("bench", "read", "--scale", "0.01", "--runs", "1", "--json", "--threads", "1",
+                   "--data", str(tmp_path))
+    rows = [json.loads(ln) for ln in proc.stdout.splitlines()]
+    assert {(r["reader"], r["encoding"], r["codec"]) for r in rows} == {
+        (rd, e, c) for rd in ("pqfast", "pyarrow", "duckdb") for e in ("plain", "dictionary", "delta")
+        for c in ("none", "zstd")}
+    assert all(r["rows"] == rows[0]["rows"] > 0 and r["cpu_s"] >= 0 for r in rows)
+    # The six files hold the same rows, and pqfast reads them as pyarrow does.
+    files = sorted(tmp_path.rglob("lineitem-*.parquet"))
+    assert len(files) == 6
+    cols = ["l_orderkey", "l_shipmode", "l_commitdate", "l_receiptdate", "l_shipdate"]
+    for f in files:
+        got, exp = pqfast.read_table(f, columns=cols), pq.read_table(f, columns=cols)
+        for c in cols:
+            same_column(got.column(c), exp.column(c))
