@@ -53,6 +53,7 @@ class _Source:
     def __init__(self, source: Any, filesystem: Any = None):
         self._fh = None
         self.read_at = None
+        self.positional = False
         if filesystem is None and isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
             if path.startswith("file://"):
@@ -69,6 +70,7 @@ class _Source:
                 self._fh = fh
                 self.size = fh.size()
                 self.read_at = lambda off, n: fh.read_at(n, off)
+                self.positional = True  # read_at does not move a shared position: safe from threads
                 return
             if hasattr(filesystem, "open"):  # fsspec
                 fh = filesystem.open(path, "rb")

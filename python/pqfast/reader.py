@@ -281,6 +281,8 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
             rgs.append(r % nrg)
     specs = [p.spec(rg) for rg in rgs for p in plans]
     threads = 0 if use_threads else 1
+    if not source.local and not getattr(source, "positional", False):
+        threads = 1  # seek + read on a shared file object: one reader at a time
     if specs:
         if source.local:
             caps = _pqfast._read_chunks_path(source.path, meta, specs, threads)

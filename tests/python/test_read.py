@@ -199,3 +199,12 @@ def test_bench_read_runs_on_a_small_scale(tmp_path):
         got, exp = pqfast.read_table(f, columns=cols), pq.read_table(f, columns=cols)
         for c in cols:
             same_column(got.column(c), exp.column(c))
+
+
+def test_file_object_with_many_row_groups(tmp_path):
+    # A Python file object is read with seek + read: one chunk at a time.
+    t = pa.table({"a": pa.array(range(40_000), pa.int64()), "s": [f"s{i % 91}" for i in range(40_000)]})
+    p = tmp_path / "many.parquet"
+    pq.write_table(t, p, row_group_size=2000, compression="snappy")
+    with open(p, "rb") as fh:
+        assert pqfast.read_table(fh, use_threads=True).equals(t)
