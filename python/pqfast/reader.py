@@ -298,9 +298,9 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
         fields.append(p.field(arr))
     schema = pa.schema(fields, metadata=_schema_metadata(meta))
     if not arrays:
-        num = sum(meta.row_group(r)["num_rows"] for r in rgs) if rgs else 0
-        return pa.table({}, schema=schema).slice(0, 0) if num == 0 else pa.Table.from_batches(
-            [pa.RecordBatch.from_pydict({}, schema=schema)], schema=schema)
+        # No columns: a table of the selected row groups' row count, as pyarrow gives.
+        num = sum(meta.row_group(r)["num_rows"] for r in rgs)
+        return pa.table({"_": pa.nulls(num)}).drop_columns(["_"]).replace_schema_metadata(schema.metadata)
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

@@ -208,3 +208,12 @@ def test_file_object_with_many_row_groups(tmp_path):
     pq.write_table(t, p, row_group_size=2000, compression="snappy")
     with open(p, "rb") as fh:
         assert pqfast.read_table(fh, use_threads=True).equals(t)
+
+
+def test_no_columns_and_no_rows(tmp_path):
+    p = tmp_path / "x.parquet"
+    pq.write_table(pa.table({"a": [1, 2, 3]}), p, row_group_size=2)
+    assert pqfast.read_table(p, columns=[]).num_rows == pq.read_table(p, columns=[]).num_rows == 3
+    e = tmp_path / "e.parquet"
+    pq.write_table(pa.table({"a": pa.array([], pa.int64()), "s": pa.array([], pa.string())}), e)
+    assert pqfast.read_table(e).equals(pq.read_table(e))
