@@ -300,7 +300,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     if not arrays:
         # No columns: a table of the selected row groups' row count, as pyarrow gives.
         num = sum(meta.row_group(r)["num_rows"] for r in rgs)
-        return pa.table({"_": pa.nulls(num)}).drop_columns(["_"]).replace_schema_metadata(schema.metadata)
+        return pa.table({"_": pa.nulls(num)}).drop_columns(["_"])  # (replacing its metadata would lose the rows)
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
