@@ -304,6 +304,7 @@ class DeltaByteArrayDecoder {
   uint64_t chunk_end_[kChunk]{};   // where each value ends, from the chunk's first byte
   uint32_t chunk_pos_ = 0, chunk_len_ = 0;
   uint64_t last_len_ = 0;  // the length of the chunk's last value (checks the next chunk)
+  uint32_t chunk_max_len_ = 0;  // at least the chunk's longest value
   // The last value handed out (the prefix source of the next one), in a
   // buffer that grows to the longest value and is reused.
   std::vector<uint8_t> last_;

@@ -147,7 +147,7 @@ struct Avx2 {
     return static_cast<uint32_t>(_mm_cvtsi128_si32(m));
   }
   static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                      const uint8_t* prev, uint8_t* out);
+                      const uint8_t* prev, uint8_t* out, size_t max_len);
   static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
                     uint8_t* out);
   template <int W, class Out>
@@ -245,33 +245,51 @@ inline Avx2::V32 Avx2::run32(const uint8_t* in, size_t n, uint32_t min_delta, __
 }
 
 // DELTA_BYTE_ARRAY values: the first 32 bytes of the value before stay in a
-// register, so a prefix of up to 32 bytes never reads back what was just
-// stored (which would wait for store forwarding): value = blend(bytes < p:
-// that register, else the page loaded from p bytes before the suffix), one
-// store. Longer values copy the rest 32 bytes at a time.
+// register (64 in two, when a value of the run passes 32 bytes), so a
+// prefix that fits never reads back what was just stored (which would wait
+// for store forwarding): each 32 bytes of a value are one blend (bytes
+// below the prefix length from the register, else the page loaded from p
+// bytes before the suffix) and one store. Longer values copy the rest 32
+// bytes at a time.
 alignas(64) constexpr uint8_t kFirstBytes[64] = {
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 
+// Bytes below p (0..32) set.
+inline __m256i first_bytes(size_t p) { return load256(kFirstBytes + 32 - p); }
+
 void Avx2::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                   const uint8_t* prev, uint8_t* out) {
-  __m256i pv = load256(prev);  // the first 32 bytes of the value before
+                   const uint8_t* prev, uint8_t* out, size_t max_len) {
+  __m256i pv0 = load256(prev);
+  if (max_len <= 32) {  // one register holds every value
+    for (size_t i = 0; i < k; ++i) {
+      const size_t p = prefix[i], at = suffix_at[i], len = p + (suffix_at[i + 1] - at);
+      const __m256i v = _mm256_blendv_epi8(load256(page + at - p), pv0, first_bytes(p));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
+      pv0 = v;
+      out += len;
+    }
+    return;
+  }
+  __m256i pv1 = load256(prev + 32);
   for (size_t i = 0; i < k; ++i) {
     const size_t p = prefix[i], at = suffix_at[i], len = p + (suffix_at[i + 1] - at);
-    if (p <= 32) {
-      const __m256i from_prev = load256(kFirstBytes + 32 - p);  // bytes < p: 0xff
-      const __m256i v = _mm256_blendv_epi8(load256(page + at - p), pv, from_prev);
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v);
-      // Bytes 32..63 whatever the length (the slack allows it): no branch
-      // to mispredict on values of mixed lengths up to 64 bytes.
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32), load256(page + at - p + 32));
+    if (p <= 64) {
+      const uint8_t* from = page + at - p;  // value byte j is from[j] where j >= p
+      const size_t p0 = p < 32 ? p : 32;
+      const __m256i v0 = _mm256_blendv_epi8(load256(from), pv0, first_bytes(p0));
+      const __m256i v1 = _mm256_blendv_epi8(load256(from + 32), pv1, first_bytes(p - p0));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), v0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32), v1);  // within the slack: no branch
       for (size_t t = 64; t < len; t += 32) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + t), load256(page + at - p + t));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + t), load256(from + t));
       }
-      pv = v;
-    } else {  // the first 32 bytes are the value before's
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), pv);
-      for (size_t t = 32; t < p; t += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + t), load256(prev + t));
+      pv0 = v0;
+      pv1 = v1;
+    } else {  // the first 64 bytes are the value before's; the rest of the prefix from memory
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), pv0);
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32), pv1);
+      for (size_t t = 64; t < p; t += 32) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + t), load256(prev + t));
       for (size_t t = 0; t < len - p; t += 32) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + p + t), load256(page + at + t));
       }

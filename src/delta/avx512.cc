@@ -92,7 +92,7 @@ struct Avx512 {
   static V32 last32(V32 v) { return _mm512_permutexvar_epi32(_mm512_set1_epi32(15), v); }
   static uint32_t hmax32u(V32 v) { return _mm512_reduce_max_epu32(v); }
   static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                      const uint8_t* prev, uint8_t* out);
+                      const uint8_t* prev, uint8_t* out, size_t max_len);
   static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,
                     uint8_t* out);
   template <int W, class Out>
@@ -198,25 +198,45 @@ inline Avx512::V32 Avx512::run32(const uint8_t* in, size_t n, uint32_t min_delta
   }
 }
 
-// DELTA_BYTE_ARRAY values: the first 64 bytes of the value before stay in a
-// register, so a prefix of up to 64 bytes never reads back what was just
-// stored (which would wait for store forwarding): value = blend under a mask
-// of the p low bytes (that register; else the page loaded from p bytes
-// before the suffix), one store. Longer values copy the rest 64 bytes at a time.
+// DELTA_BYTE_ARRAY values: the first 128 bytes of the value before stay in
+// two registers (one, when no value of the run passes 64 bytes), so a
+// prefix of up to 128 bytes never reads back what was just stored (which
+// would wait for store forwarding). Value bytes 0..63 and 64..127 are each
+// one blend under a mask of the prefix's bytes (the register; else the
+// page, loaded from p bytes before the suffix) and one store; the second
+// store only for values over 64 bytes. Longer values copy the rest 64
+// bytes at a time.
 void Avx512::rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                     const uint8_t* prev, uint8_t* out) {
-  __m512i pv = _mm512_loadu_si512(prev);
+                     const uint8_t* prev, uint8_t* out, size_t max_len) {
+  __m512i pv0 = _mm512_loadu_si512(prev);
+  if (max_len <= 64) {  // one register holds every value: half the work per value
+    for (size_t i = 0; i < k; ++i) {
+      const size_t p = prefix[i], at = suffix_at[i], len = p + (suffix_at[i + 1] - at);
+      const __m512i v = _mm512_mask_blend_epi8(_bzhi_u64(~uint64_t{0}, static_cast<unsigned>(p)),
+                                               _mm512_loadu_si512(page + at - p), pv0);
+      _mm512_storeu_si512(out, v);
+      pv0 = v;
+      out += len;
+    }
+    return;
+  }
+  __m512i pv1 = _mm512_loadu_si512(prev + 64);
   for (size_t i = 0; i < k; ++i) {
     const size_t p = prefix[i], at = suffix_at[i], len = p + (suffix_at[i + 1] - at);
-    if (p <= 64) {
-      const __mmask64 from_prev = _bzhi_u64(~uint64_t{0}, static_cast<unsigned>(p));
-      const __m512i v = _mm512_mask_blend_epi8(from_prev, _mm512_loadu_si512(page + at - p), pv);
-      _mm512_storeu_si512(out, v);  // whatever the length: no branch to mispredict
-      for (size_t t = 64; t < len; t += 64) _mm512_storeu_si512(out + t, _mm512_loadu_si512(page + at - p + t));
-      pv = v;
-    } else {  // the first 64 bytes are the value before's
-      _mm512_storeu_si512(out, pv);
-      for (size_t t = 64; t < p; t += 64) _mm512_storeu_si512(out + t, _mm512_loadu_si512(prev + t));
+    if (p <= 128) {
+      const uint8_t* from = page + at - p;  // value byte j is from[j] where j >= p
+      const unsigned p0 = p < 64 ? static_cast<unsigned>(p) : 64u, p1 = static_cast<unsigned>(p) - p0;
+      const __m512i v0 = _mm512_mask_blend_epi8(_bzhi_u64(~uint64_t{0}, p0), _mm512_loadu_si512(from), pv0);
+      const __m512i v1 = _mm512_mask_blend_epi8(_bzhi_u64(~uint64_t{0}, p1), _mm512_loadu_si512(from + 64), pv1);
+      _mm512_storeu_si512(out, v0);
+      if (len > 64) _mm512_storeu_si512(out + 64, v1);
+      for (size_t t = 128; t < len; t += 64) _mm512_storeu_si512(out + t, _mm512_loadu_si512(from + t));
+      pv0 = v0;
+      pv1 = v1;
+    } else {  // the first 128 bytes are the value before's; the rest of the prefix from memory
+      _mm512_storeu_si512(out, pv0);
+      _mm512_storeu_si512(out + 64, pv1);
+      for (size_t t = 128; t < p; t += 64) _mm512_storeu_si512(out + t, _mm512_loadu_si512(prev + t));
       for (size_t t = 0; t < len - p; t += 64) _mm512_storeu_si512(out + p + t, _mm512_loadu_si512(page + at + t));
     }
     prev = out;

@@ -71,7 +71,11 @@ Status DeltaByteArrayDecoder::refill() {
     const uint64_t end = (first + k - 1) / unit * unit + 1;
     if (end > first && unit <= kChunk) k = static_cast<size_t>(end - first);
   }
-  auto p = prefixes_.decode(reinterpret_cast<int32_t*>(prefix_), k);
+  // Prefix lengths through the offset kernel too: their running sums give
+  // where each value ends without a sequential pass here.
+  uint32_t* const prefix_sum = len_;  // len_ is free until the end
+  uint32_t prefix_total = 0, max_prefix = 0;
+  auto p = prefixes_.decode_offsets(prefix_sum, k, prefix_total, max_prefix);
   if (!p.ok()) return prefixed("DELTA_BYTE_ARRAY prefix lengths", p.error());
   const uint32_t start = static_cast<uint32_t>(suffix_pos_);
   uint32_t offset = start, max_length = 0;
@@ -90,13 +94,24 @@ Status DeltaByteArrayDecoder::refill() {
   // none before it), a chunk at a time: loops over arrays without a branch
   // per value, which the compiler vectorises. Lengths fit 32 bits while the
   // prefixes hold (a value grows only by suffix bytes of this page).
-  uint32_t bad = prefix_[0] > last_len_;
-  uint64_t end = 0;
-  for (size_t i = 0; i < k; ++i) {
-    const uint32_t len = prefix_[i] + (suffix_at_[i + 1] - suffix_at_[i]);
-    len_[i] = len;
-    chunk_end_[i] = end += len;  // where each value ends, from the chunk's start
+  // Where each value ends, from the chunk's start: prefix sum + suffix
+  // sum, exact while k prefixes this large cannot wrap 32 bits (else summed
+  // one by one).
+  if (max_prefix < (uint32_t{1} << 31) && uint64_t{k} * max_prefix <= UINT32_MAX) {
+    for (size_t i = 0; i < k; ++i) chunk_end_[i] = uint64_t{prefix_sum[i]} + (suffix_at_[i + 1] - start);
+  } else {
+    uint64_t end = 0;
+    for (size_t i = 0; i < k; ++i) chunk_end_[i] = end += (prefix_sum[i] - (i > 0 ? prefix_sum[i - 1] : 0)) +
+                                                        uint64_t{suffix_at_[i + 1] - suffix_at_[i]};
   }
+  prefix_[0] = prefix_sum[0];  // differences are exact mod 2^32, wrapped sums or not
+  for (size_t i = 1; i < k; ++i) prefix_[i] = prefix_sum[i] - prefix_sum[i - 1];
+  uint32_t bad = prefix_[0] > last_len_, any_len = 0;
+  for (size_t i = 0; i < k; ++i) {
+    len_[i] = prefix_[i] + (suffix_at_[i + 1] - suffix_at_[i]);
+    any_len |= len_[i];
+  }
+  chunk_max_len_ = any_len;  // at least the longest length (the kernels want a bound)
   for (size_t i = 1; i < k; ++i) bad |= prefix_[i] > len_[i - 1];
   if (fixed_width_ >= 0) {
     for (size_t i = 0; i < k; ++i) bad |= len_[i] != static_cast<uint32_t>(fixed_width_);
@@ -163,7 +178,7 @@ void DeltaByteArrayDecoder::write_values(size_t i, size_t j, uint8_t* out, size_
   size_t run_bytes = j > i ? static_cast<size_t>(chunk_end_[j - 1] - (i > 0 ? chunk_end_[i - 1] : 0)) : 0;
   while (b > i && (suffix_at_[b] + kSlack > size_ || run_bytes + kSlack > room)) run_bytes -= len_of(--b);
   if (b > i) {
-    delta::active_delta_kernels().rebuild(data_, prefix_ + i, suffix_at_ + i, b - i, prev, out);
+    delta::active_delta_kernels().rebuild(data_, prefix_ + i, suffix_at_ + i, b - i, prev, out, chunk_max_len_);
     out += run_bytes;
     room -= run_bytes;
     prev = out - len_of(b - 1);

@@ -64,10 +64,11 @@ using BlockOffsets32Fn = void (*)(const uint8_t* in, const uint8_t* widths, uint
 // suffix_at[0] - kRebuildSlack to suffix_at[k] + kRebuildSlack, `out`
 // writable to kRebuildSlack bytes past the last value, `prev` readable for
 // kRebuildSlack bytes (more than its length). Bytes past a value's end may be
-// overwritten before the next value is written (wide stores).
-inline constexpr size_t kRebuildSlack = 64;
+// overwritten before the next value is written (wide stores). max_len is at
+// least the longest of the k values (kernels may pick a loop by it).
+inline constexpr size_t kRebuildSlack = 128;
 using RebuildFn = void (*)(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                           const uint8_t* prev, uint8_t* out);
+                           const uint8_t* prev, uint8_t* out, size_t max_len);
 
 // Arrow binary_view elements (16 bytes each, at `views`) of k values lying
 // back to back in `base` from `start`, value i ending at ends[i]: up to 12

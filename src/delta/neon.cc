@@ -134,7 +134,7 @@ struct Neon {
   static V32 last32(V32 v) { return vdupq_laneq_u32(v, 3); }
   static uint32_t hmax32u(V32 v) { return vmaxvq_u32(v); }
   static void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k,
-                      const uint8_t* prev, uint8_t* out) {
+                      const uint8_t* prev, uint8_t* out, size_t /*max_len*/) {
     rebuild_values_wide(page, prefix, suffix_at, k, prev, out);
   }
   static void views(const uint8_t* base, uint32_t start, const uint32_t* ends, size_t k, int32_t buffer_index,

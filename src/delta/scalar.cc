@@ -86,7 +86,7 @@ void block_offsets32(const uint8_t* in, const uint8_t* widths, uint32_t m, uint3
 
 // DELTA_BYTE_ARRAY values with exact copies: the reference.
 void rebuild(const uint8_t* page, const uint32_t* prefix, const uint32_t* suffix_at, size_t k, const uint8_t* prev,
-             uint8_t* out) {
+             uint8_t* out, size_t /*max_len*/) {
   for (size_t i = 0; i < k; ++i) {
     const size_t p = prefix[i], s = suffix_at[i + 1] - suffix_at[i];
     std::memmove(out, prev, p);

@@ -289,16 +289,16 @@ TEST(KernelTables, DeltaRebuildAndViewsEqualScalar) {
   constexpr size_t kSlack = delta::kRebuildSlack;
   for (int iter = 0; iter < 300; ++iter) {
     const size_t k = 1 + rng() % 300;
-    const size_t max_len = iter % 3 == 0 ? 200 : iter % 3 == 1 ? 40 : 12;
+    const size_t len_cap = iter % 4 == 0 ? 200 : iter % 4 == 1 ? 40 : iter % 4 == 2 ? 70 : 12;
     // Lengths and prefixes that chain (each prefix within the value before).
     std::vector<uint32_t> prefix(k), suffix_at(k + 1);
     std::vector<uint8_t> page(kSlack);
     for (auto& b : page) b = static_cast<uint8_t>(rng());
-    const size_t prev_len = rng() % (max_len + 1);
+    const size_t prev_len = rng() % (len_cap + 1);
     size_t last = prev_len;
     for (size_t i = 0; i < k; ++i) {
       prefix[i] = static_cast<uint32_t>(rng() % (last + 1));
-      const size_t s = rng() % (max_len + 1);
+      const size_t s = rng() % (len_cap + 1);
       suffix_at[i] = static_cast<uint32_t>(page.size());
       for (size_t j = 0; j < s; ++j) page.push_back(static_cast<uint8_t>(rng()));
       last = prefix[i] + s;
@@ -310,7 +310,9 @@ TEST(KernelTables, DeltaRebuildAndViewsEqualScalar) {
     size_t total = 0;
     for (size_t i = 0; i < k; ++i) total += prefix[i] + (suffix_at[i + 1] - suffix_at[i]);
     std::vector<uint8_t> want(total + kSlack, 0x11);
-    ref.rebuild(page.data(), prefix.data(), suffix_at.data(), k, prev.data(), want.data());
+    size_t max_len = 0;
+    for (size_t i = 0; i < k; ++i) max_len = std::max<size_t>(max_len, prefix[i] + (suffix_at[i + 1] - suffix_at[i]));
+    ref.rebuild(page.data(), prefix.data(), suffix_at.data(), k, prev.data(), want.data(), max_len);
     want.resize(total);
     // Views of those values (16 readable bytes after each start: the slack).
     std::vector<uint32_t> ends(k);
@@ -323,7 +325,7 @@ TEST(KernelTables, DeltaRebuildAndViewsEqualScalar) {
     for_each_simd_level([&](SimdLevel level) {
       const delta::DeltaKernels& kt = delta_table(level);
       std::vector<uint8_t> got(total + kSlack, 0x22);
-      kt.rebuild(page.data(), prefix.data(), suffix_at.data(), k, prev.data(), got.data());
+      kt.rebuild(page.data(), prefix.data(), suffix_at.data(), k, prev.data(), got.data(), max_len);
       got.resize(total);
       ASSERT_EQ(got, want) << "iteration " << iter;
       std::vector<uint8_t> got_views(16 * k, 0xFF);
