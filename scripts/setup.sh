@@ -6,9 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Build tools; GoogleTest; peers (libxxhash, RocksDB); clang for libFuzzer;
-# the AArch64 cross compiler and qemu-user to test the NEON kernels.
+# the AArch64 cross compiler and qemu-user to test the NEON kernels; the page
+# codec libraries the column reader links (each optional at build time).
 APT_PACKAGES=(cmake ninja-build g++ googletest libgtest-dev libxxhash-dev librocksdb-dev python3-venv
-              clang libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user)
+              clang libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user
+              libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

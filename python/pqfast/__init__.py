@@ -43,6 +43,7 @@ from . import delta  # noqa: E402
 from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf, check_product  # noqa: E402
+from .reader import read_table  # noqa: E402
 from .parquet import (  # noqa: E402
     ColumnChunkMetaData,
     ParquetFile,
@@ -62,6 +63,7 @@ __all__ = [
     "clear_footer_cache",
     "prune",
     "read_pruned",
+    "read_table",
     "LocalBloom",
     "PHYSICAL_TYPES",
     "Sbbf",

@@ -53,6 +53,7 @@ class _Source:
     def __init__(self, source: Any, filesystem: Any = None):
         self._fh = None
         self.read_at = None
+        self.positional = False
         if filesystem is None and isinstance(source, (str, os.PathLike)):
             path = os.fspath(source)
             if path.startswith("file://"):
@@ -69,6 +70,7 @@ class _Source:
                 self._fh = fh
                 self.size = fh.size()
                 self.read_at = lambda off, n: fh.read_at(n, off)
+                self.positional = True  # read_at does not move a shared position: safe from threads
                 return
             if hasattr(filesystem, "open"):  # fsspec
                 fh = filesystem.open(path, "rb")
@@ -446,6 +448,20 @@ class ParquetFile:
         if src.local:
             return _pqfast._page_headers_path(src.path, self._meta, row_group, column)
         return _pqfast._page_headers_file(src.read_at, src.size, src.path, self._meta, row_group, column)
+
+    def read(self, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
+             use_threads: bool = True):
+        """The file's flat columns as a ``pyarrow.Table`` (pqfast's reader; see pqfast.reader)."""
+        from .reader import read_source
+
+        return read_source(self._source, self._meta, columns, row_groups, use_threads)
+
+    def read_row_group(self, i: int, columns: Sequence[str] | None = None, use_threads: bool = True):
+        return self.read(columns=columns, row_groups=[i], use_threads=use_threads)
+
+    def read_row_groups(self, row_groups: Sequence[int], columns: Sequence[str] | None = None,
+                        use_threads: bool = True):
+        return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads)
 
     def close(self) -> None:
         self._source.close()
@@ -913,14 +929,13 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
                 columns: Sequence[str] | None = None, filter_rows: bool = True, threads: int | None = None):
-    """Reads with pyarrow only the row groups :func:`prune` keeps (maybe / no_filter).
+    """Reads (with pqfast's column reader) only the row groups :func:`prune` keeps (maybe / no_filter).
 
     With ``filter_rows`` (default) the rows are then filtered to ``column`` in
     ``values``, so the result equals a full scan with that filter.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     table = prune(paths_or_glob, column, values, filesystem, threads=threads)
     keep: dict[str, list[int]] = {}
@@ -931,10 +946,12 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     pieces = []
     schema = None
     for path, rgs in keep.items():
-        pf = pq.ParquetFile(path, filesystem=filesystem) if filesystem is not None else pq.ParquetFile(path)
-        t = pf.read_row_groups(rgs, columns=list(columns) if columns is not None else None)
+        with ParquetFile(path, filesystem=filesystem) as pf:
+            t = pf.read(columns=list(columns) if columns is not None else None, row_groups=rgs)
+            col = None
+            if filter_rows:
+                col = t.column(column) if column in t.column_names else pf.read(columns=[column], row_groups=rgs).column(0)
         if filter_rows:
-            col = t.column(column) if column in t.column_names else pf.read_row_groups(rgs, columns=[column]).column(0)
             vals = _as_list_or_array(values)
             mask = pc.is_in(col, value_set=pa.array(list(vals), type=col.type))
             t = t.filter(mask)
@@ -943,9 +960,7 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     if not pieces:
         first = expand_paths(paths_or_glob, filesystem)
         if first:
-            s = pq.read_schema(first[0], filesystem=filesystem)
-            if columns is not None:
-                s = pa.schema([s.field(c) for c in columns])
-            return s.empty_table()
+            with ParquetFile(first[0], filesystem=filesystem) as pf:
+                return pf.read(columns=list(columns) if columns is not None else None, row_groups=[])
         return pa.table({})
     return pa.concat_tables(pieces)

@@ -10,50 +10,13 @@
 
 #include "common.h"
 #include "pqfast/parquet.h"
+#include "parquet_common.h"
 
 namespace pqfast::py {
 
 namespace pq = pqfast::parquet;
 
 namespace {
-
-// A RandomAccessFile over a Python callable read_at(offset, n) -> bytes.
-// Called with the GIL held (or acquires it).
-class PyFile final : public pq::RandomAccessFile {
- public:
-  PyFile(nb::object read_at, uint64_t size, std::string name)
-      : read_at_(std::move(read_at)), size_(size), name_(std::move(name)) {}
-  uint64_t size() const override { return size_; }
-  const std::string& name() const override { return name_; }
-  Status read_at(uint64_t offset, size_t n, uint8_t* out) override {
-    if (offset > size_ || n > size_ - offset) {
-      return make_error(ErrorCode::kTruncated, name_ + ": read of " + std::to_string(n) +
-                                                   " bytes at byte " + std::to_string(offset) +
-                                                   " goes past the end of the " +
-                                                   std::to_string(size_) + "-byte file");
-    }
-    nb::gil_scoped_acquire gil;
-    try {
-      nb::object got = read_at_(offset, n);
-      ByteView v = byte_view(got);
-      if (v.size != n) {
-        return make_error(ErrorCode::kIoError, name_ + ": read of " + std::to_string(n) +
-                                                   " bytes at byte " + std::to_string(offset) +
-                                                   " returned " + std::to_string(v.size));
-      }
-      if (n) std::memcpy(out, v.data, n);
-      return Status::Ok();
-    } catch (nb::python_error& e) {
-      return make_error(ErrorCode::kIoError, name_ + ": read at byte " + std::to_string(offset) +
-                                                 " failed: " + e.what());
-    }
-  }
-
- private:
-  nb::object read_at_;
-  uint64_t size_;
-  std::string name_;
-};
 
 // Names and paths come from the file: decode leniently.
 nb::object py_str(const std::string& s) {
@@ -148,9 +111,6 @@ pq::FooterCache& footer_cache() {
   return cache;
 }
 
-struct PyMeta {
-  std::shared_ptr<pq::FileMetaData> m;
-};
 
 pq::ProbeValues make_values(const std::string& type_name, int32_t type_length, nb::handle data,
                             nb::handle offsets) {

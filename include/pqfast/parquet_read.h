@@ -1,0 +1,114 @@
+// Reading flat columns of a Parquet file into Arrow-layout buffers.
+//
+// A column chunk's pages (dictionary page, data pages v1 and v2) are walked,
+// decompressed (SNAPPY, GZIP, ZSTD, LZ4_RAW, Hadoop LZ4, BROTLI: each when
+// built in), their definition levels decoded straight into an Arrow validity
+// bitmap and their values decoded in bulk: PLAIN, RLE_DICTIONARY /
+// PLAIN_DICTIONARY, DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY,
+// DELTA_BYTE_ARRAY, BYTE_STREAM_SPLIT and RLE booleans; a chunk may switch
+// encoding between pages. The result is exported through the Arrow C Data
+// Interface (pqfast/arrow_c_data.h): engines take the buffers without a copy.
+//
+// Input is hostile: every page, level run and value stream is bounds-checked
+// and errors say what and where. Nested columns (max repetition level > 0 or
+// a leaf below a group) are refused: "nested columns are not read yet".
+//
+//   auto file = pqfast::parquet::LocalFile::open("x.parquet");
+//   auto meta = pqfast::parquet::read_file_metadata(**file);
+//   auto col = pqfast::parquet::read_column_chunk(**file, *meta, 0, leaf, {});
+//   ArrowArray array; ArrowSchema schema;
+//   std::move(*col).export_to(&array, &schema);   // the consumer calls release()
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pqfast/arrow_c_data.h"
+#include "pqfast/parquet.h"
+#include "pqfast/status.h"
+
+namespace pqfast::parquet {
+
+// The Arrow layout a column is decoded into. kDefault picks the layout of
+// the physical type (BOOLEAN -> bool, INT32 -> int32, INT64 -> int64, INT96 ->
+// timestamp[ns], FLOAT/DOUBLE, BYTE_ARRAY -> binary, FIXED_LEN_BYTE_ARRAY ->
+// fixed_size_binary). The others convert as they decode.
+enum class ArrowLayout : uint8_t {
+  kDefault = 0,
+  kBool,
+  kInt8, kInt16, kInt32, kInt64,       // narrowing from INT32 keeps the low bits, as Arrow does
+  kUInt8, kUInt16, kUInt32, kUInt64,
+  kFloat16,                            // FIXED_LEN_BYTE_ARRAY(2)
+  kFloat32, kFloat64,
+  kBinary,                             // int32 offsets + bytes
+  kLargeBinary,                        // int64 offsets + bytes
+  kBinaryView,                         // 16-byte views, bytes in variadic buffers
+  kFixedSizeBinary,
+  kDecimal128, kDecimal256,            // from INT32, INT64, FIXED_LEN_BYTE_ARRAY, BYTE_ARRAY (big-endian)
+  kTimestampNanos,                     // from INT96 (Julian day + nanoseconds)
+  kNull,                               // every value null (the UNKNOWN logical type)
+};
+
+// Name used by the Python binding ("int32", "binary_view", ...); nullptr for
+// values outside the enum.
+const char* arrow_layout_name(ArrowLayout layout);
+// The layout named so; false when no layout has that name.
+bool parse_arrow_layout(const std::string& name, ArrowLayout* out);
+
+struct ColumnReadOptions {
+  ArrowLayout layout = ArrowLayout::kDefault;
+  // The Arrow format string exported (for example "tdD" for date32 over
+  // INT32, "tsu:UTC" over INT64). Empty: the layout's plain format.
+  std::string format;
+  // A page may announce at most this many values (nulls expand from few
+  // bytes: this bounds what a small hostile page can make us allocate).
+  int64_t max_page_values = int64_t{1} << 24;
+  // Uncompressed page sizes above this are refused.
+  int64_t max_page_bytes = int64_t{1} << 30;
+};
+
+// One column chunk (or several, appended) in Arrow layout: owns its buffers.
+class ColumnArray {
+ public:
+  ColumnArray();
+  ~ColumnArray();
+  ColumnArray(ColumnArray&&) noexcept;
+  ColumnArray& operator=(ColumnArray&&) noexcept;
+
+  int64_t length() const;
+  int64_t null_count() const;
+  const std::string& format() const;
+  // Moves the buffers into a C Data Interface array and its schema (named
+  // `name`); both have release callbacks that free what they own.
+  void export_to(ArrowArray* array, ArrowSchema* schema, const std::string& name = "") &&;
+
+  struct Impl;
+  explicit ColumnArray(std::unique_ptr<Impl> impl);
+  Impl* impl() { return impl_.get(); }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// Why a leaf cannot be read as a flat column, or empty when it can.
+std::string flat_column_problem(const FileMetaData& meta, int leaf);
+
+// Reads one column chunk (row group `row_group`, leaf column `leaf`).
+Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group,
+                                      int leaf, const ColumnReadOptions& options = {});
+
+// The same over a chunk's bytes already in memory: `chunk_bytes` holds the
+// chunk's pages from its first page on; `file_offset` is where they start in
+// the file (for messages). `num_rows` is the row group's row count.
+Result<ColumnArray> decode_column_chunk(const uint8_t* chunk_bytes, size_t len, uint64_t file_offset,
+                                        const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
+                                        const ColumnReadOptions& options = {},
+                                        const std::string& where = "");
+
+// Compression codecs this build reads (parquet.thrift numbers): 0 always.
+bool codec_supported(int32_t codec);
+
+}  // namespace pqfast::parquet

@@ -1,0 +1,327 @@
+"""Reading flat Parquet columns into pyarrow Tables with pqfast's own reader.
+
+The pages are decoded in C++ (``src/parquet/column_reader.cc``) on a thread
+per column chunk with the GIL released, and handed over through the Arrow C
+Data Interface, so pyarrow wraps the buffers without a copy. Types are those
+pyarrow derives from the Parquet schema, or from the Arrow schema the writer
+embedded (``ARROW:schema``: string_view, large_string, time zones,
+dictionaries...), as ``pyarrow.parquet.read_table`` gives them.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+from typing import Any, Sequence
+
+from . import _pqfast
+from ._pqfast import FormatError
+
+# LogicalType kinds (parquet.thrift LogicalType union ids).
+_LT_STRING, _LT_ENUM, _LT_DECIMAL, _LT_DATE, _LT_TIME, _LT_TIMESTAMP = 1, 4, 5, 6, 7, 8
+_LT_INTEGER, _LT_UNKNOWN, _LT_JSON, _LT_BSON, _LT_UUID, _LT_FLOAT16 = 10, 11, 12, 13, 14, 15
+_UNITS = ("ms", "us", "ns")
+
+
+# ---- types -------------------------------------------------------------------------------
+
+
+def _decimal(precision: int, scale: int):
+    import pyarrow as pa
+
+    if precision <= 38:
+        return pa.decimal128(precision, scale), "decimal128"
+    return pa.decimal256(precision, scale), "decimal256"
+
+
+def parquet_arrow_type(desc: dict):
+    """(pyarrow type, reader layout) for a leaf as pyarrow derives it from the Parquet schema alone."""
+    import pyarrow as pa
+
+    phys = desc["physical_type"]
+    lt = desc["logical_type"]
+    kind = lt["kind"]
+    ct = desc.get("converted_type")
+    if kind == _LT_UNKNOWN:
+        return pa.null(), "null"
+    if phys == "BOOLEAN":
+        return pa.bool_(), "bool"
+    if phys == "INT32":
+        if kind == _LT_INTEGER:
+            bw, signed = lt["bit_width"], lt["is_signed"]
+            t = {(8, True): pa.int8(), (16, True): pa.int16(), (32, True): pa.int32(),
+                 (8, False): pa.uint8(), (16, False): pa.uint16(), (32, False): pa.uint32()}.get((bw, signed))
+            if t is None:
+                raise FormatError(f"column '{desc['dotted_path']}': INTEGER({bw},{signed}) on INT32")
+            return t, str(t)
+        if kind == _LT_DATE or ct == "DATE":
+            return pa.date32(), "int32"
+        if kind == _LT_TIME:
+            if lt["unit"] != 0:
+                raise FormatError(f"column '{desc['dotted_path']}': TIME({_UNITS[lt['unit']]}) on INT32")
+            return pa.time32("ms"), "int32"
+        if ct == "TIME_MILLIS":
+            return pa.time32("ms"), "int32"
+        if kind == _LT_DECIMAL:
+            return _decimal(lt["precision"], lt["scale"])
+        legacy = {"UINT_8": pa.uint8(), "UINT_16": pa.uint16(), "UINT_32": pa.uint32(),
+                  "INT_8": pa.int8(), "INT_16": pa.int16(), "INT_32": pa.int32()}.get(ct)
+        if legacy is not None:
+            return legacy, str(legacy)
+        return pa.int32(), "int32"
+    if phys == "INT64":
+        if kind == _LT_INTEGER:
+            return (pa.int64(), "int64") if lt["is_signed"] else (pa.uint64(), "uint64")
+        if kind == _LT_TIMESTAMP:
+            return pa.timestamp(_UNITS[lt["unit"]], "UTC" if lt["adjusted_to_utc"] else None), "int64"
+        if ct in ("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"):
+            return pa.timestamp("ms" if ct == "TIMESTAMP_MILLIS" else "us", "UTC"), "int64"
+        if kind == _LT_TIME:
+            if lt["unit"] == 0:
+                raise FormatError(f"column '{desc['dotted_path']}': TIME(MILLIS) on INT64")
+            return pa.time64(_UNITS[lt["unit"]]), "int64"
+        if ct == "TIME_MICROS":
+            return pa.time64("us"), "int64"
+        if kind == _LT_DECIMAL:
+            return _decimal(lt["precision"], lt["scale"])
+        if ct == "UINT_64":
+            return pa.uint64(), "uint64"
+        return pa.int64(), "int64"
+    if phys == "INT96":
+        return pa.timestamp("ns"), "timestamp_ns"
+    if phys == "FLOAT":
+        return pa.float32(), "float32"
+    if phys == "DOUBLE":
+        return pa.float64(), "float64"
+    if phys == "BYTE_ARRAY":
+        if kind == _LT_DECIMAL:
+            return _decimal(lt["precision"], lt["scale"])
+        if kind in (_LT_STRING, _LT_ENUM, _LT_JSON) or ct in ("UTF8", "ENUM", "JSON"):
+            return pa.string(), "binary"
+        return pa.binary(), "binary"
+    if phys == "FIXED_LEN_BYTE_ARRAY":
+        if kind == _LT_DECIMAL:
+            return _decimal(lt["precision"], lt["scale"])
+        if kind == _LT_FLOAT16 and desc["type_length"] == 2:
+            return pa.float16(), "float16"
+        return pa.binary(desc["type_length"]), "fixed_size_binary"
+    raise FormatError(f"column '{desc['dotted_path']}': unknown physical type {phys}")
+
+
+def arrow_format(t) -> str | None:
+    """The Arrow C Data Interface format string of a flat pyarrow type, or None."""
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    simple = {pa.bool_(): "b", pa.int8(): "c", pa.int16(): "s", pa.int32(): "i", pa.int64(): "l",
+              pa.uint8(): "C", pa.uint16(): "S", pa.uint32(): "I", pa.uint64(): "L", pa.float16(): "e",
+              pa.float32(): "f", pa.float64(): "g", pa.string(): "u", pa.large_string(): "U",
+              pa.binary(): "z", pa.large_binary(): "Z", pa.date32(): "tdD", pa.null(): "n",
+              pa.time32("ms"): "ttm", pa.time64("us"): "ttu", pa.time64("ns"): "ttn"}
+    if t in simple:
+        return simple[t]
+    if pt.is_string_view(t):
+        return "vu"
+    if pt.is_binary_view(t):
+        return "vz"
+    if pt.is_duration(t):
+        return f"tD{t.unit[0]}"
+    if pt.is_timestamp(t):
+        return f"ts{t.unit[0]}:{t.tz or ''}"
+    if pt.is_decimal128(t):
+        return f"d:{t.precision},{t.scale}"
+    if pt.is_decimal256(t):
+        return f"d:{t.precision},{t.scale},256"
+    if pt.is_fixed_size_binary(t):
+        return f"w:{t.byte_width}"
+    return None
+
+
+def _embedded_arrow_schema(kv: dict):
+    raw = kv.get(b"ARROW:schema") if kv else None
+    if raw is None and kv:
+        raw = kv.get("ARROW:schema")
+    if raw is None:
+        return None
+    import pyarrow as pa
+
+    try:
+        data = base64.b64decode(raw)
+        return pa.ipc.read_schema(pa.py_buffer(data))
+    except Exception:  # noqa: BLE001 - a schema pyarrow cannot read is ignored, as pyarrow does
+        return None
+
+
+_BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "large_binary",
+                   "vu": "binary_view", "vz": "binary_view"}
+
+
+class _Plan:
+    """How one top-level column is read: layout and format for the C++ reader, then the final type."""
+
+    def __init__(self, name: str, leaf: int, desc: dict, arrow_field):
+        import pyarrow as pa
+        import pyarrow.types as pt
+
+        self.name = name
+        self.leaf = leaf
+        self.nullable = desc["max_definition_level"] > 0
+        base, layout = parquet_arrow_type(desc)
+        self.read_type, self.layout = base, layout
+        self.final_type = base
+        self.dictionary = None
+        self.field_metadata = None
+        if arrow_field is None:
+            self.format = arrow_format(base) or ""
+            return
+        self.field_metadata = arrow_field.metadata
+        # The embedded Arrow type wins only where Arrow C++ lets it
+        # (parquet/arrow/schema.cc, ApplyOriginalStorageMetadata).
+        origin = arrow_field.type
+        final = base
+        if pt.is_timestamp(origin) and pt.is_timestamp(base):
+            if base.tz == "UTC" and origin.tz:
+                final = origin if origin.unit == base.unit else pa.timestamp(base.unit, origin.tz)
+        if pt.is_duration(origin) and base == pa.int64():
+            final = origin
+        if pt.is_dictionary(origin) and (pt.is_string(base) or pt.is_binary(base)):
+            self.dictionary = pa.dictionary(pa.int32(), base, origin.ordered)
+        if (pt.is_large_binary(origin) and pt.is_binary(base)) or \
+                (pt.is_large_string(origin) and pt.is_string(base)) or \
+                (pt.is_binary_view(origin) and pt.is_binary(base)) or \
+                (pt.is_string_view(origin) and pt.is_string(base)):
+            final = origin
+            self.layout = _BINARY_LAYOUTS[arrow_format(origin)]
+        if pt.is_decimal256(origin) and pt.is_decimal128(base):
+            final = origin
+            self.layout = "decimal256"
+        self.read_type = self.final_type = final
+        self.format = arrow_format(final) or ""
+
+    def spec(self, rg: int):
+        return (rg, self.leaf, self.layout, self.format)
+
+    def finish(self, chunks: list):
+        import pyarrow as pa
+
+        arr = pa.chunked_array(chunks, type=self.read_type)
+        if not arr.type.equals(self.final_type):
+            try:
+                arr = arr.cast(self.final_type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                self.final_type = arr.type
+        if self.dictionary is not None:
+            chunks = [c.dictionary_encode() for c in arr.chunks]
+            arr = pa.chunked_array(chunks, type=self.dictionary)
+        return arr
+
+    def field(self, arr):
+        import pyarrow as pa
+
+        return pa.field(self.name, arr.type, nullable=self.nullable, metadata=self.field_metadata)
+
+
+def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
+    descs = meta.columns()
+    top: dict[str, list[int]] = {}
+    for i, d in enumerate(descs):
+        top.setdefault(d["path"][0], []).append(i)
+    arrow_schema = _embedded_arrow_schema(meta.key_value_metadata)
+    names = list(top) if columns is None else list(columns)
+    plans = []
+    for name in names:
+        leaves = top.get(name)
+        if leaves is None:
+            # A dotted leaf path names a nested column's leaf.
+            j = meta.find_column(name)
+            if j >= 0:
+                raise FormatError(f"{path}: column '{descs[j]['dotted_path']}': nested columns are not read yet")
+            raise KeyError(f"{path}: no column {name!r} (columns: {', '.join(list(top)[:12])})")
+        if len(leaves) != 1:
+            raise FormatError(f"{path}: column '{name}': nested columns are not read yet")
+        problem = _pqfast._flat_column_problem(meta, leaves[0])
+        if problem:
+            raise FormatError(f"{path}: {problem}")
+        field = None
+        if arrow_schema is not None:
+            k = arrow_schema.get_field_index(name)
+            if k >= 0:
+                field = arrow_schema.field(k)
+        plans.append(_Plan(name, leaves[0], descs[leaves[0]], field))
+    return plans
+
+
+def _schema_metadata(meta) -> dict | None:
+    kv = meta.key_value_metadata
+    if not kv:
+        return None
+    out = {}
+    for k, v in kv.items():
+        kb = k if isinstance(k, bytes) else str(k).encode()
+        if kb == b"ARROW:schema":
+            continue
+        out[kb] = v if isinstance(v, bytes) else (b"" if v is None else str(v).encode())
+    return out or None
+
+
+def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True):
+    """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table."""
+    import pyarrow as pa
+
+    plans = _plans(meta, source.path, columns)
+    nrg = meta.num_row_groups
+    if row_groups is None:
+        rgs = list(range(nrg))
+    else:
+        rgs = []
+        for r in row_groups:
+            r = int(r)
+            if not -nrg <= r < nrg:
+                raise IndexError(f"row group index {r} out of range (0..{nrg - 1})")
+            rgs.append(r % nrg)
+    specs = [p.spec(rg) for rg in rgs for p in plans]
+    threads = 0 if use_threads else 1
+    if not source.local and not getattr(source, "positional", False):
+        threads = 1  # seek + read on a shared file object: one reader at a time
+    if specs:
+        if source.local:
+            caps = _pqfast._read_chunks_path(source.path, meta, specs, threads)
+        else:
+            caps = _pqfast._read_chunks_file(source.read_at, source.size, source.path, meta, specs, threads)
+    else:
+        caps = []
+    arrays, fields = [], []
+    for j, p in enumerate(plans):
+        chunks = [pa.Array._import_from_c_capsule(*caps[i * len(plans) + j]) for i in range(len(rgs))]
+        arr = p.finish(chunks)
+        arrays.append(arr)
+        fields.append(p.field(arr))
+    schema = pa.schema(fields, metadata=_schema_metadata(meta))
+    if not arrays:
+        # No columns: a table of the selected row groups' row count, as pyarrow gives.
+        num = sum(meta.row_group(r)["num_rows"] for r in rgs)
+        return pa.table({"_": pa.nulls(num)}).drop_columns(["_"])  # (replacing its metadata would lose the rows)
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
+               filesystem: Any = None, use_threads: bool = True):
+    """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
+    list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
+
+    Flat columns of every physical type and encoding are read; a nested column
+    raises ``pqfast.FormatError`` ("nested columns are not read yet").
+    """
+    from .parquet import ParquetFile
+
+    if isinstance(source, (list, tuple)):
+        import pyarrow as pa
+
+        tables = [read_table(s, columns, row_groups, filesystem, use_threads) for s in source]
+        return pa.concat_tables(tables) if tables else pa.table({})
+    if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
+        files = sorted(os.path.join(os.fspath(source), n) for n in os.listdir(os.fspath(source))
+                       if n.endswith(".parquet"))
+        return read_table(files, columns, row_groups, None, use_threads)
+    with ParquetFile(source, filesystem=filesystem) as f:
+        return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads)

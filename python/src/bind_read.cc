@@ -1,0 +1,142 @@
+// Bindings of the column reader: column chunks read on C++ threads with the
+// GIL released, handed to Python as Arrow C Data Interface capsules
+// ("arrow_schema", "arrow_array") that pyarrow imports without a copy.
+// python/pqfast/reader.py builds read_table and friends on top.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "common.h"
+#include "parquet_common.h"
+#include "pqfast/parquet_read.h"
+
+namespace pqfast::py {
+
+namespace {
+
+void schema_capsule_free(PyObject* cap) {
+  auto* s = static_cast<ArrowSchema*>(PyCapsule_GetPointer(cap, "arrow_schema"));
+  if (s == nullptr) { PyErr_Clear(); return; }
+  if (s->release) s->release(s);
+  delete s;
+}
+
+void array_capsule_free(PyObject* cap) {
+  auto* a = static_cast<ArrowArray*>(PyCapsule_GetPointer(cap, "arrow_array"));
+  if (a == nullptr) { PyErr_Clear(); return; }
+  if (a->release) a->release(a);
+  delete a;
+}
+
+nb::tuple to_capsules(pq::ColumnArray&& col) {
+  auto* s = new ArrowSchema;
+  auto* a = new ArrowArray;
+  std::move(col).export_to(a, s, "");
+  nb::object sc = nb::steal(PyCapsule_New(s, "arrow_schema", schema_capsule_free));
+  nb::object ac = nb::steal(PyCapsule_New(a, "arrow_array", array_capsule_free));
+  return nb::make_tuple(sc, ac);
+}
+
+struct Task {
+  int row_group;
+  int leaf;
+  pq::ColumnReadOptions options;
+};
+
+// Reads every task on up to `threads` threads; results in task order.
+std::vector<Result<pq::ColumnArray>> run_tasks(pq::RandomAccessFile& file, const pq::FileMetaData& meta,
+                                               const std::vector<Task>& tasks, int threads) {
+  std::vector<Result<pq::ColumnArray>> out;
+  out.reserve(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) out.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
+      const Task& t = tasks[i];
+      out[i] = pq::read_column_chunk(file, meta, t.row_group, t.leaf, t.options);
+    }
+  };
+  const size_t n = std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(threads, 1)));
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < n; ++k) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+  return out;
+}
+
+std::vector<Task> parse_tasks(const std::vector<std::tuple<int, int, std::string, std::string>>& specs) {
+  std::vector<Task> tasks;
+  for (const auto& [rg, leaf, layout, format] : specs) {
+    Task t{rg, leaf, {}};
+    if (!pq::parse_arrow_layout(layout, &t.options.layout)) {
+      throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
+    }
+    t.options.format = format;
+    tasks.push_back(std::move(t));
+  }
+  return tasks;
+}
+
+nb::list results_to_list(std::vector<Result<pq::ColumnArray>>&& rs) {
+  for (auto& r : rs) {
+    if (!r.ok()) raise(r.error());
+  }
+  nb::list out;
+  for (auto& r : rs) out.append(to_capsules(std::move(r).value()));
+  return out;
+}
+
+int hardware_threads() {
+  const unsigned n = std::thread::hardware_concurrency();
+  return n ? static_cast<int>(n) : 1;
+}
+
+}  // namespace
+
+void bind_read(nb::module_& m) {
+  using Specs = std::vector<std::tuple<int, int, std::string, std::string>>;
+  m.def(
+      "_read_chunks_path",
+      [](const std::string& path, const PyMeta& meta, const Specs& specs, int threads) {
+        auto tasks = parse_tasks(specs);
+        std::vector<Result<pq::ColumnArray>> rs;
+        {
+          nb::gil_scoped_release release;
+          auto f = pq::LocalFile::open(path);
+          if (!f.ok()) {
+            rs.emplace_back(f.error());
+          } else {
+            rs = run_tasks(**f, *meta.m, tasks, threads <= 0 ? hardware_threads() : threads);
+          }
+        }
+        return results_to_list(std::move(rs));
+      },
+      nb::arg("path"), nb::arg("meta"), nb::arg("specs"), nb::arg("threads") = 0,
+      "Reads column chunks (row_group, leaf, layout, format) of a local file: [(schema capsule, array capsule)].");
+  m.def(
+      "_read_chunks_file",
+      [](nb::object read_at, uint64_t size, const std::string& name, const PyMeta& meta, const Specs& specs,
+         int threads) {
+        auto tasks = parse_tasks(specs);
+        PyFile f(std::move(read_at), size, name);
+        std::vector<Result<pq::ColumnArray>> rs;
+        {
+          // Reads take the GIL back (PyFile::read_at); decoding runs without it.
+          nb::gil_scoped_release release;
+          rs = run_tasks(f, *meta.m, tasks, threads <= 0 ? hardware_threads() : threads);
+        }
+        return results_to_list(std::move(rs));
+      },
+      nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("meta"), nb::arg("specs"),
+      nb::arg("threads") = 0);
+  m.def("_flat_column_problem", [](const PyMeta& meta, int leaf) { return pq::flat_column_problem(*meta.m, leaf); });
+  m.def("_codec_supported", [](int32_t codec) { return pq::codec_supported(codec); });
+}
+
+}  // namespace pqfast::py

@@ -1,0 +1,734 @@
+// The column-chunk reader: pages -> decompression -> definition levels
+// (straight into the validity bitmap) -> values decoded densely at their
+// place in the output, then spread over the nulls. One output per chunk,
+// grown page by page (never sized from a header beyond the page's values).
+#include <algorithm>
+#include <cstring>
+
+#include "pqfast/delta.h"
+#include "pqfast/parquet_read.h"
+#include "parquet/codec.h"
+#include "parquet/decode.h"
+#include "parquet/rle.h"
+#include "parquet/thrift_util.h"
+
+namespace pqfast::parquet {
+
+using namespace detail;  // NOLINT
+
+namespace {
+
+enum : int32_t {
+  kPlain = 0, kPlainDictionary = 2, kRle = 3, kBitPacked = 4, kDeltaBinaryPacked = 5,
+  kDeltaLengthByteArray = 6, kDeltaByteArray = 7, kRleDictionary = 8, kByteStreamSplit = 9,
+};
+
+std::string enc_name(int32_t e) {
+  const char* n = encoding_name(e);
+  return n ? n : "UNKNOWN(" + std::to_string(e) + ")";
+}
+
+enum class Family { kFixed, kBinary, kView, kBool, kNull };
+
+Family family_of(ArrowLayout l) {
+  switch (l) {
+    case ArrowLayout::kBool: return Family::kBool;
+    case ArrowLayout::kBinary: case ArrowLayout::kLargeBinary: return Family::kBinary;
+    case ArrowLayout::kBinaryView: return Family::kView;
+    case ArrowLayout::kNull: return Family::kNull;
+    default: return Family::kFixed;
+  }
+}
+
+// Runs a DELTA string decoder into Arrow offsets + bytes, growing the bytes
+// buffer when the decoder stops early; a page's decoded bytes are limited.
+template <class Dec, class Offset>
+Status delta_strings(Dec& dec, size_t n, Offset* offsets, ReadBuffer& data, size_t first_guess, int64_t limit,
+                     const std::string& where) {
+  if (dec.total_values() < n) {
+    return make_error(ErrorCode::kCorrupt, where + ": the DELTA stream holds " + std::to_string(dec.total_values()) +
+                                               " values, the page " + std::to_string(n));
+  }
+  const size_t start = static_cast<size_t>(offsets[0]);
+  data.reserve(start + first_guess + 64);
+  size_t done = 0;
+  while (done < n) {
+    auto k = dec.decode(offsets + done, data.data(), data.capacity(), n - done);
+    if (!k.ok()) return make_error(k.error().code, where + ": " + k.error().message);
+    done += *k;
+    if (done < n) {
+      const size_t used = static_cast<size_t>(offsets[done]);
+      if (sizeof(Offset) == 4 && used >= 0x7fffffffu - 64) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB");
+      }
+      if (static_cast<int64_t>(data.capacity() - start) > limit) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": a page's DELTA strings decode to more than " +
+                                                         std::to_string(limit) + " bytes");
+      }
+      data.resize(used);  // keeps the bytes written so far across the growth
+      data.reserve(data.capacity() * 2 + 4096);
+    }
+  }
+  data.resize(static_cast<size_t>(offsets[n]));
+  return Status::Ok();
+}
+
+class ChunkReader {
+ public:
+  ChunkReader(const ColumnDescriptor& d, int32_t codec, const ColumnReadOptions& o, std::string where)
+      : d_(d), codec_(codec), opts_(o), where_(std::move(where)) {}
+
+  Result<ColumnArray> run(const uint8_t* chunk, size_t len, uint64_t file_offset, int64_t num_rows);
+
+ private:
+  Status dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  Status data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  Status values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
+  Status fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
+  Status physical_values(int32_t enc, const uint8_t* p, size_t len, size_t n, uint8_t* out, const std::string& where);
+  template <class Offset>
+  Status binary_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
+  Status view_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
+  Status bool_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
+  // BYTE_ARRAY values (any encoding but dictionary) into int64 offsets + bytes.
+  Status binary_dense(int32_t enc, const uint8_t* p, size_t len, size_t n, ReadBuffer& offsets, ReadBuffer& bytes,
+                      const std::string& where);
+  template <class Offset>
+  Status delta_binary(int32_t enc, const uint8_t* p, size_t len, size_t n, Offset* offsets, ReadBuffer& data,
+                      const std::string& where);
+  Result<const uint8_t*> decompressed(const uint8_t* src, size_t csize, size_t usize, const std::string& where);
+
+  const ColumnDescriptor& d_;
+  int32_t codec_;
+  const ColumnReadOptions& opts_;
+  std::string where_;
+  ArrowLayout layout_ = ArrowLayout::kDefault;
+  Family family_ = Family::kFixed;
+  int32_t phys_width_ = 0;
+  bool nullable_ = false;
+  std::unique_ptr<ColumnArray::Impl> out_;
+  int64_t pos_ = 0;
+  int64_t num_rows_ = 0;
+  ReadBuffer page_;      // a decompressed page
+  ReadBuffer scratch_;   // physical values before conversion, dense bits
+  ReadBuffer scratch2_;  // binary bytes before conversion
+  Dictionary dict_;
+};
+
+Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csize, size_t usize,
+                                                 const std::string& where) {
+  if (csize == 0 && usize == 0) return src;  // an empty page (no codec frame at all)
+  if (codec_ == 0) {
+    // Uncompressed: the body is the page (a smaller uncompressed size is
+    // tolerated; the body's own length bounds every read).
+    return src;
+  }
+  if (static_cast<int64_t>(usize) > opts_.max_page_bytes) {
+    return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(usize) +
+                                                     " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
+  }
+  page_.reserve_exact(usize);
+  PQFAST_RETURN_IF_ERROR(decompress(codec_, src, csize, page_.data(), usize, where));
+  return static_cast<const uint8_t*>(page_.data());
+}
+
+Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t file_offset, int64_t num_rows) {
+  layout_ = opts_.layout == ArrowLayout::kDefault ? default_layout(d_.physical_type) : opts_.layout;
+  if (!layout_fits(layout_, d_)) {
+    return make_error(ErrorCode::kInvalidArgument, where_ + ": a " + std::string(physical_type_name(d_.physical_type)) +
+                                                       " column cannot be read as " + arrow_layout_name(layout_));
+  }
+  if (num_rows < 0) return make_error(ErrorCode::kCorrupt, where_ + ": negative row count " + std::to_string(num_rows));
+  num_rows_ = num_rows;
+  family_ = family_of(layout_);
+  phys_width_ = physical_width(d_.physical_type, d_.type_length);
+  if (d_.physical_type == PhysicalType::kFixedLenByteArray && d_.type_length <= 0) {
+    return make_error(ErrorCode::kCorrupt, where_ + ": FIXED_LEN_BYTE_ARRAY column with type_length " +
+                                               std::to_string(d_.type_length));
+  }
+  nullable_ = d_.max_definition_level > 0;
+  out_ = std::make_unique<ColumnArray::Impl>();
+  out_->layout = layout_;
+  out_->format = opts_.format.empty() ? default_format(layout_, d_.type_length, d_) : opts_.format;
+  out_->width = layout_width(layout_, d_.type_length);
+  out_->nullable = nullable_ || family_ == Family::kNull;
+  if (family_ == Family::kBinary) {
+    out_->values.resize_zeroed(layout_ == ArrowLayout::kBinary ? 4 : 8);
+  }
+  if (family_ == Family::kNull) {
+    // Every value is null: nothing to decode (the UNKNOWN logical type).
+    out_->length = num_rows;
+    out_->null_count = num_rows;
+    return ColumnArray(std::move(out_));
+  }
+  // Room for the row group's values up front (growth copies and page
+  // faults cost more than the decoding), but never more than the chunk's
+  // bytes could plausibly hold: a hostile row count reserves nothing big.
+  {
+    const uint64_t n0 = std::min<uint64_t>(static_cast<uint64_t>(num_rows), uint64_t{len} * 8 + 65536);
+    if (nullable_) out_->validity.reserve(static_cast<size_t>(n0 / 8 + 8));
+    switch (family_) {
+      case Family::kFixed: out_->values.reserve(static_cast<size_t>(n0) * static_cast<size_t>(out_->width)); break;
+      case Family::kView: out_->values.reserve(static_cast<size_t>(n0) * 16); break;
+      case Family::kBool: out_->values.reserve(static_cast<size_t>(n0 / 8 + 8)); break;
+      case Family::kBinary:
+        out_->values.reserve(static_cast<size_t>(n0 + 1) * (layout_ == ArrowLayout::kBinary ? 4 : 8));
+        out_->data.reserve(codec_ == 0 ? len : len * 3);
+        break;
+      case Family::kNull: break;
+    }
+  }
+  if (!codec_supported(codec_)) {
+    const char* name = codec_name(codec_);
+    return make_error(ErrorCode::kUnsupported,
+                      where_ + ": compression codec " + (name ? std::string(name) : "UNKNOWN(" + std::to_string(codec_) + ")") +
+                          " is not supported by this build of pqfast");
+  }
+  size_t at = 0;
+  while (pos_ < num_rows) {
+    const uint64_t page_off = file_offset + at;
+    const std::string where = where_ + ", page at byte " + std::to_string(page_off);
+    if (at >= len) {
+      return make_error(ErrorCode::kTruncated, where_ + ": the column chunk's pages end after " + std::to_string(pos_) +
+                                                   " of the row group's " + std::to_string(num_rows) + " values");
+    }
+    auto h = parse_page_header(chunk + at, len - at, page_off);
+    if (!h.ok()) return make_error(h.error().code, where_ + ": " + h.error().message);
+    const size_t body = static_cast<size_t>(h->compressed_page_size);
+    if (body > len - at - h->header_size) {
+      return make_error(ErrorCode::kTruncated, where + ": page body of " + std::to_string(body) +
+                                                   " bytes runs past the end of the column chunk");
+    }
+    const uint8_t* b = chunk + at + h->header_size;
+    switch (h->type) {
+      case PageType::kDictionaryPage: PQFAST_RETURN_IF_ERROR(dictionary_page(*h, b, where)); break;
+      case PageType::kDataPage:
+      case PageType::kDataPageV2: PQFAST_RETURN_IF_ERROR(data_page(*h, b, where)); break;
+      case PageType::kIndexPage: break;
+    }
+    at += h->header_size + body;
+  }
+  out_->length = pos_;
+  return ColumnArray(std::move(out_));
+}
+
+Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where) {
+  if (dict_.present) return make_error(ErrorCode::kCorrupt, where + ": a second dictionary page in the column chunk");
+  if (pos_ > 0) return make_error(ErrorCode::kCorrupt, where + ": dictionary page after data pages");
+  const int32_t enc = h.dictionary_page.encoding;
+  if (enc != kPlain && enc != kPlainDictionary) {
+    return make_error(ErrorCode::kUnsupported, where + ": dictionary page encoded as " + enc_name(enc));
+  }
+  if (family_ == Family::kBool) return make_error(ErrorCode::kCorrupt, where + ": a BOOLEAN column with a dictionary page");
+  const size_t csize = static_cast<size_t>(h.compressed_page_size);
+  const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
+  PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
+  const size_t len = codec_ == 0 ? csize : usize;
+  const size_t n = static_cast<size_t>(h.dictionary_page.num_values);
+  const std::string w = where + " (dictionary)";
+  if (d_.physical_type == PhysicalType::kByteArray) {
+    if (n > len / 4) {
+      return make_error(ErrorCode::kTruncated, w + ": " + std::to_string(n) + " values cannot fit " +
+                                                   std::to_string(len) + " bytes");
+    }
+    dict_.offsets.resize_zeroed((n + 1) * 8);
+    PQFAST_RETURN_IF_ERROR(plain_binary<int64_t>(p, len, n, dict_.offsets.as<int64_t>(), dict_.bytes, nullptr, w));
+    if (family_ == Family::kFixed) {  // decimals
+      dict_.fixed.resize(n * static_cast<size_t>(out_->width));
+      PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, dict_.offsets.as<int64_t>(), dict_.bytes.data(), n,
+                                                       dict_.fixed.data(), w));
+    } else if (family_ == Family::kView) {
+      const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      ReadBuffer copy;
+      copy.resize(dict_.bytes.size());
+      if (dict_.bytes.size()) std::memcpy(copy.data(), dict_.bytes.data(), dict_.bytes.size());
+      out_->view_buffers.push_back(std::move(copy));
+      dict_.views.resize(n * 16);
+      auto* views = dict_.views.as<BinaryViewElem>();
+      const int64_t* o = dict_.offsets.as<int64_t>();
+      const uint8_t* bytes = dict_.bytes.data();
+      for (size_t i = 0; i < n; ++i) {
+        BinaryViewElem v;
+        std::memset(&v, 0, sizeof v);
+        const size_t l = static_cast<size_t>(o[i + 1] - o[i]);
+        v.inlined.size = static_cast<int32_t>(l);
+        if (l <= 12) {
+          std::memcpy(v.inlined.data, bytes + o[i], l);
+        } else {
+          std::memcpy(v.ref.prefix, bytes + o[i], 4);
+          v.ref.buffer_index = index;
+          v.ref.offset = static_cast<int32_t>(o[i]);
+        }
+        views[i] = v;
+      }
+    }
+  } else {
+    const size_t pw = static_cast<size_t>(phys_width_);
+    if (n > len / pw) {
+      return make_error(ErrorCode::kTruncated, w + ": " + std::to_string(n) + " values of " + std::to_string(pw) +
+                                                   " bytes cannot fit " + std::to_string(len) + " bytes");
+    }
+    dict_.fixed.resize(n * static_cast<size_t>(out_->width));
+    PQFAST_RETURN_IF_ERROR(convert_fixed(d_, layout_, p, n, dict_.fixed.data(), w));
+  }
+  dict_.size = n;
+  dict_.present = true;
+  return Status::Ok();
+}
+
+Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const std::string& where) {
+  const bool v2 = h.type == PageType::kDataPageV2;
+  const int64_t count64 = v2 ? h.data_page_v2.num_values : h.data_page.num_values;
+  const int32_t enc = v2 ? h.data_page_v2.encoding : h.data_page.encoding;
+  if (count64 > opts_.max_page_values) {
+    return make_error(ErrorCode::kLimitExceeded, where + ": page of " + std::to_string(count64) +
+                                                     " values exceeds the limit of " + std::to_string(opts_.max_page_values));
+  }
+  if (count64 > num_rows_ - pos_) {
+    return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count64) + " values runs past the row group's " +
+                                               std::to_string(num_rows_) + " rows (" + std::to_string(pos_) + " read before it)");
+  }
+  const size_t count = static_cast<size_t>(count64);
+  const size_t csize = static_cast<size_t>(h.compressed_page_size);
+  const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
+  const uint8_t* levels = nullptr;
+  size_t levels_len = 0;
+  bool levels_msb = false;
+  const uint8_t* vals = nullptr;
+  size_t vals_len = 0;
+  if (!v2) {
+    PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
+    const size_t len = codec_ == 0 ? csize : usize;
+    size_t at = 0;
+    if (nullable_) {
+      const int32_t le = h.data_page.definition_level_encoding;
+      if (le == kRle) {
+        if (len < 4) return make_error(ErrorCode::kTruncated, where + ": page lacks its definition levels' length");
+        uint32_t l;
+        std::memcpy(&l, p, 4);
+        if (l > len - 4) {
+          return make_error(ErrorCode::kTruncated, where + ": definition levels of " + std::to_string(l) +
+                                                       " bytes run past the " + std::to_string(len) + "-byte page");
+        }
+        levels = p + 4;
+        levels_len = l;
+        at = 4 + l;
+      } else if (le == kBitPacked) {
+        const size_t l = (count + 7) / 8;
+        if (l > len) return make_error(ErrorCode::kTruncated, where + ": BIT_PACKED definition levels run past the page");
+        levels = p;
+        levels_len = l;
+        levels_msb = true;
+        at = l;
+      } else {
+        return make_error(ErrorCode::kUnsupported, where + ": definition levels encoded as " + enc_name(le));
+      }
+    }
+    vals = p + at;
+    vals_len = len - at;
+  } else {
+    const auto& v = h.data_page_v2;
+    const size_t rl = static_cast<size_t>(v.repetition_levels_byte_length);
+    const size_t dl = static_cast<size_t>(v.definition_levels_byte_length);
+    // parse_page_header checked rl + dl <= compressed size.
+    levels = body + rl;
+    levels_len = dl;
+    const size_t vc = csize - rl - dl;
+    if (v.is_compressed && codec_ != 0) {
+      if (usize < rl + dl) {
+        return make_error(ErrorCode::kCorrupt, where + ": uncompressed page size " + std::to_string(usize) +
+                                                   " is smaller than its levels");
+      }
+      PQFAST_ASSIGN_OR_RETURN(vals, decompressed(body + rl + dl, vc, usize - rl - dl, where));
+      vals_len = usize - rl - dl;
+    } else {
+      vals = body + rl + dl;
+      vals_len = vc;
+    }
+  }
+  if (count > static_cast<size_t>(INT64_MAX - pos_)) return make_error(ErrorCode::kCorrupt, where + ": value count overflows");
+  size_t nonnull = count;
+  if (nullable_) {
+    out_->validity.resize_zeroed(static_cast<size_t>((pos_ + static_cast<int64_t>(count) + 7) / 8));
+    if (levels_msb) {
+      nonnull = static_cast<size_t>(copy_bits_msb_first(levels, count, out_->validity.data(), pos_));
+    } else {
+      PQFAST_ASSIGN_OR_RETURN(int64_t set, decode_hybrid_bits(levels, levels_len, count, out_->validity.data(), pos_,
+                                                               where + ", definition levels"));
+      nonnull = static_cast<size_t>(set);
+    }
+  }
+  PQFAST_RETURN_IF_ERROR(values(enc, vals, vals_len, count, nonnull, where));
+  pos_ += static_cast<int64_t>(count);
+  out_->null_count += static_cast<int64_t>(count - nonnull);
+  return Status::Ok();
+}
+
+Status ChunkReader::values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
+                           const std::string& where) {
+  switch (family_) {
+    case Family::kFixed: return fixed_values(enc, p, len, count, nonnull, where);
+    case Family::kBinary:
+      return layout_ == ArrowLayout::kBinary ? binary_values<int32_t>(enc, p, len, count, nonnull, where)
+                                             : binary_values<int64_t>(enc, p, len, count, nonnull, where);
+    case Family::kView: return view_values(enc, p, len, count, nonnull, where);
+    case Family::kBool: return bool_values(enc, p, len, count, nonnull, where);
+    case Family::kNull: return Status::Ok();
+  }
+  return Status::Ok();
+}
+
+Status ChunkReader::physical_values(int32_t enc, const uint8_t* p, size_t len, size_t n, uint8_t* out,
+                                    const std::string& where) {
+  const PhysicalType t = d_.physical_type;
+  switch (enc) {
+    case kPlain: return plain_fixed(p, len, n, phys_width_, out, where);
+    case kByteStreamSplit:
+      if (t == PhysicalType::kInt96) break;
+      return byte_stream_split(p, len, n, phys_width_, out, where);
+    case kDeltaBinaryPacked: {
+      if (t != PhysicalType::kInt32 && t != PhysicalType::kInt64) break;
+      auto decode = [&](auto* typed) -> Status {
+        using T = std::remove_pointer_t<decltype(typed)>;
+        auto dec = DeltaBinaryPackedDecoder<T>::make(p, len);
+        if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+        if (dec->total_values() < n) {
+          return make_error(ErrorCode::kCorrupt, where + ": DELTA_BINARY_PACKED stream holds " +
+                                                     std::to_string(dec->total_values()) + " values, the page " +
+                                                     std::to_string(n));
+        }
+        auto got = dec->decode(typed, n);
+        if (!got.ok()) return make_error(got.error().code, where + ": " + got.error().message);
+        if (*got != n) return make_error(ErrorCode::kTruncated, where + ": DELTA_BINARY_PACKED stream ended early");
+        return Status::Ok();
+      };
+      if (t == PhysicalType::kInt32) return decode(reinterpret_cast<int32_t*>(out));
+      return decode(reinterpret_cast<int64_t*>(out));
+    }
+    case kDeltaByteArray:
+    {
+      if (t != PhysicalType::kFixedLenByteArray) break;
+      auto dec = DeltaByteArrayDecoder::make(p, len, d_.type_length);
+      if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+      if (dec->total_values() < n) {
+        return make_error(ErrorCode::kCorrupt, where + ": the DELTA_BYTE_ARRAY stream holds " +
+                                                   std::to_string(dec->total_values()) + " values, the page " +
+                                                   std::to_string(n));
+      }
+      auto got = dec->decode_fixed(out, n);
+      if (!got.ok()) return make_error(got.error().code, where + ": " + got.error().message);
+      if (*got != n) return make_error(ErrorCode::kTruncated, where + ": DELTA_BYTE_ARRAY stream ended early");
+      return Status::Ok();
+    }
+    default: break;
+  }
+  return make_error(ErrorCode::kUnsupported, where + ": encoding " + enc_name(enc) + " of a " +
+                                                 physical_type_name(t) + " column is not supported");
+}
+
+template <class Offset>
+Status ChunkReader::delta_binary(int32_t enc, const uint8_t* p, size_t len, size_t n, Offset* offsets,
+                                 ReadBuffer& data, const std::string& where) {
+  if (enc == kDeltaLengthByteArray) {
+    auto dec = DeltaLengthByteArrayDecoder::make(p, len);
+    if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+    return delta_strings(*dec, n, offsets, data, dec->data_bytes_remaining(), opts_.max_page_bytes, where);
+  }
+  auto dec = DeltaByteArrayDecoder::make(p, len);
+  if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+  return delta_strings(*dec, n, offsets, data, len, opts_.max_page_bytes, where);
+}
+
+Status ChunkReader::fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
+                                 const std::string& where) {
+  const size_t e = static_cast<size_t>(out_->width);
+  out_->values.resize((static_cast<size_t>(pos_) + count) * e);
+  uint8_t* dst = out_->values.data() + static_cast<size_t>(pos_) * e;
+  if (enc == kPlainDictionary || enc == kRleDictionary) {
+    PQFAST_RETURN_IF_ERROR(dict_gather_fixed(dict_, out_->width, p, len, nonnull, dst, where));
+  } else if (d_.physical_type == PhysicalType::kByteArray) {  // decimals
+    PQFAST_RETURN_IF_ERROR(binary_dense(enc, p, len, nonnull, scratch_, scratch2_, where));
+    PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, scratch_.as<int64_t>(), scratch2_.data(), nonnull, dst, where));
+  } else if (is_identity(layout_, d_.physical_type, d_.type_length)) {
+    PQFAST_RETURN_IF_ERROR(physical_values(enc, p, len, nonnull, dst, where));
+  } else {
+    const size_t pw = static_cast<size_t>(phys_width_);
+    if (enc == kPlain && nonnull > len / pw) return plain_fixed(p, len, nonnull, phys_width_, dst, where);
+    scratch_.reserve_exact(nonnull * pw);
+    PQFAST_RETURN_IF_ERROR(physical_values(enc, p, len, nonnull, scratch_.data(), where));
+    PQFAST_RETURN_IF_ERROR(convert_fixed(d_, layout_, scratch_.data(), nonnull, dst, where));
+  }
+  if (nonnull != count) spread_fixed(dst, e, out_->validity.data(), pos_, count, nonnull);
+  return Status::Ok();
+}
+
+Status ChunkReader::binary_dense(int32_t enc, const uint8_t* p, size_t len, size_t n, ReadBuffer& offsets,
+                                 ReadBuffer& bytes, const std::string& where) {
+  if (n > len / 4 + 1 && enc == kPlain) {
+    return make_error(ErrorCode::kTruncated, where + ": " + std::to_string(n) + " BYTE_ARRAY values cannot fit " +
+                                                 std::to_string(len) + " bytes");
+  }
+  switch (enc) {
+    case kPlain:
+      offsets.reserve_exact((n + 1) * 8);
+      offsets.as<int64_t>()[0] = 0;
+      bytes.resize(0);
+      return plain_binary<int64_t>(p, len, n, offsets.as<int64_t>(), bytes, nullptr, where);
+    case kDeltaLengthByteArray:
+    case kDeltaByteArray:
+      offsets.reserve_exact((n + 1) * 8);
+      offsets.as<int64_t>()[0] = 0;
+      bytes.resize(0);
+      return delta_binary(enc, p, len, n, offsets.as<int64_t>(), bytes, where);
+    default:
+      return make_error(ErrorCode::kUnsupported, where + ": encoding " + enc_name(enc) +
+                                                     " of a BYTE_ARRAY column is not supported");
+  }
+}
+
+template <class Offset>
+Status ChunkReader::binary_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
+                                  const std::string& where) {
+  out_->values.resize((static_cast<size_t>(pos_) + count + 1) * sizeof(Offset));
+  Offset* offsets = out_->values.as<Offset>() + pos_;
+  switch (enc) {
+    case kPlain:
+      if (nonnull > len / 4) {
+        return make_error(ErrorCode::kTruncated, where + ": " + std::to_string(nonnull) +
+                                                     " BYTE_ARRAY values cannot fit " + std::to_string(len) + " bytes");
+      }
+      PQFAST_RETURN_IF_ERROR(plain_binary<Offset>(p, len, nonnull, offsets, out_->data, nullptr, where));
+      break;
+    case kPlainDictionary:
+    case kRleDictionary:
+      PQFAST_RETURN_IF_ERROR(dict_gather_binary<Offset>(dict_, p, len, nonnull, offsets, out_->data, where));
+      break;
+    case kDeltaLengthByteArray:
+    case kDeltaByteArray:
+      PQFAST_RETURN_IF_ERROR(delta_binary<Offset>(enc, p, len, nonnull, offsets, out_->data, where));
+      break;
+    default: {
+      PQFAST_RETURN_IF_ERROR(binary_dense(enc, p, len, nonnull, scratch_, scratch2_, where));
+      const int64_t* o = scratch_.as<int64_t>();
+      const uint64_t start = static_cast<uint64_t>(offsets[0]);
+      const uint64_t total = static_cast<uint64_t>(o[nonnull]);
+      if (sizeof(Offset) == 4 && start + total > 0x7fffffffu) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB");
+      }
+      out_->data.resize(start + total);
+      if (total) std::memcpy(out_->data.data() + start, scratch2_.data(), total);
+      for (size_t i = 1; i <= nonnull; ++i) offsets[i] = static_cast<Offset>(start + static_cast<uint64_t>(o[i]));
+    }
+  }
+  if (nonnull != count) spread_offsets<Offset>(offsets, out_->validity.data(), pos_, count, nonnull);
+  return Status::Ok();
+}
+
+Status ChunkReader::view_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
+                                const std::string& where) {
+  out_->values.resize((static_cast<size_t>(pos_) + count) * 16);
+  auto* views = out_->values.as<BinaryViewElem>() + pos_;
+  switch (enc) {
+    case kPlain: {
+      if (nonnull > len / 4) {
+        return make_error(ErrorCode::kTruncated, where + ": " + std::to_string(nonnull) +
+                                                     " BYTE_ARRAY values cannot fit " + std::to_string(len) + " bytes");
+      }
+      const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      bool refers = false;
+      PQFAST_RETURN_IF_ERROR(plain_binary_views(p, len, nonnull, views, index, &refers, where));
+      if (refers) {  // values over 12 bytes point into a copy of the page's bytes
+        ReadBuffer copy;
+        copy.resize(len);
+        if (len) std::memcpy(copy.data(), p, len);
+        out_->view_buffers.push_back(std::move(copy));
+      }
+      break;
+    }
+    case kPlainDictionary:
+    case kRleDictionary:
+      PQFAST_RETURN_IF_ERROR(dict_gather_views(dict_, p, len, nonnull, views, where));
+      break;
+    case kDeltaLengthByteArray: {
+      // Views into a copy of the page's bytes: the lengths are decoded, the
+      // values never copied again.
+      const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      ReadBuffer copy;
+      copy.resize(len);
+      if (len) std::memcpy(copy.data(), p, len);
+      auto dec = DeltaLengthByteArrayDecoder::make(copy.data(), len);
+      if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
+      if (dec->total_values() < nonnull) {
+        return make_error(ErrorCode::kCorrupt, where + ": the DELTA_LENGTH_BYTE_ARRAY stream holds " +
+                                                   std::to_string(dec->total_values()) + " values, the page " +
+                                                   std::to_string(nonnull));
+      }
+      auto got = dec->decode_views(views, index, nonnull);
+      if (!got.ok()) return make_error(got.error().code, where + ": " + got.error().message);
+      if (*got != nonnull) return make_error(ErrorCode::kTruncated, where + ": DELTA_LENGTH_BYTE_ARRAY stream ended early");
+      out_->view_buffers.push_back(std::move(copy));
+      break;
+    }
+    case kDeltaByteArray: {
+      // Decoded into offsets + bytes (the decoder's wide-copy path), then
+      // views built from them; the bytes become a view buffer only when some
+      // value is longer than 12 bytes.
+      scratch_.reserve_exact((nonnull + 1) * 4);
+      scratch_.as<int32_t>()[0] = 0;
+      ReadBuffer& bytes = scratch2_;
+      bytes.resize(0);
+      PQFAST_RETURN_IF_ERROR(delta_binary<int32_t>(enc, p, len, nonnull, scratch_.as<int32_t>(), bytes, where));
+      const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      const int32_t* o = scratch_.as<int32_t>();
+      const uint8_t* b = bytes.data();
+      bool any = false;
+      for (size_t i = 0; i < nonnull; ++i) {  // ReadBuffer's slack covers the 16-byte loads
+        const uint32_t l = static_cast<uint32_t>(o[i + 1] - o[i]);
+        views[i] = make_view(b + o[i], l, index, o[i]);
+        any |= l > 12;
+      }
+      if (any) out_->view_buffers.push_back(std::move(bytes));  // scratch2_ starts afresh
+      break;
+    }
+    default: {
+      ReadBuffer offsets, bytes;
+      PQFAST_RETURN_IF_ERROR(binary_dense(enc, p, len, nonnull, offsets, bytes, where));
+      const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      const int64_t* o = offsets.as<int64_t>();
+      for (size_t i = 0; i < nonnull; ++i) {
+        BinaryViewElem v;
+        std::memset(&v, 0, sizeof v);
+        const size_t l = static_cast<size_t>(o[i + 1] - o[i]);
+        v.inlined.size = static_cast<int32_t>(l);
+        if (l <= 12) {
+          std::memcpy(v.inlined.data, bytes.data() + o[i], l);
+        } else {
+          std::memcpy(v.ref.prefix, bytes.data() + o[i], 4);
+          v.ref.buffer_index = index;
+          v.ref.offset = static_cast<int32_t>(o[i]);
+        }
+        views[i] = v;
+      }
+      out_->view_buffers.push_back(std::move(bytes));
+    }
+  }
+  if (nonnull != count) spread_fixed(reinterpret_cast<uint8_t*>(views), 16, out_->validity.data(), pos_, count, nonnull);
+  return Status::Ok();
+}
+
+Status ChunkReader::bool_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
+                                const std::string& where) {
+  out_->values.resize_zeroed(static_cast<size_t>((pos_ + static_cast<int64_t>(count) + 7) / 8));
+  const bool dense = nonnull == count;
+  uint8_t* dst = out_->values.data();
+  int64_t bit0 = pos_;
+  if (!dense) {
+    scratch_.reserve_exact((nonnull + 7) / 8 + 8);
+    std::memset(scratch_.data(), 0, (nonnull + 7) / 8 + 8);
+    dst = scratch_.data();
+    bit0 = 0;
+  }
+  switch (enc) {
+    case kPlain: PQFAST_RETURN_IF_ERROR(plain_bools(p, len, nonnull, dst, bit0, where)); break;
+    case kRle: {
+      if (len < 4) return make_error(ErrorCode::kTruncated, where + ": RLE booleans lack their length");
+      uint32_t l;
+      std::memcpy(&l, p, 4);
+      if (l > len - 4) return make_error(ErrorCode::kTruncated, where + ": RLE booleans run past the page");
+      auto r = decode_hybrid_bits(p + 4, l, nonnull, dst, bit0, where + ", RLE booleans");
+      if (!r.ok()) return r.error();
+      break;
+    }
+    default:
+      return make_error(ErrorCode::kUnsupported, where + ": encoding " + enc_name(enc) + " of a BOOLEAN column is not supported");
+  }
+  if (!dense) spread_bits(scratch_.data(), out_->values.data(), out_->validity.data(), pos_, count);
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool parquet_mr_before_1_2_9(const std::string& created_by) {
+  const std::string app = "parquet-mr";
+  if (created_by.compare(0, app.size(), app) != 0) return false;
+  const size_t v = created_by.find("version ");
+  if (v == std::string::npos) return true;  // no version: 0.0.0
+  int part[3] = {0, 0, 0};
+  size_t i = v + 8;
+  for (int k = 0; k < 3 && i < created_by.size(); ++k) {
+    while (i < created_by.size() && created_by[i] >= '0' && created_by[i] <= '9') {
+      part[k] = std::min(part[k] * 10 + (created_by[i] - '0'), 1000000);
+      ++i;
+    }
+    if (i < created_by.size() && created_by[i] == '.') ++i; else break;
+  }
+  if (part[0] != 1) return part[0] < 1;
+  if (part[1] != 2) return part[1] < 2;
+  return part[2] < 9;
+}
+
+std::string flat_column_problem(const FileMetaData& meta, int leaf) {
+  if (leaf < 0 || static_cast<size_t>(leaf) >= meta.columns.size()) return "no leaf column " + std::to_string(leaf);
+  const auto& c = meta.columns[leaf];
+  if (c.max_repetition_level > 0 || c.path.size() != 1) {
+    return "column '" + c.dotted_path + "': nested columns are not read yet";
+  }
+  return "";
+}
+
+Result<ColumnArray> decode_column_chunk(const uint8_t* chunk_bytes, size_t len, uint64_t file_offset,
+                                        const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
+                                        const ColumnReadOptions& options, const std::string& where) {
+  ChunkReader r(column, codec, options, where.empty() ? "column '" + column.dotted_path + "'" : where);
+  return r.run(chunk_bytes, len, file_offset, num_rows);
+}
+
+Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
+                                      const ColumnReadOptions& options) {
+  if (row_group < 0 || static_cast<size_t>(row_group) >= meta.row_groups.size()) {
+    return make_error(ErrorCode::kInvalidArgument, file.name() + ": no row group " + std::to_string(row_group));
+  }
+  const std::string problem = flat_column_problem(meta, leaf);
+  if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file.name() + ": " + problem);
+  const RowGroup& rg = meta.row_groups[row_group];
+  const ColumnDescriptor& d = meta.columns[leaf];
+  const std::string where = file.name() + ": row group " + std::to_string(row_group) + ", column '" + d.dotted_path + "'";
+  if (static_cast<size_t>(leaf) >= rg.columns.size()) {
+    return make_error(ErrorCode::kCorrupt, where + ": the row group has only " + std::to_string(rg.columns.size()) +
+                                               " column chunks");
+  }
+  const ColumnChunk& c = rg.columns[leaf];
+  if (c.skipped) return make_error(ErrorCode::kInvalidArgument, where + ": column chunk not decoded (projected footer)");
+  if (c.encrypted || !c.has_meta_data) return make_error(ErrorCode::kUnsupported, where + ": encrypted column chunk");
+  if (!c.file_path.empty()) return make_error(ErrorCode::kUnsupported, where + ": column chunk in another file (" + c.file_path + ")");
+  if (c.type != d.physical_type) {
+    return make_error(ErrorCode::kCorrupt, where + ": chunk type " + physical_type_name(c.type) +
+                                               " differs from the schema's " + physical_type_name(d.physical_type));
+  }
+  ColumnReadOptions opts = options;
+  if (rg.num_rows == 0) {
+    return decode_column_chunk(nullptr, 0, 0, d, c.codec, 0, opts, where);
+  }
+  int64_t start = c.data_page_offset;
+  if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
+  const int64_t len = c.total_compressed_size;
+  const uint64_t size = file.size();
+  if (start < 0 || len < 0 || static_cast<uint64_t>(start) > size || static_cast<uint64_t>(len) > size - static_cast<uint64_t>(start)) {
+    return make_error(ErrorCode::kCorrupt, where + ": column chunk at byte " + std::to_string(start) + " of " +
+                                               std::to_string(len) + " bytes lies outside the " + std::to_string(size) +
+                                               "-byte file");
+  }
+  // parquet-mr up to 1.2.8 left the dictionary page header out of
+  // total_compressed_size (PARQUET-816): read up to 100 bytes more, as
+  // Arrow C++ does, so such chunks end where their last page ends.
+  int64_t read_len = len;
+  if (parquet_mr_before_1_2_9(meta.created_by)) {
+    read_len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
+  }
+  ReadBuffer buf;
+  buf.resize(static_cast<size_t>(read_len));
+  PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
+  return decode_column_chunk(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, opts, where);
+}
+
+}  // namespace pqfast::parquet

@@ -1,0 +1,172 @@
+// Dictionary-encoded pages: indices (RLE / bit-packed hybrid, width in the
+// first byte) unpacked a batch at a time, checked against the dictionary's
+// size, then gathered; a repeated run is a fill.
+#include <algorithm>
+#include <cstring>
+
+#include "parquet/decode.h"
+#include "parquet/rle.h"
+#include "parquet/thrift_util.h"
+
+namespace pqfast::parquet::detail {
+
+namespace {
+
+constexpr size_t kBatch = 1024;
+
+Result<HybridReader> index_reader(const Dictionary& dict, const uint8_t* p, size_t len, const std::string& where) {
+  if (!dict.present) {
+    return make_error(ErrorCode::kCorrupt, where + ": dictionary-encoded page without a dictionary page before it");
+  }
+  if (len < 1) return make_error(ErrorCode::kTruncated, where + ": dictionary-encoded page lacks its index width byte");
+  if (p[0] > 32) {
+    return make_error(ErrorCode::kCorrupt, where + ": dictionary index width " + std::to_string(p[0]) + " is over 32");
+  }
+  return HybridReader(p + 1, len - 1, p[0], where + ", dictionary indices");
+}
+
+Error bad_index(const std::string& where, uint32_t idx, size_t size) {
+  return make_error(ErrorCode::kCorrupt, where + ": dictionary index " + std::to_string(idx) +
+                                             " is out of range (dictionary of " + std::to_string(size) + " entries)");
+}
+
+inline uint32_t max_of(const uint32_t* idx, size_t n) {
+  uint32_t m = 0;
+  for (size_t i = 0; i < n; ++i) m = std::max(m, idx[i]);
+  return m;
+}
+
+template <size_t E>
+void gather(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * E, dict + size_t{idx[i]} * E, E);
+}
+
+template <size_t E>
+void fill(const uint8_t* value, size_t n, uint8_t* out) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * E, value, E);
+}
+
+}  // namespace
+
+Status dict_gather_fixed(const Dictionary& dict, int32_t elem, const uint8_t* p, size_t len, size_t n, uint8_t* out,
+                         const std::string& where) {
+  PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));
+  const size_t e = static_cast<size_t>(elem);
+  const uint8_t* d = dict.fixed.data();
+  uint32_t idx[kBatch];
+  size_t done = 0;
+  while (done < n) {
+    bool repeat;
+    uint32_t v;
+    PQFAST_ASSIGN_OR_RETURN(size_t k, r.next(idx, std::min(kBatch, n - done), &repeat, &v));
+    uint8_t* o = out + done * e;
+    if (repeat) {
+      if (v >= dict.size) return bad_index(where, v, dict.size);
+      switch (e) {
+        case 1: fill<1>(d + v, k, o); break;
+        case 2: fill<2>(d + v * 2, k, o); break;
+        case 4: fill<4>(d + v * 4, k, o); break;
+        case 8: fill<8>(d + size_t{v} * 8, k, o); break;
+        case 16: fill<16>(d + size_t{v} * 16, k, o); break;
+        default: for (size_t i = 0; i < k; ++i) std::memcpy(o + i * e, d + size_t{v} * e, e);
+      }
+    } else {
+      const uint32_t m = max_of(idx, k);
+      if (m >= dict.size) return bad_index(where, m, dict.size);
+      switch (e) {
+        case 1: gather<1>(d, idx, k, o); break;
+        case 2: gather<2>(d, idx, k, o); break;
+        case 4: gather<4>(d, idx, k, o); break;
+        case 8: gather<8>(d, idx, k, o); break;
+        case 16: gather<16>(d, idx, k, o); break;
+        case 32: gather<32>(d, idx, k, o); break;
+        default: for (size_t i = 0; i < k; ++i) std::memcpy(o + i * e, d + size_t{idx[i]} * e, e);
+      }
+    }
+    done += k;
+  }
+  return Status::Ok();
+}
+
+template <class Offset>
+Status dict_gather_binary(const Dictionary& dict, const uint8_t* p, size_t len, size_t n, Offset* offsets,
+                          ReadBuffer& data, const std::string& where) {
+  PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));
+  const int64_t* doff = dict.offsets.as<int64_t>();
+  const uint8_t* dbytes = dict.bytes.data();
+  uint32_t idx[kBatch];
+  size_t done = 0;
+  uint64_t end = static_cast<uint64_t>(offsets[0]);
+  while (done < n) {
+    bool repeat;
+    uint32_t v;
+    PQFAST_ASSIGN_OR_RETURN(size_t k, r.next(idx, std::min(kBatch, n - done), &repeat, &v));
+    uint64_t need = 0;
+    if (repeat) {
+      if (v >= dict.size) return bad_index(where, v, dict.size);
+      need = uint64_t(doff[v + 1] - doff[v]) * k;
+    } else {
+      const uint32_t m = max_of(idx, k);
+      if (m >= dict.size) return bad_index(where, m, dict.size);
+      for (size_t i = 0; i < k; ++i) need += uint64_t(doff[idx[i] + 1] - doff[idx[i]]);
+    }
+    if constexpr (sizeof(Offset) == 4) {
+      if (end + need > 0x7fffffffu) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB "
+                                                             "(read it as large_binary)");
+      }
+    }
+    data.reserve(end + need);
+    uint8_t* out = data.data();
+    Offset* o = offsets + done + 1;
+    if (repeat) {
+      const size_t l = static_cast<size_t>(doff[v + 1] - doff[v]);
+      const uint8_t* src = dbytes + doff[v];
+      for (size_t i = 0; i < k; ++i) {
+        std::memcpy(out + end, src, l);
+        end += l;
+        o[i] = static_cast<Offset>(end);
+      }
+    } else {
+      for (size_t i = 0; i < k; ++i) {
+        const int64_t a = doff[idx[i]], b = doff[idx[i] + 1];
+        const size_t l = static_cast<size_t>(b - a);
+        std::memcpy(out + end, dbytes + a, l);
+        end += l;
+        o[i] = static_cast<Offset>(end);
+      }
+    }
+    data.resize(end);
+    done += k;
+  }
+  return Status::Ok();
+}
+template Status dict_gather_binary<int32_t>(const Dictionary&, const uint8_t*, size_t, size_t, int32_t*, ReadBuffer&,
+                                            const std::string&);
+template Status dict_gather_binary<int64_t>(const Dictionary&, const uint8_t*, size_t, size_t, int64_t*, ReadBuffer&,
+                                            const std::string&);
+
+Status dict_gather_views(const Dictionary& dict, const uint8_t* p, size_t len, size_t n, BinaryViewElem* out,
+                         const std::string& where) {
+  PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));
+  const auto* views = dict.views.as<BinaryViewElem>();
+  uint32_t idx[kBatch];
+  size_t done = 0;
+  while (done < n) {
+    bool repeat;
+    uint32_t v;
+    PQFAST_ASSIGN_OR_RETURN(size_t k, r.next(idx, std::min(kBatch, n - done), &repeat, &v));
+    if (repeat) {
+      if (v >= dict.size) return bad_index(where, v, dict.size);
+      std::fill(out + done, out + done + k, views[v]);
+    } else {
+      const uint32_t m = max_of(idx, k);
+      if (m >= dict.size) return bad_index(where, m, dict.size);
+      for (size_t i = 0; i < k; ++i) out[done + i] = views[idx[i]];
+    }
+    done += k;
+  }
+  return Status::Ok();
+}
+
+}  // namespace pqfast::parquet::detail

@@ -1,0 +1,77 @@
+// Dense values spread over the validity bitmap, back to front in place.
+#include <cstring>
+
+#include "parquet/decode.h"
+
+namespace pqfast::parquet::detail {
+
+namespace {
+inline bool bit(const uint8_t* v, int64_t i) { return (v[i >> 3] >> (i & 7)) & 1; }
+
+template <size_t E>
+void spread_n(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
+  size_t j = nonnull;
+  for (size_t i = count; i-- > 0;) {
+    if (bit(validity, off + static_cast<int64_t>(i))) {
+      --j;
+      if (j != i) std::memcpy(base + i * E, base + j * E, E);
+    } else {
+      std::memset(base + i * E, 0, E);
+    }
+    if (j == i) break;  // everything below is in place
+  }
+}
+}  // namespace
+
+void spread_fixed(uint8_t* base, size_t elem, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
+  if (nonnull == count) return;
+  switch (elem) {
+    case 1: return spread_n<1>(base, validity, off, count, nonnull);
+    case 2: return spread_n<2>(base, validity, off, count, nonnull);
+    case 4: return spread_n<4>(base, validity, off, count, nonnull);
+    case 8: return spread_n<8>(base, validity, off, count, nonnull);
+    case 12: return spread_n<12>(base, validity, off, count, nonnull);
+    case 16: return spread_n<16>(base, validity, off, count, nonnull);
+    case 32: return spread_n<32>(base, validity, off, count, nonnull);
+    default: break;
+  }
+  size_t j = nonnull;
+  for (size_t i = count; i-- > 0;) {
+    if (bit(validity, off + static_cast<int64_t>(i))) {
+      --j;
+      if (j != i) std::memmove(base + i * elem, base + j * elem, elem);
+    } else {
+      std::memset(base + i * elem, 0, elem);
+    }
+    if (j == i) break;
+  }
+}
+
+template <class Offset>
+void spread_offsets(Offset* o, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
+  if (nonnull == count) return;
+  size_t j = nonnull;
+  for (size_t i = count; i > 0; --i) {
+    o[i] = o[j];
+    if (bit(validity, off + static_cast<int64_t>(i - 1))) --j;
+    if (j == i - 1) break;
+  }
+}
+template void spread_offsets<int32_t>(int32_t*, const uint8_t*, int64_t, size_t, size_t);
+template void spread_offsets<int64_t>(int64_t*, const uint8_t*, int64_t, size_t, size_t);
+
+void spread_bits(const uint8_t* src, uint8_t* dst, const uint8_t* validity, int64_t off, size_t count) {
+  size_t j = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t k = off + static_cast<int64_t>(i);
+    bool v = false;
+    if (bit(validity, k)) {
+      v = bit(src, static_cast<int64_t>(j));
+      ++j;
+    }
+    if (v) dst[k >> 3] |= uint8_t(1u << (k & 7));
+    else dst[k >> 3] &= uint8_t(~(1u << (k & 7)));
+  }
+}
+
+}  // namespace pqfast::parquet::detail

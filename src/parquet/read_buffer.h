@@ -1,0 +1,98 @@
+// Internal: a growable, 64-byte aligned byte buffer with 64 bytes of slack
+// past its capacity (decoders may write whole vectors past the last value).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+namespace pqfast::parquet::detail {
+
+// Large blocks (>= kPoolMinBytes) freed by ReadBuffers go to a small
+// process-wide pool (at most kPoolMaxBlocks, kPoolMaxBytes in all) and are
+// reused by the next large allocation that fits: a column read after
+// another one reuses memory the kernel has already mapped instead of
+// faulting in fresh pages (on this VM a fault on returned memory costs more
+// than decoding the values). Thread-safe.
+inline constexpr size_t kPoolMinBytes = size_t{1} << 20;
+inline constexpr size_t kPoolMaxBlocks = 64;
+inline constexpr size_t kPoolMaxBytes = size_t{1} << 30;
+// A block of at least `bytes` (its real size in *got), from the pool or new.
+uint8_t* pool_allocate(size_t bytes, size_t* got);
+void pool_free(uint8_t* p, size_t bytes);
+// Returns every pooled block to the system.
+void pool_clear();
+
+class ReadBuffer {
+ public:
+  static constexpr size_t kSlack = 64;
+  ReadBuffer() = default;
+  ~ReadBuffer() { release(); }
+  ReadBuffer(const ReadBuffer&) = delete;
+  ReadBuffer& operator=(const ReadBuffer&) = delete;
+  ReadBuffer(ReadBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), cap_(std::exchange(o.cap_, 0)) {}
+  ReadBuffer& operator=(ReadBuffer&& o) noexcept {
+    if (this != &o) {
+      release();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+      cap_ = std::exchange(o.cap_, 0);
+    }
+    return *this;
+  }
+
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return cap_; }
+
+  // Capacity for at least n bytes (contents kept); grows by at least 1.5x.
+  void reserve(size_t n) {
+    if (n <= cap_) return;
+    size_t want = cap_ + cap_ / 2;
+    if (want < n) want = n;
+    want = (want + 63) & ~size_t{63};
+    size_t got = 0;
+    uint8_t* p = pool_allocate(want + kSlack, &got);
+    if (size_) std::memcpy(p, data_, size_);
+    release();
+    data_ = p;
+    cap_ = got - kSlack;
+  }
+  // Exactly n bytes of capacity (for a buffer reused page after page).
+  void reserve_exact(size_t n) {
+    if (n <= cap_) return;
+    release();
+    reserve(n);
+  }
+  void resize(size_t n) {
+    reserve(n);
+    size_ = n;
+  }
+  // Zero-filled growth.
+  void resize_zeroed(size_t n) {
+    reserve(n);
+    if (n > size_) std::memset(data_ + size_, 0, n - size_);
+    size_ = n;
+  }
+  template <class T>
+  T* as() { return reinterpret_cast<T*>(data_); }
+  template <class T>
+  const T* as() const { return reinterpret_cast<const T*>(data_); }
+
+ private:
+  void release() {
+    if (data_) pool_free(data_, cap_ + kSlack);
+    data_ = nullptr;
+    size_ = cap_ = 0;
+  }
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0;
+  size_t cap_ = 0;
+};
+
+}  // namespace pqfast::parquet::detail

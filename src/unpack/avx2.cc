@@ -1,0 +1,46 @@
+// AVX2: a group of 8 values is two 128-bit halves (values 0-3 from the
+// group's first byte, 4-7 from the byte value 4 starts in); one vpshufb puts
+// each value's 4-byte window in its 32-bit lane, vpsrlvd shifts it down and
+// a mask keeps the width. Widths 26..32 (a window would need a fifth byte)
+// are left to the scalar table.
+#include <immintrin.h>
+
+#include "unpack/kernels.h"
+
+namespace pqfast::unpack {
+namespace {
+
+size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uint32_t* out) {
+  if (width > 25 || width < 1) return 0;
+  const int w = width;
+  alignas(32) uint8_t shuf[32];
+  alignas(32) uint32_t shifts[8];
+  const int b4 = (4 * w) >> 3;
+  for (int i = 0; i < 8; ++i) {
+    const int bit = i * w;
+    const int rel = (bit >> 3) - (i < 4 ? 0 : b4);
+    for (int k = 0; k < 4; ++k) shuf[i * 4 + k] = static_cast<uint8_t>(rel + k);
+    shifts[i] = static_cast<uint32_t>(bit & 7);
+  }
+  const __m256i vshuf = _mm256_load_si256(reinterpret_cast<const __m256i*>(shuf));
+  const __m256i vshift = _mm256_load_si256(reinterpret_cast<const __m256i*>(shifts));
+  const __m256i vmask = _mm256_set1_epi32(static_cast<int>((1u << w) - 1));
+  size_t g = 0;
+  for (; g < groups; ++g) {
+    const size_t base = g * static_cast<size_t>(w);
+    if (base + static_cast<size_t>(b4) + 16 > nbytes) break;
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + base));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + base + b4));
+    __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+    v = _mm256_shuffle_epi8(v, vshuf);
+    v = _mm256_and_si256(_mm256_srlv_epi32(v, vshift), vmask);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + g * 8), v);
+  }
+  return g;
+}
+
+}  // namespace
+
+const UnpackKernels kAvx2UnpackKernels{unpack32};
+
+}  // namespace pqfast::unpack

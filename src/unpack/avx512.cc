@@ -1,0 +1,40 @@
+// AVX-512 (VBMI): one masked 64-byte load per group (never past the input),
+// one vpermb placing each value's 8-byte window in its 64-bit lane,
+// vpsrlvq, a mask, and vpmovqd narrowing the 8 values to 32 bits.
+#include <immintrin.h>
+
+#include "unpack/kernels.h"
+
+namespace pqfast::unpack {
+namespace {
+
+size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uint32_t* out) {
+  if (width < 1 || width > 32) return 0;
+  const int w = width;
+  alignas(64) uint8_t idx[64];
+  alignas(64) uint64_t shifts[8];
+  for (int i = 0; i < 8; ++i) {
+    const int bit = i * w;
+    for (int k = 0; k < 8; ++k) idx[i * 8 + k] = static_cast<uint8_t>((bit >> 3) + k);
+    shifts[i] = static_cast<uint64_t>(bit & 7);
+  }
+  const __m512i vidx = _mm512_load_si512(idx);
+  const __m512i vshift = _mm512_load_si512(shifts);
+  const __m512i vmask = _mm512_set1_epi64(static_cast<long long>((uint64_t{1} << w) - 1));
+  for (size_t g = 0; g < groups; ++g) {
+    const size_t base = g * static_cast<size_t>(w);
+    const size_t avail = nbytes - base;  // >= w: the caller's groups lie inside the input
+    const __mmask64 m = avail >= 64 ? ~__mmask64{0} : ((__mmask64{1} << avail) - 1);
+    __m512i v = _mm512_maskz_loadu_epi8(m, src + base);
+    v = _mm512_permutexvar_epi8(vidx, v);
+    v = _mm512_and_si512(_mm512_srlv_epi64(v, vshift), vmask);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + g * 8), _mm512_cvtepi64_epi32(v));
+  }
+  return groups;
+}
+
+}  // namespace
+
+const UnpackKernels kAvx512UnpackKernels{unpack32};
+
+}  // namespace pqfast::unpack

@@ -1,0 +1,31 @@
+// Internal: bit unpacking of the RLE / bit-packed hybrid's bit-packed runs
+// (dictionary indices), one table per ISA. A group is 8 values of `width`
+// bits, exactly `width` bytes, LSB first.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "simd/dispatch.h"
+
+namespace pqfast::unpack {
+
+struct alignas(8) UnpackKernels {
+  // Unpacks up to `groups` groups of width 1..32 from src, which holds
+  // `nbytes` readable bytes (at least groups * width). Returns the groups
+  // written to out (8 values each); a kernel may stop early where its wide
+  // loads would pass nbytes, and the caller finishes with the scalar table.
+  size_t (*unpack32)(const uint8_t* src, size_t nbytes, int width, size_t groups, uint32_t* out);
+};
+
+extern const UnpackKernels kScalarUnpackKernels;
+#if defined(PQFAST_ARCH_X86)
+extern const UnpackKernels kAvx2UnpackKernels;
+extern const UnpackKernels kAvx512UnpackKernels;
+#endif
+
+const detail::KernelTables<UnpackKernels>& unpack_kernel_tables();
+// The table of the active SIMD level (cached; see simd/dispatch.h).
+const UnpackKernels& active_unpack_kernels();
+
+}  // namespace pqfast::unpack

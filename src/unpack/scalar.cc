@@ -1,0 +1,30 @@
+// The reference: each value from a 64-bit window at its first byte (the
+// window is assembled byte by byte near the end of the input).
+#include <cstring>
+
+#include "unpack/kernels.h"
+
+namespace pqfast::unpack {
+namespace {
+
+size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uint32_t* out) {
+  const uint64_t mask = width >= 32 ? 0xffffffffull : (uint64_t{1} << width) - 1;
+  const size_t w = static_cast<size_t>(width);
+  for (size_t i = 0, n = groups * 8; i < n; ++i) {
+    const size_t bit = i * w, byte = bit >> 3;
+    uint64_t v = 0;
+    if (byte + 8 <= nbytes) {
+      std::memcpy(&v, src + byte, 8);
+    } else {
+      for (size_t k = 0; byte + k < nbytes && k < 8; ++k) v |= uint64_t{src[byte + k]} << (8 * k);
+    }
+    out[i] = static_cast<uint32_t>((v >> (bit & 7)) & mask);
+  }
+  return groups;
+}
+
+}  // namespace
+
+const UnpackKernels kScalarUnpackKernels{unpack32};
+
+}  // namespace pqfast::unpack

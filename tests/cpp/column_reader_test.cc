@@ -1,0 +1,233 @@
+// The column reader over every flat column chunk of parquet-testing: the
+// same values on every SIMD implementation; every truncation of the pages a
+// chunk needs is an error, never a crash; hostile page headers and levels.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "pqfast/parquet.h"
+#include "pqfast/parquet_read.h"
+#include "parquet/column_values.h"
+#include "parquet/rle.h"
+#include "test_util.h"
+
+namespace pq = pqfast::parquet;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<fs::path> data_files() {
+  std::vector<fs::path> out;
+  const fs::path dir(PQFAST_TEST_DATA_DIR);
+  if (!fs::exists(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".parquet") out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<uint8_t> read_all(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+struct Chunk {
+  std::string name;
+  pq::ColumnDescriptor column;
+  int32_t codec;
+  int64_t rows;
+  std::vector<uint8_t> bytes;  // the chunk's pages
+  size_t needed;               // bytes through the page that completes the rows
+};
+
+// Row group 0 of every flat column whose pages walk cleanly.
+std::vector<Chunk> flat_chunks() {
+  std::vector<Chunk> out;
+  for (const auto& path : data_files()) {
+    const auto bytes = read_all(path);
+    pq::BufferFile file(bytes.data(), bytes.size(), path.filename().string());
+    auto meta = pq::read_file_metadata(file);
+    if (!meta.ok() || meta->row_groups.empty()) continue;
+    const auto& rg = meta->row_groups[0];
+    for (size_t leaf = 0; leaf < meta->columns.size() && leaf < rg.columns.size(); ++leaf) {
+      if (!pq::flat_column_problem(*meta, static_cast<int>(leaf)).empty()) continue;
+      const auto& c = rg.columns[leaf];
+      if (!c.has_meta_data || rg.num_rows == 0) continue;
+      auto headers = pq::read_page_headers(file, c);
+      if (!headers.ok()) continue;
+      int64_t start = c.data_page_offset;
+      if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
+      size_t at = 0, needed = 0;
+      int64_t values = 0;
+      for (const auto& h : *headers) {
+        at += h.header_size + static_cast<size_t>(h.compressed_page_size);
+        if (h.type == pq::PageType::kDataPage) values += h.data_page.num_values;
+        if (h.type == pq::PageType::kDataPageV2) values += h.data_page_v2.num_values;
+        if (values >= rg.num_rows && needed == 0) needed = at;
+      }
+      if (needed == 0) continue;
+      Chunk ch{path.filename().string() + ":" + meta->columns[leaf].dotted_path, meta->columns[leaf], c.codec,
+               rg.num_rows,
+               std::vector<uint8_t>(bytes.begin() + start, bytes.begin() + start + c.total_compressed_size), needed};
+      out.push_back(std::move(ch));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(ColumnReader, EverySimdLevelGivesTheSameArrays) {
+  const auto chunks = flat_chunks();
+  ASSERT_GT(chunks.size(), 100u);
+  size_t read = 0;
+  for (const auto& ch : chunks) {
+    SCOPED_TRACE(ch.name);
+    std::vector<std::optional<std::string>> ref;
+    bool have = false;
+    pqfast::testing::for_each_simd_level([&](pqfast::SimdLevel) {
+      auto r = pq::decode_column_chunk(ch.bytes.data(), ch.bytes.size(), 0, ch.column, ch.codec, ch.rows);
+      if (!r.ok()) {
+        EXPECT_FALSE(have) << r.error().to_string();
+        return;
+      }
+      EXPECT_EQ(r->length(), ch.rows);
+      auto vals = pq::detail::column_values(*r->impl());
+      if (!have) {
+        ref = std::move(vals);
+        have = true;
+        ++read;
+      } else {
+        EXPECT_TRUE(vals == ref);
+      }
+    });
+  }
+  // Without the codec libraries (a cross build) only uncompressed chunks read.
+  EXPECT_GT(read, pq::codec_supported(1) ? 100u : 20u);
+}
+
+TEST(ColumnReader, EveryTruncationOfThePagesIsAnError) {
+  const auto chunks = flat_chunks();
+  size_t cuts = 0;
+  for (const auto& ch : chunks) {
+    SCOPED_TRACE(ch.name);
+    auto full = pq::decode_column_chunk(ch.bytes.data(), ch.bytes.size(), 0, ch.column, ch.codec, ch.rows);
+    if (!full.ok()) continue;
+    // Every length for small chunks; for large ones 400 lengths spread over
+    // the chunk plus the last 64 bytes.
+    std::vector<size_t> lens;
+    if (ch.needed <= 1500) {
+      for (size_t l = 0; l < ch.needed; ++l) lens.push_back(l);
+    } else {
+      for (size_t k = 0; k < 400; ++k) lens.push_back(ch.needed * k / 400);
+      for (size_t l = ch.needed - 64; l < ch.needed; ++l) lens.push_back(l);
+    }
+    for (size_t l : lens) {
+      std::vector<uint8_t> cut(ch.bytes.begin(), ch.bytes.begin() + static_cast<std::ptrdiff_t>(l));
+      auto r = pq::decode_column_chunk(cut.data(), cut.size(), 0, ch.column, ch.codec, ch.rows);
+      ASSERT_FALSE(r.ok()) << "cut at " << l << " of " << ch.needed;
+      ASSERT_FALSE(r.error().message.empty());
+      ++cuts;
+    }
+  }
+  EXPECT_GT(cuts, pq::codec_supported(1) ? 10000u : 1000u);
+}
+
+TEST(ColumnReader, HybridBitsAcrossByteBoundaries) {
+  // A bit-packed run of 16 values then an RLE run of 5 ones, at every offset.
+  const uint8_t stream[] = {0x05, 0xb5, 0x3c, 0x0a, 0x01};
+  for (int off = 0; off < 16; ++off) {
+    uint8_t bits[8] = {};
+    auto set = pq::detail::decode_hybrid_bits(stream, sizeof stream, 21, bits, off, "test");
+    ASSERT_TRUE(set.ok());
+    int expect = 0;
+    for (int i = 0; i < 21; ++i) {
+      const bool want = i < 16 ? ((i < 8 ? 0xb5 : 0x3c) >> (i % 8)) & 1 : true;
+      expect += want;
+      EXPECT_EQ(((bits[(off + i) / 8] >> ((off + i) % 8)) & 1) != 0, want) << off << " " << i;
+    }
+    EXPECT_EQ(*set, expect);
+  }
+  uint8_t bits[8] = {};
+  EXPECT_FALSE(pq::detail::decode_hybrid_bits(stream, 3, 21, bits, 0, "test").ok());
+  const uint8_t bad_value[] = {0x08, 0x02};  // RLE run of 4 twos at width 1
+  EXPECT_FALSE(pq::detail::decode_hybrid_bits(bad_value, 2, 4, bits, 0, "test").ok());
+}
+
+TEST(ColumnReader, ReportsCodecsAndNestedColumns) {
+  EXPECT_TRUE(pq::codec_supported(0));
+  EXPECT_FALSE(pq::codec_supported(3));  // LZO: never built in
+  for (const auto& path : data_files()) {
+    if (path.filename() != "nested_lists.snappy.parquet") continue;
+    auto f = pq::LocalFile::open(path.string());
+    ASSERT_TRUE(f.ok());
+    auto m = pq::read_file_metadata(**f);
+    ASSERT_TRUE(m.ok());
+    auto r = pq::read_column_chunk(**f, *m, 0, 0);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("nested columns are not read yet"), std::string::npos);
+  }
+}
+
+TEST(ColumnReader, ExportsThroughTheCDataInterface) {
+  for (const auto& path : data_files()) {
+    if (path.filename() != "alltypes_plain.parquet") continue;
+    auto f = pq::LocalFile::open(path.string());
+    ASSERT_TRUE(f.ok());
+    auto m = pq::read_file_metadata(**f);
+    ASSERT_TRUE(m.ok());
+    const int leaf = m->find_column("string_col");
+    auto r = pq::read_column_chunk(**f, *m, 0, leaf);
+    ASSERT_TRUE(r.ok()) << r.error().to_string();
+    ArrowArray a;
+    ArrowSchema s;
+    std::move(*r).export_to(&a, &s, "string_col");
+    EXPECT_STREQ(s.format, "z");
+    EXPECT_STREQ(s.name, "string_col");
+    EXPECT_EQ(a.length, 8);
+    EXPECT_EQ(a.n_buffers, 3);
+    const auto* offsets = static_cast<const int32_t*>(a.buffers[1]);
+    const auto* bytes = static_cast<const char*>(a.buffers[2]);
+    EXPECT_EQ(std::string(bytes + offsets[0], offsets[1] - offsets[0]), "0");
+    EXPECT_EQ(std::string(bytes + offsets[1], offsets[2] - offsets[1]), "1");
+    a.release(&a);
+    s.release(&s);
+    EXPECT_EQ(a.release, nullptr);
+  }
+}
+
+#include "unpack/kernels.h"
+
+TEST(UnpackKernels, EveryLevelEqualsScalarAtEveryWidth) {
+  namespace up = pqfast::unpack;
+  const auto& tables = up::unpack_kernel_tables();
+  const auto bytes = pqfast::testing::random_u64(64, 42);
+  const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
+  for (int level = 0; level < pqfast::kNumSimdLevels; ++level) {
+    const up::UnpackKernels* k = tables.by_level[level];
+    if (k == nullptr) continue;
+    bool supported = false;
+    for (auto l : pqfast::available_simd_levels()) supported |= static_cast<int>(l) == level;
+    if (!supported) continue;
+    for (int w = 1; w <= 32; ++w) {
+      for (size_t groups : {size_t{1}, size_t{3}, size_t{16}}) {
+        // nbytes exactly the groups (no slack) and with the whole buffer.
+        for (size_t nbytes : {groups * static_cast<size_t>(w), size_t{512}}) {
+          std::vector<uint32_t> want(groups * 8), got(groups * 8, 0xdeadbeef);
+          ASSERT_EQ(up::kScalarUnpackKernels.unpack32(src, nbytes, w, groups, want.data()), groups);
+          // A copy of exactly nbytes, so a read past it is an ASan error.
+          std::vector<uint8_t> exact(src, src + nbytes);
+          const size_t done = k->unpack32(exact.data(), nbytes, w, groups, got.data());
+          ASSERT_LE(done, groups);
+          for (size_t i = 0; i < done * 8; ++i) ASSERT_EQ(got[i], want[i]) << "level " << level << " w " << w << " i " << i;
+        }
+      }
+    }
+  }
+}
