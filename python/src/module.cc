@@ -27,4 +27,5 @@ NB_MODULE(_pqfast, m) {
   bind_delta(m);
   bind_bench(m);
   bind_parquet(m);
+  bind_sansio(m);
 }
