@@ -96,6 +96,11 @@ class FilePruner {
   FilePruneResult take_result() { return std::move(result_); }
   // Bytes of the serialized footer, once the trailer was read (0 before).
   uint32_t footer_length() const { return footer_length_; }
+  // Once the footer is decoded: bytes from the probed column's first Bloom
+  // filter to the end of the file (0 without filters). Where writers put
+  // the filters just before the footer, a tail this long holds them all:
+  // remote drivers size the next file's single request by it.
+  uint64_t filter_span() const { return filter_span_; }
   // With keep_footer(), the decoded footer owns a copy of its bytes and
   // footer() returns it once decoded (for a footer cache).
   void keep_footer() { keep_footer_ = true; }
@@ -131,6 +136,7 @@ class FilePruner {
   std::vector<Chunk> chunks_;
   FilePruneResult result_;
   uint32_t footer_length_ = 0;
+  uint64_t filter_span_ = 0;
   bool keep_footer_ = false;
   std::shared_ptr<const PruneFooter> kept_;
   std::unique_ptr<PruneFooter> decoded_;

@@ -48,6 +48,7 @@ void bind_sansio(nb::module_& m) {
         return l;
       })
       .def_prop_ro("footer_length", [](const PyPruner& p) { return p.p.footer_length(); })
+      .def_prop_ro("filter_span", [](const PyPruner& p) { return p.p.filter_span(); })
       .def_prop_ro("ok", [](const PyPruner& p) { return p.p.result().ok; })
       .def_prop_ro("error", [](const PyPruner& p) {
         return p.p.result().ok ? nb::none() : nb::cast(printable_utf8(p.p.result().error.to_string()));

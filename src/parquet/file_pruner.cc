@@ -270,6 +270,12 @@ void FilePruner::prepare(const PruneFooter& meta) {
   const size_t ng = meta.row_groups.size();
   result_.row_groups.resize(ng);
   excluded_.assign(nv * ng, 0);
+  uint64_t first_filter = size_;
+  for (const PruneRowGroup& rg : meta.row_groups) {
+    const int64_t o = rg.chunk.bloom_filter_offset;
+    if (o >= 0 && static_cast<uint64_t>(o) < first_filter) first_filter = static_cast<uint64_t>(o);
+  }
+  filter_span_ = size_ - first_filter;
   for (size_t g = 0; g < ng; ++g) {
     const PruneRowGroup& rg = meta.row_groups[g];
     const PruneChunk& chunk = rg.chunk;

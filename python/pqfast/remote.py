@@ -1,0 +1,398 @@
+"""Pruning lakes on object storage: the remote driver over the sans-IO core.
+
+    pqfast.prune("s3://bucket/lake/*.parquet", "user_id", [42],
+                 storage_options={"endpoint": "http://127.0.0.1:9000", "region": "us-east-1",
+                                  "access_key_id": "...", "secret_access_key": "..."})
+
+Built for latency: object sizes come from the listing (no HEAD per file, no
+existence check); each file costs one GET of its tail, sized by the footers
+seen so far so that the footer and the Bloom filters written just before it
+arrive together; filters elsewhere (after each row group, as arrow-rs
+writes them) come in one coalesced range request. Hundreds of files are in
+flight on obstore's async client (the Rust object_store of arrow-rs and
+DataFusion), which retries throttling and 5xx answers with backoff. A
+file's error (missing, denied, truncated) is reported like a local file's.
+Explicit URLs (no pattern) are fetched with a suffix GET, which gives the
+size too. Secrets never appear in errors: messages are reduced to the
+status and the server's error code, and any configured secret is masked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+from datetime import timedelta
+from typing import Any, Sequence
+
+from . import _pqfast
+
+FormatError = _pqfast.FormatError
+
+SCHEMES = ("s3://", "s3a://")
+
+# storage_options keys as polars, pandas/fsspec (s3fs) and object_store
+# users write them -> obstore S3Store config keys.
+_KEYS = {
+    "endpoint": "endpoint", "endpoint_url": "endpoint", "aws_endpoint": "endpoint",
+    "aws_endpoint_url": "endpoint",
+    "region": "region", "region_name": "region", "aws_region": "region", "aws_default_region": "region",
+    "key": "access_key_id", "access_key": "access_key_id", "access_key_id": "access_key_id",
+    "aws_access_key_id": "access_key_id",
+    "secret": "secret_access_key", "secret_key": "secret_access_key", "secret_access_key": "secret_access_key",
+    "aws_secret_access_key": "secret_access_key",
+    "token": "session_token", "session_token": "session_token", "aws_session_token": "session_token",
+    "anon": "skip_signature", "anonymous": "skip_signature", "skip_signature": "skip_signature",
+    "aws_skip_signature": "skip_signature",
+    "allow_http": "allow_http", "aws_allow_http": "allow_http",
+    "virtual_hosted_style_request": "virtual_hosted_style_request",
+}
+_SECRET_KEYS = ("secret_access_key", "session_token")
+
+
+def is_url(p: Any) -> bool:
+    return isinstance(p, str) and p.startswith(SCHEMES)
+
+
+def _truthy(v: Any) -> bool:
+    return v if isinstance(v, bool) else str(v).lower() in ("1", "true", "yes", "on")
+
+
+def normalise_options(storage_options: dict | None) -> dict:
+    """The accepted keys (any case; fsspec's client_kwargs too) -> S3Store config."""
+    out: dict = {}
+    opts = dict(storage_options or {})
+    ck = opts.pop("client_kwargs", None) or {}
+    for k in ("endpoint_url", "region_name"):
+        if k in ck:
+            opts.setdefault(k, ck[k])
+    for k, v in opts.items():
+        key = _KEYS.get(str(k).lower())
+        if key is None:
+            raise ValueError(f"unknown storage option {k!r}; accepted: {', '.join(sorted(set(_KEYS)))}")
+        if v is None:
+            continue
+        out[key] = v
+    return out
+
+
+def _secrets_of(conf: dict) -> list[str]:
+    return [str(conf[k]) for k in _SECRET_KEYS if conf.get(k)]
+
+
+def make_store(bucket: str, storage_options: dict | None = None):
+    """An obstore S3Store for ``bucket``; unset credentials and region come
+    from the environment (AWS_*), as obstore reads them."""
+    from obstore.store import S3Store
+
+    conf = normalise_options(storage_options)
+    client: dict = {"timeout": "30s", "connect_timeout": "5s", "pool_idle_timeout": "30s"}
+    allow_http = conf.pop("allow_http", None)
+    if allow_http is not None:
+        client["allow_http"] = _truthy(allow_http)
+    elif str(conf.get("endpoint", "")).startswith("http://"):
+        client["allow_http"] = True
+    if "skip_signature" in conf:
+        conf["skip_signature"] = _truthy(conf["skip_signature"])
+        if not conf["skip_signature"]:
+            del conf["skip_signature"]
+    retry = {"max_retries": 6, "retry_timeout": timedelta(seconds=60),
+             "backoff": {"init_backoff": timedelta(milliseconds=20), "max_backoff": timedelta(seconds=2),
+                         "base": 2.0}}
+    store = S3Store(bucket, config=conf, client_options=client, retry_config=retry)
+    store._pqfast_secrets = _secrets_of(conf)  # masked in messages
+    return store
+
+
+def split_url(url: str) -> tuple[str, str]:
+    """s3://bucket/key -> (bucket, key)."""
+    rest = url.split("://", 1)[1]
+    bucket, _, key = rest.partition("/")
+    if not bucket:
+        raise ValueError(f"no bucket in {url!r}")
+    return bucket, key
+
+
+def _pattern_regex(pattern: str) -> re.Pattern:
+    """A key pattern as glob means it: * and ? stay within a path segment, ** crosses them."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        c = pattern[i]
+        if pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+            if i < len(pattern) and pattern[i] == "/":
+                out[-1] = "(?:.*/)?"
+                i += 1
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[":
+            j = pattern.find("]", i + 2)
+            if j < 0:
+                out.append(re.escape(c))
+            else:
+                body = pattern[i + 1:j]
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _has_magic(s: str) -> bool:
+    return any(ch in s for ch in "*?[")
+
+
+def list_objects(store, bucket: str, url: str) -> list[tuple[str, str, int]]:
+    """(url, key, size) of the objects a URL names: a pattern, a prefix ending
+    in "/" (every *.parquet under it), or one key (size unknown: -1)."""
+    import obstore
+
+    scheme = url.split("://", 1)[0] + "://"
+    _, key = split_url(url)
+    if _has_magic(key):
+        fixed = key[: min(key.find(c) for c in "*?[" if c in key)]
+        prefix = fixed.rsplit("/", 1)[0] + "/" if "/" in fixed else ""
+        rx = _pattern_regex(key)
+        keep = lambda k: rx.match(k) is not None  # noqa: E731
+    elif key == "" or key.endswith("/"):
+        prefix = key
+        keep = lambda k: k.endswith(".parquet")  # noqa: E731
+    else:
+        return [(url, key, -1)]
+    out = []
+    try:
+        for batch in obstore.list(store, prefix or None, chunk_size=1000):
+            for m in batch:
+                k = m["path"]
+                if keep(k):
+                    out.append((f"{scheme}{bucket}/{k}", k, int(m["size"])))
+    except Exception as e:  # noqa: BLE001 - reworded below
+        raise FormatError(f"{scheme}{bucket}/{prefix}: cannot list: {describe_error(e, store)}") from None
+    out.sort(key=lambda t: t[1].encode())
+    return out
+
+
+def describe_error(e: BaseException, store=None) -> str:
+    """One line: what failed and the server's answer, secrets masked."""
+    text = str(e)
+    status = re.search(r"status code: (\d{3}[^:<]*)", text)
+    code = re.search(r"<Code>([^<]{1,100})</Code>", text)
+    msg = re.search(r"<Message>([^<]{1,300})</Message>", text)
+    kind = {"FileNotFoundError": "not found", "PermissionDeniedError": "access denied",
+            "UnauthenticatedError": "not authenticated"}.get(type(e).__name__)
+    if status:
+        parts = [kind] if kind else []
+        parts.append("HTTP " + status.group(1).strip())
+        if code:
+            parts.append(code.group(1) + (f" ({msg.group(1)})" if msg else ""))
+        line = ": ".join(parts)
+    else:
+        first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+        first = first.split("Debug source")[0].strip()
+        line = f"{kind}: {first}" if kind else f"{type(e).__name__}: {first}"
+    for s in getattr(store, "_pqfast_secrets", ()) or ():
+        if s:
+            line = line.replace(s, "***")
+    return line[:500]
+
+
+class TailHint:
+    """The tail GET's size, learned from the last file: its footer and, when
+    the probed column's Bloom filters lie just before the footer (pyarrow,
+    parquet-java, DuckDB), them too, + 1/8, whole 4 KiB pages. Filters far
+    from the footer (after each row group: arrow-rs) are not worth a longer
+    tail: they come in one more request. Starts at 64 KiB: a request costs
+    more than a few KiB over the wire."""
+
+    def __init__(self, start: int = 64 * 1024):
+        self.bytes = start
+
+    def learn(self, footer_length: int, filter_span: int = 0) -> None:
+        if footer_length:
+            want = footer_length + 8
+            if filter_span and filter_span <= max(4 * want, 1 << 20):
+                want = max(want, filter_span)
+            want += want // 8 + 512
+            self.bytes = min(max((want + 4095) // 4096 * 4096, 4096), 8 << 20)
+
+
+async def _prune_one(store, query, display: str, key: str, size: int, hint: TailHint):
+    import obstore
+
+    p = None
+    try:
+        if size < 0:
+            # Size unknown (an explicit URL): a suffix GET brings the tail and the size.
+            r = await obstore.get_async(store, key, options={"range": {"suffix": hint.bytes}})
+            size = int(r.meta["size"])
+            start, end = r.range
+            data = await r.bytes_async()
+            p = query.file(display, size, max(end - start, 64) if end - start < size else size)
+            p.feed(start, data)
+        else:
+            # The tail and, when filters lie just before the footer, them too.
+            p = query.file(display, size, hint.bytes)
+        while not p.done:
+            needs = p.needs
+            if len(needs) == 1:
+                off, n = needs[0]
+                p.feed(off, await obstore.get_range_async(store, key, start=off, length=n))
+            else:
+                got = await obstore.get_ranges_async(store, key, starts=[o for o, _ in needs],
+                                                     lengths=[n for _, n in needs])
+                for (off, _), d in zip(needs, got):
+                    p.feed(off, d)
+                    if p.done:
+                        break
+    except Exception as e:  # noqa: BLE001 - a file's error, reported with it
+        msg = f"{display}: {describe_error(e, store)}"
+        if p is None:
+            p = query.file(display, 12, 64)
+        p.fail(msg)
+    hint.learn(p.footer_length, p.filter_span)
+    return p
+
+
+async def _prune_all(store, query, items, concurrency: int, hint: TailHint, progress):
+    out: list = [None] * len(items)
+    it = iter(range(len(items)))
+
+    async def worker():
+        for i in it:
+            display, key, size = items[i]
+            out[i] = await _prune_one(store, query, display, key, size, hint)
+            if progress is not None:
+                progress(1)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(items))))))
+    return out
+
+
+def run(coro):
+    """Runs a coroutine to completion, also from inside a running event loop
+    (Jupyter): then on a helper thread with its own loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: dict = {}
+
+    def target():
+        try:
+            box["v"] = asyncio.run(coro)
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller
+            box["e"] = e
+
+    t = threading.Thread(target=target, daemon=True)
+    t.start()
+    t.join()
+    if "e" in box:
+        raise box["e"]
+    return box["v"]
+
+
+def resolve(paths_or_glob: Any, storage_options: dict | None, sizes: dict | None = None):
+    """-> (store, [(url, key, size)]) for one bucket."""
+    urls = [paths_or_glob] if isinstance(paths_or_glob, str) else list(paths_or_glob)
+    if not urls:
+        return None, []
+    buckets = {split_url(u)[0] for u in urls}
+    if len(buckets) != 1:
+        raise ValueError(f"one bucket per call; got {sorted(buckets)}")
+    bucket = buckets.pop()
+    store = make_store(bucket, storage_options)
+    items: list = []
+    for u in urls:
+        if sizes is not None and u in sizes:
+            items.append((u, split_url(u)[1], int(sizes[u])))
+        else:
+            items.extend(list_objects(store, bucket, u))
+    return store, items
+
+
+def column_descriptor(store, items, column: str, on_error: str):
+    """The probed column's descriptor from the first readable file's footer."""
+    import obstore
+
+    first_error = None
+    for display, key, _size in items:
+        try:
+            r = obstore.get(store, key, options={"range": {"suffix": 256 * 1024}})
+            size = int(r.meta["size"])
+            start, _ = r.range
+            tail = bytes(r.bytes())
+
+            def read_at(off: int, n: int, _tail=tail, _start=start, _key=key):
+                if off >= _start:
+                    return _tail[off - _start: off - _start + n]
+                return bytes(obstore.get_range(store, _key, start=off, length=n))
+
+            meta = _pqfast._read_metadata_file(read_at, size, display)
+            i = meta.find_column(column)
+            if i < 0:
+                names = ", ".join(c["dotted_path"] for c in meta.columns()[:12])
+                raise FormatError(f"invalid argument: {display}: no column '{column}' (leaf columns: {names})")
+            return meta.columns()[i]
+        except FormatError as e:
+            first_error = str(e)
+        except Exception as e:  # noqa: BLE001
+            first_error = f"{display}: {describe_error(e, store)}"
+        if on_error == "raise":
+            raise FormatError(first_error)
+    raise FormatError(f"no readable file has column {column!r}: {first_error}")
+
+
+def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_options: dict | None = None,
+                 by_value: bool = False, use_statistics: bool = True, use_bloom: bool = True,
+                 on_error: str = "raise", progress: Any = None, concurrency: int = 256,
+                 sizes: dict | None = None, coalesce_gap: int = 1 << 20,
+                 descriptor: dict | None = None):
+    """pqfast.prune for s3:// URLs (see the module's docstring). ``sizes``
+    maps URLs to object sizes already known (Dask tasks pass the listing's);
+    ``concurrency``: files in flight."""
+    import pyarrow as pa
+
+    from ._assemble import verdict_table
+    from .parquet import _as_list_or_array, encode_values
+
+    store, items = resolve(paths_or_glob, storage_options, sizes)
+    paths = [u for u, _, _ in items]
+    if not items:
+        empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
+                 "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
+        if by_value:
+            empty["value"] = pa.array([], pa.string())
+        return pa.table(empty)
+    desc = descriptor or column_descriptor(store, items, column, on_error)
+    raw_values = _as_list_or_array(values)
+    pt, tl, data, offsets = encode_values(desc, raw_values)
+    query = _pqfast._prune_query(column, pt, tl, data, offsets, by_value, use_statistics, use_bloom,
+                                 int(coalesce_gap))
+    cb = None
+    bar = None
+    if progress is not None and progress is not False:
+        from ._progress import Progress
+
+        bar = progress if isinstance(progress, Progress) else Progress(total=len(items), label="probe")
+        bar.total = len(items)
+        cb = bar.advance
+    pruners = run(_prune_all(store, query, items, int(concurrency), TailHint(), cb))
+    res = _pqfast._pruner_results(pruners, query.num_values, by_value)
+    return verdict_table([(res, None)], paths, query.num_values, by_value, raw_values, on_error, True)
+
+
+def list_sizes(paths_or_glob: Any, storage_options: dict | None = None) -> list[tuple[str, int]]:
+    """(url, size) of every object a URL, pattern or list names (one listing per pattern)."""
+    _, items = resolve(paths_or_glob, storage_options)
+    return [(u, s) for u, _, s in items]
+
+
+__all__: Sequence[str] = ("prune_remote", "make_store", "list_sizes", "is_url", "normalise_options")
