@@ -37,7 +37,7 @@ def _client(client):
 
 
 def _plan(paths_or_glob: Any, column: str, storage_options: dict | None, on_error: str):
-    """-> (remote?, [(path, size)], descriptor) made on the client."""
+    """-> (remote?, [(path, size)], descriptor, first tail size) made on the client."""
     from .parquet import _column_descriptor, _remote_urls, expand_paths
 
     if _remote_urls(paths_or_glob):
@@ -45,9 +45,9 @@ def _plan(paths_or_glob: Any, column: str, storage_options: dict | None, on_erro
 
         store, items = resolve(paths_or_glob, storage_options)
         if not items:
-            return True, [], None
-        desc = column_descriptor(store, items, column, on_error)
-        return True, [(u, s) for u, _, s in items], desc
+            return True, [], None, None
+        desc, tail = column_descriptor(store, items, column, on_error)
+        return True, [(u, s) for u, _, s in items], desc, tail
     paths = expand_paths(paths_or_glob)
     desc = None
     for p in paths:
@@ -57,17 +57,17 @@ def _plan(paths_or_glob: Any, column: str, storage_options: dict | None, on_erro
         except (FormatError, KeyError, OSError):
             if on_error == "raise":
                 raise
-    return False, [(p, -1) for p in paths], desc
+    return False, [(p, -1) for p in paths], desc, None
 
 
-def _prune_batch(batch, remote: bool, column: str, values, desc: dict, storage_options, kw: dict):
+def _prune_batch(batch, remote: bool, column: str, values, desc: dict, storage_options, kw: dict, tail=None):
     """One task: a batch of files pruned as pqfast.prune does; with its time."""
     t0 = time.perf_counter()
     if remote:
         from .remote import prune_remote
 
         table = prune_remote([u for u, _ in batch], column, values, storage_options=storage_options,
-                             sizes=dict(batch), descriptor=desc, **kw)
+                             sizes=dict(batch), descriptor=desc, tail_bytes=tail, **kw)
     else:
         from .parquet import prune as prune_local
 
@@ -86,7 +86,7 @@ def prune_with_stats(paths_or_glob: Any, column: str, values: Any, *, client=Non
 
     t0 = time.perf_counter()
     client = _client(client)
-    remote, items, desc = _plan(paths_or_glob, column, storage_options, on_error)
+    remote, items, desc, tail = _plan(paths_or_glob, column, storage_options, on_error)
     t_plan = time.perf_counter() - t0
     if not items or desc is None:
         return prune_remote([], column, values), {"tasks": 0, "task_seconds": [], "wall_seconds": 0.0,
@@ -96,7 +96,7 @@ def prune_with_stats(paths_or_glob: Any, column: str, values: Any, *, client=Non
     kw = {"by_value": by_value, "use_statistics": use_statistics, "use_bloom": use_bloom,
           "on_error": on_error, "concurrency": concurrency}
     futures = client.map(_prune_batch, batches, remote=remote, column=column, values=values, desc=desc,
-                         storage_options=storage_options, kw=kw, pure=False)
+                         storage_options=storage_options, kw=kw, tail=tail, pure=False)
     done = client.gather(futures)
     tables = [t for t, _ in done]
     table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]

@@ -319,7 +319,8 @@ def resolve(paths_or_glob: Any, storage_options: dict | None, sizes: dict | None
 
 
 def column_descriptor(store, items, column: str, on_error: str):
-    """The probed column's descriptor from the first readable file's footer."""
+    """The probed column's descriptor from the first readable file's footer,
+    and the tail size that file suggests (see TailHint) for the others."""
     import obstore
 
     first_error = None
@@ -340,7 +341,11 @@ def column_descriptor(store, items, column: str, on_error: str):
             if i < 0:
                 names = ", ".join(c["dotted_path"] for c in meta.columns()[:12])
                 raise FormatError(f"invalid argument: {display}: no column '{column}' (leaf columns: {names})")
-            return meta.columns()[i]
+            hint = TailHint()
+            offsets = [meta.column_chunk(g, i)["bloom_filter_offset"] for g in range(meta.num_row_groups)]
+            offsets = [o for o in offsets if o is not None]
+            hint.learn(meta.footer_length, size - min(offsets) if offsets else 0)
+            return meta.columns()[i], hint.bytes
         except FormatError as e:
             first_error = str(e)
         except Exception as e:  # noqa: BLE001
@@ -354,10 +359,11 @@ def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_option
                  by_value: bool = False, use_statistics: bool = True, use_bloom: bool = True,
                  on_error: str = "raise", progress: Any = None, concurrency: int = 256,
                  sizes: dict | None = None, coalesce_gap: int = 1 << 20,
-                 descriptor: dict | None = None):
+                 descriptor: dict | None = None, tail_bytes: int | None = None):
     """pqfast.prune for s3:// URLs (see the module's docstring). ``sizes``
     maps URLs to object sizes already known (Dask tasks pass the listing's);
-    ``concurrency``: files in flight."""
+    ``concurrency``: files in flight; ``descriptor`` and ``tail_bytes`` (the
+    first tail request) skip reading one footer to learn them."""
     import pyarrow as pa
 
     from ._assemble import verdict_table
@@ -371,7 +377,10 @@ def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_option
         if by_value:
             empty["value"] = pa.array([], pa.string())
         return pa.table(empty)
-    desc = descriptor or column_descriptor(store, items, column, on_error)
+    if descriptor is None:
+        descriptor, learned = column_descriptor(store, items, column, on_error)
+        tail_bytes = tail_bytes or learned
+    desc = descriptor
     raw_values = _as_list_or_array(values)
     pt, tl, data, offsets = encode_values(desc, raw_values)
     query = _pqfast._prune_query(column, pt, tl, data, offsets, by_value, use_statistics, use_bloom,
@@ -384,7 +393,8 @@ def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_option
         bar = progress if isinstance(progress, Progress) else Progress(total=len(items), label="probe")
         bar.total = len(items)
         cb = bar.advance
-    pruners = run(_prune_all(store, query, items, int(concurrency), TailHint(), cb))
+    hint = TailHint(int(tail_bytes) if tail_bytes else 64 * 1024)
+    pruners = run(_prune_all(store, query, items, int(concurrency), hint, cb))
     res = _pqfast._pruner_results(pruners, query.num_values, by_value)
     return verdict_table([(res, None)], paths, query.num_values, by_value, raw_values, on_error, True)
 
