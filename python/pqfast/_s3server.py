@@ -113,6 +113,7 @@ class S3Server(_Child):
         if data_dir is None:
             self._tmp = tempfile.mkdtemp(prefix="pqfast-weed-")
             data_dir = self._tmp
+        data_dir = os.path.abspath(data_dir)
         os.makedirs(data_dir, exist_ok=True)
         self.data_dir = data_dir
         self.access_key = access_key or "pqfast" + secrets.token_hex(6)

@@ -75,17 +75,32 @@ def _ensure_uploaded(store, local_paths, prefix, progress):
     _testlake.upload(store, local_paths, prefix)
 
 
-def _measure(proxy, fn, files):
+def _proc_cpu(pid) -> float:
+    """CPU seconds (user + system) of another process, from /proc; 0 elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _measure(proxy, fn, files, server_pid=None):
     proxy.reset()
+    s0 = _proc_cpu(server_pid) if server_pid else 0.0
+    p0 = _proc_cpu(proxy.proc.pid)
     c0 = time.process_time()
     t0 = time.perf_counter()
     extra = fn()
     wall = time.perf_counter() - t0
     cpu = time.process_time() - c0
+    p1 = _proc_cpu(proxy.proc.pid)
+    s1 = _proc_cpu(server_pid) if server_pid else 0.0
     st = proxy.stats()
     row = {"files": files, "seconds": wall, "files_per_s": files / wall,
            "requests_per_file": st["requests"] / files, "head_per_file": st["methods"].get("HEAD", 0) / files,
-           "bytes_per_file": st["bytes_out"] / files, "cpu_ms_per_file": cpu * 1000 / files}
+           "bytes_per_file": st["bytes_out"] / files, "cpu_ms_per_file": cpu * 1000 / files,
+           "server_cpu_ms_per_file": (s1 - s0) * 1000 / files, "proxy_cpu_ms_per_file": (p1 - p0) * 1000 / files}
     if isinstance(extra, dict):
         row.update(extra)
     return row
@@ -208,7 +223,7 @@ def run(args) -> int:
                     for name, fn, files, runs in contenders:
                         if r < runs:
                             progress.message(f"+{lat:g} ms: {name} ({files} files), run {r + 1}/{runs}")
-                            results[name].append(_measure(proxy, fn, files))
+                            results[name].append(_measure(proxy, fn, files, s3.proc.pid))
                 for name, *_ in contenders:
                     row = _median_rows(results[name])
                     row.update({"latency_ms": lat, "contender": name})
@@ -227,17 +242,20 @@ def run(args) -> int:
           f"{ROW_GROUPS} row groups x {ROWS_PER_GROUP} rows, Bloom filters on id (int64) and key (string); "
           f"probe: 1 id; medians of runs; {os.cpu_count()} cores shared with the server and the proxy")
     headers = ["+ms", "contender", "files", "runs", "files/s", "vs today", "vs read_metadata", "requests/file",
-               "HEAD/file", "KiB/file", "client CPU ms/file", "Dask overhead", "same answers"]
+               "HEAD/file", "KiB/file", "client CPU ms/file", "server CPU", "proxy CPU", "Dask overhead",
+               "same answers"]
     table = []
     for r in rows:
         table.append([f"{r['latency_ms']:g}", r["contender"], r["files"], r["runs"], f"{r['files_per_s']:.0f}",
                       f"{r['vs_today']:.1f}x", f"{r['vs_read_metadata']:.2f}x", f"{r['requests_per_file']:.3f}",
                       f"{r['head_per_file']:.2f}", f"{r['bytes_per_file'] / 1024:.1f}",
-                      f"{r['cpu_ms_per_file']:.3f}",
+                      f"{r['cpu_ms_per_file']:.3f}", f"{r['server_cpu_ms_per_file']:.3f}",
+                      f"{r['proxy_cpu_ms_per_file']:.3f}",
                       f"{r['dask_overhead_pct']:.1f}%" if "dask_overhead_pct" in r else "",
                       "yes" if r.get("same_answers") else "NO"])
     print(format_table(headers, table))
     print("requests/file includes the listing (1 per 1,000 objects) and the one footer read that types the values;"
+          " CPU columns: ms per file of this process (all threads), of SeaweedFS and of the proxy;"
           " Dask's client CPU is the client's only (the work runs in the workers)")
     return 0
 
