@@ -121,6 +121,7 @@ FilePruner::FilePruner(const PruneQuery& query, std::string name, uint64_t file_
     return;
   }
   const uint64_t tail = std::min<uint64_t>(size_, std::max<size_t>(tail_bytes, 64));
+  chunks_.reserve(4);
   needs_.push_back({size_ - tail, tail});
   covered_.assign(1, 0);
   uncovered_ = 1;

@@ -279,10 +279,22 @@ class TailSizeHint {
 
 // The local driver: reads what the file's pruner asks for, range by range.
 void drive(FilePruner& p, RandomAccessFile& file) {
-  std::vector<ByteRange> want;
+  // Feeding the last range asked for moves the pruner on: the ranges are
+  // copied first (on the stack: a file asks for one or two at a time).
+  ByteRange small[4];
+  std::vector<ByteRange> many;
   while (!p.done()) {
-    want = p.needs();  // feeding the last one moves the pruner on
-    for (const ByteRange& r : want) {
+    const std::vector<ByteRange>& needs = p.needs();
+    const ByteRange* want = small;
+    const size_t n = needs.size();
+    if (n <= 4) {
+      std::copy(needs.begin(), needs.end(), small);
+    } else {
+      many = needs;
+      want = many.data();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const ByteRange& r = want[i];
       std::unique_ptr<uint8_t[]> buf(new uint8_t[r.length ? r.length : 1]);  // filled by the read
       if (auto st = file.read_at(r.offset, static_cast<size_t>(r.length), buf.get()); !st.ok()) {
         return p.fail(st.error());
