@@ -47,6 +47,9 @@ _KEYS = {
     "aws_skip_signature": "skip_signature",
     "allow_http": "allow_http", "aws_allow_http": "allow_http",
     "virtual_hosted_style_request": "virtual_hosted_style_request",
+    # pqfast's own: bounds on one request, retries of throttling and 5xx answers
+    "timeout": "timeout", "connect_timeout": "connect_timeout", "max_retries": "max_retries",
+    "retry_timeout": "retry_timeout",
 }
 _SECRET_KEYS = ("secret_access_key", "session_token")
 
@@ -87,7 +90,10 @@ def make_store(bucket: str, storage_options: dict | None = None):
     from obstore.store import S3Store
 
     conf = normalise_options(storage_options)
-    client: dict = {"timeout": "30s", "connect_timeout": "5s", "pool_idle_timeout": "30s"}
+    client: dict = {"timeout": str(conf.pop("timeout", "30s")), "connect_timeout": str(conf.pop("connect_timeout", "5s")),
+                    "pool_idle_timeout": "30s"}
+    max_retries = int(conf.pop("max_retries", 6))
+    retry_timeout = float(conf.pop("retry_timeout", 60))
     allow_http = conf.pop("allow_http", None)
     if allow_http is not None:
         client["allow_http"] = _truthy(allow_http)
@@ -97,7 +103,7 @@ def make_store(bucket: str, storage_options: dict | None = None):
         conf["skip_signature"] = _truthy(conf["skip_signature"])
         if not conf["skip_signature"]:
             del conf["skip_signature"]
-    retry = {"max_retries": 6, "retry_timeout": timedelta(seconds=60),
+    retry = {"max_retries": max_retries, "retry_timeout": timedelta(seconds=retry_timeout),
              "backoff": {"init_backoff": timedelta(milliseconds=20), "max_backoff": timedelta(seconds=2),
                          "base": 2.0}}
     store = S3Store(bucket, config=conf, client_options=client, retry_config=retry)

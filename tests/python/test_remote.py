@@ -229,3 +229,46 @@ def test_filesystem_path_still_works(pa_lake, s3):
     want = pqfast.prune(paths[:4], "id", vals)
     assert got["verdict"].to_pylist() == want["verdict"].to_pylist()
     assert os.path.basename(got["path"].to_pylist()[0]) == os.path.basename(want["path"].to_pylist()[0])
+
+
+def test_a_server_that_never_answers_is_an_error_not_a_hang():
+    import socket
+    import threading
+    import time
+
+    from pqfast.remote import prune_remote
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(16)
+    held = []
+    stop = threading.Event()
+
+    def accept():  # takes connections and never answers
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(srv.accept()[0])
+            except OSError:
+                pass
+
+    t = threading.Thread(target=accept, daemon=True)
+    t.start()
+    try:
+        so = {"endpoint": f"http://127.0.0.1:{srv.getsockname()[1]}", "region": "us-east-1",
+              "access_key_id": "a", "secret_access_key": "b", "timeout": "1s", "max_retries": 1,
+              "retry_timeout": 5}
+        desc = {"physical_type": "INT64", "type_length": 0, "logical_type": {"kind": 0, "name": ""},
+                "converted_type": None, "dotted_path": "id", "scale": 0}
+        t0 = time.monotonic()
+        with pytest.raises(pqfast.FormatError) as e:
+            prune_remote(["s3://lake/a.parquet", "s3://lake/b.parquet"], "id", [1], storage_options=so,
+                         descriptor=desc)
+        assert time.monotonic() - t0 < 30
+        assert "s3://lake/a.parquet" in str(e.value)
+    finally:
+        stop.set()
+        t.join()
+        for c in held:
+            c.close()
+        srv.close()
