@@ -157,23 +157,28 @@ def _has_magic(s: str) -> bool:
     return any(ch in s for ch in "*?[")
 
 
+def _selection(url: str):
+    """(prefix to list, key filter) for a pattern or a "/"-ended prefix; None for one key."""
+    _, key = split_url(url)
+    if _has_magic(key):
+        fixed = key[: min(key.find(c) for c in "*?[" if c in key)]
+        rx = _pattern_regex(key)
+        return (fixed.rsplit("/", 1)[0] + "/" if "/" in fixed else ""), (lambda k: rx.match(k) is not None)
+    if key == "" or key.endswith("/"):
+        return key, (lambda k: k.endswith(".parquet"))
+    return None
+
+
 def list_objects(store, bucket: str, url: str) -> list[tuple[str, str, int]]:
     """(url, key, size) of the objects a URL names: a pattern, a prefix ending
     in "/" (every *.parquet under it), or one key (size unknown: -1)."""
     import obstore
 
     scheme = url.split("://", 1)[0] + "://"
-    _, key = split_url(url)
-    if _has_magic(key):
-        fixed = key[: min(key.find(c) for c in "*?[" if c in key)]
-        prefix = fixed.rsplit("/", 1)[0] + "/" if "/" in fixed else ""
-        rx = _pattern_regex(key)
-        keep = lambda k: rx.match(k) is not None  # noqa: E731
-    elif key == "" or key.endswith("/"):
-        prefix = key
-        keep = lambda k: k.endswith(".parquet")  # noqa: E731
-    else:
-        return [(url, key, -1)]
+    sel = _selection(url)
+    if sel is None:
+        return [(url, split_url(url)[1], -1)]
+    prefix, keep = sel
     out = []
     try:
         for batch in obstore.list(store, prefix or None, chunk_size=1000):
@@ -185,6 +190,21 @@ def list_objects(store, bucket: str, url: str) -> list[tuple[str, str, int]]:
         raise FormatError(f"{scheme}{bucket}/{prefix}: cannot list: {describe_error(e, store)}") from None
     out.sort(key=lambda t: t[1].encode())
     return out
+
+
+async def _listed_pages(store, url: str):
+    """The listing of a pattern page by page (S3 lists keys in byte order), as
+    (url, key, size) lists, for pruning to start before the listing ends."""
+    import obstore
+
+    scheme = url.split("://", 1)[0] + "://"
+    bucket = split_url(url)[0]
+    prefix, keep = _selection(url)
+    try:
+        async for batch in obstore.list(store, prefix or None, chunk_size=1000):
+            yield [(f"{scheme}{bucket}/{m['path']}", m["path"], int(m["size"])) for m in batch if keep(m["path"])]
+    except Exception as e:  # noqa: BLE001 - reworded below
+        raise FormatError(f"{scheme}{bucket}/{prefix}: cannot list: {describe_error(e, store)}") from None
 
 
 def describe_error(e: BaseException, store=None) -> str:
@@ -375,6 +395,76 @@ def column_descriptor(store, items, column: str, on_error: str):
     raise FormatError(f"no readable file has column {column!r}: {first_error}")
 
 
+def _empty_table(by_value: bool):
+    import pyarrow as pa
+
+    empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
+             "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
+    if by_value:
+        empty["value"] = pa.array([], pa.string())
+    return pa.table(empty)
+
+
+def _make_query(column, values, desc, by_value, use_statistics, use_bloom, coalesce_gap):
+    from .parquet import _as_list_or_array, encode_values
+
+    raw_values = _as_list_or_array(values)
+    pt, tl, data, offsets = encode_values(desc, raw_values)
+    return raw_values, _pqfast._prune_query(column, pt, tl, data, offsets, by_value, use_statistics, use_bloom,
+                                            int(coalesce_gap))
+
+
+async def _prune_streamed(store, url, column, values, opts, on_error, concurrency, progress):
+    """A pattern's listing and its pruning overlapped: the first page gives the
+    footer that types the values, then workers prune while pages arrive."""
+    pages = _listed_pages(store, url)
+    first: list = []
+    async for page in pages:
+        first.extend(page)
+        if first:
+            break
+    if not first:
+        return [], None, None, None
+    desc, tail = await asyncio.to_thread(column_descriptor, store, first, column, on_error)
+    raw_values, query = _make_query(column, values, desc, *opts)
+    hint = TailHint(tail)
+    items: list = []
+    out: list = []
+    queue: asyncio.Queue = asyncio.Queue(maxsize=4 * concurrency)
+    workers = max(1, concurrency)
+
+    async def producer():
+        try:
+            for page in [first]:
+                for it in page:
+                    items.append(it)
+                    out.append(None)
+                    await queue.put(len(items) - 1)
+            async for page in pages:
+                for it in page:
+                    items.append(it)
+                    out.append(None)
+                    await queue.put(len(items) - 1)
+                if progress is not None:
+                    progress.total = len(items)
+        finally:
+            for _ in range(workers):
+                await queue.put(None)
+
+    async def worker():
+        while True:
+            i = await queue.get()
+            if i is None:
+                return
+            display, key, size = items[i]
+            out[i] = await _prune_one(store, query, display, key, size, hint)
+            if progress is not None:
+                progress.advance(1)
+
+    await asyncio.gather(producer(), *(worker() for _ in range(workers)))
+    return items, out, query, raw_values
+
+
 def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_options: dict | None = None,
                  by_value: bool = False, use_statistics: bool = True, use_bloom: bool = True,
                  on_error: str = "raise", progress: Any = None, concurrency: int = 256,
@@ -384,39 +474,37 @@ def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_option
     maps URLs to object sizes already known (Dask tasks pass the listing's);
     ``concurrency``: files in flight; ``descriptor`` and ``tail_bytes`` (the
     first tail request) skip reading one footer to learn them."""
-    import pyarrow as pa
-
     from ._assemble import verdict_table
-    from .parquet import _as_list_or_array, encode_values
 
-    store, items = resolve(paths_or_glob, storage_options, sizes)
-    paths = [u for u, _, _ in items]
-    if not items:
-        empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
-                 "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
-        if by_value:
-            empty["value"] = pa.array([], pa.string())
-        return pa.table(empty)
-    if descriptor is None:
-        descriptor, learned = column_descriptor(store, items, column, on_error)
-        tail_bytes = tail_bytes or learned
-    desc = descriptor
-    raw_values = _as_list_or_array(values)
-    pt, tl, data, offsets = encode_values(desc, raw_values)
-    query = _pqfast._prune_query(column, pt, tl, data, offsets, by_value, use_statistics, use_bloom,
-                                 int(coalesce_gap))
-    cb = None
     bar = None
     if progress is not None and progress is not False:
         from ._progress import Progress
 
-        bar = progress if isinstance(progress, Progress) else Progress(total=len(items), label="probe")
-        bar.total = len(items)
-        cb = bar.advance
-    hint = TailHint(int(tail_bytes) if tail_bytes else 64 * 1024)
-    pruners = run(_prune_all(store, query, items, int(concurrency), hint, cb))
+        bar = progress if isinstance(progress, Progress) else Progress(total=None, label="probe")
+    opts = (by_value, use_statistics, use_bloom, coalesce_gap)
+    if (isinstance(paths_or_glob, str) and sizes is None and descriptor is None
+            and _selection(paths_or_glob) is not None):
+        # One pattern: list and prune at the same time.
+        store = make_store(split_url(paths_or_glob)[0], storage_options)
+        items, pruners, query, raw_values = run(_prune_streamed(store, paths_or_glob, column, values, opts,
+                                                                on_error, int(concurrency), bar))
+        if not items:
+            return _empty_table(by_value)
+    else:
+        store, items = resolve(paths_or_glob, storage_options, sizes)
+        if not items:
+            return _empty_table(by_value)
+        if descriptor is None:
+            descriptor, learned = column_descriptor(store, items, column, on_error)
+            tail_bytes = tail_bytes or learned
+        raw_values, query = _make_query(column, values, descriptor, *opts)
+        if bar is not None:
+            bar.total = len(items)
+        hint = TailHint(int(tail_bytes) if tail_bytes else 64 * 1024)
+        pruners = run(_prune_all(store, query, items, int(concurrency), hint, bar.advance if bar else None))
     res = _pqfast._pruner_results(pruners, query.num_values, by_value)
-    return verdict_table([(res, None)], paths, query.num_values, by_value, raw_values, on_error, True)
+    return verdict_table([(res, None)], [u for u, _, _ in items], query.num_values, by_value, raw_values,
+                         on_error, True)
 
 
 def list_sizes(paths_or_glob: Any, storage_options: dict | None = None) -> list[tuple[str, int]]:
