@@ -29,11 +29,10 @@ import numpy as np
 
 from . import _pqfast
 from .sbbf import Sbbf
+from ._assemble import VERDICTS, verdict_table
 
 FormatError = _pqfast.FormatError
 
-VERDICTS = ("absent", "absent", "maybe", "no_filter")  # by the C++ Verdict code
-_ABSENT_BY_STATS, _ABSENT_BY_BLOOM, _MAYBE, _NO_FILTER = 0, 1, 2, 3
 
 # LogicalType kinds (parquet.thrift LogicalType union ids).
 _LT_STRING, _LT_ENUM, _LT_DECIMAL, _LT_DATE, _LT_TIME, _LT_TIMESTAMP = 1, 4, 5, 6, 7, 8
@@ -691,6 +690,15 @@ def _as_list_or_array(values: Any):
 # ---- pruning -------------------------------------------------------------------------------
 
 
+def _remote_urls(p: Any) -> bool:
+    """s3:// URLs (one, or a list whose first is one)."""
+    if isinstance(p, str):
+        return p.startswith(("s3://", "s3a://"))
+    if isinstance(p, (list, tuple)) and p and isinstance(p[0], str):
+        return p[0].startswith(("s3://", "s3a://"))
+    return False
+
+
 def _has_magic(p: str) -> bool:
     return "*" in p or "?" in p or "[" in p
 
@@ -781,19 +789,10 @@ def clear_footer_cache() -> None:
     _pqfast._footer_cache_clear()
 
 
-def _reason(code: int, by_stats: int, by_bloom: int, maybe: int, n: int) -> str:
-    if code == _ABSENT_BY_STATS:
-        return "min/max"
-    if code == _ABSENT_BY_BLOOM:
-        return "min/max + bloom filter" if by_stats else "bloom filter"
-    if code == _MAYBE:
-        return f"bloom filter: {maybe} of {n} values may be present"
-    return f"no bloom filter; min/max keep {maybe} of {n} values"
-
-
 def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
           threads: int | None = None, by_value: bool = False, use_statistics: bool = True,
-          use_bloom: bool = True, on_error: str = "raise", progress: Any = None, cache: bool = False):
+          use_bloom: bool = True, on_error: str = "raise", progress: Any = None, cache: bool = False,
+          storage_options: dict | None = None, concurrency: int = 256):
     """Which files and row groups can hold these values of ``column``?
 
     Returns a pyarrow Table with one row per (file, row group): ``path``,
@@ -808,11 +807,24 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     footers of local files for later calls (validated by size and mtime on
     each use; :func:`clear_footer_cache` empties it): probing the same lake
     key after key then reads only Bloom filters.
+
+    ``s3://bucket/...`` URLs (a pattern, a prefix ending in "/", or a list)
+    are pruned by the remote driver (:mod:`pqfast.remote`, needs obstore):
+    one request per file, ``concurrency`` files in flight;
+    ``storage_options`` takes the keys polars and pandas users know
+    (endpoint, region, access_key_id / key, secret_access_key / secret,
+    token, anon), else credentials come from the environment.
     """
     import pyarrow as pa
 
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
+    if filesystem is None and _remote_urls(paths_or_glob):
+        from .remote import prune_remote
+
+        return prune_remote(paths_or_glob, column, values, storage_options=storage_options, by_value=by_value,
+                            use_statistics=use_statistics, use_bloom=use_bloom, on_error=on_error,
+                            progress=progress, concurrency=concurrency)
     if (filesystem is None and isinstance(paths_or_glob, (str, os.PathLike))
             and _has_magic(os.fspath(paths_or_glob)) and "**" not in os.fspath(paths_or_glob)):
         # A local pattern: expanded in C++ and kept there (a _PathList, which
@@ -875,56 +887,7 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
                 parts.append(r)
                 if cb:
                     cb(1)
-    # Assemble, vectorised: one row per (file, row group) [x value].
-    errors = [msg for res, _ in parts for (_fi, _code, msg) in res["errors"]]
-    if errors and on_error == "raise":
-        more = f" (and {len(errors) - 1} more files)" if len(errors) > 1 else ""
-        raise FormatError(errors[0] + more)
-    if local and not by_value and "path_bytes" in parts[0][0]:
-        # The string columns come ready from C++ as Arrow buffers.
-        res = parts[0][0]
-        n = res["rows"]
-
-        def strings(name):
-            return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(res[name + "_offsets"]),
-                                                          pa.py_buffer(res[name + "_bytes"])])
-
-        return pa.table({"path": strings("path"), "row_group": pa.array(res["row_group"][:n]),
-                         "verdict": strings("verdict"), "reason": strings("reason")})
-    fidx, rg, ver, bs, bb, mb, pv = [], [], [], [], [], [], []
-    for res, file_i in parts:
-        n = res["rows"]
-        fidx.append(res["file_index"][:n] if file_i is None else np.full(n, file_i, np.int32))
-        rg.append(res["row_group"][:n])
-        ver.append(res["verdict"][:n])
-        bs.append(res["excluded_by_stats"][:n])
-        bb.append(res["excluded_by_bloom"][:n])
-        mb.append(res["maybe"][:n])
-        if by_value:
-            pv.append(res["per_value"][: n * nv])
-    fidx, rg, ver = np.concatenate(fidx), np.concatenate(rg), np.concatenate(ver)
-    path_arr = pa.array(paths if isinstance(paths, list) else paths.to_list(), pa.string())
-    if by_value:
-        codes = np.concatenate(pv).astype(np.int64)
-        rows_idx = np.repeat(np.arange(len(rg)), nv)
-        value_labels = [v if isinstance(v, str) else str(int(v)) if _is_int(v) else repr(v)
-                        for v in list(raw_values)]
-        cols = {"path": path_arr.take(pa.array(fidx[rows_idx])),
-                "row_group": pa.array(rg[rows_idx].astype(np.int32)),
-                "verdict": pa.array(VERDICTS).take(pa.array(codes)),
-                "reason": pa.array(["min/max", "bloom filter", "bloom filter", "no bloom filter"]).take(pa.array(codes)),
-                "value": pa.array(value_labels, pa.string()).take(pa.array(np.tile(np.arange(nv), len(rg))))}
-        return pa.table(cols)
-    bs, bb, mb = np.concatenate(bs).astype(np.int64), np.concatenate(bb).astype(np.int64), np.concatenate(mb).astype(np.int64)
-    # Few distinct (verdict, counts) combinations: format each once.
-    key = ver.astype(np.int64) + 4 * (bs + (nv + 1) * (bb + (nv + 1) * mb))
-    uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    reasons = [_reason(int(ver[k]), int(bs[k]), int(bb[k]), int(mb[k]), nv) for k in first]
-    cols = {"path": path_arr.take(pa.array(fidx)),
-            "row_group": pa.array(rg.astype(np.int32)),
-            "verdict": pa.array(VERDICTS).take(pa.array(ver.astype(np.int64))),
-            "reason": pa.array(reasons, pa.string()).take(pa.array(inverse.astype(np.int64).ravel()))}
-    return pa.table(cols)
+    return verdict_table(parts, paths, nv, by_value, raw_values, on_error, local)
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,

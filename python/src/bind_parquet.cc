@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "common.h"
+#include "prune_common.h"
 #include "pqfast/parquet.h"
 #include "parquet_common.h"
 
@@ -279,6 +280,15 @@ pq::PruneOptions make_options(int threads, bool per_value, bool use_stats, bool 
 }
 
 }  // namespace
+
+pq::ProbeValues probe_values_from_py(const std::string& type_name, int32_t type_length, nb::handle data,
+                                     nb::handle offsets) {
+  return make_values(type_name, type_length, data, offsets);
+}
+
+nb::dict prune_results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, bool per_value) {
+  return results_to_dict(rs, nv, per_value);
+}
 
 nb::dict page_header_dict(const pq::PageHeader& h);
 void bind_parquet_rest(nb::module_& m);

@@ -101,5 +101,6 @@ void bind_delta(nb::module_& m);
 void bind_bench(nb::module_& m);
 void bind_parquet(nb::module_& m);
 void bind_read(nb::module_& m);
+void bind_sansio(nb::module_& m);
 
 }  // namespace pqfast::py

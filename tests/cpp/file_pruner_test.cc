@@ -1,0 +1,205 @@
+// The sans-IO core (FilePruner): driven by hand with every tail size, fed
+// whole files, chunks out of order, short reads and failures, it gives the
+// answers of prune_file (which is itself a driver over it) or a clear error,
+// and never asks for bytes outside the file.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pqfast/parquet.h"
+#include "pqfast/prune_sansio.h"
+
+namespace pqfast {
+namespace {
+
+namespace fs = std::filesystem;
+namespace pq = pqfast::parquet;
+
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string describe(const pq::FilePruneResult& r) {
+  if (!r.ok) return "error: " + r.error.to_string();
+  std::string s = std::to_string(r.num_rows) + ":";
+  for (const auto& g : r.row_groups) {
+    s += " " + std::to_string(static_cast<int>(g.verdict)) + "/" + std::to_string(g.excluded_by_stats) + "/" +
+         std::to_string(g.excluded_by_bloom) + "/" + std::to_string(g.maybe);
+    for (auto v : g.per_value) s += std::to_string(static_cast<int>(v));
+  }
+  return s;
+}
+
+pq::ProbeValues strings(const std::vector<std::string>& v) {
+  pq::ProbeValues p;
+  p.type = PhysicalType::kByteArray;
+  p.offsets.push_back(0);
+  for (const auto& s : v) {
+    p.data.insert(p.data.end(), s.begin(), s.end());
+    p.offsets.push_back(static_cast<int64_t>(p.data.size()));
+  }
+  return p;
+}
+
+// Drives a pruner over bytes in memory; every range asked for must lie in the file.
+pq::FilePruneResult drive(pq::FilePruner& p, const std::vector<uint8_t>& file, int* rounds = nullptr) {
+  int n = 0;
+  while (!p.done()) {
+    auto want = p.needs();
+    EXPECT_FALSE(want.empty());
+    if (want.empty()) break;
+    for (const auto& r : want) {
+      EXPECT_LE(r.offset + r.length, file.size());
+      p.feed(r.offset, file.data() + r.offset, static_cast<size_t>(r.length));
+    }
+    if (++n > 100) {
+      ADD_FAILURE() << "no end";
+      break;
+    }
+  }
+  if (rounds) *rounds = n;
+  return p.take_result();
+}
+
+std::vector<std::string> parquet_testing_files() {
+  std::vector<std::string> paths;
+  for (const auto& e : fs::directory_iterator(PQFAST_TEST_DATA_DIR)) {
+    if (e.is_regular_file() && e.path().extension() == ".parquet") paths.push_back(e.path().string());
+  }
+  std::sort(paths.begin(), paths.end());
+  return paths;
+}
+
+TEST(FilePruner, EqualsPruneFileAtEveryTailSize) {
+  const auto paths = parquet_testing_files();
+  ASSERT_GT(paths.size(), 50u);
+  pq::ProbeValues ints;
+  ints.type = PhysicalType::kInt32;
+  const int32_t values[] = {0, 1, 5, 7, 100000};
+  ints.data.resize(sizeof values);
+  std::memcpy(ints.data.data(), values, sizeof values);
+  struct Probe {
+    const char* column;
+    pq::ProbeValues values;
+  } probes[] = {{"id", ints}, {"String", strings({"Hello", "doing", "zzz", "today", "nope"})}};
+  int ok = 0;
+  for (const auto& probe : probes) {
+    pq::PruneOptions opt;
+    opt.per_value = true;
+    auto q = pq::PruneQuery::make(probe.column, probe.values, opt);
+    ASSERT_TRUE(q.ok());
+    for (const auto& path : paths) {
+      auto f = pq::LocalFile::open(path);
+      ASSERT_TRUE(f.ok());
+      const std::string want = describe(pq::prune_file(**f, probe.column, probe.values, opt));
+      const auto bytes = read_all(path);
+      for (size_t tail : {size_t{1}, size_t{100}, size_t{1000}, size_t{16384}, bytes.size() + 5}) {
+        pq::FilePruner p(**q, path, bytes.size(), tail);
+        const auto got = drive(p, bytes);
+        EXPECT_EQ(describe(got), want) << path << " tail " << tail;
+        ok += got.ok;
+      }
+    }
+  }
+  EXPECT_GT(ok, 20);
+}
+
+TEST(FilePruner, WholeFileFedAtOnceNeedsNothingMore) {
+  const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_with_length.parquet";
+  const auto bytes = read_all(path);
+  auto q = pq::PruneQuery::make("String", strings({"Hello", "nope"}));
+  ASSERT_TRUE(q.ok());
+  pq::FilePruner p(**q, path, bytes.size(), bytes.size());
+  ASSERT_EQ(p.needs().size(), 1u);
+  p.feed(0, bytes.data(), bytes.size());
+  ASSERT_TRUE(p.done());
+  ASSERT_TRUE(p.result().ok) << p.result().error.to_string();
+  EXPECT_EQ(p.result().reads, 1);
+  EXPECT_EQ(p.result().row_groups[0].verdict, pq::Verdict::kMaybe);
+  EXPECT_GT(p.filter_span(), 0u);
+  EXPECT_GT(p.footer_length(), 0u);
+}
+
+TEST(FilePruner, FiltersOutsideTheTailAreAskedForCoalesced) {
+  const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_with_length.parquet";
+  const auto bytes = read_all(path);
+  auto q = pq::PruneQuery::make("String", strings({"Hello"}));
+  ASSERT_TRUE(q.ok());
+  pq::FilePruner p(**q, path, bytes.size(), 64);  // the footer, then the filter
+  int rounds = 0;
+  const auto r = drive(p, bytes, &rounds);
+  ASSERT_TRUE(r.ok) << r.error.to_string();
+  EXPECT_GE(rounds, 2);
+  EXPECT_EQ(r.row_groups[0].verdict, pq::Verdict::kMaybe);
+}
+
+TEST(FilePruner, BytesThatCoverNoNeedFailTheFile) {
+  const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/alltypes_plain.parquet";
+  const auto bytes = read_all(path);
+  pq::ProbeValues ints;
+  ints.type = PhysicalType::kInt32;
+  ints.data.assign(4, 0);
+  auto q = pq::PruneQuery::make("id", ints);
+  ASSERT_TRUE(q.ok());
+  pq::FilePruner p(**q, "x.parquet", bytes.size(), 1024);
+  const auto want = p.needs().at(0);
+  // A short read (the object is shorter than listed): the file fails, clearly.
+  p.feed(want.offset, bytes.data() + want.offset, static_cast<size_t>(want.length - 1));
+  ASSERT_TRUE(p.done());
+  EXPECT_FALSE(p.result().ok);
+  EXPECT_EQ(p.result().error.code, ErrorCode::kTruncated);
+  EXPECT_NE(p.result().error.message.find("x.parquet: got "), std::string::npos) << p.result().error.message;
+  // Feeding after the end changes nothing.
+  p.feed(0, bytes.data(), bytes.size());
+  EXPECT_FALSE(p.result().ok);
+}
+
+TEST(FilePruner, FailAndTinyFiles) {
+  pq::ProbeValues ints;
+  ints.type = PhysicalType::kInt64;
+  ints.data.assign(8, 1);
+  auto q = pq::PruneQuery::make("id", ints);
+  ASSERT_TRUE(q.ok());
+  pq::FilePruner tiny(**q, "tiny", 11);
+  EXPECT_TRUE(tiny.done());
+  EXPECT_FALSE(tiny.result().ok);
+  EXPECT_NE(tiny.result().error.message.find("too small"), std::string::npos);
+  pq::FilePruner p(**q, "denied", 1 << 20);
+  EXPECT_FALSE(p.done());
+  p.fail(Error{ErrorCode::kIoError, "denied: HTTP 403"});
+  EXPECT_TRUE(p.done());
+  EXPECT_EQ(p.result().error.message, "denied: HTTP 403");
+  pq::FilePruner junk(**q, "junk", 4096, 4096);
+  std::vector<uint8_t> zeros(4096, 0);
+  junk.feed(0, zeros.data(), zeros.size());
+  EXPECT_TRUE(junk.done());
+  EXPECT_FALSE(junk.result().ok);  // no magic
+}
+
+TEST(FilePruner, MutatedFilesGiveAnswersOrErrorsNeverOutOfBoundsAsks) {
+  const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_stats.parquet";
+  const auto clean = read_all(path);
+  auto q = pq::PruneQuery::make("String", strings({"Hello", "doing", "zzz"}));
+  ASSERT_TRUE(q.ok());
+  std::mt19937 rng(5);
+  for (int i = 0; i < 3000; ++i) {
+    auto bytes = clean;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) {
+      // Mostly in the footer and filter region, at the end of the file.
+      const size_t at = bytes.size() - 1 - rng() % std::min<size_t>(bytes.size(), 2048);
+      bytes[at] = static_cast<uint8_t>(rng());
+    }
+    pq::FilePruner p(**q, path, bytes.size(), 64 + rng() % 8192);
+    drive(p, bytes);  // drive() checks each ask lies inside the file
+  }
+}
+
+}  // namespace
+}  // namespace pqfast
