@@ -439,6 +439,11 @@ class FooterCache {
   std::deque<std::string> order_;
 };
 
+// PruneOptions::block_reads applies to probes of at most this many hashes,
+// on filters of at least this many bytes (smaller ones are read whole).
+inline constexpr size_t kBlockReadMaxHashes = 16;
+inline constexpr size_t kBlockReadMinBytes = 1024;
+
 struct PruneOptions {
   bool use_statistics = true;
   bool use_bloom = true;
@@ -450,6 +455,13 @@ struct PruneOptions {
   // high-latency files want a large gap (the Python binding uses 1 MiB for
   // filesystem objects).
   uint32_t coalesce_gap = 4096;
+  // Read only what a probe touches: a Bloom filter's header, then the
+  // 32-byte blocks the values hash to, instead of the whole filter (two
+  // small reads instead of kilobytes to copy). For local files, where a read
+  // is a system call and not a round trip: prune_files() turns it on. Used
+  // for up to kBlockReadMaxHashes hashes and filters of kBlockReadMinBytes
+  // or more; the verdicts are the same either way.
+  bool block_reads = false;
   ParseLimits limits;
   // Optional: reuse footers parsed by earlier calls (local files only).
   FooterCache* footer_cache = nullptr;

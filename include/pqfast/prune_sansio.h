@@ -123,6 +123,8 @@ class FilePruner {
   void prepare(const PruneFooter& footer);
   void next_batch();
   void resolve_batch();
+  void ask_blocks(Pending& p);
+  size_t probe_hash_count() const;
   void finish();
   void fail_now(Error e);
   const Chunk* holder(uint64_t offset, uint64_t len) const;

@@ -37,6 +37,13 @@ T load(std::string_view s) {
 // spans more): the bytes a file's pruning holds at once.
 constexpr uint64_t kBatchBytes = uint64_t{64} << 20;
 
+// Block reads ask for this much of a filter first: the headers Arrow C++,
+// arrow-rs and parquet-java write take 15-20 bytes; a longer one is read
+// whole instead.
+constexpr uint64_t kBlockReadHeaderProbe = 64;
+
+uint64_t block_of(uint64_t hash, uint32_t num_blocks) { return ((hash >> 32) * num_blocks) >> 32; }
+
 }  // namespace
 
 // ---- the query -----------------------------------------------------------------------
@@ -109,6 +116,11 @@ struct FilePruner::Pending {
   uint64_t read_end;  // end of the bytes to read (known or estimated)
   bool length_known;
   bool grown;         // read_end was grown to the header's size
+  // Block reads (PruneOptions::block_reads): the header is asked for, then
+  // the blocks the hashes pick; kWhole: the filter is read whole.
+  enum class Mode : uint8_t { kWhole, kHeader, kBlocks } mode;
+  uint32_t header_size;  // kBlocks: the parsed header's size
+  uint32_t num_blocks;   // kBlocks: the bitset's blocks
 };
 
 FilePruner::FilePruner(const PruneQuery& query, std::string name, uint64_t file_size, size_t tail_bytes)
@@ -323,6 +335,8 @@ void FilePruner::prepare(const PruneFooter& meta) {
     p.length_known = len >= 0;
     p.read_end = p.length_known ? p.offset + static_cast<uint64_t>(len) : 0;
     p.grown = false;
+    p.mode = Pending::Mode::kWhole;
+    p.header_size = p.num_blocks = 0;
     pending_.push_back(p);
   }
   if (!pending_.empty()) {
@@ -358,18 +372,36 @@ void FilePruner::prepare(const PruneFooter& meta) {
 }
 
 // The next batch of filters: coalesced ranges not already held are asked
-// for, until the batch holds kBatchBytes.
+// for, until the batch holds kBatchBytes; with block reads, a filter not
+// held is asked for by its header alone (see resolve_batch).
 void FilePruner::next_batch() {
   if (cursor_ >= pending_.size()) return finish();
-  const uint32_t gap = query_->options().coalesce_gap;
+  const PruneOptions& opt = query_->options();
+  const uint32_t gap = opt.coalesce_gap;
+  const bool blocks = opt.block_reads && probe_hash_count() <= kBlockReadMaxHashes;
+  // By blocks: a filter not held (the tail may hold it) and not small.
+  auto by_blocks = [&](const Pending& p) {
+    return blocks && (!p.length_known || p.read_end - p.offset >= kBlockReadMinBytes) &&
+           !holder(p.offset, p.read_end - p.offset);
+  };
   uint64_t batch_bytes = 0;
   size_t i = cursor_;
   while (i < pending_.size() && batch_bytes < kBatchBytes) {
-    const uint64_t lo = pending_[i].offset;
-    uint64_t hi = pending_[i].read_end;
+    Pending& first = pending_[i];
+    const uint64_t lo = first.offset;
+    if (by_blocks(first)) {
+      first.mode = Pending::Mode::kHeader;
+      const uint64_t n = std::min(kBlockReadHeaderProbe, (first.length_known ? first.read_end : size_) - lo);
+      if (!holder(lo, n)) needs_.push_back({lo, n});
+      batch_bytes += n;
+      ++i;
+      continue;
+    }
+    uint64_t hi = first.read_end;
     size_t j = i + 1;
+    // Whole filters nearby join the range; a filter read by blocks ends it.
     while (j < pending_.size() && pending_[j].offset <= hi + gap &&
-           std::max(hi, pending_[j].read_end) - lo <= kBatchBytes) {
+           std::max(hi, pending_[j].read_end) - lo <= kBatchBytes && !by_blocks(pending_[j])) {
       hi = std::max(hi, pending_[j].read_end);
       ++j;
     }
@@ -389,13 +421,75 @@ void FilePruner::next_batch() {
   }
 }
 
+// Hashes a probe of one filter tests: the plain values' (and FLOAT16's
+// other zero: see resolve_batch).
+size_t FilePruner::probe_hash_count() const {
+  const ColumnDescriptor& desc = (kept_ ? *kept_ : *decoded_).column;
+  return desc.logical.kind == LogicalType::kFloat16 ? query_->hashes().size() : query_->plain_count();
+}
+
+// Block reads, once a filter's header bytes are in: the header is checked as
+// a whole filter's would be, and the blocks the hashes pick are asked for.
+// A header longer than the probe sends the filter back to a whole read.
+void FilePruner::ask_blocks(Pending& p) {
+  const uint64_t avail_end = p.length_known ? p.read_end : size_;
+  const uint64_t probe = std::min(kBlockReadHeaderProbe, avail_end - p.offset);
+  const Chunk* c = holder(p.offset, probe);
+  const uint8_t* at = c->bytes.get() + (p.offset - c->offset);
+  auto h = parse_sbbf_header(at, static_cast<size_t>(probe));
+  if (!h.ok()) {
+    if (probe < std::min<uint64_t>(kMaxBloomHeaderBytes, avail_end - p.offset)) {
+      p.mode = Pending::Mode::kWhole;  // a long header: read the filter whole
+      if (!p.length_known) p.read_end = std::min<uint64_t>(size_, p.offset + kMaxBloomHeaderBytes);
+      if (!holder(p.offset, p.read_end - p.offset)) needs_.push_back({p.offset, p.read_end - p.offset});
+      return;
+    }
+    return fail_now(make_error(h.error().code, result_.path + ": Bloom filter at byte " +
+                                                   std::to_string(p.offset) + ": " + h.error().message));
+  }
+  const uint64_t total = uint64_t{h->header_size} + h->num_bytes;
+  if (total > avail_end - p.offset) {
+    return fail_now(make_error(
+        ErrorCode::kTruncated,
+        result_.path + ": Bloom filter at byte " + std::to_string(p.offset) + " announces a " +
+            std::to_string(h->num_bytes) + "-byte bitset but only " +
+            std::to_string(avail_end - p.offset - h->header_size) + " bytes follow its " +
+            std::to_string(h->header_size) + "-byte header"));
+  }
+  // The size rules of a bitset (the pointer is not read).
+  auto v = SbbfView::make(at, h->num_bytes);
+  if (!v.ok()) {
+    return fail_now(make_error(ErrorCode::kCorrupt, result_.path + ": Bloom filter at byte " +
+                                                        std::to_string(p.offset) + ": " + v.error().message));
+  }
+  p.mode = Pending::Mode::kBlocks;
+  p.header_size = h->header_size;
+  p.num_blocks = v->num_blocks();
+  const uint64_t bitset = p.offset + h->header_size;
+  const auto& hashes = query_->hashes();
+  const size_t nh = probe_hash_count();
+  const size_t first_need = needs_.size();
+  for (size_t k = 0; k < nh; ++k) {
+    const uint64_t at_block = bitset + block_of(hashes[k], p.num_blocks) * kSbbfBytesPerBlock;
+    if (holder(at_block, kSbbfBytesPerBlock)) continue;
+    bool asked = false;
+    for (size_t n = first_need; n < needs_.size() && !asked; ++n) asked = needs_[n].offset == at_block;
+    if (!asked) needs_.push_back({at_block, kSbbfBytesPerBlock});
+  }
+}
+
 // Once the batch's ranges are in: filters without a length whose header
 // announces more than was read ask for the rest; then every filter of the
 // batch is probed against every hash in one multi-filter call.
 void FilePruner::resolve_batch() {
   for (size_t k = cursor_; k < batch_end_; ++k) {
     Pending& p = pending_[k];
-    if (p.length_known || p.grown) continue;
+    if (p.mode == Pending::Mode::kHeader) {
+      ask_blocks(p);
+      if (state_ == State::kDone) return;
+      continue;
+    }
+    if (p.mode == Pending::Mode::kBlocks || p.length_known || p.grown) continue;
     const Chunk* c = holder(p.offset, p.read_end - p.offset);
     if (c == nullptr) continue;  // asked for below
     const uint8_t* at = c->bytes.get() + (p.offset - c->offset);
@@ -424,8 +518,13 @@ void FilePruner::resolve_batch() {
   std::vector<size_t> slots;
   refs.reserve(batch_end_ - cursor_);
   slots.reserve(batch_end_ - cursor_);
+  size_t block_filters = 0;
   for (size_t k = cursor_; k < batch_end_; ++k) {
     const Pending& p = pending_[k];
+    if (p.mode == Pending::Mode::kBlocks) {
+      ++block_filters;
+      continue;
+    }
     const Chunk* c = holder(p.offset, p.read_end - p.offset);
     uint8_t* at = c->bytes.get() + (p.offset - c->offset);
     auto view = bloom_view_in_place(at, static_cast<size_t>(p.read_end - p.offset), p.offset, result_.path,
@@ -437,10 +536,32 @@ void FilePruner::resolve_batch() {
   // FLOAT16 columns probe the other zero too; other FLBA(2) columns do not.
   const auto& hashes = query_->hashes();
   const auto& owner = query_->hash_owner();
-  const size_t nf = refs.size();
+  const size_t whole = refs.size();
+  const size_t nf = whole + block_filters;
   const size_t nh = desc.logical.kind == LogicalType::kFloat16 ? hashes.size() : query_->plain_count();
   std::vector<uint8_t> product(nh * nf), maybe_flags;
-  if (nf) sbbf_check_product(refs.data(), nf, hashes.data(), nh, product.data());
+  if (whole) {
+    std::vector<uint8_t> whole_product(nh * whole);
+    sbbf_check_product(refs.data(), whole, hashes.data(), nh, whole_product.data());
+    for (size_t h = 0; h < nh; ++h) {
+      std::copy_n(whole_product.data() + h * whole, whole, product.data() + h * nf);
+    }
+  }
+  // Filters read by blocks: each hash against its block alone, a one-block
+  // filter (block index 0): the same bits a probe of the whole filter tests.
+  for (size_t k = cursor_, f = whole; k < batch_end_; ++k) {
+    const Pending& p = pending_[k];
+    if (p.mode != Pending::Mode::kBlocks) continue;
+    const uint64_t bitset = p.offset + p.header_size;
+    for (size_t h = 0; h < nh; ++h) {
+      const uint64_t at_block = bitset + block_of(hashes[h], p.num_blocks) * kSbbfBytesPerBlock;
+      const Chunk* c = holder(at_block, kSbbfBytesPerBlock);
+      const SbbfRef one{reinterpret_cast<const uint32_t*>(c->bytes.get() + (at_block - c->offset)), 1};
+      sbbf_check_product(&one, 1, &hashes[h], 1, &product[h * nf + f]);
+    }
+    slots.push_back(p.rg_slot);
+    ++f;
+  }
   for (size_t f = 0; f < nf; ++f) {
     RowGroupVerdict& out = result_.row_groups[slots[f]];
     const uint8_t* ex = excluded_.data() + slots[f] * nv;

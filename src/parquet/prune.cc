@@ -343,7 +343,10 @@ FilePruneResult prune_file(RandomAccessFile& file, std::string_view column, cons
 std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, std::string_view column,
                                          const ProbeValues& values, const PruneOptions& options,
                                          const std::function<void(size_t)>& on_file_done) {
-  auto q = PruneQuery::make(std::string(column), values, options);
+  // Local files: a read is a system call, so probes read the blocks they test.
+  PruneOptions local_options = options;
+  local_options.block_reads = true;
+  auto q = PruneQuery::make(std::string(column), values, local_options);
   if (!q.ok()) {
     std::vector<FilePruneResult> results(paths.size());
     for (size_t i = 0; i < paths.size(); ++i) {

@@ -110,6 +110,79 @@ TEST(FilePruner, EqualsPruneFileAtEveryTailSize) {
   EXPECT_GT(ok, 20);
 }
 
+// Block reads (the local driver's mode): the header, then the blocks the
+// hashes pick, instead of whole filters; the verdicts must not change.
+TEST(FilePruner, BlockReadsGiveTheVerdictsOfWholeFilters) {
+  const auto paths = parquet_testing_files();
+  pq::ProbeValues ints;
+  ints.type = PhysicalType::kInt32;
+  const int32_t values[] = {0, 1, 5, 7, 100000};
+  ints.data.resize(sizeof values);
+  std::memcpy(ints.data.data(), values, sizeof values);
+  std::vector<std::string> many;  // past kBlockReadMaxHashes: whole filters again
+  for (int i = 0; i < 40; ++i) many.push_back("v" + std::to_string(i));
+  many.push_back("Hello");
+  struct Probe {
+    const char* column;
+    pq::ProbeValues values;
+  } probes[] = {{"id", ints}, {"String", strings({"Hello"})}, {"String", strings({"nope"})},
+                {"String", strings({"Hello", "doing", "zzz", "today", "nope"})}, {"String", strings(many)}};
+  int filters_by_blocks = 0;
+  for (const auto& probe : probes) {
+    for (bool use_statistics : {true, false}) {
+      pq::PruneOptions whole_opt;
+      whole_opt.per_value = true;
+      whole_opt.use_statistics = use_statistics;
+      pq::PruneOptions block_opt = whole_opt;
+      block_opt.block_reads = true;
+      auto whole_q = pq::PruneQuery::make(probe.column, probe.values, whole_opt);
+      auto block_q = pq::PruneQuery::make(probe.column, probe.values, block_opt);
+      ASSERT_TRUE(whole_q.ok() && block_q.ok());
+      for (const auto& path : paths) {
+        const auto bytes = read_all(path);
+        for (size_t tail : {size_t{64}, size_t{16384}, bytes.size()}) {
+          pq::FilePruner w(**whole_q, path, bytes.size(), tail);
+          pq::FilePruner b(**block_q, path, bytes.size(), tail);
+          const auto want = drive(w, bytes);
+          const auto got = drive(b, bytes);
+          EXPECT_EQ(describe(got), describe(want)) << path << " tail " << tail;
+          EXPECT_LE(got.bytes_read, want.bytes_read) << path;
+          if (got.ok && got.bytes_read < want.bytes_read) ++filters_by_blocks;
+        }
+      }
+    }
+  }
+  // The files with filters (with and without bloom_filter_length) were read by blocks.
+  EXPECT_GT(filters_by_blocks, 4);
+}
+
+TEST(FilePruner, BlockReadsAskForAHeaderThenOneBlockPerHash) {
+  const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_with_length.parquet";
+  const auto bytes = read_all(path);
+  pq::PruneOptions opt;
+  opt.block_reads = true;
+  opt.use_statistics = false;
+  auto q = pq::PruneQuery::make("String", strings({"Hello"}), opt);
+  ASSERT_TRUE(q.ok());
+  pq::FilePruner p(**q, path, bytes.size(), 64);
+  std::vector<std::vector<pq::ByteRange>> asks;
+  while (!p.done()) {
+    auto want = p.needs();
+    ASSERT_FALSE(want.empty());
+    asks.push_back(want);
+    for (const auto& r : want) p.feed(r.offset, bytes.data() + r.offset, static_cast<size_t>(r.length));
+    ASSERT_LT(asks.size(), 10u);
+  }
+  ASSERT_TRUE(p.result().ok) << p.result().error.to_string();
+  EXPECT_EQ(p.result().row_groups[0].verdict, pq::Verdict::kMaybe);
+  // tail, footer, filter header, one 32-byte block
+  ASSERT_EQ(asks.size(), 4u);
+  ASSERT_EQ(asks[2].size(), 1u);
+  EXPECT_EQ(asks[2][0].length, 64u);
+  ASSERT_EQ(asks[3].size(), 1u);
+  EXPECT_EQ(asks[3][0].length, kSbbfBytesPerBlock);
+}
+
 TEST(FilePruner, WholeFileFedAtOnceNeedsNothingMore) {
   const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_with_length.parquet";
   const auto bytes = read_all(path);
@@ -187,6 +260,10 @@ TEST(FilePruner, MutatedFilesGiveAnswersOrErrorsNeverOutOfBoundsAsks) {
   const auto clean = read_all(path);
   auto q = pq::PruneQuery::make("String", strings({"Hello", "doing", "zzz"}));
   ASSERT_TRUE(q.ok());
+  pq::PruneOptions block_opt;
+  block_opt.block_reads = true;
+  auto block_q = pq::PruneQuery::make("String", strings({"Hello", "doing", "zzz"}), block_opt);
+  ASSERT_TRUE(block_q.ok());
   std::mt19937 rng(5);
   for (int i = 0; i < 3000; ++i) {
     auto bytes = clean;
@@ -198,6 +275,8 @@ TEST(FilePruner, MutatedFilesGiveAnswersOrErrorsNeverOutOfBoundsAsks) {
     }
     pq::FilePruner p(**q, path, bytes.size(), 64 + rng() % 8192);
     drive(p, bytes);  // drive() checks each ask lies inside the file
+    pq::FilePruner b(**block_q, path, bytes.size(), 64 + rng() % 8192);
+    drive(b, bytes);
   }
 }
 

@@ -441,7 +441,13 @@ TEST(ParquetPrune, FooterCacheGivesTheSameAnswers) {
       }
     }
     EXPECT_EQ(cache.size(), 2u);
-    if (round > 0) EXPECT_EQ(got[0].reads, 1);  // no footer read: only the Bloom filter
+    if (round > 0) {
+      // No footer read: only the Bloom filter's header, then the blocks the
+      // three values pick (local files are read by blocks).
+      EXPECT_GE(got[0].reads, 2);
+      EXPECT_LE(got[0].reads, 4);
+      EXPECT_LE(got[0].bytes_read, 64 + 3 * 32);
+    }
   }
 }
 

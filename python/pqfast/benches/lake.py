@@ -167,8 +167,17 @@ def run(args) -> int:
                 progress.message(f"starting {args.workers} local Dask workers")
                 from distributed import Client, LocalCluster
 
-                cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                       host="127.0.0.1", dashboard_address=None, silence_logs=40)
+                try:
+                    # Scheduler and workers in processes of their own, as on a
+                    # real cluster: a LocalCluster's scheduler would share this
+                    # process (its GIL, its CPU time) with the other contenders.
+                    from distributed.deploy.subprocess import SubprocessCluster
+
+                    cluster = SubprocessCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1",
+                                                dashboard_address=None, silence_logs=40)
+                except ImportError:
+                    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                           host="127.0.0.1", dashboard_address=None, silence_logs=40)
                 client = Client(cluster)
             fpt = args.files_per_task or max(1, n // (4 * max(1, args.workers)))
             for lat in latencies:
