@@ -172,40 +172,102 @@ def _selection(url: str):
 
 def list_objects(store, bucket: str, url: str) -> list[tuple[str, str, int]]:
     """(url, key, size) of the objects a URL names: a pattern, a prefix ending
-    in "/" (every *.parquet under it), or one key (size unknown: -1)."""
-    import obstore
-
-    scheme = url.split("://", 1)[0] + "://"
-    sel = _selection(url)
-    if sel is None:
+    in "/" (every *.parquet under it), or one key (size unknown: -1); sorted
+    by key."""
+    if _selection(url) is None:
         return [(url, split_url(url)[1], -1)]
-    prefix, keep = sel
-    out = []
-    try:
-        for batch in obstore.list(store, prefix or None, chunk_size=1000):
-            for m in batch:
-                k = m["path"]
-                if keep(k):
-                    out.append((f"{scheme}{bucket}/{k}", k, int(m["size"])))
-    except Exception as e:  # noqa: BLE001 - reworded below
-        raise FormatError(f"{scheme}{bucket}/{prefix}: cannot list: {describe_error(e, store)}") from None
+
+    async def collect():
+        return [it async for page in _listed_pages(store, url) for it in page]
+
+    out = run(collect())
     out.sort(key=lambda t: t[1].encode())
     return out
 
 
+# Prefixes listed at once when a pattern spans partitions (lake/date=*/...).
+LIST_CONCURRENCY = 32
+
+
+def _partition_filter(prefix: str, key_pattern: str):
+    """For a pattern whose first wildcard lies in a directory component
+    (lake/date=2024-*/h=*/x.parquet): a test of the sub-prefixes one level
+    below ``prefix`` (lake/date=2024-01/) against that component, or None
+    when the pattern is flat or the component is "**"."""
+    rest = key_pattern[len(prefix):]
+    if "/" not in rest:
+        return None
+    component = rest.split("/", 1)[0]
+    if "**" in component:
+        return None
+    rx = _pattern_regex(component)
+    return lambda sub: rx.match(sub[len(prefix):].rstrip("/")) is not None
+
+
 async def _listed_pages(store, url: str):
-    """The listing of a pattern page by page (S3 lists keys in byte order), as
-    (url, key, size) lists, for pruning to start before the listing ends."""
+    """The listing of a pattern page by page, as (url, key, size) lists, for
+    pruning to start before the listing ends. A flat pattern is one listing
+    (S3 lists a prefix serially, 1,000 keys a page); a pattern over
+    partitions (lake/date=*/part-*.parquet) lists the partitions found one
+    level down in parallel, LIST_CONCURRENCY at a time, so a lake of many
+    prefixes is not listed page after page. Pages of different prefixes
+    interleave: callers sort."""
     import obstore
 
     scheme = url.split("://", 1)[0] + "://"
-    bucket = split_url(url)[0]
+    bucket, key_pattern = split_url(url)
     prefix, keep = _selection(url)
+
+    def rows(batch):
+        return [(f"{scheme}{bucket}/{m['path']}", m["path"], int(m["size"])) for m in batch if keep(m["path"])]
+
+    def fail(e, where):
+        raise FormatError(f"{scheme}{bucket}/{where}: cannot list: {describe_error(e, store)}") from None
+
+    part_ok = _partition_filter(prefix, key_pattern) if _has_magic(key_pattern) else None
+    if part_ok is None:
+        try:
+            async for batch in obstore.list(store, prefix or None, chunk_size=1000):
+                yield rows(batch)
+        except Exception as e:  # noqa: BLE001 - reworded
+            fail(e, prefix)
+        return
     try:
-        async for batch in obstore.list(store, prefix or None, chunk_size=1000):
-            yield [(f"{scheme}{bucket}/{m['path']}", m["path"], int(m["size"])) for m in batch if keep(m["path"])]
-    except Exception as e:  # noqa: BLE001 - reworded below
-        raise FormatError(f"{scheme}{bucket}/{prefix}: cannot list: {describe_error(e, store)}") from None
+        top = await obstore.list_with_delimiter_async(store, prefix or None)
+    except Exception as e:  # noqa: BLE001 - reworded
+        fail(e, prefix)
+    if top["objects"]:
+        yield rows(top["objects"])
+    subs = [p if p.endswith("/") else p + "/" for p in top["common_prefixes"]]
+    subs = [p for p in subs if part_ok(p)]
+    pages: asyncio.Queue = asyncio.Queue(maxsize=4 * LIST_CONCURRENCY)
+    gate = asyncio.Semaphore(LIST_CONCURRENCY)
+
+    async def lister(sub):
+        async with gate:
+            try:
+                async for batch in obstore.list(store, sub, chunk_size=1000):
+                    await pages.put(rows(batch))
+            except Exception as e:  # noqa: BLE001 - handed to the consumer
+                await pages.put(e)
+                return
+            finally:
+                await pages.put(None)
+
+    tasks = [asyncio.ensure_future(lister(sub)) for sub in subs]
+    try:
+        open_listers = len(tasks)
+        while open_listers:
+            page = await pages.get()
+            if page is None:
+                open_listers -= 1
+            elif isinstance(page, BaseException):
+                fail(page, prefix)
+            elif page:
+                yield page
+    finally:
+        for t in tasks:
+            t.cancel()
 
 
 def describe_error(e: BaseException, store=None) -> str:
@@ -482,6 +544,11 @@ async def _prune_streamed(store, url, column, values, opts, on_error, concurrenc
                 progress.advance(1)
 
     await asyncio.gather(producer(), *(worker() for _ in range(workers)))
+    # Partitions listed in parallel arrive interleaved: the table is in key order.
+    order = sorted(range(len(items)), key=lambda i: items[i][1].encode())
+    if order != list(range(len(items))):
+        items = [items[i] for i in order]
+        out = [out[i] for i in order]
     return items, out, query, raw_values
 
 

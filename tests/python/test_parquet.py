@@ -411,7 +411,10 @@ def test_glob_matches_python_glob(tmp_path):
         pass  # a name that is not UTF-8
     base = str(tmp_path)
     patterns = ["*.parquet", "*", "?.parquet", "[ab].parquet", "[!a]*.parquet", "[x]*", "*/*.parquet",
-                "*\\*", "raw/*", ".*", "nothing*", "sub/c.parquet", "[[]x].parquet"]
+                "*\\*", "raw/*", ".*", "nothing*", "sub/c.parquet", "[[]x].parquet",
+                # stars only (matched without glob(3)): pieces in order, leftmost first
+                "*.*", "a*", "*a*.parquet", "*.parquet*", "b*t", "*p*r*q*", "a*a*", "*.p*t", "x*.parquet",
+                "sub/*", "*/c*", ".h*", "*.parquet.tmp*"]
     for pat in patterns:
         full = os.path.join(base, pat)
         assert _pqfast._glob(os.fsencode(full)) == sorted(pyglob.glob(full)), pat

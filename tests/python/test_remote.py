@@ -272,3 +272,62 @@ def test_a_server_that_never_answers_is_an_error_not_a_hang():
         for c in held:
             c.close()
         srv.close()
+
+
+def test_cli_probe_s3(pa_lake, opts, proxy):
+    """`pqfast probe s3://...` with --storage-option: the verdicts of local
+    pruning, one GET per file, the secret in no output."""
+    import json
+
+    from conftest import run_cli
+
+    paths, urls = pa_lake
+    vals = _values()["id"]
+    want = pqfast.prune(paths, "id", vals)
+    so = [a for k, v in opts.items() for a in ("-o", f"{k}={v}")]
+    proc = run_cli("probe", "s3://lake/pa/*.parquet", "--column", "id", "--json", *so, *[str(v) for v in vals])
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [(r["path"], r["row_group"], r["verdict"]) for r in rows] == \
+        [(u, g, v) for u, g, v, _ in _local_rows(want, paths, urls)]
+    st = proxy.stats()
+    assert "HEAD" not in st["methods"], st
+    assert st["methods"].get("GET") == N_FILES + 2, st  # the listing, one footer read that types the values, one per file
+    # Wrong secret: a clear error, exit 1, the secret nowhere.
+    bad = dict(opts, secret_access_key="not-the-secret-1234")
+    so = [a for k, v in bad.items() for a in ("-o", f"{k}={v}")]
+    proc = run_cli("probe", "s3://lake/pa/*.parquet", "--column", "id", *so, "5", check=False)
+    assert proc.returncode == 1, proc.stderr
+    assert "error:" in proc.stderr and "Traceback" not in proc.stderr
+    assert "not-the-secret-1234" not in proc.stderr + proc.stdout
+    proc = run_cli("probe", "s3://lake/pa/*.parquet", "-o", "nokey", "--column", "id", "5", check=False)
+    assert proc.returncode != 0 and "KEY=VALUE" in proc.stderr
+
+
+def test_partitions_are_listed_in_parallel(s3, pa_lake, opts, proxy):
+    """lake/date=*/part-*.parquet: one delimiter listing finds the partitions,
+    each matching one is listed (in parallel), the others not at all; the
+    verdicts are those of local pruning, in key order."""
+    from pqfast import _testlake
+
+    paths, _ = pa_lake
+    store = s3.store()
+    parts = {"date=2026-01": paths[0:4], "date=2026-02": paths[4:8], "date=2026-03": paths[8:12]}
+    urls = []
+    for part, ps in parts.items():
+        urls += [f"s3://{s3.bucket}/{k}" for k in _testlake.upload(store, ps, f"parts/{part}")]
+    _testlake.upload(store, paths[:2], "parts/other=1")  # not matched by date=*: never listed
+    _testlake.upload(store, paths[:1], "parts")  # an object beside the partitions: not matched either
+    vals = _values()["key"]
+    local = pqfast.prune(paths, "key", vals)
+    proxy.reset()
+    got = pqfast.prune(f"s3://{s3.bucket}/parts/date=*/part-*.parquet", "key", vals, storage_options=opts)
+    assert _rows(got) == _local_rows(local, paths, urls)
+    st = proxy.stats()
+    # 1 delimiter listing + 3 partition listings + 1 footer read that types the values + 1 GET per file
+    assert st["methods"].get("GET") == 1 + 3 + 1 + len(paths), st
+    # The same through the sizes Dask and list_sizes use.
+    from pqfast import remote
+
+    listed = remote.list_sizes(f"s3://{s3.bucket}/parts/date=2026-0[13]/*.parquet", opts)
+    assert [u for u, _ in listed] == urls[:4] + urls[8:]
+    assert all(size > 0 for _, size in listed)

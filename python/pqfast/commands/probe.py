@@ -1,4 +1,8 @@
-"""`pqfast probe GLOB --column C VALUE...`: which files and row groups can hold these values?"""
+"""`pqfast probe GLOB --column C VALUE...`: which files and row groups can hold these values?
+
+GLOB may be local (files, patterns, directories) or s3:// URLs (a pattern,
+a prefix ending in "/", or objects), with --storage-option KEY=VALUE for the
+endpoint, region and credentials (else the environment's AWS_*)."""
 
 from __future__ import annotations
 
@@ -21,6 +25,11 @@ def add_arguments(p) -> None:
     p.add_argument("--threads", type=int, default=0, help="threads over files (0: all cores)")
     p.add_argument("--no-stats", action="store_true", help="ignore min/max statistics")
     p.add_argument("--summary", action="store_true", help="print only counts per verdict")
+    p.add_argument("--storage-option", "-o", dest="storage_options", action="append", default=[],
+                   metavar="KEY=VALUE",
+                   help="for s3:// URLs: endpoint, region, access_key_id, secret_access_key, token, anon, "
+                        "... (repeatable; credentials otherwise from the environment, AWS_*)")
+    p.add_argument("--concurrency", type=int, default=256, help="s3:// files in flight (default 256)")
     p.set_defaults(_accepts_extra=True)
 
 
@@ -34,25 +43,57 @@ def _split(args):
     if not rest:
         return paths, values
     paths.append(rest.pop(0))
-    while rest and (any(ch in rest[0] for ch in "*?[") or os.path.exists(rest[0]) or glob.glob(rest[0])):
+    while rest and (rest[0].startswith(("s3://", "s3a://")) or any(ch in rest[0] for ch in "*?[")
+                    or os.path.exists(rest[0]) or glob.glob(rest[0])):
         paths.append(rest.pop(0))
     values.extend(rest)
     return paths, values
 
 
-def _typed(values, column, paths):
-    """CLI values are strings: convert them to the column's type."""
-    import datetime as dt
-    import decimal
+def _storage_options(pairs) -> dict:
+    out = {}
+    for kv in pairs:
+        k, sep, v = kv.partition("=")
+        if not sep or not k:
+            raise ValueError(f"--storage-option wants KEY=VALUE, got {kv!r}")
+        out[k.strip()] = v
+    return out
 
+
+def _column(column, paths, storage_options):
+    """The column's descriptor (from the first file's footer) and what
+    pqfast.prune then takes: the files, and for s3:// the listing's sizes,
+    the descriptor and the tail size (no second listing or footer read)."""
     import pqfast
     from ..parquet import expand_paths
 
+    if any(p.startswith(("s3://", "s3a://")) for p in paths):
+        from .. import remote
+
+        if not all(p.startswith(("s3://", "s3a://")) for p in paths):
+            raise ValueError("local paths and s3:// URLs cannot be mixed in one probe")
+        _store, items = remote.resolve(paths, storage_options)
+        if not items:
+            raise FileNotFoundError(f"no objects match {' '.join(paths)}")
+        desc, tail = remote.column_descriptor(_store, items, column, "raise")
+        files = [u for u, _, _ in items]
+        sizes = {u: s for u, _, s in items if s >= 0}
+        return desc, files, {"sizes": sizes, "descriptor": desc, "tail_bytes": tail}
     files = expand_paths(paths)
     if not files:
         raise FileNotFoundError(f"no files match {' '.join(paths)}")
     with pqfast.ParquetFile(files[0]) as f:
         desc = f._columns[f.column_index(column)]
+    return desc, files, {}
+
+
+def _typed(values, column, desc):
+    """CLI values are strings: convert them to the column's type."""
+    import datetime as dt
+    import decimal
+
+    import pqfast
+
     pt, kind = desc["physical_type"], desc["logical_type"]["kind"]
     conv = desc["converted_type"]
     out = []
@@ -79,7 +120,7 @@ def _typed(values, column, paths):
                 f"invalid argument: {v!r} is not a value of column {column!r} "
                 f"({pt}{' ' + desc['logical_type']['name'] if desc['logical_type']['name'] else ''}); "
                 f"{'integers' if pt in ('INT32', 'INT64') else 'numbers'} expected") from None
-    return out, files
+    return out
 
 
 def run(args) -> int:
@@ -92,12 +133,22 @@ def run(args) -> int:
     if not raw:
         print("error: no VALUE given", file=sys.stderr)
         return 2
-    values, files = _typed(raw, args.column, paths)
+    storage_options = _storage_options(args.storage_options)
+    desc, files, remote_kw = _column(args.column, paths, storage_options)
+    values = _typed(raw, args.column, desc)
     # A bar on a terminal only (pipes and logs get the answer alone).
     progress = Progress(total=len(files), label="probe",
                         enabled=not args.json and len(files) > 20 and sys.stderr.isatty())
-    t = pqfast.prune(files, args.column, values, threads=args.threads, by_value=args.by_value,
-                     use_statistics=not args.no_stats, progress=progress if progress.enabled else None)
+    bar = progress if progress.enabled else None
+    if remote_kw:
+        from ..remote import prune_remote
+
+        t = prune_remote(files, args.column, values, storage_options=storage_options, by_value=args.by_value,
+                         use_statistics=not args.no_stats, progress=bar, concurrency=args.concurrency,
+                         **remote_kw)
+    else:
+        t = pqfast.prune(files, args.column, values, threads=args.threads, by_value=args.by_value,
+                         use_statistics=not args.no_stats, progress=bar)
     progress.close()
     rows = t.to_pylist()
     if args.json:
