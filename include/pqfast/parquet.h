@@ -284,6 +284,11 @@ class LocalFile final : public RandomAccessFile {
   // (pruning a lake). Never blocks on a FIFO; a directory or another
   // non-regular file is an error here or at the first read.
   static Result<std::unique_ptr<LocalFile>> open_for_reading(const std::string& path);
+  // The same for path.substr(name_offset) under an open directory (openat(2)):
+  // a lake's files share a directory, whose path is then walked once per call
+  // instead of once per file. `path` names the file in errors.
+  static Result<std::unique_ptr<LocalFile>> open_for_reading_at(int dir_fd, const std::string& path,
+                                                                size_t name_offset);
   ~LocalFile() override;
   uint64_t size() const override { return size_; }
   int64_t mtime_ns() const { return mtime_ns_; }  // modification time at open

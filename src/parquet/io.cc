@@ -42,9 +42,14 @@ Result<std::unique_ptr<LocalFile>> LocalFile::open(const std::string& path) {
 }
 
 Result<std::unique_ptr<LocalFile>> LocalFile::open_for_reading(const std::string& path) {
+  return open_for_reading_at(AT_FDCWD, path, 0);
+}
+
+Result<std::unique_ptr<LocalFile>> LocalFile::open_for_reading_at(int dir_fd, const std::string& path,
+                                                                   size_t name_offset) {
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    fd = ::openat(dir_fd, path.c_str() + std::min(name_offset, path.size()), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     return make_error(ErrorCode::kIoError, path + ": cannot open: " + std::strerror(errno));

@@ -2,6 +2,9 @@
 // footer, min/max statistics per value, then the Bloom filters of the row
 // groups that survive, read in coalesced ranges (served from the tail buffer
 // when it already holds them) and probed with the batched kernels.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -277,6 +280,49 @@ class TailSizeHint {
   std::atomic<size_t> bytes_{kSpeculativeTailBytes};
 };
 
+// The directory of the files a worker opens, kept open: the files of a lake
+// share one, and openat(2) under it walks only the file's name (the path's
+// other components cost a dentry lookup each, per file). A directory that
+// cannot be opened leaves the whole path to open(2), which words the error.
+class DirectoryHandle {
+ public:
+  DirectoryHandle() = default;
+  DirectoryHandle(const DirectoryHandle&) = delete;
+  DirectoryHandle& operator=(const DirectoryHandle&) = delete;
+  ~DirectoryHandle() { close_fd(); }
+
+  // The fd to openat() `path` under, and where its name starts.
+  int fd_for(const std::string& path, size_t* name_offset) {
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash + 1 == path.size()) {
+      *name_offset = 0;
+      return AT_FDCWD;
+    }
+    const std::string_view dir(path.data(), slash == 0 ? 1 : slash);
+    if (fd_ < 0 || dir != dir_) {
+      close_fd();
+      dir_.assign(dir);
+      do {
+        fd_ = ::open(dir_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+      } while (fd_ < 0 && errno == EINTR);
+    }
+    if (fd_ < 0) {
+      *name_offset = 0;
+      return AT_FDCWD;
+    }
+    *name_offset = slash + 1;
+    return fd_;
+  }
+
+ private:
+  void close_fd() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+  }
+  std::string dir_;
+  int fd_ = -1;
+};
+
 // The local driver: reads what the file's pruner asks for, range by range.
 void drive(FilePruner& p, RandomAccessFile& file) {
   // Feeding the last range asked for moves the pruner on: the ranges are
@@ -384,6 +430,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
   const size_t n = paths.size();
   auto work = [](const std::shared_ptr<Job>& jb) {
     const size_t total = jb->total;
+    DirectoryHandle dir;
     while (true) {
       const size_t i = jb->next.fetch_add(1, std::memory_order_relaxed);
       if (i >= total) break;
@@ -400,7 +447,10 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
           r = prune_one(*f, *jb->query, &id, &jb->tail_hint);
         }
       } else {
-        auto f = LocalFile::open_for_reading((*jb->paths)[i]);  // no stat: no cache to validate
+        const std::string& path = (*jb->paths)[i];
+        size_t name_offset = 0;
+        const int dir_fd = dir.fd_for(path, &name_offset);
+        auto f = LocalFile::open_for_reading_at(dir_fd, path, name_offset);  // no stat: no cache to validate
         if (!f.ok()) {
           r.path = (*jb->paths)[i];
           r = fail(std::move(r), f.error());

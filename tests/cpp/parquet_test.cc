@@ -3,7 +3,10 @@
 // malformed input (truncated, corrupted, hostile) giving errors, never crashes.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -466,6 +469,53 @@ TEST(ParquetPrune, ErrorsNameTheFile) {
   auto t = pq::prune_files({data_path("alltypes_plain.parquet")}, "string_col", ints);
   EXPECT_FALSE(t[0].ok);
   EXPECT_NE(t[0].error.message.find("BYTE_ARRAY"), std::string::npos);
+}
+
+// prune_files opens each file under its directory, kept open (openat): the
+// answers and errors must be those of opening each path whole, for files in
+// alternating directories, relative paths, "./" and "../" components, a
+// directory, a trailing slash and a missing directory.
+TEST(ParquetPrune, PathsOfEveryShapeOpenAsThemselves) {
+  namespace fs = std::filesystem;
+  const fs::path base = fs::temp_directory_path() / ("pqfast_paths_" + std::to_string(::getpid()));
+  fs::create_directories(base / "a");
+  fs::create_directories(base / "b");
+  const std::string src = data_path("data_index_bloom_encoding_with_length.parquet");
+  fs::copy_file(src, base / "a" / "x.parquet", fs::copy_options::overwrite_existing);
+  fs::copy_file(src, base / "b" / "y.parquet", fs::copy_options::overwrite_existing);
+  const fs::path old_cwd = fs::current_path();
+  fs::current_path(base);
+  const std::vector<std::string> paths = {
+      (base / "a" / "x.parquet").string(), (base / "b" / "y.parquet").string(), (base / "a" / "x.parquet").string(),
+      "a/x.parquet", "./b/y.parquet", "a/../b/y.parquet", "a", "a/", "nowhere/x.parquet", "a/missing.parquet",
+      "/x.parquet"};
+  auto values = strings({"Hello", "nope"});
+  pq::PruneOptions opt;
+  opt.per_value = true;
+  opt.threads = 1;
+  const auto got = pq::prune_files(paths, "String", values, opt);
+  fs::current_path(old_cwd);
+  ASSERT_EQ(got.size(), paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& p = paths[i];
+    auto f = pq::LocalFile::open(p[0] == '/' ? p : (base / p).string());
+    if (!f.ok()) {
+      EXPECT_FALSE(got[i].ok) << p;
+      EXPECT_EQ(got[i].path, p);
+      EXPECT_NE(got[i].error.message.find(p), std::string::npos) << got[i].error.message;
+      continue;
+    }
+    const auto want = pq::prune_file(**f, "String", values, opt);
+    ASSERT_EQ(got[i].ok, want.ok) << p << ": " << got[i].error.message;
+    if (!want.ok) continue;
+    ASSERT_EQ(got[i].row_groups.size(), want.row_groups.size()) << p;
+    for (size_t g = 0; g < want.row_groups.size(); ++g) {
+      EXPECT_EQ(got[i].row_groups[g].per_value, want.row_groups[g].per_value) << p;
+    }
+  }
+  EXPECT_TRUE(got[0].ok && got[3].ok && got[4].ok && got[5].ok);
+  EXPECT_FALSE(got[6].ok || got[7].ok || got[8].ok || got[9].ok);
+  fs::remove_all(base);
 }
 
 TEST(ParquetPrune, StatisticsSortOrders) {
