@@ -1,6 +1,7 @@
 // Fuzz target: a whole Parquet file in memory. The footer, every chunk's
 // Bloom filter and page headers, and pruning of the first leaf for a few
-// values (typed as the column is): results or errors, never out-of-bounds.
+// values (typed as the column is), with whole filters and by blocks: results
+// or errors, never out-of-bounds, the same verdicts both ways.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -49,5 +50,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto r = pq::prune_file(file, d.dotted_path, v, opt);
   if (!r.ok && r.error.message.empty()) std::abort();
   if (r.ok && r.row_groups.size() != m->row_groups.size()) std::abort();
+  // Block reads (the local driver's mode): the same verdicts, or an error.
+  opt.block_reads = true;
+  auto b = pq::prune_file(file, d.dotted_path, v, opt);
+  if (!b.ok && b.error.message.empty()) std::abort();
+  if (b.ok && r.ok) {
+    for (size_t g = 0; g < r.row_groups.size(); ++g) {
+      if (b.row_groups[g].per_value != r.row_groups[g].per_value) std::abort();
+    }
+  }
   return 0;
 }

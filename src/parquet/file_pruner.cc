@@ -435,6 +435,10 @@ void FilePruner::ask_blocks(Pending& p) {
   const uint64_t avail_end = p.length_known ? p.read_end : size_;
   const uint64_t probe = std::min(kBlockReadHeaderProbe, avail_end - p.offset);
   const Chunk* c = holder(p.offset, probe);
+  if (c == nullptr) {  // asked for by next_batch with the same bounds: cannot happen
+    return fail_now(make_error(ErrorCode::kCorrupt, result_.path + ": Bloom filter header at byte " +
+                                                        std::to_string(p.offset) + " was not read"));
+  }
   const uint8_t* at = c->bytes.get() + (p.offset - c->offset);
   auto h = parse_sbbf_header(at, static_cast<size_t>(probe));
   if (!h.ok()) {
