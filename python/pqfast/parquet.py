@@ -825,6 +825,14 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
         return prune_remote(paths_or_glob, column, values, storage_options=storage_options, by_value=by_value,
                             use_statistics=use_statistics, use_bloom=use_bloom, on_error=on_error,
                             progress=progress, concurrency=concurrency)
+    if filesystem is not None:
+        # pyarrow and fsspec filesystems: drivers over the sans-IO core (sizes
+        # from the listing, one ranged read of each tail, many files in flight).
+        from .fs_driver import prune_filesystem
+
+        return prune_filesystem(paths_or_glob, column, values, filesystem, threads=threads,
+                                concurrency=concurrency, by_value=by_value, use_statistics=use_statistics,
+                                use_bloom=use_bloom, on_error=on_error, progress=progress)
     if (filesystem is None and isinstance(paths_or_glob, (str, os.PathLike))
             and _has_magic(os.fspath(paths_or_glob)) and "**" not in os.fspath(paths_or_glob)):
         # A local pattern: expanded in C++ and kept there (a _PathList, which
@@ -866,27 +874,6 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
         res = _pqfast._prune_paths(paths, column, pt, tl, data, offsets, int(threads or 0), by_value,
                                    use_statistics, use_bloom, cb, cache)
         parts = [(res, None)]
-    else:
-        # Filesystem objects: files read through Python, several at a time
-        # (the C++ parsing runs without the GIL; reads of remote stores wait on I/O).
-        from concurrent.futures import ThreadPoolExecutor
-
-        def one(i_p):
-            i, p = i_p
-            src = _Source(p, filesystem)
-            try:
-                return _pqfast._prune_file(src.read_at, src.size, src.path, column, pt, tl, data, offsets,
-                                           by_value, use_statistics, use_bloom), i
-            finally:
-                src.close()
-
-        parts = []
-        workers = max(1, min(int(threads or 8), len(paths)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for r in pool.map(one, enumerate(paths)):
-                parts.append(r)
-                if cb:
-                    cb(1)
     return verdict_table(parts, paths, nv, by_value, raw_values, on_error, local)
 
 
