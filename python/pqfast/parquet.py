@@ -12,7 +12,7 @@
 Local paths are read by C++ (pread, a thread pool over files, the GIL
 released). A pyarrow ``FileSystem`` or an fsspec filesystem (``filesystem=``),
 or an open binary file object, is read through Python and parsed by the same
-C++ code.
+C++ code; ``prune`` drives such filesystems with :mod:`pqfast.fs_driver`.
 """
 
 from __future__ import annotations
@@ -814,6 +814,24 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     ``storage_options`` takes the keys polars and pandas users know
     (endpoint, region, access_key_id / key, secret_access_key / secret,
     token, anon), else credentials come from the environment.
+
+    ``filesystem=`` (:mod:`pqfast.fs_driver`): sizes from the listing of a
+    pattern or directory, then one ranged read of each file's tail (footer
+    and the column's filters, sized from the footers seen so far); per file:
+
+    - an fsspec filesystem with async methods (s3fs, gcsfs, adlfs): 1 GET,
+      no HEAD, ``concurrency`` files in flight on its event loop. s3fs
+      keeps botocore's pool of 10 connections unless made with
+      ``config_kwargs={"max_pool_connections": 256}``;
+    - a pyarrow ``FileSystem``: 1 HEAD + 1 GET on S3 (pyarrow's Python API
+      opens by path, and its S3 filesystem sends a HEAD on each open),
+      ``threads`` files at a time (default 64);
+    - any other fsspec filesystem: ``cat_file`` ranges on ``threads`` threads.
+
+    Explicit paths need no listing with pyarrow; with fsspec, paths sharing
+    a parent get their sizes from one listing of it, a lone path from an
+    ``info``. A file's error (missing, denied, truncated) goes through
+    ``on_error`` as a local file's does.
     """
     import pyarrow as pa
 
