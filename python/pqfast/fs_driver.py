@@ -238,32 +238,48 @@ def describe_error(e: BaseException, secrets: list[str]) -> str:
 # ---- which files, and their sizes -----------------------------------------------------
 
 
-def resolve(paths_or_glob: Any, be, sizes: dict | None = None) -> list[tuple[str, str, int]]:
+def resolve(paths_or_glob: Any, be, sizes: dict | None = None, secrets: list[str] = ()) -> list[tuple[str, str, int]]:
     """(display, path, size) of the files named: a pattern (listed, with
     sizes), a directory (every *.parquet under it), a path or a list of them.
     size -1: not known yet (the file's own open or info finds it)."""
     single = isinstance(paths_or_glob, (str, os.PathLike))
     given = [os.fspath(paths_or_glob)] if single else [p if type(p) is str else os.fspath(p) for p in paths_or_glob]
-    out: list = []
+
+    def listed(what: str, fn, arg):
+        try:
+            return [(q, q, s) for q, s in fn(arg)]
+        except Exception as e:  # noqa: BLE001 - one clear line, secrets masked
+            raise FormatError(f"{what}: cannot list: {describe_error(e, secrets)}") from None
+
+    def ask(p: str):
+        # Maybe a directory: one request for this path (not per file of a lake).
+        try:
+            t, s = be.kind_of(p)
+        except (OSError, ValueError):
+            return [(p, p, -1)]  # the file's own read reports what is wrong
+        if t == "directory":
+            return listed(p, be.walk_parquet, p)
+        return [(p, p, s if t == "file" else -1)]
+
+    slots: list = [None] * len(given)
+    asks = []
     explicit: list = []
-    for p in given:
+    for i, p in enumerate(given):
         if sizes is not None and p in sizes:
-            out.append((p, p, int(sizes[p])))
+            slots[i] = [(p, p, int(sizes[p]))]
         elif _has_magic(p):
-            out.extend((q, q, s) for q, s in be.glob(p))
+            slots[i] = listed(p, be.glob, p)
         elif single or not p.endswith(".parquet"):
-            # Maybe a directory: one request for this path (not per file).
-            try:
-                t, s = be.kind_of(p)
-            except (OSError, ValueError):
-                t, s = None, -1  # the file's own read reports it
-            if t == "directory":
-                out.extend((q, q, sz) for q, sz in be.walk_parquet(p))
-            else:
-                out.append((p, p, s if t == "file" else -1))
+            asks.append(i)
         else:
-            out.append((p, p, -1))
+            slots[i] = [(p, p, -1)]
             explicit.append(p)
+    if asks:
+        # Concurrently: a list of extension-less paths is not a serial HEAD each.
+        with ThreadPoolExecutor(max_workers=min(32, len(asks))) as pool:
+            for i, got in zip(asks, pool.map(ask, [given[i] for i in asks])):
+                slots[i] = got
+    out = [it for slot in slots for it in slot]
     if explicit:
         known = be.list_sizes(explicit)
         if known:
@@ -446,7 +462,7 @@ def prune_filesystem(paths_or_glob: Any, column: str, values: Any, filesystem: A
     filesystems (default 256); ``sizes`` maps paths to sizes already known."""
     be = backend_of(filesystem)
     secrets = secrets_of(filesystem)
-    items = resolve(paths_or_glob, be, sizes)
+    items = resolve(paths_or_glob, be, sizes, secrets)
     if not items:
         return _empty_table(by_value)
     desc, tail_bytes, idx, tail = column_descriptor(be, items, column, on_error, secrets)

@@ -252,6 +252,12 @@ def test_wrong_credentials_no_secret_in_messages(pa_lake, s3, proxy, capsys):
             msg = str(e.value)
             assert any(k in msg for k in _keys(urls)[:3]) and secret not in msg and s3.secret_key not in msg, msg
             assert any(w in msg.lower() for w in ("denied", "403", "signature", "forbidden")), msg
+        with pytest.raises(pqfast.FormatError) as e:  # the listing itself refused
+            pqfast.prune("lake/pa/*.parquet", "id", [1], filesystem=fs)
+        assert "lake/pa/*.parquet: cannot list" in str(e.value) and secret not in str(e.value), str(e.value)
+        from pqfast.fs_driver import secrets_of
+
+        assert secret in secrets_of(fs)  # what is masked, for pyarrow and s3fs alike
     out = capsys.readouterr()
     assert secret not in out.err + out.out
 
@@ -275,3 +281,12 @@ def test_empty_pattern_and_unsupported_object(s3_fs):
     assert t.num_rows == 0 and t.column_names == ["path", "row_group", "verdict", "reason"]
     with pytest.raises(TypeError):
         pqfast.prune(["a.parquet"], "id", [1], filesystem=object())
+
+
+@pytest.mark.parametrize("kind", ["pyarrow", "s3fs"])
+def test_missing_bucket_is_a_per_file_error(s3, proxy, pa_fs, kind):
+    fs = pa_fs if kind == "pyarrow" else _s3fs(s3, proxy)
+    names = ["no-such-bucket-pqfast/a.parquet", "no-such-bucket-pqfast/b.parquet"]
+    with pytest.raises(pqfast.FormatError) as e:
+        pqfast.prune(names, "id", [1], filesystem=fs)
+    assert names[0] in str(e.value) and "not found" in str(e.value), str(e.value)
