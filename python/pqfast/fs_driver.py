@@ -403,16 +403,18 @@ async def prune_file_async(be, query, item, hint: TailHint, secrets, tail=None):
 
 def _prune_threads(be, query, items, workers: int, hint, secrets, first, advance):
     idx, tail = first
+    out: list = [None] * len(items)
+    it = iter(range(len(items)))  # shared: each thread takes the next file (no future per file)
 
-    def one(i):
-        return prune_file_sync(be, query, items[i], hint, secrets, tail if i == idx else None)
-
-    out = []
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(items)))) as pool:
-        for p in pool.map(one, range(len(items))):
-            out.append(p)
+    def worker():
+        for i in it:
+            out[i] = prune_file_sync(be, query, items[i], hint, secrets, tail if i == idx else None)
             if advance is not None:
                 advance(1)
+
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(items)))) as pool:
+        for f in [pool.submit(worker) for _ in range(max(1, min(workers, len(items))))]:
+            f.result()
     return out
 
 
