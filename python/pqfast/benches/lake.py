@@ -203,11 +203,21 @@ def run(args) -> int:
             except ImportError:
                 progress.message("s3fs not installed: no s3fs rows")
 
+            s3fs_by_pool: dict = {}
+
             def make_s3fs(pool):
-                # A fresh instance per run: no listing cache carried between runs.
-                return s3fs_mod.S3FileSystem(key=s3.access_key, secret=s3.secret_key, endpoint_url=proxy.endpoint,
-                                             client_kwargs={"region_name": "us-east-1"},
-                                             config_kwargs={"max_pool_connections": pool}, skip_instance_cache=True)
+                # One instance per pool size, kept for the whole bench like the
+                # pyarrow filesystem (instances dropped mid-run make s3fs close
+                # their sessions on whatever loop is current: errors once Dask
+                # has set one); its listing cache emptied before each run.
+                fs3 = s3fs_by_pool.get(pool)
+                if fs3 is None:
+                    fs3 = s3fs_by_pool[pool] = s3fs_mod.S3FileSystem(
+                        key=s3.access_key, secret=s3.secret_key, endpoint_url=proxy.endpoint,
+                        client_kwargs={"region_name": "us-east-1"}, config_kwargs={"max_pool_connections": pool},
+                        skip_instance_cache=True)
+                fs3.invalidate_cache()
+                return fs3
             ids = _testlake.file_ids(min(17, n - 1), ROW_GROUPS * ROWS_PER_GROUP)
             value = int(ids[5])
             glob = f"s3://lake/pa{n}/*.parquet"
