@@ -290,3 +290,16 @@ def test_missing_bucket_is_a_per_file_error(s3, proxy, pa_fs, kind):
     with pytest.raises(pqfast.FormatError) as e:
         pqfast.prune(names, "id", [1], filesystem=fs)
     assert names[0] in str(e.value) and "not found" in str(e.value), str(e.value)
+
+
+def test_bench_baseline_is_the_old_path(pa_lake, pa_fs, proxy):
+    """`pqfast bench lake`'s "today" row: the per-file path pqfast.prune took
+    before the drivers (same answers; a HEAD per listed path, then HEAD + GET)."""
+    from pqfast.benches.lake import old_filesystem_prune
+
+    paths, urls = pa_lake
+    vals = _values()["id"]
+    got = old_filesystem_prune(_keys(urls)[:4], "id", vals, pa_fs)
+    assert _rows(got) == _rows(pqfast.prune(paths[:4], "id", vals))
+    st = proxy.stats()["methods"]
+    assert st["HEAD"] >= 2 * 4 and st["GET"] >= 4, st
