@@ -12,7 +12,7 @@
 Local paths are read by C++ (pread, a thread pool over files, the GIL
 released). A pyarrow ``FileSystem`` or an fsspec filesystem (``filesystem=``),
 or an open binary file object, is read through Python and parsed by the same
-C++ code.
+C++ code; ``prune`` drives such filesystems with :mod:`pqfast.fs_driver`.
 """
 
 from __future__ import annotations
@@ -814,6 +814,24 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     ``storage_options`` takes the keys polars and pandas users know
     (endpoint, region, access_key_id / key, secret_access_key / secret,
     token, anon), else credentials come from the environment.
+
+    ``filesystem=`` (:mod:`pqfast.fs_driver`): sizes from the listing of a
+    pattern or directory, then one ranged read of each file's tail (footer
+    and the column's filters, sized from the footers seen so far); per file:
+
+    - an fsspec filesystem with async methods (s3fs, gcsfs, adlfs): 1 GET,
+      no HEAD, ``concurrency`` files in flight on its event loop. s3fs
+      keeps botocore's pool of 10 connections unless made with
+      ``config_kwargs={"max_pool_connections": 256}``;
+    - a pyarrow ``FileSystem``: 1 HEAD + 1 GET on S3 (pyarrow's Python API
+      opens by path, and its S3 filesystem sends a HEAD on each open),
+      ``threads`` files at a time (default 64);
+    - any other fsspec filesystem: ``cat_file`` ranges on ``threads`` threads.
+
+    Explicit paths need no listing with pyarrow; with fsspec, paths sharing
+    a parent get their sizes from one listing of it, a lone path from an
+    ``info``. A file's error (missing, denied, truncated) goes through
+    ``on_error`` as a local file's does.
     """
     import pyarrow as pa
 
@@ -825,6 +843,14 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
         return prune_remote(paths_or_glob, column, values, storage_options=storage_options, by_value=by_value,
                             use_statistics=use_statistics, use_bloom=use_bloom, on_error=on_error,
                             progress=progress, concurrency=concurrency)
+    if filesystem is not None:
+        # pyarrow and fsspec filesystems: drivers over the sans-IO core (sizes
+        # from the listing, one ranged read of each tail, many files in flight).
+        from .fs_driver import prune_filesystem
+
+        return prune_filesystem(paths_or_glob, column, values, filesystem, threads=threads,
+                                concurrency=concurrency, by_value=by_value, use_statistics=use_statistics,
+                                use_bloom=use_bloom, on_error=on_error, progress=progress)
     if (filesystem is None and isinstance(paths_or_glob, (str, os.PathLike))
             and _has_magic(os.fspath(paths_or_glob)) and "**" not in os.fspath(paths_or_glob)):
         # A local pattern: expanded in C++ and kept there (a _PathList, which
@@ -866,27 +892,6 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
         res = _pqfast._prune_paths(paths, column, pt, tl, data, offsets, int(threads or 0), by_value,
                                    use_statistics, use_bloom, cb, cache)
         parts = [(res, None)]
-    else:
-        # Filesystem objects: files read through Python, several at a time
-        # (the C++ parsing runs without the GIL; reads of remote stores wait on I/O).
-        from concurrent.futures import ThreadPoolExecutor
-
-        def one(i_p):
-            i, p = i_p
-            src = _Source(p, filesystem)
-            try:
-                return _pqfast._prune_file(src.read_at, src.size, src.path, column, pt, tl, data, offsets,
-                                           by_value, use_statistics, use_bloom), i
-            finally:
-                src.close()
-
-        parts = []
-        workers = max(1, min(int(threads or 8), len(paths)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for r in pool.map(one, enumerate(paths)):
-                parts.append(r)
-                if cb:
-                    cb(1)
     return verdict_table(parts, paths, nv, by_value, raw_values, on_error, local)
 
 

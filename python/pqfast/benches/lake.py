@@ -3,7 +3,13 @@ a real S3 server (SeaweedFS on 127.0.0.1) behind pqfast's latency proxy
 (a fixed delay per request, as a cloud store's first-byte latency):
 
 - pqfast's remote driver: pqfast.prune("s3://...", storage_options=...);
-- pqfast.prune(list, filesystem=pyarrow S3FileSystem): today's path;
+- today's path: pqfast.prune(list, filesystem=pyarrow S3FileSystem) as it
+  was before the filesystem drivers (a HEAD per listed path, then open,
+  HEAD and reads per file on 8 threads), re-created here as the baseline;
+- pqfast.prune(..., filesystem=) through the filesystem drivers
+  (pqfast.fs_driver): pyarrow S3FileSystem on threads, s3fs on its event
+  loop (a connection pool as wide as the files in flight, and botocore's
+  default of 10 connections);
 - pyarrow.parquet.read_metadata of every footer on a thread pool (what any
   min/max-only pruning pays);
 - pqfast.dask.prune on K local Dask workers;
@@ -47,6 +53,9 @@ def add_arguments(p) -> None:
     p.add_argument("--files-per-task", type=int, default=0, help="Dask batch size (default: files / (4 x workers))")
     p.add_argument("--baseline-files", type=int, default=200,
                    help="files read through pyarrow S3FileSystem by today's path (default 200)")
+    p.add_argument("--fs-files", type=int, default=2000,
+                   help="files read through the filesystem drivers (pyarrow, s3fs; default 2000)")
+    p.add_argument("--fs-threads", type=int, default=64, help="threads of the pyarrow filesystem driver")
     p.add_argument("--metadata-files", type=int, default=2000,
                    help="footers read by pyarrow read_metadata (default 2000)")
     p.add_argument("--metadata-threads", type=int, default=64)
@@ -115,6 +124,37 @@ def _median_rows(rows):
     return out
 
 
+def old_filesystem_prune(paths, column, values, fs, threads: int = 8):
+    """What pqfast.prune(paths, column, values, filesystem=fs) did before the
+    filesystem drivers (pqfast < the fs_driver change), kept as the bench's
+    baseline: each listed path checked (get_file_info: a HEAD) one at a time,
+    the first file's footer opened (HEAD + GETs) to type the values, then per
+    file, on 8 threads: open_input_file (a HEAD), the size, reads of the footer
+    and the filters through a Python read_at."""
+    from .. import _pqfast
+    from .._assemble import verdict_table
+    from ..parquet import _as_list_or_array, _column_descriptor, _Source, encode_values, expand_paths
+
+    paths = expand_paths(paths, fs)
+    desc = _column_descriptor(paths[0], column, fs, False)
+    raw_values = _as_list_or_array(values)
+    pt, tl, data, offsets = encode_values(desc, raw_values)
+    nv = len(raw_values)
+
+    def one(i_p):
+        i, p = i_p
+        src = _Source(p, fs)
+        try:
+            return _pqfast._prune_file(src.read_at, src.size, src.path, column, pt, tl, data, offsets,
+                                       False, True, True), i
+        finally:
+            src.close()
+
+    with ThreadPoolExecutor(max_workers=max(1, min(threads, len(paths)))) as pool:
+        parts = list(pool.map(one, enumerate(paths)))
+    return verdict_table(parts, paths, nv, False, raw_values, "raise", False)
+
+
 def run(args) -> int:
     import pyarrow.fs as pafs
     import pyarrow.parquet as pq
@@ -157,6 +197,27 @@ def run(args) -> int:
                                    endpoint_override=proxy.endpoint.split("://")[1], scheme="http",
                                    region="us-east-1")
             keys = [f"lake/pa{n}/{os.path.basename(p)}" for p in pa_paths]
+            s3fs_mod = None
+            try:
+                import s3fs as s3fs_mod
+            except ImportError:
+                progress.message("s3fs not installed: no s3fs rows")
+
+            s3fs_by_pool: dict = {}
+
+            def make_s3fs(pool):
+                # One instance per pool size, kept for the whole bench like the
+                # pyarrow filesystem (instances dropped mid-run make s3fs close
+                # their sessions on whatever loop is current: errors once Dask
+                # has set one); its listing cache emptied before each run.
+                fs3 = s3fs_by_pool.get(pool)
+                if fs3 is None:
+                    fs3 = s3fs_by_pool[pool] = s3fs_mod.S3FileSystem(
+                        key=s3.access_key, secret=s3.secret_key, endpoint_url=proxy.endpoint,
+                        client_kwargs={"region_name": "us-east-1"}, config_kwargs={"max_pool_connections": pool},
+                        skip_instance_cache=True)
+                fs3.invalidate_cache()
+                return fs3
             ids = _testlake.file_ids(min(17, n - 1), ROW_GROUPS * ROWS_PER_GROUP)
             value = int(ids[5])
             glob = f"s3://lake/pa{n}/*.parquet"
@@ -189,8 +250,21 @@ def run(args) -> int:
 
                 def today():
                     b = args.baseline_files
-                    t = pqfast.prune(keys[:b], "id", [value], filesystem=fs)
+                    t = old_filesystem_prune(keys[:b], "id", [value], fs)
                     return {"same_answers": t["verdict"].to_pylist() == want_v[: b * ROW_GROUPS]}
+
+                m = min(n, args.fs_files)
+
+                def fs_pyarrow():
+                    t = pqfast.prune(keys[:m], "id", [value], filesystem=fs, threads=args.fs_threads)
+                    return {"same_answers": t["verdict"].to_pylist() == want_v[: m * ROW_GROUPS]}
+
+                def fs_s3fs(pool):
+                    def go():
+                        t = pqfast.prune(keys[:m], "id", [value], filesystem=make_s3fs(pool),
+                                         concurrency=args.concurrency)
+                        return {"same_answers": t["verdict"].to_pylist() == want_v[: m * ROW_GROUPS]}
+                    return go
 
                 def footers():
                     with ThreadPoolExecutor(args.metadata_threads) as pool:
@@ -199,7 +273,16 @@ def run(args) -> int:
                     return {"same_answers": all(m.num_row_groups == ROW_GROUPS for m in metas)}
 
                 contenders = [("pqfast remote driver (obstore)", remote, n, args.runs),
-                              ("pqfast.prune, pyarrow S3FileSystem (today)", today, min(n, args.baseline_files), 1),
+                              ("today: pqfast.prune, pyarrow S3FileSystem, before fs_driver", today,
+                               min(n, args.baseline_files), 1),
+                              (f"pqfast.prune, filesystem=pyarrow S3FileSystem, {args.fs_threads} threads", fs_pyarrow,
+                               m, args.runs)]
+                if s3fs_mod is not None:
+                    contenders += [(f"pqfast.prune, filesystem=s3fs, {args.concurrency} in flight, "
+                                    f"pool {args.concurrency}", fs_s3fs(args.concurrency), m, args.runs),
+                                   (f"pqfast.prune, filesystem=s3fs, {args.concurrency} in flight, pool 10 (default)",
+                                    fs_s3fs(10), m, args.runs)]
+                contenders += [
                               (f"pyarrow read_metadata, {args.metadata_threads} threads", footers,
                                min(n, args.metadata_files), args.runs)]
                 if client is not None:
@@ -274,7 +357,7 @@ def _ratios(rows):
     for r in rows:
         by_lat.setdefault(r["latency_ms"], {})[r["contender"]] = r
     for lat, group in by_lat.items():
-        today = next((r for k, r in group.items() if "today" in k), None)
+        today = next((r for k, r in group.items() if k.startswith("today")), None)
         footers = next((r for k, r in group.items() if "read_metadata" in k), None)
         for r in group.values():
             r["vs_today"] = r["files_per_s"] / today["files_per_s"] if today else float("nan")
