@@ -30,6 +30,18 @@ def _reason(code: int, by_stats: int, by_bloom: int, maybe: int, n: int) -> str:
 
 
 
+_SCHEMA: list = []
+
+
+def _verdict_schema():
+    if not _SCHEMA:
+        import pyarrow as pa
+
+        _SCHEMA.append(pa.schema([("path", pa.string()), ("row_group", pa.int32()), ("verdict", pa.string()),
+                                  ("reason", pa.string())]))
+    return _SCHEMA[0]
+
+
 def verdict_table(parts, paths, nv: int, by_value: bool, raw_values, on_error: str, local: bool):
     """``parts``: (result dict, file index or None when the dict covers every
     file of ``paths``). Raises FormatError for the first failed file unless
@@ -47,11 +59,12 @@ def verdict_table(parts, paths, nv: int, by_value: bool, raw_values, on_error: s
         n = res["rows"]
 
         def strings(name):
-            return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(res[name + "_offsets"]),
-                                                          pa.py_buffer(res[name + "_bytes"])])
+            return pa.StringArray.from_buffers(n, pa.py_buffer(res[name + "_offsets"]),
+                                               pa.py_buffer(res[name + "_bytes"]))
 
-        return pa.table({"path": strings("path"), "row_group": pa.array(res["row_group"][:n]),
-                         "verdict": strings("verdict"), "reason": strings("reason")})
+        # A schema made once: cheaper than pa.table({...}) inferring it per call.
+        return pa.Table.from_arrays([strings("path"), pa.array(res["row_group"][:n]), strings("verdict"),
+                                     strings("reason")], schema=_verdict_schema())
     fidx, rg, ver, bs, bb, mb, pv = [], [], [], [], [], [], []
     for res, file_i in parts:
         n = res["rows"]

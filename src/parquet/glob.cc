@@ -5,9 +5,14 @@
 // fnmatch(3) through wide characters, 0.8 us per entry.
 #include <dirent.h>
 #include <glob.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,8 +71,75 @@ bool star_match(std::string_view pattern, std::string_view name) {
   return true;
 }
 
+// A directory's names, kept while the directory is unchanged: a lake is
+// probed key after key with the same pattern, and rereading a directory of
+// thousands of entries costs more than the rest of a one-value prune's
+// Python side (0.35 ms for 200 entries with cold caches). The directory's
+// identity, mtime and ctime are checked (one stat) on every use. A change
+// made in the same tick of the kernel's coarse clock as the previous one may
+// leave mtime as it was, so a listing is kept only when the directory was
+// last changed kSettleSeconds or more before it was read.
+struct Listing {
+  dev_t dev;
+  ino_t ino;
+  timespec mtime, ctime;
+  std::vector<std::string> names;  // sorted by bytes; no "." or ".."
+};
+
+constexpr time_t kSettleSeconds = 2;
+constexpr size_t kMaxListings = 256;
+
+bool same_time(const timespec& a, const timespec& b) { return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec; }
+
+std::mutex g_listings_mu;
+std::unordered_map<std::string, std::shared_ptr<const Listing>>& listings() {
+  static auto* m = new std::unordered_map<std::string, std::shared_ptr<const Listing>>();
+  return *m;
+}
+
+// nullptr: not a directory (no match, as glob(3)); io_error: a read failed.
+std::shared_ptr<const Listing> list_directory(const std::string& dir, bool& io_error) {
+  struct stat st;
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_listings_mu);
+    auto it = listings().find(dir);
+    if (it != listings().end()) {
+      const Listing& l = *it->second;
+      if (l.dev == st.st_dev && l.ino == st.st_ino && same_time(l.mtime, st.st_mtim) && same_time(l.ctime, st.st_ctim)) {
+        return it->second;
+      }
+    }
+  }
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return nullptr;
+  auto l = std::make_shared<Listing>();
+  l->dev = st.st_dev;
+  l->ino = st.st_ino;
+  l->mtime = st.st_mtim;
+  l->ctime = st.st_ctim;
+  errno = 0;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string_view name(e->d_name);
+    if (name != "." && name != "..") l->names.emplace_back(name);
+  }
+  io_error = errno != 0;
+  ::closedir(d);
+  if (io_error) return nullptr;
+  std::sort(l->names.begin(), l->names.end());
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  if (now.tv_sec - std::max(st.st_mtim.tv_sec, st.st_ctim.tv_sec) >= kSettleSeconds) {
+    std::lock_guard<std::mutex> lock(g_listings_mu);
+    if (listings().size() >= kMaxListings) listings().clear();
+    listings()[dir] = l;
+  }
+  return l;
+}
+
 // The fast shape: no ? or [ anywhere, stars only after the last slash, no
 // doubled slash. Returns false (and leaves `out` alone) for other patterns.
+// The names come sorted, so the paths do.
 bool glob_last_component(const std::string& pattern, std::vector<std::string>& out, bool& io_error) {
   if (pattern.find_first_of("?[") != std::string::npos) return false;
   const size_t slash = pattern.rfind('/');
@@ -77,23 +149,18 @@ bool glob_last_component(const std::string& pattern, std::vector<std::string>& o
   const std::string prefix = slash == std::string::npos ? std::string() : pattern.substr(0, slash + 1);
   const std::string_view component = std::string_view(pattern).substr(prefix.size());
   if (component.find('*') == std::string_view::npos) return false;  // a plain path: glob(3) checks it
-  const std::string dir = prefix.empty() ? std::string(".") : prefix;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return true;  // as glob(3): no directory, no match
+  const auto listing = list_directory(prefix.empty() ? std::string(".") : prefix, io_error);
+  if (listing == nullptr) return true;  // as glob(3): no directory, no match
   // Names starting with a dot match only a component that starts with one
-  // (as glob(3) and Python's glob); "." and ".." never match a star.
-  const bool dot_ok = !component.empty() && component[0] == '.';
-  errno = 0;
-  while (const dirent* e = ::readdir(d)) {
-    const std::string_view name(e->d_name);
-    if (name[0] == '.' && (!dot_ok || name == "." || name == "..")) continue;
+  // (as glob(3) and Python's glob).
+  const bool dot_ok = component[0] == '.';
+  for (const std::string& name : listing->names) {
+    if (name[0] == '.' && !dot_ok) continue;
     if (star_match(component, name)) {
       out.emplace_back(prefix);
       out.back().append(name);
     }
   }
-  io_error = errno != 0;
-  ::closedir(d);
   return true;
 }
 
@@ -113,7 +180,6 @@ Result<std::vector<std::string>> glob_local(const std::string& pattern) {
     bool io_error = false;
     if (glob_last_component(pattern, out, io_error)) {
       if (io_error) return make_error(ErrorCode::kIoError, "glob_local: cannot read the directory of " + pattern);
-      std::sort(out.begin(), out.end());
       return out;
     }
   }

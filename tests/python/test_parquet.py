@@ -635,3 +635,64 @@ def test_footer_cache_is_validated(tmp_path):
     after = pqfast.prune(path, "k", [2, 10], by_value=True, cache=True)
     assert after["verdict"].to_pylist() == ["absent", "maybe"]
     pqfast.clear_footer_cache()
+
+
+def test_small_lists_encode_as_the_general_path(pyarrow_lake):
+    """Few plain ints or str (a user's lookups) take a short path in
+    encode_values: the same bytes as the general one, and its errors."""
+    from pqfast.parquet import _encode_small_list, encode_values
+
+    pf = pqfast.ParquetFile(sorted(pyarrow_lake.glob("*.parquet"))[0])
+    desc = {c["dotted_path"]: c for c in pf.columns}
+
+    def general(d, values):  # a tuple skips the short path
+        return encode_values(d, tuple(values))
+
+    cases = [("id", [0, 1, -1, (1 << 63) - 1, -(1 << 63), 12345]), ("small", [0, -1, (1 << 31) - 1, -(1 << 31)]),
+             ("name", ["", "user-1", "ünï", "x" * 300])]
+    for col, values in cases:
+        fast = _encode_small_list(desc[col], desc[col]["physical_type"], list(values))
+        assert fast is not None, col
+        slow = general(desc[col], values)
+        assert fast[0] == slow[0] and fast[1] == slow[1]
+        assert bytes(fast[2]) == bytes(slow[2])
+        assert (fast[3] is None and slow[3] is None) or list(fast[3]) == list(slow[3])
+    # What the short path leaves to the general one: its errors and conversions.
+    for col, values in [("small", [1 << 31]), ("id", [1 << 63]), ("id", [True]), ("id", [np.int64(5)]),
+                        ("id", ["5"]), ("name", [b"x"]), ("name", [5]), ("day", [3])]:
+        assert _encode_small_list(desc[col], desc[col]["physical_type"], values) is None, (col, values)
+    with pytest.raises(pqfast.FormatError, match="out of range"):
+        encode_values(desc["small"], [1 << 31])
+    assert bytes(encode_values(desc["id"], [np.int64(5)])[2]) == (5).to_bytes(8, "little")
+
+
+def test_glob_sees_every_change_to_a_listed_directory(tmp_path):
+    """The directory listings kept for star patterns follow the directory:
+    files added, removed or renamed show at once, even when the directory's
+    mtime is set back to what it was (ctime still moves)."""
+    from pqfast import _pqfast
+
+    d = tmp_path / "lake"
+    d.mkdir()
+    for i in range(5):
+        (d / f"part-{i}.parquet").write_bytes(b"")
+    old = 1_000_000_000
+    os.utime(d, (old, old))  # settled long ago: the listing is kept
+    pat = os.fsencode(str(d / "part-*.parquet"))
+
+    def names():
+        return [os.path.basename(p) for p in _pqfast._glob(pat)]
+
+    assert names() == [f"part-{i}.parquet" for i in range(5)]
+    assert names() == [f"part-{i}.parquet" for i in range(5)]  # from the kept listing
+    (d / "part-5.parquet").write_bytes(b"")
+    assert names()[-1] == "part-5.parquet"
+    os.utime(d, (old, old))
+    assert len(names()) == 6
+    (d / "part-0.parquet").unlink()
+    os.utime(d, (old, old))  # mtime as before: the ctime tells
+    assert names() == [f"part-{i}.parquet" for i in range(1, 6)]
+    (d / "part-1.parquet").rename(d / "other.parquet")
+    os.utime(d, (old, old))
+    assert names() == [f"part-{i}.parquet" for i in range(2, 6)]
+    assert [os.path.basename(p) for p in _pqfast._glob(os.fsencode(str(d / "*.parquet")))][0] == "other.parquet"
