@@ -324,6 +324,9 @@ class BufferFile final : public RandomAccessFile {
 // The same list as Python's sorted(glob.glob(pattern)) for such patterns
 // (backslash is not an escape), without its per-entry cost. No match: empty.
 Result<std::vector<std::string>> glob_local(const std::string& pattern);
+// The same list, shared: a pattern matched again over a directory that has
+// not changed since returns the list made before, without a copy.
+Result<std::shared_ptr<const std::vector<std::string>>> glob_local_shared(const std::string& pattern);
 
 // Reads the footer with one speculative read of the file's tail (16 KiB, or
 // the whole file when smaller) and a second read only when the footer is

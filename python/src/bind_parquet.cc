@@ -208,7 +208,8 @@ void add_string_columns(const std::vector<pq::FilePruneResult>& rs, size_t nv, s
 
 // Local paths expanded in C++ (see _glob_paths).
 struct PathList {
-  std::vector<std::string> paths;
+  std::shared_ptr<const std::vector<std::string>> list;  // never null
+  const std::vector<std::string>& paths() const { return *list; }
 };
 
 // A path's bytes as os.fsdecode gives them (undecodable bytes as surrogates).
@@ -354,26 +355,26 @@ void bind_parquet(nb::module_& m) {
   // (values are typed by it before pruning).
   // Pattern (os.fsencode'd) -> sorted paths as os.fsdecode would give them.
   nb::class_<PathList>(m, "_PathList")
-      .def("__len__", [](const PathList& p) { return p.paths.size(); })
+      .def("__len__", [](const PathList& p) { return p.paths().size(); })
       .def("__getitem__",
            [](const PathList& p, Py_ssize_t i) {
-             if (i < 0) i += static_cast<Py_ssize_t>(p.paths.size());
-             if (i < 0 || static_cast<size_t>(i) >= p.paths.size()) throw nb::index_error();
-             return fs_decode(p.paths[static_cast<size_t>(i)]);
+             if (i < 0) i += static_cast<Py_ssize_t>(p.paths().size());
+             if (i < 0 || static_cast<size_t>(i) >= p.paths().size()) throw nb::index_error();
+             return fs_decode(p.paths()[static_cast<size_t>(i)]);
            })
       .def("to_list", [](const PathList& p) {
         nb::list out;
-        for (const std::string& s : p.paths) out.append(fs_decode(s));
+        for (const std::string& s : p.paths()) out.append(fs_decode(s));
         return out;
       });
   // Pattern (os.fsencode'd) -> the sorted paths, kept in C++ (prune hands
   // them back without a round trip through Python strings).
   m.def("_glob_paths", [](nb::bytes pattern) {
-    Result<std::vector<std::string>> r = Error{};
+    Result<std::shared_ptr<const std::vector<std::string>>> r = Error{};
     std::string pat(pattern.c_str(), pattern.size());
     {
       nb::gil_scoped_release release;
-      r = pq::glob_local(pat);
+      r = pq::glob_local_shared(pat);
     }
     return PathList{unwrap(std::move(r))};
   });
@@ -527,7 +528,7 @@ void bind_parquet_rest(nb::module_& m) {
       [prune_paths](const PathList& paths, const std::string& column, const std::string& type_name,
                     int32_t type_length, nb::handle data, nb::handle offsets, int threads, bool per_value,
                     bool use_stats, bool use_bloom, nb::object progress, bool cache) {
-        return prune_paths(paths.paths, column, type_name, type_length, data, offsets, threads, per_value,
+        return prune_paths(paths.paths(), column, type_name, type_length, data, offsets, threads, per_value,
                            use_stats, use_bloom, std::move(progress), cache);
       },
       nb::arg("paths"), nb::arg("column"), nb::arg("type_name"), nb::arg("type_length"), nb::arg("data"),

@@ -84,6 +84,11 @@ struct Listing {
   ino_t ino;
   timespec mtime, ctime;
   std::vector<std::string> names;  // sorted by bytes; no "." or ".."
+  // The paths the last pattern over this listing matched: a lake probed key
+  // after key asks for them again, and gets them without a copy.
+  mutable std::mutex mu;
+  mutable std::string last_pattern;
+  mutable std::shared_ptr<const std::vector<std::string>> last_paths;
 };
 
 constexpr time_t kSettleSeconds = 2;
@@ -140,7 +145,8 @@ std::shared_ptr<const Listing> list_directory(const std::string& dir, bool& io_e
 // The fast shape: no ? or [ anywhere, stars only after the last slash, no
 // doubled slash. Returns false (and leaves `out` alone) for other patterns.
 // The names come sorted, so the paths do.
-bool glob_last_component(const std::string& pattern, std::vector<std::string>& out, bool& io_error) {
+bool glob_last_component(const std::string& pattern, std::shared_ptr<const std::vector<std::string>>& result,
+                         bool& io_error) {
   if (pattern.find_first_of("?[") != std::string::npos) return false;
   const size_t slash = pattern.rfind('/');
   if (slash != std::string::npos && (pattern.find('*') < slash || pattern.find("//") != std::string::npos)) {
@@ -150,33 +156,54 @@ bool glob_last_component(const std::string& pattern, std::vector<std::string>& o
   const std::string_view component = std::string_view(pattern).substr(prefix.size());
   if (component.find('*') == std::string_view::npos) return false;  // a plain path: glob(3) checks it
   const auto listing = list_directory(prefix.empty() ? std::string(".") : prefix, io_error);
-  if (listing == nullptr) return true;  // as glob(3): no directory, no match
+  if (listing == nullptr) {  // as glob(3): no directory, no match
+    result = std::make_shared<const std::vector<std::string>>();
+    return true;
+  }
+  {
+    std::lock_guard<std::mutex> lock(listing->mu);
+    if (listing->last_paths != nullptr && listing->last_pattern == pattern) {
+      result = listing->last_paths;
+      return true;
+    }
+  }
   // Names starting with a dot match only a component that starts with one
   // (as glob(3) and Python's glob).
+  auto out = std::make_shared<std::vector<std::string>>();
   const bool dot_ok = component[0] == '.';
   for (const std::string& name : listing->names) {
     if (name[0] == '.' && !dot_ok) continue;
     if (star_match(component, name)) {
-      out.emplace_back(prefix);
-      out.back().append(name);
+      out->emplace_back(prefix);
+      out->back().append(name);
     }
   }
+  result = out;
+  std::lock_guard<std::mutex> lock(listing->mu);
+  listing->last_pattern = pattern;
+  listing->last_paths = result;
   return true;
 }
 
 }  // namespace
 
 Result<std::vector<std::string>> glob_local(const std::string& pattern) {
+  auto r = glob_local_shared(pattern);
+  if (!r.ok()) return r.error();
+  return std::vector<std::string>(**r);
+}
+
+Result<std::shared_ptr<const std::vector<std::string>>> glob_local_shared(const std::string& pattern) {
   if (pattern.find("**") != std::string::npos) {
     return make_error(ErrorCode::kInvalidArgument,
                       "glob_local: '**' (recursive) patterns are not supported: " + pattern);
   }
-  if (pattern.empty()) return std::vector<std::string>{};
+  if (pattern.empty()) return std::make_shared<const std::vector<std::string>>();
   if (pattern.find('\0') != std::string::npos) {
     return make_error(ErrorCode::kInvalidArgument, "glob_local: pattern holds a NUL byte");
   }
   {
-    std::vector<std::string> out;
+    std::shared_ptr<const std::vector<std::string>> out;
     bool io_error = false;
     if (glob_last_component(pattern, out, io_error)) {
       if (io_error) return make_error(ErrorCode::kIoError, "glob_local: cannot read the directory of " + pattern);
@@ -203,7 +230,7 @@ Result<std::vector<std::string>> glob_local(const std::string& pattern) {
     return make_error(ErrorCode::kIoError, "glob_local: cannot expand " + pattern);
   }
   std::sort(out.begin(), out.end());
-  return out;
+  return std::make_shared<const std::vector<std::string>>(std::move(out));
 }
 
 }  // namespace pqfast::parquet
