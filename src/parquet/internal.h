@@ -2,6 +2,8 @@
 // buffer kept from the footer read, error prefixing).
 #pragma once
 
+#include <fcntl.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -86,7 +88,10 @@ struct FileIdentity {
 // the one stat() saw (same size and mtime), else reads fail.
 class LazyLocalFile final : public RandomAccessFile {
  public:
-  static Result<LazyLocalFile> make(const std::string& path);
+  static Result<LazyLocalFile> make(const std::string& path) { return make_at(AT_FDCWD, path, 0); }
+  // stat(2) of path.substr(name_offset) under an open directory (fstatat):
+  // one name lookup instead of the whole path's (see prune_files).
+  static Result<LazyLocalFile> make_at(int dir_fd, const std::string& path, size_t name_offset);
   uint64_t size() const override { return size_; }
   int64_t mtime_ns() const { return mtime_ns_; }
   Status read_at(uint64_t offset, size_t n, uint8_t* out) override;

@@ -148,9 +148,9 @@ Result<FileMetaData> read_file_metadata_tail(RandomAccessFile& file, const Parse
   return meta;
 }
 
-Result<LazyLocalFile> LazyLocalFile::make(const std::string& path) {
+Result<LazyLocalFile> LazyLocalFile::make_at(int dir_fd, const std::string& path, size_t name_offset) {
   struct stat st;
-  if (::stat(path.c_str(), &st) != 0) {
+  if (::fstatat(dir_fd, path.c_str() + std::min(name_offset, path.size()), &st, 0) != 0) {
     return make_error(ErrorCode::kIoError, path + ": cannot stat: " + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kIoError, path + ": not a regular file");

@@ -438,7 +438,10 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
       if (jb->options.footer_cache != nullptr) {
         // With a footer cache, a stat() decides; the file is opened only if
         // Bloom filters must be read.
-        auto f = LazyLocalFile::make((*jb->paths)[i]);
+        const std::string& path = (*jb->paths)[i];
+        size_t name_offset = 0;
+        const int dir_fd = dir.fd_for(path, &name_offset);
+        auto f = LazyLocalFile::make_at(dir_fd, path, name_offset);
         if (!f.ok()) {
           r.path = (*jb->paths)[i];
           r = fail(std::move(r), f.error());

@@ -493,9 +493,24 @@ TEST(ParquetPrune, PathsOfEveryShapeOpenAsThemselves) {
   pq::PruneOptions opt;
   opt.per_value = true;
   opt.threads = 1;
+  pq::FooterCache cache;
+  pq::PruneOptions cached = opt;  // stat (fstatat) and footer cache, twice: miss, then hit
+  cached.footer_cache = &cache;
   const auto got = pq::prune_files(paths, "String", values, opt);
+  const auto miss = pq::prune_files(paths, "String", values, cached);
+  const auto hit = pq::prune_files(paths, "String", values, cached);
   fs::current_path(old_cwd);
   ASSERT_EQ(got.size(), paths.size());
+  for (const auto* other : {&miss, &hit}) {
+    ASSERT_EQ(other->size(), paths.size());
+    for (size_t i = 0; i < paths.size(); ++i) {
+      ASSERT_EQ((*other)[i].ok, got[i].ok) << paths[i];
+      if (!got[i].ok) continue;
+      for (size_t g = 0; g < got[i].row_groups.size(); ++g) {
+        EXPECT_EQ((*other)[i].row_groups[g].per_value, got[i].row_groups[g].per_value) << paths[i];
+      }
+    }
+  }
   for (size_t i = 0; i < paths.size(); ++i) {
     const std::string& p = paths[i];
     auto f = pq::LocalFile::open(p[0] == '/' ? p : (base / p).string());
