@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <condition_variable>
 #include <system_error>
 #include <cmath>
@@ -428,7 +430,7 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
   job->on_file_done = on_file_done;
   job->results.resize(paths.size());
   const size_t n = paths.size();
-  auto work = [](const std::shared_ptr<Job>& jb) {
+  auto work = [](const std::shared_ptr<Job>& jb, const std::function<void()>& after_file) {
     const size_t total = jb->total;
     DirectoryHandle dir;
     while (true) {
@@ -462,25 +464,60 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
           r = prune_one(**f, *jb->query, &id, &jb->tail_hint);
         }
       }
-      std::lock_guard<std::mutex> lock(jb->mu);
-      jb->results[i] = std::move(r);
-      if (jb->on_file_done) jb->on_file_done(i);
-      if (++jb->done == total) jb->cv.notify_all();
+      {
+        std::lock_guard<std::mutex> lock(jb->mu);
+        jb->results[i] = std::move(r);
+        if (jb->on_file_done) jb->on_file_done(i);
+        if (++jb->done == total) jb->cv.notify_all();
+      }
+      if (after_file) after_file();
     }
   };
   size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
                                        : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, n);
-  for (size_t t = 1; t < threads; ++t) {
-    try {
-      std::thread helper(work, job);
-      move_off_callers_cpu(helper);
-      helper.detach();
-    } catch (const std::system_error&) {
-      break;  // no more threads: the caller does the rest
+  auto call_helpers = [&] {
+    for (size_t t = 1; t < threads; ++t) {
+      try {
+        std::thread helper(work, job, std::function<void()>());
+        move_off_callers_cpu(helper);
+        helper.detach();
+      } catch (const std::system_error&) {
+        break;  // no more threads: the caller does the rest
+      }
     }
+  };
+  // Helpers when the job is long enough to pay for them (see
+  // PruneOptions::helpers_min_work_us): the caller's time per file so far
+  // times the files not yet claimed.
+  std::function<void()> after_file;
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  size_t mine = 0;
+  bool called = threads <= 1;
+  if (!called && options.helpers_min_work_us == 0) {
+    call_helpers();
+    called = true;
   }
-  work(job);
+  if (!called) {
+    after_file = [&] {
+      ++mine;
+      if (called) return;
+      const auto spent = Clock::now() - start;
+      if (spent < std::chrono::microseconds(100)) return;
+      const size_t claimed = job->next.load(std::memory_order_relaxed);
+      const size_t left = claimed >= n ? 0 : n - claimed;
+      if (left == 0) {
+        called = true;
+        return;
+      }
+      if ((spent / mine) * left >= std::chrono::microseconds(options.helpers_min_work_us)) {
+        called = true;
+        call_helpers();
+      }
+    };
+  }
+  work(job, after_file);
   {
     std::unique_lock<std::mutex> lock(job->mu);
     job->cv.wait(lock, [&] { return job->done == n; });
