@@ -224,22 +224,25 @@ def run(args) -> int:
             # The answers every contender must agree on (local files).
             want = pqfast.prune(pa_paths, "id", [value])
             want_v = want["verdict"].to_pylist()
-            if args.workers:
-                progress.message(f"starting {args.workers} local Dask workers")
+            def start_dask():
+                # Scheduler and workers in processes of their own, as on a real
+                # cluster (a LocalCluster's scheduler would share this process,
+                # its GIL and its CPU time, with the other contenders); up only
+                # while the Dask rows run: the client's and the cluster object's
+                # threads in this process would count in the others' CPU.
                 from distributed import Client, LocalCluster
 
+                progress.message(f"starting {args.workers} local Dask workers")
                 try:
-                    # Scheduler and workers in processes of their own, as on a
-                    # real cluster: a LocalCluster's scheduler would share this
-                    # process (its GIL, its CPU time) with the other contenders.
                     from distributed.deploy.subprocess import SubprocessCluster
 
-                    cluster = SubprocessCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1",
-                                                dashboard_address=None, silence_logs=40)
+                    c = SubprocessCluster(n_workers=args.workers, threads_per_worker=1, host="127.0.0.1",
+                                          dashboard_address=None, silence_logs=40)
                 except ImportError:
-                    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                           host="127.0.0.1", dashboard_address=None, silence_logs=40)
-                client = Client(cluster)
+                    c = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
+                                     host="127.0.0.1", dashboard_address=None, silence_logs=40)
+                return c, Client(c)
+
             fpt = args.files_per_task or max(1, n // (4 * max(1, args.workers)))
             for lat in latencies:
                 proxy.set_delay(lat)
@@ -285,7 +288,8 @@ def run(args) -> int:
                 contenders += [
                               (f"pyarrow read_metadata, {args.metadata_threads} threads", footers,
                                min(n, args.metadata_files), args.runs)]
-                if client is not None:
+                dask_contenders = []
+                if args.workers:
                     import pqfast.dask
 
                     def dask_run():
@@ -296,8 +300,8 @@ def run(args) -> int:
                         return {"same_answers": t["verdict"].to_pylist() == want_v, "tasks": st["tasks"],
                                 "dask_overhead_pct": 100 * overhead}
 
-                    contenders.append((f"pqfast.dask.prune, {args.workers} workers, {fpt} files/task", dask_run,
-                                       n, args.runs))
+                    dask_contenders.append((f"pqfast.dask.prune, {args.workers} workers, {fpt} files/task", dask_run,
+                                            n, args.runs))
                 if rs_paths:
                     rs_ids = _testlake.file_ids(min(17, len(rs_paths) - 1), ROW_GROUPS * ROWS_PER_GROUP)
                     rs_want = pqfast.prune(rs_paths, "id", [int(rs_ids[5])])["verdict"].to_pylist()
@@ -309,13 +313,31 @@ def run(args) -> int:
 
                     contenders.append(("pqfast remote driver, arrow-rs lake (filters after row groups)", rs_remote,
                                        len(rs_paths), args.runs))
-                # Interleaved: run r of every contender, then run r + 1.
-                results = {name: [] for name, *_ in contenders}
-                for r in range(max(c[3] for c in contenders)):
-                    for name, fn, files, runs in contenders:
-                        if r < runs:
-                            progress.message(f"+{lat:g} ms: {name} ({files} files), run {r + 1}/{runs}")
-                            results[name].append(_measure(proxy, fn, files, s3.proc.pid))
+                # Interleaved: run r of every contender, then run r + 1; Dask's
+                # runs after, with its cluster up.
+                results = {name: [] for name, *_ in contenders + dask_contenders}
+
+                def run_all(group, warm_up=False):
+                    if warm_up:  # a fresh cluster's first run (connections, first tasks): not measured
+                        for name, fn, files, runs in group:
+                            progress.message(f"+{lat:g} ms: {name}: warm-up run")
+                            fn()
+                    for r in range(max(c[3] for c in group)):
+                        for name, fn, files, runs in group:
+                            if r < runs:
+                                progress.message(f"+{lat:g} ms: {name} ({files} files), run {r + 1}/{runs}")
+                                results[name].append(_measure(proxy, fn, files, s3.proc.pid))
+
+                run_all(contenders)
+                if dask_contenders:
+                    cluster, client = start_dask()
+                    try:
+                        run_all(dask_contenders, warm_up=True)
+                    finally:
+                        client.close()
+                        cluster.close()
+                        cluster = client = None
+                contenders += dask_contenders
                 for name, *_ in contenders:
                     row = _median_rows(results[name])
                     row.update({"latency_ms": lat, "contender": name})
@@ -338,7 +360,7 @@ def run(args) -> int:
                "same answers"]
     table = []
     for r in rows:
-        table.append([f"{r['latency_ms']:g}", r["contender"], r["files"], r["runs"], f"{r['files_per_s']:.0f}",
+        table.append([f"{r['latency_ms']:g}", r["contender"], int(r["files"]), r["runs"], f"{r['files_per_s']:.0f}",
                       f"{r['vs_today']:.1f}x", f"{r['vs_read_metadata']:.2f}x", f"{r['requests_per_file']:.3f}",
                       f"{r['head_per_file']:.2f}", f"{r['bytes_per_file'] / 1024:.1f}",
                       f"{r['cpu_ms_per_file']:.3f}", f"{r['server_cpu_ms_per_file']:.3f}",
