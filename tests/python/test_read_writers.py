@@ -189,7 +189,7 @@ def test_duckdb_writes(tmp_path, version, codec):
     got = pqfast.read_table(p)
     # DuckDB's own reading of the file is the reference (pyarrow cannot read
     # DuckDB's 33..64-bit INT32 DELTA miniblocks).
-    exp = con.execute(f"SELECT * FROM '{p}'").to_arrow_table()
+    exp = con.sql(f"SELECT * FROM '{p}'").to_arrow_table()
     for c in exp.column_names:
         g, e = got.column(c), exp.column(c)
         if not g.type.equals(e.type):
