@@ -304,8 +304,12 @@ class TailHint:
 
     def __init__(self, start: int = 64 * 1024):
         self.bytes = start
+        self._last = (0, 0)
 
     def learn(self, footer_length: int, filter_span: int = 0) -> None:
+        if (footer_length, filter_span) == self._last:
+            return  # a lake's files mostly repeat the last footer's sizes
+        self._last = (footer_length, filter_span)
         if footer_length:
             want = footer_length + 8
             if filter_span and filter_span <= max(4 * want, 1 << 20):
@@ -510,38 +514,42 @@ async def _prune_streamed(store, url, column, values, opts, on_error, concurrenc
     desc, tail = await asyncio.to_thread(column_descriptor, store, first, column, on_error)
     raw_values, query = _make_query(column, values, desc, *opts)
     hint = TailHint(tail)
-    items: list = []
-    out: list = []
-    queue: asyncio.Queue = asyncio.Queue(maxsize=4 * concurrency)
+    items: list = list(first)
+    out: list = [None] * len(items)
+    # Workers take the next listed file by index; when they are ahead of the
+    # listing they wait for the next page (no queue operation per file).
+    more = asyncio.Event()
+    state = {"next": 0, "listed": False}
     workers = max(1, concurrency)
+    if progress is not None:
+        progress.total = len(items)  # grows as pages arrive
 
     async def producer():
         try:
-            for page in [first]:
-                for it in page:
-                    items.append(it)
-                    out.append(None)
-                    await queue.put(len(items) - 1)
             async for page in pages:
-                for it in page:
-                    items.append(it)
-                    out.append(None)
-                    await queue.put(len(items) - 1)
+                items.extend(page)
+                out.extend([None] * len(page))
                 if progress is not None:
                     progress.total = len(items)
+                more.set()
         finally:
-            for _ in range(workers):
-                await queue.put(None)
+            state["listed"] = True
+            more.set()
 
     async def worker():
         while True:
-            i = await queue.get()
-            if i is None:
+            i = state["next"]
+            if i < len(items):
+                state["next"] = i + 1
+                display, key, size = items[i]
+                out[i] = await _prune_one(store, query, display, key, size, hint)
+                if progress is not None:
+                    progress.advance(1)
+            elif state["listed"]:
                 return
-            display, key, size = items[i]
-            out[i] = await _prune_one(store, query, display, key, size, hint)
-            if progress is not None:
-                progress.advance(1)
+            else:
+                more.clear()
+                await more.wait()
 
     await asyncio.gather(producer(), *(worker() for _ in range(workers)))
     # Partitions listed in parallel arrive interleaved: the table is in key order.

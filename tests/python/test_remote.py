@@ -331,3 +331,47 @@ def test_partitions_are_listed_in_parallel(s3, pa_lake, opts, proxy):
     listed = remote.list_sizes(f"s3://{s3.bucket}/parts/date=2026-0[13]/*.parquet", opts)
     assert [u for u, _ in listed] == urls[:4] + urls[8:]
     assert all(size > 0 for _, size in listed)
+
+
+def test_listing_of_many_pages_overlaps_pruning(s3, tmp_path, opts, proxy):
+    """Past 1,000 objects the listing comes in pages; workers prune the first
+    page while the next is listed and wait when they are ahead: every file is
+    pruned once, in key order, with the verdicts of local pruning, and the
+    progress bar's total follows the listing."""
+    import obstore
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from pqfast._progress import Progress
+
+    local = tmp_path / "tiny.parquet"
+    pq.write_table(pa.table({"id": pa.array([1, 2, 3], pa.int64())}), local, bloom_filter_options={"id": True})
+    data = local.read_bytes()
+    store = s3.store()
+    n = 1105
+
+    async def put_all():
+        import asyncio
+
+        sem = asyncio.Semaphore(64)
+
+        async def one(i):
+            async with sem:
+                await obstore.put_async(store, f"pages/f-{i:05d}.parquet", data)
+
+        await asyncio.gather(*(one(i) for i in range(n)))
+
+    from pqfast import remote
+
+    remote.run(put_all())
+    want = pqfast.prune(str(local), "id", [2, 7], by_value=True)["verdict"].to_pylist()
+    bar = Progress(total=None, label="probe", enabled=False)
+    proxy.reset()
+    got = pqfast.prune(f"s3://{s3.bucket}/pages/*.parquet", "id", [2, 7], by_value=True, storage_options=opts,
+                       progress=bar, concurrency=64)
+    paths = got["path"].to_pylist()
+    assert paths == sorted(paths) and len(set(paths)) == n
+    assert got["verdict"].to_pylist() == want * n
+    assert bar.total == n
+    st = proxy.stats()
+    assert st["methods"].get("GET") == 2 + 1 + n, st  # two listing pages, the typing footer, one per file
