@@ -43,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import _pqfast
-from .remote import TailHint
+from .remote import TailHint, descriptor_and_tail
 from .sansio import Query
 
 FormatError = _pqfast.FormatError
@@ -303,16 +303,8 @@ def column_descriptor(be, items, column: str, on_error: str, secrets: list[str])
                     return _t[off - _s: off - _s + n]
                 return bytes(be.read(_h, _p, off, n))
 
-            meta = _pqfast._read_metadata_file(read_at, size, display)
-            i = meta.find_column(column)
-            if i < 0:
-                names = ", ".join(c["dotted_path"] for c in meta.columns()[:12])
-                raise FormatError(f"invalid argument: {display}: no column '{column}' (leaf columns: {names})")
-            hint = TailHint()
-            offsets = [meta.column_chunk(g, i)["bloom_filter_offset"] for g in range(meta.num_row_groups)]
-            offsets = [o for o in offsets if o is not None]
-            hint.learn(meta.footer_length, size - min(offsets) if offsets else 0)
-            return meta.columns()[i], hint.bytes, idx, (size, start, tail)
+            desc, tail_bytes = descriptor_and_tail(read_at, size, display, column)
+            return desc, tail_bytes, idx, (size, start, tail)
         except FormatError as e:
             first_error = str(e)
         except Exception as e:  # noqa: BLE001 - worded below, secrets masked

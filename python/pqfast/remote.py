@@ -444,6 +444,22 @@ def resolve(paths_or_glob: Any, storage_options: dict | None, sizes: dict | None
     return store, items
 
 
+def descriptor_and_tail(read_at, size: int, display: str, column: str):
+    """From one file's footer (read through ``read_at(offset, n)``): the
+    probed column's descriptor, which types the values, and the tail size
+    that file suggests for the others (see TailHint)."""
+    meta = _pqfast._read_metadata_file(read_at, size, display)
+    i = meta.find_column(column)
+    if i < 0:
+        names = ", ".join(c["dotted_path"] for c in meta.columns()[:12])
+        raise FormatError(f"invalid argument: {display}: no column '{column}' (leaf columns: {names})")
+    hint = TailHint()
+    offsets = [meta.column_chunk(g, i)["bloom_filter_offset"] for g in range(meta.num_row_groups)]
+    offsets = [o for o in offsets if o is not None]
+    hint.learn(meta.footer_length, size - min(offsets) if offsets else 0)
+    return meta.columns()[i], hint.bytes
+
+
 def column_descriptor(store, items, column: str, on_error: str):
     """The probed column's descriptor from the first readable file's footer,
     and the tail size that file suggests (see TailHint) for the others."""
@@ -462,16 +478,7 @@ def column_descriptor(store, items, column: str, on_error: str):
                     return _tail[off - _start: off - _start + n]
                 return bytes(obstore.get_range(store, _key, start=off, length=n))
 
-            meta = _pqfast._read_metadata_file(read_at, size, display)
-            i = meta.find_column(column)
-            if i < 0:
-                names = ", ".join(c["dotted_path"] for c in meta.columns()[:12])
-                raise FormatError(f"invalid argument: {display}: no column '{column}' (leaf columns: {names})")
-            hint = TailHint()
-            offsets = [meta.column_chunk(g, i)["bloom_filter_offset"] for g in range(meta.num_row_groups)]
-            offsets = [o for o in offsets if o is not None]
-            hint.learn(meta.footer_length, size - min(offsets) if offsets else 0)
-            return meta.columns()[i], hint.bytes
+            return descriptor_and_tail(read_at, size, display, column)
         except FormatError as e:
             first_error = str(e)
         except Exception as e:  # noqa: BLE001

@@ -49,6 +49,18 @@ def opts(s3, proxy):
 
 
 N_FILES = 12
+ROWS = 4 * 2000  # rows per file of the test lakes (_testlake.write_local's default)
+
+
+def lake_values():
+    """Per column: values present in file 3 and file 7 of the test lakes,
+    and values in none."""
+    from pqfast import _testlake
+
+    ids3 = _testlake.file_ids(3, ROWS)
+    ids7 = _testlake.file_ids(7, ROWS)
+    return {"id": [int(ids3[10]), int(ids7[7999]), 5, (3 << 32) + 1],
+            "key": [f"key-{ids3[10]}", f"key-{ids7[1]}", "key-nope", "zzz"]}
 
 
 @pytest.fixture(scope="session")

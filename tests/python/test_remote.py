@@ -11,16 +11,9 @@ import pytest
 import pqfast
 from pqfast import _testlake
 
-from s3_fixtures import N_FILES, opts, pa_lake, proxy, rs_lake, s3  # noqa: F401
+from s3_fixtures import N_FILES, ROWS, lake_values, opts, pa_lake, proxy, rs_lake, s3  # noqa: F401
 
-ROWS = 4 * 2000
-
-
-def _values():
-    ids3 = _testlake.file_ids(3, ROWS)
-    ids7 = _testlake.file_ids(7, ROWS)
-    return {"id": [int(ids3[10]), int(ids7[7999]), 5, (3 << 32) + 1],
-            "key": [f"key-{ids3[10]}", f"key-{ids7[1]}", "key-nope", "zzz"]}
+_values = lake_values
 
 
 def _rows(t):
