@@ -127,6 +127,7 @@ class FilePruner {
   size_t probe_hash_count() const;
   void finish();
   void fail_now(Error e);
+  void done_and_release();
   const Chunk* holder(uint64_t offset, uint64_t len) const;
 
   const PruneQuery* query_;

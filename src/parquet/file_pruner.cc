@@ -155,12 +155,18 @@ void FilePruner::fail_now(Error e) {
   result_.ok = false;
   result_.error = std::move(e);
   result_.row_groups.clear();
+  done_and_release();
+}
+
+// Done: nothing more to ask for, and the bytes and work lists go.
+void FilePruner::done_and_release() {
   state_ = State::kDone;
   needs_.clear();
   covered_.clear();
   uncovered_ = 0;
   chunks_.clear();
   pending_.clear();
+  excluded_.clear();
 }
 
 void FilePruner::fail(Error error) {
@@ -606,13 +612,7 @@ void FilePruner::finish() {
       for (size_t v = 0; v < nv; ++v) out.per_value[v] = ex[v] ? Verdict::kAbsentByStats : out.verdict;
     }
   }
-  state_ = State::kDone;
-  needs_.clear();
-  covered_.clear();
-  uncovered_ = 0;
-  chunks_.clear();
-  pending_.clear();
-  excluded_.clear();
+  done_and_release();
 }
 
 }  // namespace pqfast::parquet

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "parquet_test_util.h"
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_read.h"
 #include "parquet/column_values.h"
@@ -32,10 +33,7 @@ std::vector<fs::path> data_files() {
   return out;
 }
 
-std::vector<uint8_t> read_all(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
-}
+using pqfast::testing::read_all;
 
 struct Chunk {
   std::string name;

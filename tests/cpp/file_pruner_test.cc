@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "parquet_test_util.h"
 #include "pqfast/parquet.h"
 #include "pqfast/prune_sansio.h"
 
@@ -20,10 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace pq = pqfast::parquet;
 
-std::vector<uint8_t> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using pqfast::testing::read_all;
 
 std::string describe(const pq::FilePruneResult& r) {
   if (!r.ok) return "error: " + r.error.to_string();
@@ -36,16 +34,7 @@ std::string describe(const pq::FilePruneResult& r) {
   return s;
 }
 
-pq::ProbeValues strings(const std::vector<std::string>& v) {
-  pq::ProbeValues p;
-  p.type = PhysicalType::kByteArray;
-  p.offsets.push_back(0);
-  for (const auto& s : v) {
-    p.data.insert(p.data.end(), s.begin(), s.end());
-    p.offsets.push_back(static_cast<int64_t>(p.data.size()));
-  }
-  return p;
-}
+using pqfast::testing::strings;
 
 // Drives a pruner over bytes in memory; every range asked for must lie in the file.
 pq::FilePruneResult drive(pq::FilePruner& p, const std::vector<uint8_t>& file, int* rounds = nullptr) {

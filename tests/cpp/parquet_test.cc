@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "pqfast/hash.h"
+#include "parquet_test_util.h"
 #include "pqfast/parquet.h"
 #include "test_util.h"
 #include "thrift/compact.h"
@@ -25,25 +26,13 @@ namespace pq = pqfast::parquet;
 
 std::string data_path(const std::string& name) { return std::string(PQFAST_TEST_DATA_DIR) + "/" + name; }
 
-std::vector<uint8_t> read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using pqfast::testing::read_all;
 
 const std::vector<std::string> kBloomWords = {"Hello", "This is", "a", "test", "How", "are you", "doing ",
                                               "today", "the quick", "brown fox", "jumps", "over",
                                               "the lazy", "dog"};
 
-pq::ProbeValues strings(const std::vector<std::string>& v) {
-  pq::ProbeValues p;
-  p.type = PhysicalType::kByteArray;
-  p.offsets.push_back(0);
-  for (const auto& s : v) {
-    p.data.insert(p.data.end(), s.begin(), s.end());
-    p.offsets.push_back(static_cast<int64_t>(p.data.size()));
-  }
-  return p;
-}
+using pqfast::testing::strings;
 
 TEST(ParquetFooter, AlltypesPlain) {
   auto f = pq::LocalFile::open(data_path("alltypes_plain.parquet"));

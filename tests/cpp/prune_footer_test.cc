@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "parquet/prune_footer.h"
+#include "parquet_test_util.h"
 #include "pqfast/parquet.h"
 
 namespace pqfast {
@@ -21,10 +22,7 @@ namespace {
 namespace pq = pqfast::parquet;
 namespace fs = std::filesystem;
 
-std::vector<uint8_t> read_all(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using pqfast::testing::read_all;
 
 // The serialized FileMetaData of a file's bytes, or empty when the trailer is bad.
 std::vector<uint8_t> footer_of(const std::vector<uint8_t>& file) {
