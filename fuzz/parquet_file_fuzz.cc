@@ -1,14 +1,19 @@
 // Fuzz target: a whole Parquet file in memory. The footer, every chunk's
 // Bloom filter and page headers, and pruning of the first leaf for a few
-// values (typed as the column is), with whole filters and by blocks: results
-// or errors, never out-of-bounds, the same verdicts both ways.
+// values (typed as the column is), with whole filters, by blocks, and by
+// blocks from a kept footer (a footer cache: the filters' layouts learned by
+// one probe serve the next): results or errors, never out-of-bounds, the same
+// verdicts every way.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "pqfast/hash.h"
 #include "pqfast/parquet.h"
+#include "pqfast/prune_sansio.h"
 
 namespace pq = pqfast::parquet;
 
@@ -58,6 +63,36 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t g = 0; g < r.row_groups.size(); ++g) {
       if (b.row_groups[g].per_value != r.row_groups[g].per_value) std::abort();
     }
+  }
+  auto q = pq::PruneQuery::make(d.dotted_path, v, opt);
+  if (!q.ok()) return 0;
+  std::shared_ptr<const pq::PruneFooter> kept;
+  for (int round = 0; round < 3; ++round) {
+    std::optional<pq::FilePruner> p;
+    if (kept) {
+      p.emplace(**q, "fuzz input", size, kept);
+    } else {
+      p.emplace(**q, "fuzz input", size, 64);
+      p->keep_footer();
+    }
+    for (int steps = 0; !p->done(); ++steps) {
+      if (steps > 8 + 4 * static_cast<int>(m->row_groups.size())) std::abort();  // a pruner that never ends
+      const std::vector<pq::ByteRange> want = p->needs();
+      if (want.empty()) std::abort();
+      for (const auto& n : want) {
+        if (n.offset > size || n.length > size - n.offset) std::abort();
+        p->feed(n.offset, data + n.offset, static_cast<size_t>(n.length));
+      }
+    }
+    const pq::FilePruneResult& k = p->result();
+    if (!k.ok && k.error.message.empty()) std::abort();
+    if (k.ok && r.ok) {
+      for (size_t g = 0; g < r.row_groups.size(); ++g) {
+        if (k.row_groups[g].per_value != r.row_groups[g].per_value) std::abort();
+      }
+    }
+    if (!kept) kept = p->footer();
+    if (!kept) break;  // no footer to keep (the file failed before it)
   }
   return 0;
 }

@@ -458,11 +458,12 @@ struct PruneOptions {
   bool per_value = false;  // fill RowGroupVerdict::per_value
   int threads = 0;         // 0: one per hardware thread (at most the files)
   // prune_files: the caller starts alone and calls its threads - 1 helpers
-  // once its first files (100 us of them) say the files left are at least
-  // this much work for it alone. A short job is done sooner without them: a
-  // helper may land on an idle core (a halted virtual CPU takes 0.1-0.5 ms
-  // to wake). 0: helpers start at once.
-  uint32_t helpers_min_work_us = 1000;
+  // once its first files (4 of them, 10 us at least) say the files left are
+  // at least this much work for it alone. A short job is done sooner without
+  // them: a helper costs the caller 20-60 us to start and may land on an
+  // idle core (a halted virtual CPU takes 0.05-0.5 ms to wake). 0: helpers
+  // start at once.
+  uint32_t helpers_min_work_us = 400;
   // Bloom filter ranges closer than this are read in one request. Small by
   // default: on local files (page cache) a read costs little and copying the
   // bytes between filters (other columns' filters) costs more. Remote or

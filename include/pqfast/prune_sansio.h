@@ -34,6 +34,7 @@ namespace pqfast::parquet {
 struct ByteRange {
   uint64_t offset = 0;
   uint64_t length = 0;
+  bool operator==(const ByteRange&) const = default;
 };
 
 // A column and values to prune by, hashed once, with the options; shared
@@ -124,6 +125,8 @@ class FilePruner {
   void next_batch();
   void resolve_batch();
   void ask_blocks(Pending& p);
+  uint64_t ask_probed_blocks(const Pending& p);
+  uint64_t learned_layout(size_t g) const;
   size_t probe_hash_count() const;
   void finish();
   void fail_now(Error e);

@@ -1,5 +1,6 @@
-"""prune()'s result table, assembled from the per-file results of the C++
-core (flat arrays: one row per file x row group [x value]), vectorised."""
+"""prune()'s result table from the per-file results of the C++ core: the
+record batch it made (one row per file x row group), or, per value, its flat
+arrays (one row per file x row group x value) assembled here, vectorised."""
 
 from __future__ import annotations
 
@@ -29,22 +30,10 @@ def _reason(code: int, by_stats: int, by_bloom: int, maybe: int, n: int) -> str:
     return f"no bloom filter; min/max keep {maybe} of {n} values"
 
 
-
-_SCHEMA: list = []
-
-
-def _verdict_schema():
-    if not _SCHEMA:
-        import pyarrow as pa
-
-        _SCHEMA.append(pa.schema([("path", pa.string()), ("row_group", pa.int32()), ("verdict", pa.string()),
-                                  ("reason", pa.string())]))
-    return _SCHEMA[0]
-
-
-def verdict_table(parts, paths, nv: int, by_value: bool, raw_values, on_error: str, local: bool):
+def verdict_table(parts, paths, nv: int, by_value: bool, raw_values, on_error: str):
     """``parts``: (result dict, file index or None when the dict covers every
-    file of ``paths``). Raises FormatError for the first failed file unless
+    file of ``paths``); ``paths`` is read only for results without a record
+    batch (per value). Raises FormatError for the first failed file unless
     ``on_error="skip"``."""
     import pyarrow as pa
 
@@ -53,18 +42,11 @@ def verdict_table(parts, paths, nv: int, by_value: bool, raw_values, on_error: s
     if errors and on_error == "raise":
         more = f" (and {len(errors) - 1} more files)" if len(errors) > 1 else ""
         raise FormatError(errors[0] + more)
-    if local and not by_value and "path_bytes" in parts[0][0]:
-        # The string columns come ready from C++ as Arrow buffers.
-        res = parts[0][0]
-        n = res["rows"]
-
-        def strings(name):
-            return pa.StringArray.from_buffers(n, pa.py_buffer(res[name + "_offsets"]),
-                                               pa.py_buffer(res[name + "_bytes"]))
-
-        # A schema made once: cheaper than pa.table({...}) inferring it per call.
-        return pa.Table.from_arrays([strings("path"), pa.array(res["row_group"][:n]), strings("verdict"),
-                                     strings("reason")], schema=_verdict_schema())
+    if parts and all("batch" in res for res, _ in parts):
+        # The table made in C++ (path, row_group, verdict, reason; a batch per
+        # part, in order), imported through the Arrow C Data Interface without
+        # a copy.
+        return pa.Table.from_batches([pa.RecordBatch._import_from_c_capsule(*res["batch"]) for res, _ in parts])
     fidx, rg, ver, bs, bb, mb, pv = [], [], [], [], [], [], []
     for res, file_i in parts:
         n = res["rows"]

@@ -609,31 +609,15 @@ def _fixed_bytes(desc: dict, v: Any) -> bytes:
 
 def _encode_small_list(desc: dict, pt: str, values: list):
     """A user's few lookups (plain ints, or str for a BYTE_ARRAY column),
-    encoded without the general path's checks and numpy conversions (a
-    third of a one-value local prune's Python time with cold caches). None
-    when the values or the column need the general path, which then words
-    any error."""
-    if pt in ("INT64", "INT32"):
-        if desc["logical_type"]["kind"] != 0 or desc["converted_type"] is not None:
-            return None
-        width = 8 if pt == "INT64" else 4
-        try:
-            if not all(type(v) is int for v in values):
-                return None
-            data = b"".join(v.to_bytes(width, "little", signed=True) for v in values)
-        except OverflowError:
-            return None
-        return pt, 0, np.frombuffer(data, dtype=np.uint8), None
-    if pt == "BYTE_ARRAY":
-        if desc["logical_type"]["kind"] == _LT_DECIMAL or desc["converted_type"] == "DECIMAL":
-            return None
-        if not all(type(v) is str for v in values):
-            return None
-        parts = [v.encode("utf-8") for v in values]
-        offsets = np.fromiter(_itertools.accumulate((len(p) for p in parts), initial=0), np.int64,
-                              len(parts) + 1)
-        return pt, 0, np.frombuffer(b"".join(parts), dtype=np.uint8), offsets
-    return None
+    encoded in C++ (simple_values.h) without the general path's checks and
+    numpy conversions. None when the values or the column need the general
+    path, which then words any error."""
+    if pt not in ("INT64", "INT32", "BYTE_ARRAY"):
+        return None
+    kind, converted = desc["logical_type"]["kind"], desc["converted_type"]
+    got = _pqfast._encode_small_list(pt, kind != 0 or converted is not None,
+                                     kind == _LT_DECIMAL or converted == "DECIMAL", values)
+    return None if got is None else (pt, 0, got[0], got[1])
 
 
 def encode_values(desc: dict, values: Any) -> tuple[str, int, np.ndarray, np.ndarray | None]:
@@ -784,41 +768,20 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     return out
 
 
-_DESC_CACHE: dict = {}
-
-
 def _column_descriptor(path: str, column: str, filesystem: Any, cache: bool) -> dict:
     """The leaf descriptor of ``column`` in ``path``, which types the probe values.
 
-    Memoised for local files by path, size and mtime (a stat instead of a
-    footer parse), whatever ``cache`` says: it only types the values, and the
-    C++ side checks every file's column type again."""
-    key = None
-    if filesystem is None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            st = None  # the open below words the error
-        if st is not None:
-            key = (os.fspath(path), column, st.st_size, st.st_mtime_ns)
-            hit = _DESC_CACHE.get(key)
-            if hit is not None:
-                return hit
+    Memoised in C++ for local files by path, size and mtime (a stat instead
+    of a footer read), whatever ``cache`` says: it only types the values, and
+    the C++ side checks every file's column type again."""
     if filesystem is None and isinstance(path, (str, os.PathLike)):
-        desc = _pqfast._column_descriptor_path(os.fspath(path), column)
-    else:
-        with ParquetFile(path, filesystem) as f:
-            desc = f._columns[f.column_index(column)]
-    if key is not None:
-        if len(_DESC_CACHE) > 4096:
-            _DESC_CACHE.clear()
-        _DESC_CACHE[key] = desc
-    return desc
+        return _pqfast._column_descriptor_path(os.fspath(path), column)
+    with ParquetFile(path, filesystem) as f:
+        return f._columns[f.column_index(column)]
 
 
 def clear_footer_cache() -> None:
-    """Forget the footers kept by ``prune(..., cache=True)``."""
-    _DESC_CACHE.clear()
+    """Forget the footers kept by ``prune(..., cache=True)`` (and the column types memoised for typing values)."""
     _pqfast._footer_cache_clear()
 
 
@@ -884,13 +847,22 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
         return prune_filesystem(paths_or_glob, column, values, filesystem, threads=threads,
                                 concurrency=concurrency, by_value=by_value, use_statistics=use_statistics,
                                 use_bloom=use_bloom, on_error=on_error, progress=progress)
-    if (filesystem is None and isinstance(paths_or_glob, (str, os.PathLike))
-            and _has_magic(os.fspath(paths_or_glob)) and "**" not in os.fspath(paths_or_glob)):
-        # A local pattern: expanded in C++ and kept there (a _PathList, which
-        # _prune_paths takes back as is).
-        paths = _pqfast._glob_paths(os.fsencode(paths_or_glob))
-    else:
-        paths = expand_paths(paths_or_glob, filesystem)
+    # A local pattern is expanded in C++ and kept there (as a _PathList, which
+    # _prune_paths takes back as is).
+    pattern = (isinstance(paths_or_glob, (str, os.PathLike)) and _has_magic(os.fspath(paths_or_glob))
+               and "**" not in os.fspath(paths_or_glob))
+    paths = None
+    if not by_value and type(values) is list and 0 < len(values) <= 64 and (progress is None or progress is False):
+        # A user's lookup (a few plain values): expansion, typing, pruning and
+        # the table in one native call, unless the values or the first file
+        # need the general path below (None).
+        target = os.fsencode(paths_or_glob) if pattern else expand_paths(paths_or_glob)
+        res = _pqfast._prune_local(target, column, values, int(threads or 0), use_statistics, use_bloom, cache)
+        if res is not None and "batch" in res:  # (no batch: string columns past 2 GiB, see verdict_batch.h)
+            return verdict_table([(res, None)], None, len(values), False, values, on_error)
+        paths = None if pattern else target
+    if paths is None:
+        paths = _pqfast._glob_paths(os.fsencode(paths_or_glob)) if pattern else expand_paths(paths_or_glob)
     if not paths:
         empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
                  "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
@@ -920,12 +892,9 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
         bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="probe")
         bar.total = len(paths)
         cb = bar.advance
-    local = filesystem is None
-    if local:
-        res = _pqfast._prune_paths(paths, column, pt, tl, data, offsets, int(threads or 0), by_value,
-                                   use_statistics, use_bloom, cb, cache)
-        parts = [(res, None)]
-    return verdict_table(parts, paths, nv, by_value, raw_values, on_error, local)
+    res = _pqfast._prune_paths(paths, column, pt, tl, data, offsets, int(threads or 0), by_value,
+                               use_statistics, use_bloom, cb, cache)
+    return verdict_table([(res, None)], paths, nv, by_value, raw_values, on_error)
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,

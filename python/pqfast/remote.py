@@ -606,7 +606,7 @@ def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_option
         pruners = run(_prune_all(store, query, items, int(concurrency), hint, bar.advance if bar else None))
     res = _pqfast._pruner_results(pruners, query.num_values, by_value)
     return verdict_table([(res, None)], [u for u, _, _ in items], query.num_values, by_value, raw_values,
-                         on_error, True)
+                         on_error)
 
 
 def list_sizes(paths_or_glob: Any, storage_options: dict | None = None) -> list[tuple[str, int]]:

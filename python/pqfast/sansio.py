@@ -66,4 +66,4 @@ class Query:
 
         res = _pqfast._pruner_results(list(pruners), self._q.num_values, self.by_value)
         return verdict_table([(res, None)], [p.name for p in pruners], self._q.num_values, self.by_value,
-                             self.raw_values, on_error, True)
+                             self.raw_values, on_error)

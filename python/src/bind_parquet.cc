@@ -10,6 +10,8 @@
 
 #include "common.h"
 #include "prune_common.h"
+#include "simple_values.h"
+#include "verdict_batch.h"
 #include "pqfast/parquet.h"
 #include "parquet_common.h"
 
@@ -129,83 +131,6 @@ pq::ProbeValues make_values(const std::string& type_name, int32_t type_length, n
   return v;
 }
 
-// Results of many files as flat arrays (one row per file x row group).
-// The reason column's text for one row (pqfast.parquet._reason says the same).
-std::string reason_text(pq::Verdict v, uint32_t by_stats, uint32_t maybe, size_t nv) {
-  switch (v) {
-    case pq::Verdict::kAbsentByStats: return "min/max";
-    case pq::Verdict::kAbsentByBloom: return by_stats ? "min/max + bloom filter" : "bloom filter";
-    case pq::Verdict::kMaybe:
-      return "bloom filter: " + std::to_string(maybe) + " of " + std::to_string(nv) + " values may be present";
-    case pq::Verdict::kNoFilter:
-      return "no bloom filter; min/max keep " + std::to_string(maybe) + " of " + std::to_string(nv) + " values";
-  }
-  return "";
-}
-
-// The string columns of prune's table (path, verdict, reason) as Arrow
-// string buffers: int32 offsets (rows + 1) and UTF-8 bytes, for
-// pyarrow.Array.from_buffers. Left out when they would pass 2 GiB.
-void add_string_columns(const std::vector<pq::FilePruneResult>& rs, size_t nv, size_t rows, nb::dict& out) {
-  // Pass 1: sizes, and each row's reason as an index into the few distinct
-  // texts (neighbouring row groups mostly share theirs: formatted once).
-  std::vector<std::string> reasons;
-  std::vector<uint32_t> reason_of(rows);
-  uint64_t path_bytes = 0, verdict_bytes = 0, reason_bytes = 0;
-  pq::Verdict last_v{};
-  uint32_t last_bs = 0, last_mb = 0;
-  size_t k = 0;
-  for (const auto& r : rs) {
-    if (!r.ok) continue;
-    path_bytes += uint64_t{r.path.size()} * r.row_groups.size();
-    for (const auto& g : r.row_groups) {
-      verdict_bytes += std::strlen(pq::verdict_name(g.verdict));
-      if (reasons.empty() || g.verdict != last_v || g.excluded_by_stats != last_bs || g.maybe != last_mb) {
-        reasons.push_back(reason_text(g.verdict, g.excluded_by_stats, g.maybe, nv));
-        last_v = g.verdict;
-        last_bs = g.excluded_by_stats;
-        last_mb = g.maybe;
-      }
-      reason_of[k++] = static_cast<uint32_t>(reasons.size() - 1);
-      reason_bytes += reasons.back().size();
-    }
-  }
-  if (std::max({path_bytes, verdict_bytes, reason_bytes}) > static_cast<uint64_t>(INT32_MAX)) return;
-  // Pass 2: straight into the arrays handed to Python.
-  struct Column {
-    nb::ndarray<nb::numpy, int32_t, nb::ndim<1>> offsets;
-    nb::ndarray<nb::numpy, uint8_t, nb::ndim<1>> bytes;
-    int32_t* o;
-    uint8_t* b;
-    int32_t at = 0;
-    Column(size_t rows, uint64_t n)
-        : offsets(new_array<int32_t>(rows + 1)), bytes(new_array<uint8_t>(n)), o(offsets.data()), b(bytes.data()) {
-      *o++ = 0;
-    }
-    void add(std::string_view s) {
-      std::memcpy(b + at, s.data(), s.size());
-      at += static_cast<int32_t>(s.size());
-      *o++ = at;
-    }
-  };
-  Column path(rows, path_bytes), verdict(rows, verdict_bytes), reason(rows, reason_bytes);
-  k = 0;
-  for (const auto& r : rs) {
-    if (!r.ok) continue;
-    for (const auto& g : r.row_groups) {
-      path.add(r.path);
-      verdict.add(pq::verdict_name(g.verdict));
-      reason.add(reasons[reason_of[k++]]);
-    }
-  }
-  out["path_offsets"] = path.offsets;
-  out["path_bytes"] = path.bytes;
-  out["verdict_offsets"] = verdict.offsets;
-  out["verdict_bytes"] = verdict.bytes;
-  out["reason_offsets"] = reason.offsets;
-  out["reason_bytes"] = reason.bytes;
-}
-
 // Local paths expanded in C++ (see _glob_paths).
 struct PathList {
   std::shared_ptr<const std::vector<std::string>> list;  // never null
@@ -219,19 +144,15 @@ nb::object fs_decode(const std::string& p) {
   return nb::steal(s);
 }
 
+// Results of many files for Python: the errors (file index, code, message),
+// bytes and reads, and the rows (one per file x row group [x value]) either
+// as the finished table's record batch ("batch", see verdict_batch.h) or,
+// per value, as flat numpy arrays that pqfast._assemble turns into a table.
 nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, bool per_value) {
-  size_t rows = 0;
-  for (const auto& r : rs) rows += r.row_groups.size();
-  auto file_index = new_array<int32_t>(rows);
-  auto row_group = new_array<int32_t>(rows);
-  auto verdict = new_array<uint8_t>(rows);
-  auto by_stats = new_array<uint32_t>(rows);
-  auto by_bloom = new_array<uint32_t>(rows);
-  auto maybe = new_array<uint32_t>(rows);
-  auto pv = new_array<uint8_t>(per_value ? rows * nv : 0);
-  size_t k = 0;
+  nb::dict out;
   nb::list errors;
   int64_t bytes = 0, reads = 0;
+  size_t rows = 0;
   for (size_t i = 0; i < rs.size(); ++i) {
     const auto& r = rs[i];
     bytes += r.bytes_read;
@@ -240,6 +161,29 @@ nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, 
       errors.append(nb::make_tuple(i, static_cast<int>(r.error.code), r.error.to_string()));
       continue;
     }
+    rows += r.row_groups.size();
+  }
+  out["rows"] = rows;
+  out["errors"] = errors;
+  out["bytes_read"] = bytes;
+  out["reads"] = reads;
+  if (!per_value) {
+    if (auto batch = verdict_batch(rs, nv)) {
+      out["batch"] = *batch;
+      return out;
+    }
+  }
+  auto file_index = new_array<int32_t>(rows);
+  auto row_group = new_array<int32_t>(rows);
+  auto verdict = new_array<uint8_t>(rows);
+  auto by_stats = new_array<uint32_t>(rows);
+  auto by_bloom = new_array<uint32_t>(rows);
+  auto maybe = new_array<uint32_t>(rows);
+  auto pv = new_array<uint8_t>(per_value ? rows * nv : 0);
+  size_t k = 0;
+  for (size_t i = 0; i < rs.size(); ++i) {
+    const auto& r = rs[i];
+    if (!r.ok) continue;
     for (const auto& g : r.row_groups) {
       file_index.data()[k] = static_cast<int32_t>(i);
       row_group.data()[k] = g.row_group;
@@ -255,9 +199,6 @@ nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, 
       ++k;
     }
   }
-  nb::dict out;
-  if (!per_value) add_string_columns(rs, nv, k, out);
-  out["rows"] = k;
   out["file_index"] = file_index;
   out["row_group"] = row_group;
   out["verdict"] = verdict;
@@ -265,9 +206,6 @@ nb::dict results_to_dict(const std::vector<pq::FilePruneResult>& rs, size_t nv, 
   out["excluded_by_bloom"] = by_bloom;
   out["maybe"] = maybe;
   if (per_value) out["per_value"] = pv;
-  out["errors"] = errors;
-  out["bytes_read"] = bytes;
-  out["reads"] = reads;
   return out;
 }
 
@@ -391,28 +329,12 @@ void bind_parquet(nb::module_& m) {
     return out;
   });
   m.def("_column_descriptor_path", [](const std::string& path, const std::string& column) {
-    Result<pq::FileMetaData> r = Error{};
+    Result<pq::ColumnDescriptor> r = Error{};
     {
       nb::gil_scoped_release release;
-      auto f = pq::LocalFile::open(path);
-      if (!f.ok()) {
-        r = f.error();
-      } else {
-        pq::ParseLimits limits;
-        limits.only_column = column;
-        r = pq::read_file_metadata(**f, limits);
-      }
+      r = local_column_descriptor(path, column);
     }
-    pq::FileMetaData m = unwrap(std::move(r));
-    const int leaf = m.find_column(column);
-    if (leaf < 0) {
-      std::string names;
-      for (size_t i = 0; i < m.columns.size() && i < 12; ++i) names += (i ? ", " : "") + m.columns[i].dotted_path;
-      if (m.columns.size() > 12) names += ", ...";
-      throw FormatError(printable_utf8("invalid argument: " + path + ": no column '" + column +
-                                       "' (leaf columns: " + names + ")"));
-    }
-    return column_descriptor_dict(m.columns[leaf]);
+    return column_descriptor_dict(unwrap(std::move(r)));
   });
   m.def("_read_metadata_file", [](nb::object read_at, uint64_t size, const std::string& name) {
     PyFile f(std::move(read_at), size, name);
@@ -518,11 +440,11 @@ void bind_parquet_rest(nb::module_& m) {
     }
     return results_to_dict(rs, nv, per_value);
   };
-  // Paths as a list of str, or as a _PathList from _glob_paths.
-  m.def("_prune_paths", prune_paths, nb::arg("paths"), nb::arg("column"), nb::arg("type_name"),
-        nb::arg("type_length"), nb::arg("data"), nb::arg("offsets").none(), nb::arg("threads") = 0,
-        nb::arg("per_value") = false, nb::arg("use_stats") = true, nb::arg("use_bloom") = true,
-        nb::arg("progress").none() = nb::none(), nb::arg("cache") = false);
+  // Paths as a _PathList from _glob_paths, or as a list of str. The
+  // _PathList overload comes first: nanobind tries overloads in order, and
+  // a _PathList (it has __len__ and __getitem__) would otherwise be taken
+  // as a sequence by the list overload, each path decoded to str and
+  // encoded back (0.05 ms for 200 paths, four times that with cold caches).
   m.def(
       "_prune_paths",
       [prune_paths](const PathList& paths, const std::string& column, const std::string& type_name,
@@ -535,7 +457,69 @@ void bind_parquet_rest(nb::module_& m) {
       nb::arg("offsets").none(), nb::arg("threads") = 0, nb::arg("per_value") = false,
       nb::arg("use_stats") = true, nb::arg("use_bloom") = true, nb::arg("progress").none() = nb::none(),
       nb::arg("cache") = false);
-  m.def("_footer_cache_clear", [] { footer_cache().clear(); });
+  m.def("_prune_paths", prune_paths, nb::arg("paths"), nb::arg("column"), nb::arg("type_name"),
+        nb::arg("type_length"), nb::arg("data"), nb::arg("offsets").none(), nb::arg("threads") = 0,
+        nb::arg("per_value") = false, nb::arg("use_stats") = true, nb::arg("use_bloom") = true,
+        nb::arg("progress").none() = nb::none(), nb::arg("cache") = false);
+  m.def("_footer_cache_clear", [] {
+    footer_cache().clear();
+    clear_column_descriptors();
+  });
+  // prune()'s common local call in one step: paths from a pattern (bytes,
+  // expanded here) or a list of str, a short list of plain values typed by
+  // the first file's column (see simple_values.h), one row per row group
+  // (the record batch of verdict_batch.h). None where the general path is
+  // needed: other values or column types, or a first file that cannot give
+  // its column's type (that path words the error or skips the file).
+  m.def(
+      "_prune_local",
+      [](nb::handle target, const std::string& column, nb::handle values, int threads, bool use_stats,
+         bool use_bloom, bool cache) -> nb::object {
+        std::shared_ptr<const std::vector<std::string>> paths;
+        if (nb::isinstance<nb::bytes>(target)) {
+          const std::string pattern(nb::borrow<nb::bytes>(target).c_str(), nb::len(target));
+          Result<std::shared_ptr<const std::vector<std::string>>> r = Error{};
+          {
+            nb::gil_scoped_release release;
+            r = pq::glob_local_shared(pattern);
+          }
+          paths = unwrap(std::move(r));
+        } else {
+          std::vector<std::string> list;
+          if (!nb::try_cast(target, list)) return nb::none();  // e.g. names that are not UTF-8
+          paths = std::make_shared<const std::vector<std::string>>(std::move(list));
+        }
+        if (paths->empty()) return nb::none();
+        Result<pq::ColumnDescriptor> desc = Error{};
+        {
+          nb::gil_scoped_release release;
+          desc = local_column_descriptor(paths->front(), column);
+        }
+        if (!desc.ok()) return nb::none();
+        std::optional<pq::ProbeValues> v = encode_small_list(value_typing(*desc), values);
+        if (!v) return nb::none();
+        auto opts = make_options(threads, false, use_stats, use_bloom);
+        if (cache) opts.footer_cache = &footer_cache();
+        std::vector<pq::FilePruneResult> rs;
+        {
+          nb::gil_scoped_release release;
+          rs = pq::prune_files(*paths, column, *v, opts);
+        }
+        return results_to_dict(rs, v->size(), false);
+      },
+      nb::arg("target"), nb::arg("column"), nb::arg("values"), nb::arg("threads") = 0,
+      nb::arg("use_stats") = true, nb::arg("use_bloom") = true, nb::arg("cache") = false);
+  m.def("_encode_small_list", [](const std::string& type_name, bool annotated, bool decimal,
+                                 nb::handle values) -> nb::object {
+    auto v = encode_small_list(ValueTyping{unwrap(parse_physical_type(type_name)), annotated, decimal}, values);
+    if (!v) return nb::none();
+    auto data = new_array<uint8_t>(v->data.size());
+    if (!v->data.empty()) std::memcpy(data.data(), v->data.data(), v->data.size());
+    if (v->type != PhysicalType::kByteArray) return nb::make_tuple(data, nb::none());
+    auto offsets = new_array<int64_t>(v->offsets.size());
+    std::memcpy(offsets.data(), v->offsets.data(), v->offsets.size() * sizeof(int64_t));
+    return nb::make_tuple(data, offsets);
+  }, nb::arg("physical_type"), nb::arg("annotated"), nb::arg("decimal"), nb::arg("values"));
   m.def("_footer_cache_size", [] { return footer_cache().size(); });
 
   m.def(

@@ -12,6 +12,7 @@
 #include <tuple>
 #include <vector>
 
+#include "arrow_capsules.h"
 #include "common.h"
 #include "parquet_common.h"
 #include "pqfast/parquet_read.h"
@@ -20,27 +21,11 @@ namespace pqfast::py {
 
 namespace {
 
-void schema_capsule_free(PyObject* cap) {
-  auto* s = static_cast<ArrowSchema*>(PyCapsule_GetPointer(cap, "arrow_schema"));
-  if (s == nullptr) { PyErr_Clear(); return; }
-  if (s->release) s->release(s);
-  delete s;
-}
-
-void array_capsule_free(PyObject* cap) {
-  auto* a = static_cast<ArrowArray*>(PyCapsule_GetPointer(cap, "arrow_array"));
-  if (a == nullptr) { PyErr_Clear(); return; }
-  if (a->release) a->release(a);
-  delete a;
-}
-
 nb::tuple to_capsules(pq::ColumnArray&& col) {
   auto* s = new ArrowSchema;
   auto* a = new ArrowArray;
   std::move(col).export_to(a, s, "");
-  nb::object sc = nb::steal(PyCapsule_New(s, "arrow_schema", schema_capsule_free));
-  nb::object ac = nb::steal(PyCapsule_New(a, "arrow_array", array_capsule_free));
-  return nb::make_tuple(sc, ac);
+  return pqfast::py::to_capsules(s, a);
 }
 
 struct Task {

@@ -265,6 +265,7 @@ void FilePruner::on_footer_bytes(const uint8_t* data) {
                                     query_->options().limits, /*copy=*/keep_footer_);
   if (!footer.ok()) return fail_now(prefix_error(result_.path, footer.error()));
   if (keep_footer_) {
+    footer->bloom_layouts.reset(new std::atomic<uint64_t>[footer->row_groups.size()]());
     kept_ = std::make_shared<const PruneFooter>(std::move(*footer));
     prepare(*kept_);
   } else {
@@ -396,6 +397,15 @@ void FilePruner::next_batch() {
     Pending& first = pending_[i];
     const uint64_t lo = first.offset;
     if (by_blocks(first)) {
+      if (const uint64_t layout = learned_layout(first.rg_slot)) {
+        // The header was read by an earlier probe of the unchanged file.
+        first.mode = Pending::Mode::kBlocks;
+        first.header_size = static_cast<uint32_t>(layout >> 32);
+        first.num_blocks = static_cast<uint32_t>(layout);
+        batch_bytes += ask_probed_blocks(first);
+        ++i;
+        continue;
+      }
       first.mode = Pending::Mode::kHeader;
       const uint64_t n = std::min(kBlockReadHeaderProbe, (first.length_known ? first.read_end : size_) - lo);
       if (!holder(lo, n)) needs_.push_back({lo, n});
@@ -475,17 +485,38 @@ void FilePruner::ask_blocks(Pending& p) {
   p.mode = Pending::Mode::kBlocks;
   p.header_size = h->header_size;
   p.num_blocks = v->num_blocks();
-  const uint64_t bitset = p.offset + h->header_size;
+  if (kept_ && kept_->bloom_layouts && p.num_blocks > 0) {
+    kept_->bloom_layouts[p.rg_slot].store(uint64_t{p.header_size} << 32 | p.num_blocks,
+                                          std::memory_order_relaxed);
+  }
+  ask_probed_blocks(p);
+}
+
+// A kept footer's learned layout of row group `g`'s filter (0: not learned).
+uint64_t FilePruner::learned_layout(size_t g) const {
+  if (!kept_ || !kept_->bloom_layouts) return 0;
+  return kept_->bloom_layouts[g].load(std::memory_order_relaxed);
+}
+
+// Asks for the blocks of a kBlocks filter that the hashes pick and that are
+// not held yet (once each); returns the bytes asked for.
+uint64_t FilePruner::ask_probed_blocks(const Pending& p) {
+  const uint64_t bitset = p.offset + p.header_size;
   const auto& hashes = query_->hashes();
   const size_t nh = probe_hash_count();
   const size_t first_need = needs_.size();
+  uint64_t asked_bytes = 0;
   for (size_t k = 0; k < nh; ++k) {
     const uint64_t at_block = bitset + block_of(hashes[k], p.num_blocks) * kSbbfBytesPerBlock;
     if (holder(at_block, kSbbfBytesPerBlock)) continue;
     bool asked = false;
     for (size_t n = first_need; n < needs_.size() && !asked; ++n) asked = needs_[n].offset == at_block;
-    if (!asked) needs_.push_back({at_block, kSbbfBytesPerBlock});
+    if (!asked) {
+      needs_.push_back({at_block, kSbbfBytesPerBlock});
+      asked_bytes += kSbbfBytesPerBlock;
+    }
   }
+  return asked_bytes;
 }
 
 // Once the batch's ranges are in: filters without a length whose header

@@ -36,6 +36,10 @@ struct TailBuffer {
 
 Error prefix_error(const std::string& name, const Error& e);
 
+// kInvalidArgument "no column 'x' (leaf columns: a, b, ...)": what a probe of
+// a column the file lacks answers (the first 12 leaves are named).
+Error missing_column_error(const FileMetaData& meta, std::string_view column);
+
 // The serialized FileMetaData, found by one speculative read of the file's
 // tail (kept in *tail) and read again on its own only when larger:
 // [data, data + len) at file offset `start`. Trailer errors (magic, length,

@@ -19,6 +19,13 @@ Error prefix_error(const std::string& name, const Error& e) {
   return Error{e.code, name + ": " + e.message};
 }
 
+Error missing_column_error(const FileMetaData& meta, std::string_view column) {
+  std::string names;
+  for (size_t i = 0; i < meta.columns.size() && i < 12; ++i) names += (i ? ", " : "") + meta.columns[i].dotted_path;
+  if (meta.columns.size() > 12) names += ", ...";
+  return Error{ErrorCode::kInvalidArgument, "no column '" + std::string(column) + "' (leaf columns: " + names + ")"};
+}
+
 Result<std::unique_ptr<LocalFile>> LocalFile::open(const std::string& path) {
   int fd;
   do {

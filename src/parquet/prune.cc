@@ -8,20 +8,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <functional>
-#include <condition_variable>
-#include <system_error>
 #include <cmath>
+#include <condition_variable>
+#include <functional>
 #include <cstring>
 #include <limits>
 #include <mutex>
 #include <thread>
 
-#if defined(__linux__)
-#include <pthread.h>
-#include <sched.h>
-#endif
-
+#include "parquet/helper_threads.h"
 #include "parquet/internal.h"
 #include "parquet/prune_footer.h"
 #include "pqfast/hash.h"
@@ -232,29 +227,6 @@ bool prune_stats_exclude(const PruneFooter& footer, const PruneChunk& c, std::st
 
 namespace {
 
-// Keeps a helper thread off the caller's core. Kernels that pack runnable
-// threads onto few CPUs (virtual machines whose idle vCPUs are halted) start
-// a new thread on the core that created it, where it waits for the caller's
-// time slice (~1 ms, the whole job) instead of working beside it. The helper
-// may run on any other CPU the process is allowed; nothing changes on a
-// single-CPU set. Linux only; elsewhere the scheduler decides.
-void move_off_callers_cpu([[maybe_unused]] std::thread& t) {
-#if defined(__linux__)
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
-  const int here = sched_getcpu();
-  if (here < 0 || here >= CPU_SETSIZE || !CPU_ISSET(here, &allowed)) return;
-  CPU_CLR(here, &allowed);
-  if (CPU_COUNT(&allowed) == 0) return;
-  pthread_setaffinity_np(t.native_handle(), sizeof allowed, &allowed);  // a hint: failure is harmless
-#endif
-}
-
-}  // namespace
-
-namespace {
-
 FilePruneResult fail(FilePruneResult r, Error e) {
   r.ok = false;
   r.error = std::move(e);
@@ -403,10 +375,11 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
     }
     return results;
   }
-  // The calling thread works too; helpers claim files from a shared counter.
-  // The caller waits for the files claimed, not for the helpers: on shared,
-  // oversubscribed cores a helper that is scheduled late finds no work and
-  // leaves on its own (it holds the job alive through its shared_ptr).
+  // The calling thread works too; helpers (parked threads, see
+  // helper_threads.h) claim files from a shared counter. The caller waits
+  // for the files claimed, not for the helpers: on shared, oversubscribed
+  // cores a helper that is scheduled late finds no work and parks again (its
+  // task holds the job alive through its shared_ptr).
   struct Job {
     // The caller's vector: read only for files claimed below `total`, all of
     // which finish before the caller returns (late helpers claim nothing).
@@ -476,20 +449,11 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
   size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads)
                                        : std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, n);
-  auto call_helpers = [&] {
-    for (size_t t = 1; t < threads; ++t) {
-      try {
-        std::thread helper(work, job, std::function<void()>());
-        move_off_callers_cpu(helper);
-        helper.detach();
-      } catch (const std::system_error&) {
-        break;  // no more threads: the caller does the rest
-      }
-    }
-  };
+  auto call_helpers = [&] { run_on_helpers(threads - 1, [job, work] { work(job, std::function<void()>()); }); };
   // Helpers when the job is long enough to pay for them (see
   // PruneOptions::helpers_min_work_us): the caller's time per file so far
-  // times the files not yet claimed.
+  // times the files not yet claimed, estimated as soon as a few files are
+  // done (every microsecond the caller waits is one a helper cannot share).
   std::function<void()> after_file;
   using Clock = std::chrono::steady_clock;
   const Clock::time_point start = Clock::now();
@@ -504,7 +468,9 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
       ++mine;
       if (called) return;
       const auto spent = Clock::now() - start;
-      if (spent < std::chrono::microseconds(100)) return;
+      // The first estimate waits for a few files: the first one alone, the
+      // coldest, would overstate the rest.
+      if (mine < 4 || spent < std::chrono::microseconds(10)) return;
       const size_t claimed = job->next.load(std::memory_order_relaxed);
       const size_t left = claimed >= n ? 0 : n - claimed;
       if (left == 0) {

@@ -17,6 +17,7 @@
 // (tests/cpp/prune_footer_test.cc and the footer fuzz target check this).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -66,13 +67,21 @@ struct PruneFooter {
   // FileMetaData of the checked path. Null when they point into the
   // caller's buffer (valid only as long as that buffer).
   std::shared_ptr<const void> backing;
+  // A kept footer's (see FilePruner::keep_footer) Bloom filter layouts,
+  // learned from the headers read by block probes: per row group,
+  // header size << 32 | number of blocks, 0 until learned. Later probes of
+  // the file, which the footer cache has found unchanged (same size and
+  // mtime), then read the blocks without the header first. Shared by the
+  // threads that probe the file: each entry is written once, whole.
+  std::shared_ptr<std::atomic<uint64_t>[]> bloom_layouts;
 };
 
 // What pruning `column` needs from the serialized FileMetaData in
 // [data, data + len) (at file offset `base_offset`, for messages). Errors
 // are the checked parser's; a column the file lacks is kInvalidArgument
-// "no column 'x' (leaf columns: ...)". With `copy`, the result owns a copy
-// of the bytes (for the footer cache); otherwise it points into `data`.
+// "no column 'x' (leaf columns: ...)". With `copy`, the result owns its
+// min/max, packed in one buffer (for the footer cache); otherwise they may
+// point into `data`.
 Result<PruneFooter> decode_prune_footer(const uint8_t* data, size_t len, size_t base_offset,
                                         std::string_view column, const ParseLimits& limits,
                                         bool copy);

@@ -172,6 +172,58 @@ TEST(FilePruner, BlockReadsAskForAHeaderThenOneBlockPerHash) {
   EXPECT_EQ(asks[3][0].length, kSbbfBytesPerBlock);
 }
 
+TEST(FilePruner, AKeptFooterLearnsFilterLayoutsForLaterProbes) {
+  // Pruners started from a kept footer (a footer cache) read a filter's
+  // header once; later ones ask for the blocks alone, with the same answers.
+  const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_with_length.parquet";
+  const auto bytes = read_all(path);
+  pq::PruneOptions opt;
+  opt.block_reads = true;
+  opt.use_statistics = false;
+  opt.per_value = true;
+  auto q = pq::PruneQuery::make("String", strings({"Hello", "nope"}), opt);
+  ASSERT_TRUE(q.ok());
+  pq::FilePruner first(**q, path, bytes.size(), bytes.size());  // the filters come in the tail: no header read
+  first.keep_footer();
+  const std::string want = describe(drive(first, bytes));
+  auto footer = first.footer();
+  ASSERT_NE(footer, nullptr);
+  auto asks_of = [&](pq::FilePruner& p, std::string* answer) {
+    std::vector<std::vector<pq::ByteRange>> asks;
+    while (!p.done() && asks.size() < 10) {
+      asks.push_back(p.needs());
+      for (const auto& r : asks.back()) p.feed(r.offset, bytes.data() + r.offset, static_cast<size_t>(r.length));
+    }
+    *answer = describe(p.take_result());
+    return asks;
+  };
+  std::string answer;
+  pq::FilePruner second(**q, path, bytes.size(), footer);
+  const auto second_asks = asks_of(second, &answer);
+  EXPECT_EQ(answer, want);
+  ASSERT_EQ(second_asks.size(), 2u);  // the header, then the blocks
+  EXPECT_EQ(second_asks[0][0].length, 64u);
+  for (int round = 0; round < 2; ++round) {
+    pq::FilePruner later(**q, path, bytes.size(), footer);
+    const auto later_asks = asks_of(later, &answer);
+    EXPECT_EQ(answer, want);
+    ASSERT_EQ(later_asks.size(), 1u);  // the blocks alone
+    EXPECT_EQ(later_asks[0], second_asks[1]);
+  }
+  // Learned from block probes only: a footer kept by a whole-filter read
+  // still starts with the header.
+  pq::PruneOptions whole = opt;
+  whole.block_reads = false;
+  auto wq = pq::PruneQuery::make("String", strings({"Hello", "nope"}), whole);
+  ASSERT_TRUE(wq.ok());
+  pq::FilePruner w(**wq, path, bytes.size(), 64);
+  w.keep_footer();
+  EXPECT_EQ(describe(drive(w, bytes)), want);
+  pq::FilePruner after_whole(**q, path, bytes.size(), w.footer());
+  EXPECT_EQ(asks_of(after_whole, &answer).size(), 2u);
+  EXPECT_EQ(answer, want);
+}
+
 TEST(FilePruner, WholeFileFedAtOnceNeedsNothingMore) {
   const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_with_length.parquet";
   const auto bytes = read_all(path);

@@ -34,6 +34,18 @@ std::vector<uint8_t> footer_of(const std::vector<uint8_t>& file) {
   return std::vector<uint8_t>(at, at + len);
 }
 
+// A kept footer's min/max lie end to end in one buffer, in row-group order
+// (min then max): what makes a cached probe read consecutive cache lines.
+void expect_packed_bounds(const pq::PruneFooter& f, const std::string& where) {
+  const char* next = nullptr;
+  for (const pq::PruneRowGroup& rg : f.row_groups) {
+    for (std::string_view v : {rg.chunk.min, rg.chunk.max}) {
+      if (next != nullptr) ASSERT_EQ(v.data(), next) << where << ": min/max not packed";
+      next = v.data() + v.size();
+    }
+  }
+}
+
 struct Tally {
   int fast = 0, deferred = 0;
 };
@@ -44,7 +56,11 @@ void expect_agreement(const std::vector<uint8_t>& footer, const std::string& col
   const pq::ParseLimits limits;
   auto fast = pq::decode_prune_footer_fast(footer.data(), footer.size(), column, limits);
   auto checked = pq::decode_prune_footer_checked(footer.data(), footer.size(), 0, column, limits);
-  auto combined = pq::decode_prune_footer(footer.data(), footer.size(), 0, column, limits, /*copy=*/true);
+  // The combined decode with copy (as the footer cache keeps it) from a
+  // scratch buffer wiped right after: it must own every byte it answers with.
+  auto scratch = footer;
+  auto combined = pq::decode_prune_footer(scratch.data(), scratch.size(), 0, column, limits, /*copy=*/true);
+  std::fill(scratch.begin(), scratch.end(), 0xAB);
   if (fast) {
     ++tally->fast;
     ASSERT_TRUE(checked.ok()) << where << ": the walk accepted what the checked parser rejects: "
@@ -56,6 +72,7 @@ void expect_agreement(const std::vector<uint8_t>& footer, const std::string& col
   ASSERT_EQ(combined.ok(), checked.ok()) << where;
   if (checked.ok()) {
     EXPECT_EQ(pq::prune_footer_difference(*combined, *checked), "") << where;
+    expect_packed_bounds(*combined, where);
   } else {
     EXPECT_EQ(combined.error().to_string(), checked.error().to_string()) << where;
     EXPECT_FALSE(checked.error().message.empty()) << where;

@@ -394,6 +394,38 @@ def test_prune_many_files_and_glob(pyarrow_lake):
     assert t1.equals(t2)
 
 
+def test_prune_table_made_in_cpp_equals_the_assembled_one(pyarrow_lake):
+    # prune's table comes from C++ as one Arrow record batch; by_value's from
+    # flat arrays assembled in Python. Collapsing by_value's rows per row
+    # group gives back the same verdicts, in the same order, and the schema
+    # is exactly the documented one.
+    import gc
+
+    paths = sorted(str(p) for p in pyarrow_lake.glob("*.parquet"))
+    (pyarrow_lake / "broken.parquet").write_bytes(b"PAR1 not a footer PAR1")
+    try:
+        values = [12345, 7, int(pq.read_table(paths[1], columns=["id"])["id"][5].as_py())]
+        t = pqfast.prune(paths + [str(pyarrow_lake / "broken.parquet")], "id", values, on_error="skip")
+    finally:
+        (pyarrow_lake / "broken.parquet").unlink()
+    assert t.schema == pa.schema([("path", pa.string()), ("row_group", pa.int32()), ("verdict", pa.string()),
+                                  ("reason", pa.string())])
+    per_value = pqfast.prune(paths, "id", values, by_value=True)
+    rows = {}
+    for path, g, verdict in zip(*(per_value[c].to_pylist() for c in ("path", "row_group", "verdict"))):
+        rows.setdefault((path, g), set()).add(verdict)
+    expected = [(path, g, "maybe" if "maybe" in vs else "absent") for (path, g), vs in rows.items()]
+    assert list(zip(*(t[c].to_pylist() for c in ("path", "row_group", "verdict")))) == expected
+    assert len(expected) == 4 * 5
+    # The batch owns its buffers: a column kept alone outlives the table.
+    reasons = t.column("reason")
+    want = reasons.to_pylist()
+    del t
+    gc.collect()
+    assert reasons.to_pylist() == want
+    assert all(r == "min/max" or r.startswith(("bloom filter", "min/max + bloom")) for r in want)
+
+
 def test_glob_matches_python_glob(tmp_path):
     # The C++ expansion (glob(3)) gives what sorted(glob.glob()) gives, on awkward names.
     import glob as pyglob
@@ -659,11 +691,55 @@ def test_small_lists_encode_as_the_general_path(pyarrow_lake):
         assert (fast[3] is None and slow[3] is None) or list(fast[3]) == list(slow[3])
     # What the short path leaves to the general one: its errors and conversions.
     for col, values in [("small", [1 << 31]), ("id", [1 << 63]), ("id", [True]), ("id", [np.int64(5)]),
-                        ("id", ["5"]), ("name", [b"x"]), ("name", [5]), ("day", [3])]:
+                        ("id", ["5"]), ("name", [b"x"]), ("name", [5]), ("day", [3]), ("name", ["\udc80"]),
+                        ("id", list(range(65))), ("id", [])]:
         assert _encode_small_list(desc[col], desc[col]["physical_type"], values) is None, (col, values)
+    with pytest.raises(UnicodeEncodeError):
+        encode_values(desc["name"], ["\udc80"])  # a lone surrogate: str.encode's error, as ever
     with pytest.raises(pqfast.FormatError, match="out of range"):
         encode_values(desc["small"], [1 << 31])
     assert bytes(encode_values(desc["id"], [np.int64(5)])[2]) == (5).to_bytes(8, "little")
+
+
+def test_a_lookup_in_one_native_call_equals_the_general_path(pyarrow_lake, tmp_path):
+    """prune() with a few plain values takes one native call (_prune_local:
+    expansion, typing, pruning, the table); a tuple of the same values takes
+    the general path. Same tables, same errors, for patterns, lists, threads,
+    caches and the values the native call hands back (None)."""
+    from pqfast import _pqfast
+
+    files = sorted(str(p) for p in pyarrow_lake.glob("*.parquet"))
+    pattern = str(pyarrow_lake / "*.parquet")
+    name0 = pq.read_table(files[2], columns=["name"])["name"][3].as_py()
+    id0 = int(pq.read_table(files[1], columns=["id"])["id"][7].as_py())
+    for target in (pattern, files, files[1:3]):
+        for column, values in [("id", [id0, 5]), ("name", [name0, "nobody"]), ("small", [3, -1]),
+                               ("nobloom", [id0])]:
+            for kw in ({}, {"threads": 1}, {"cache": True}, {"use_statistics": False}, {"use_bloom": False}):
+                fast = pqfast.prune(target, column, values, **kw)
+                general = pqfast.prune(target, column, tuple(values), **kw)
+                assert fast.equals(general), (target, column, values, kw)
+    pqfast.clear_footer_cache()
+    # The native call answers for these, and hands back the rest.
+    assert _pqfast._prune_local(os.fsencode(pattern), "id", [id0]) is not None
+    assert _pqfast._prune_local(files, "name", [name0]) is not None
+    for target, column, values in [(files, "day", [3]), (files, "id", [True]), (files, "id", [np.int64(1)]),
+                                   (files, "nope", [1]), ([str(tmp_path / "missing.parquet")], "id", [1]),
+                                   (os.fsencode(str(tmp_path / "*.parquet")), "id", [1]), ([], "id", [1])]:
+        assert _pqfast._prune_local(target, column, values) is None, (target, column, values)
+    # Errors: a bad file after a good one, raised or skipped alike.
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1" + b"\0" * 20 + b"PAR1")
+    mixed = [files[0], str(bad)]
+    with pytest.raises(pqfast.FormatError) as fast_error:
+        pqfast.prune(mixed, "id", [id0])
+    with pytest.raises(pqfast.FormatError) as general_error:
+        pqfast.prune(mixed, "id", (id0,))
+    assert str(fast_error.value) == str(general_error.value)
+    assert pqfast.prune(mixed, "id", [id0], on_error="skip").equals(pqfast.prune(mixed, "id", (id0,), on_error="skip"))
+    # A first file that cannot type the values: the general path's error.
+    with pytest.raises(pqfast.FormatError, match="no column 'nope'"):
+        pqfast.prune(pattern, "nope", [1])
 
 
 def test_glob_sees_every_change_to_a_listed_directory(tmp_path):

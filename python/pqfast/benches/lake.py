@@ -152,7 +152,7 @@ def old_filesystem_prune(paths, column, values, fs, threads: int = 8):
 
     with ThreadPoolExecutor(max_workers=max(1, min(threads, len(paths)))) as pool:
         parts = list(pool.map(one, enumerate(paths)))
-    return verdict_table(parts, paths, nv, False, raw_values, "raise", False)
+    return verdict_table(parts, paths, nv, False, raw_values, "raise")
 
 
 def run(args) -> int:
