@@ -4,25 +4,21 @@ namespace pqfast::py {
 
 namespace {
 
-void schema_capsule_free(PyObject* cap) {
-  auto* s = static_cast<ArrowSchema*>(PyCapsule_GetPointer(cap, "arrow_schema"));
-  if (s == nullptr) {
+// A capsule's destructor: releases the struct unless its importer moved it
+// out (release set to null), then frees it.
+template <class T>
+void free_capsule(PyObject* cap, const char* name) {
+  auto* p = static_cast<T*>(PyCapsule_GetPointer(cap, name));
+  if (p == nullptr) {
     PyErr_Clear();
     return;
   }
-  if (s->release) s->release(s);
-  delete s;
+  if (p->release) p->release(p);
+  delete p;
 }
 
-void array_capsule_free(PyObject* cap) {
-  auto* a = static_cast<ArrowArray*>(PyCapsule_GetPointer(cap, "arrow_array"));
-  if (a == nullptr) {
-    PyErr_Clear();
-    return;
-  }
-  if (a->release) a->release(a);
-  delete a;
-}
+void schema_capsule_free(PyObject* cap) { free_capsule<ArrowSchema>(cap, "arrow_schema"); }
+void array_capsule_free(PyObject* cap) { free_capsule<ArrowArray>(cap, "arrow_array"); }
 
 }  // namespace
 

@@ -36,13 +36,18 @@ std::string describe(const pq::FilePruneResult& r) {
 
 using pqfast::testing::strings;
 
-// Drives a pruner over bytes in memory; every range asked for must lie in the file.
-pq::FilePruneResult drive(pq::FilePruner& p, const std::vector<uint8_t>& file, int* rounds = nullptr) {
+using Asks = std::vector<std::vector<pq::ByteRange>>;
+
+// Drives a pruner over bytes in memory; every range asked for must lie in
+// the file. `asks` gets what it asked for, round by round.
+pq::FilePruneResult drive(pq::FilePruner& p, const std::vector<uint8_t>& file, int* rounds = nullptr,
+                          Asks* asks = nullptr) {
   int n = 0;
   while (!p.done()) {
     auto want = p.needs();
     EXPECT_FALSE(want.empty());
     if (want.empty()) break;
+    if (asks) asks->push_back(want);
     for (const auto& r : want) {
       EXPECT_LE(r.offset + r.length, file.size());
       p.feed(r.offset, file.data() + r.offset, static_cast<size_t>(r.length));
@@ -154,16 +159,10 @@ TEST(FilePruner, BlockReadsAskForAHeaderThenOneBlockPerHash) {
   auto q = pq::PruneQuery::make("String", strings({"Hello"}), opt);
   ASSERT_TRUE(q.ok());
   pq::FilePruner p(**q, path, bytes.size(), 64);
-  std::vector<std::vector<pq::ByteRange>> asks;
-  while (!p.done()) {
-    auto want = p.needs();
-    ASSERT_FALSE(want.empty());
-    asks.push_back(want);
-    for (const auto& r : want) p.feed(r.offset, bytes.data() + r.offset, static_cast<size_t>(r.length));
-    ASSERT_LT(asks.size(), 10u);
-  }
-  ASSERT_TRUE(p.result().ok) << p.result().error.to_string();
-  EXPECT_EQ(p.result().row_groups[0].verdict, pq::Verdict::kMaybe);
+  Asks asks;
+  const auto result = drive(p, bytes, nullptr, &asks);
+  ASSERT_TRUE(result.ok) << result.error.to_string();
+  EXPECT_EQ(result.row_groups[0].verdict, pq::Verdict::kMaybe);
   // tail, footer, filter header, one 32-byte block
   ASSERT_EQ(asks.size(), 4u);
   ASSERT_EQ(asks[2].size(), 1u);
@@ -189,12 +188,8 @@ TEST(FilePruner, AKeptFooterLearnsFilterLayoutsForLaterProbes) {
   auto footer = first.footer();
   ASSERT_NE(footer, nullptr);
   auto asks_of = [&](pq::FilePruner& p, std::string* answer) {
-    std::vector<std::vector<pq::ByteRange>> asks;
-    while (!p.done() && asks.size() < 10) {
-      asks.push_back(p.needs());
-      for (const auto& r : asks.back()) p.feed(r.offset, bytes.data() + r.offset, static_cast<size_t>(r.length));
-    }
-    *answer = describe(p.take_result());
+    Asks asks;
+    *answer = describe(drive(p, bytes, nullptr, &asks));
     return asks;
   };
   std::string answer;
