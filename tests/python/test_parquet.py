@@ -410,6 +410,7 @@ def test_prune_table_made_in_cpp_equals_the_assembled_one(pyarrow_lake):
         (pyarrow_lake / "broken.parquet").unlink()
     assert t.schema == pa.schema([("path", pa.string()), ("row_group", pa.int32()), ("verdict", pa.string()),
                                   ("reason", pa.string())])
+    t.validate(full=True)  # offsets, UTF-8 and lengths of the buffers made in C++
     per_value = pqfast.prune(paths, "id", values, by_value=True)
     rows = {}
     for path, g, verdict in zip(*(per_value[c].to_pylist() for c in ("path", "row_group", "verdict"))):
