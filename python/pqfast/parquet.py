@@ -612,8 +612,6 @@ def _encode_small_list(desc: dict, pt: str, values: list):
     encoded in C++ (simple_values.h) without the general path's checks and
     numpy conversions. None when the values or the column need the general
     path, which then words any error."""
-    if pt not in ("INT64", "INT32", "BYTE_ARRAY"):
-        return None
     kind, converted = desc["logical_type"]["kind"], desc["converted_type"]
     got = _pqfast._encode_small_list(pt, kind != 0 or converted is not None,
                                      kind == _LT_DECIMAL or converted == "DECIMAL", values)

@@ -415,12 +415,11 @@ void bind_parquet_rest(nb::module_& m) {
     return load(f, offset, length);
   });
 
-  auto prune_paths = [](const std::vector<std::string>& paths, const std::string& column,
-                        const std::string& type_name, int32_t type_length, nb::handle data,
-                        nb::handle offsets, int threads, bool per_value, bool use_stats, bool use_bloom,
-                        nb::object progress, bool cache) {
-    pq::ProbeValues v = make_values(type_name, type_length, data, offsets);
-    const size_t nv = v.size();
+  // Local files pruned on C++ threads with the GIL released; `progress`
+  // (None or a callable) is called once per file done.
+  auto prune_local_files = [](const std::vector<std::string>& paths, const std::string& column,
+                              const pq::ProbeValues& v, int threads, bool per_value, bool use_stats,
+                              bool use_bloom, bool cache, nb::object progress) {
     auto opts = make_options(threads, per_value, use_stats, use_bloom);
     if (cache) opts.footer_cache = &footer_cache();
     std::vector<pq::FilePruneResult> rs;
@@ -438,7 +437,14 @@ void bind_parquet_rest(nb::module_& m) {
       }
       rs = pq::prune_files(paths, column, v, opts, cb);
     }
-    return results_to_dict(rs, nv, per_value);
+    return results_to_dict(rs, v.size(), per_value);
+  };
+  auto prune_paths = [prune_local_files](const std::vector<std::string>& paths, const std::string& column,
+                                         const std::string& type_name, int32_t type_length, nb::handle data,
+                                         nb::handle offsets, int threads, bool per_value, bool use_stats,
+                                         bool use_bloom, nb::object progress, bool cache) {
+    return prune_local_files(paths, column, make_values(type_name, type_length, data, offsets), threads,
+                             per_value, use_stats, use_bloom, cache, std::move(progress));
   };
   // Paths as a _PathList from _glob_paths, or as a list of str. The
   // _PathList overload comes first: nanobind tries overloads in order, and
@@ -473,8 +479,8 @@ void bind_parquet_rest(nb::module_& m) {
   // its column's type (that path words the error or skips the file).
   m.def(
       "_prune_local",
-      [](nb::handle target, const std::string& column, nb::handle values, int threads, bool use_stats,
-         bool use_bloom, bool cache) -> nb::object {
+      [prune_local_files](nb::handle target, const std::string& column, nb::handle values, int threads,
+                          bool use_stats, bool use_bloom, bool cache) -> nb::object {
         std::shared_ptr<const std::vector<std::string>> paths;
         if (nb::isinstance<nb::bytes>(target)) {
           const std::string pattern(nb::borrow<nb::bytes>(target).c_str(), nb::len(target));
@@ -498,14 +504,7 @@ void bind_parquet_rest(nb::module_& m) {
         if (!desc.ok()) return nb::none();
         std::optional<pq::ProbeValues> v = encode_small_list(value_typing(*desc), values);
         if (!v) return nb::none();
-        auto opts = make_options(threads, false, use_stats, use_bloom);
-        if (cache) opts.footer_cache = &footer_cache();
-        std::vector<pq::FilePruneResult> rs;
-        {
-          nb::gil_scoped_release release;
-          rs = pq::prune_files(*paths, column, *v, opts);
-        }
-        return results_to_dict(rs, v->size(), false);
+        return prune_local_files(*paths, column, *v, threads, false, use_stats, use_bloom, cache, nb::none());
       },
       nb::arg("target"), nb::arg("column"), nb::arg("values"), nb::arg("threads") = 0,
       nb::arg("use_stats") = true, nb::arg("use_bloom") = true, nb::arg("cache") = false);
