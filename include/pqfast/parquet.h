@@ -154,6 +154,10 @@ struct ColumnChunk {
   int32_t offset_index_length = -1;
   int64_t column_index_offset = -1;
   int32_t column_index_length = -1;
+  // From encoding_stats: 1 when every data page is dictionary-encoded
+  // (PLAIN_DICTIONARY or RLE_DICTIONARY), 0 when some page is not, -1 when
+  // the writer gave no encoding_stats.
+  int8_t all_data_pages_dictionary = -1;
 };
 
 struct RowGroup {

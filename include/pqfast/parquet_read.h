@@ -88,6 +88,7 @@ class ColumnArray {
   struct Impl;
   explicit ColumnArray(std::unique_ptr<Impl> impl);
   Impl* impl() { return impl_.get(); }
+  const Impl* impl() const { return impl_.get(); }
 
  private:
   std::unique_ptr<Impl> impl_;
@@ -107,6 +108,51 @@ Result<ColumnArray> decode_column_chunk(const uint8_t* chunk_bytes, size_t len, 
                                         const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
                                         const ColumnReadOptions& options = {},
                                         const std::string& where = "");
+
+// Rows [begin, end) of a row group. Lists of them are sorted and disjoint.
+struct RowRange {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+// Pages back to back in memory: `bytes` holds them from the first page's
+// header on, `file_offset` is where they start in the file, `first_row` the
+// row (in the row group) of their first value. A dictionary page comes in a
+// run of its own with first_row 0.
+struct PageRun {
+  const uint8_t* bytes = nullptr;
+  size_t len = 0;
+  uint64_t file_offset = 0;
+  int64_t first_row = 0;
+};
+
+// Decodes the data pages of `runs` (in row order) that hold a row of `keep`;
+// the others are skipped by their headers (neither decompressed nor
+// decoded). Without `whole_chunk` each run is walked to its end; with it the
+// single run is a whole column chunk, walked until the row group's rows are
+// read. `decoded` receives the row ranges the output holds, in order (whole
+// pages: a superset of `keep` where pages straddle its bounds), and counts.
+struct PagesDecoded {
+  std::vector<RowRange> rows;  // the rows the output holds, in order
+  int64_t pages_decoded = 0;
+  int64_t pages_skipped = 0;   // walked past by their headers
+};
+Result<ColumnArray> decode_column_pages(const std::vector<PageRun>& runs, bool whole_chunk,
+                                        const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
+                                        const std::vector<RowRange>& keep, PagesDecoded* decoded,
+                                        const ColumnReadOptions& options = {}, const std::string& where = "");
+
+// The values of a chunk's dictionary page (`bytes`: the page, header first)
+// in the layout of `options` (fixed-width and binary layouts).
+Result<ColumnArray> decode_dictionary_page(const uint8_t* bytes, size_t len, uint64_t file_offset,
+                                           const ColumnDescriptor& column, int32_t codec,
+                                           const ColumnReadOptions& options = {}, const std::string& where = "");
+
+// The rows of `column` (whose values are the rows `decoded` lists, in order)
+// that `selection` (a bitmap over the row group's rows, LSB first) selects,
+// as a new array; `selected` is their count.
+Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRange>& decoded,
+                                  const uint64_t* selection, int64_t selected);
 
 // Compression codecs this build reads (parquet.thrift numbers): 0 always.
 bool codec_supported(int32_t codec);

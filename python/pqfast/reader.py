@@ -305,14 +305,34 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
-               filesystem: Any = None, use_threads: bool = True):
+               filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
+               threads: int | None = None, stats: bool = False):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
     Flat columns of every physical type and encoding are read; a nested column
     raises ``pqfast.FormatError`` ("nested columns are not read yet").
+
+    ``filters`` (pyarrow's DNF: a list of ``(column, op, value)`` tuples is an
+    AND, a list of such lists an OR; ops ``=``/``==``, ``!=``, ``<``, ``<=``,
+    ``>``, ``>=``, ``in``, ``not in``; or a ``pyarrow.compute.Expression`` of
+    the same comparisons with ``&``, ``|``, ``~``, ``is_null``, ``is_valid``)
+    returns the rows ``pyarrow.dataset`` returns for it, in file-then-row
+    order, read by the native scan engine: row groups pruned by min/max and
+    Bloom filters, chunks by dictionaries, pages by the page index, filter
+    columns decoded first and the projected columns read only for matching
+    rows. ``source`` may then also be a directory or a glob. ``stats=True``
+    returns ``(table, dict)``, the dict saying what was read.
     """
     from .parquet import ParquetFile
+
+    if filters is not None or stats:
+        if row_groups is not None or filesystem is not None:
+            raise FormatError("invalid argument: filters= reads local paths, directories and globs; "
+                              "row_groups= and filesystem= do not combine with it yet")
+        from .scan import scan_table
+
+        return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats)
 
     if isinstance(source, (list, tuple)):
         import pyarrow as pa

@@ -101,6 +101,7 @@ void bind_delta(nb::module_& m);
 void bind_bench(nb::module_& m);
 void bind_parquet(nb::module_& m);
 void bind_read(nb::module_& m);
+void bind_scan(nb::module_& m);
 void bind_sansio(nb::module_& m);
 
 }  // namespace pqfast::py

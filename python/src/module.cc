@@ -28,5 +28,6 @@ NB_MODULE(_pqfast, m) {
   bind_bench(m);
   bind_parquet(m);
   bind_read(m);
+  bind_scan(m);
   bind_sansio(m);
 }

@@ -80,8 +80,24 @@ class ChunkReader {
 
   Result<ColumnArray> run(const uint8_t* chunk, size_t len, uint64_t file_offset, int64_t num_rows);
 
+  // Page by page: begin(), then feed() runs of pages back to back (the
+  // dictionary page first, if any), then finish(). Pages holding no row of
+  // `keep` (when set) are skipped by their headers: not decompressed, not
+  // decoded. `decoded` receives the row ranges whose values the output holds.
+  Status begin(size_t len_hint, int64_t num_rows, const std::vector<RowRange>* keep);
+  Status feed(const uint8_t* run, size_t len, uint64_t file_offset, int64_t first_row, bool whole_chunk);
+  ColumnArray finish(std::vector<RowRange>* decoded);
+  void add_counts(int64_t* decoded, int64_t* skipped) const {
+    *decoded += pages_decoded_;
+    *skipped += pages_skipped_;
+  }
+  // The dictionary page's values (after begin() and feed() of the page) as
+  // an array of the reader's layout (fixed-width and binary layouts only).
+  Result<ColumnArray> dictionary_array();
+
  private:
   Status dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  bool wanted(int64_t first, int64_t count);
   Status data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
   Status values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
   Status fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
@@ -107,8 +123,14 @@ class ChunkReader {
   int32_t phys_width_ = 0;
   bool nullable_ = false;
   std::unique_ptr<ColumnArray::Impl> out_;
-  int64_t pos_ = 0;
+  int64_t pos_ = 0;        // values in the output
+  int64_t row_ = 0;        // the row group's rows walked (decoded or skipped)
+  bool saw_data_ = false;  // a data page was walked
   int64_t num_rows_ = 0;
+  const std::vector<RowRange>* keep_ = nullptr;
+  size_t keep_at_ = 0;
+  std::vector<RowRange> decoded_;
+  int64_t pages_decoded_ = 0, pages_skipped_ = 0;
   ReadBuffer page_;      // a decompressed page
   ReadBuffer scratch_;   // physical values before conversion, dense bits
   ReadBuffer scratch2_;  // binary bytes before conversion
@@ -133,6 +155,13 @@ Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csiz
 }
 
 Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t file_offset, int64_t num_rows) {
+  PQFAST_RETURN_IF_ERROR(begin(len, num_rows, nullptr));
+  if (out_->layout == ArrowLayout::kNull || family_ == Family::kNull) return finish(nullptr);
+  PQFAST_RETURN_IF_ERROR(feed(chunk, len, file_offset, 0, true));
+  return finish(nullptr);
+}
+
+Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRange>* keep) {
   layout_ = opts_.layout == ArrowLayout::kDefault ? default_layout(d_.physical_type) : opts_.layout;
   if (!layout_fits(layout_, d_)) {
     return make_error(ErrorCode::kInvalidArgument, where_ + ": a " + std::string(physical_type_name(d_.physical_type)) +
@@ -140,6 +169,7 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
   }
   if (num_rows < 0) return make_error(ErrorCode::kCorrupt, where_ + ": negative row count " + std::to_string(num_rows));
   num_rows_ = num_rows;
+  keep_ = keep;
   family_ = family_of(layout_);
   phys_width_ = physical_width(d_.physical_type, d_.type_length);
   if (d_.physical_type == PhysicalType::kFixedLenByteArray && d_.type_length <= 0) {
@@ -157,15 +187,29 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
   }
   if (family_ == Family::kNull) {
     // Every value is null: nothing to decode (the UNKNOWN logical type).
-    out_->length = num_rows;
-    out_->null_count = num_rows;
-    return ColumnArray(std::move(out_));
+    int64_t n = num_rows;
+    if (keep) {
+      n = 0;
+      for (const auto& r : *keep) n += r.end - r.begin;
+      decoded_ = *keep;
+    } else if (num_rows > 0) {
+      decoded_.push_back({0, num_rows});
+    }
+    out_->length = n;
+    out_->null_count = n;
+    row_ = pos_ = n;
+    return Status::Ok();
   }
   // Room for the row group's values up front (growth copies and page
   // faults cost more than the decoding), but never more than the chunk's
   // bytes could plausibly hold: a hostile row count reserves nothing big.
   {
-    const uint64_t n0 = std::min<uint64_t>(static_cast<uint64_t>(num_rows), uint64_t{len} * 8 + 65536);
+    int64_t want = num_rows;
+    if (keep) {
+      want = 0;
+      for (const auto& r : *keep) want += r.end - r.begin;
+    }
+    const uint64_t n0 = std::min<uint64_t>(static_cast<uint64_t>(want), uint64_t{len} * 8 + 65536);
     if (nullable_) out_->validity.reserve(static_cast<size_t>(n0 / 8 + 8));
     switch (family_) {
       case Family::kFixed: out_->values.reserve(static_cast<size_t>(n0) * static_cast<size_t>(out_->width)); break;
@@ -173,7 +217,7 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
       case Family::kBool: out_->values.reserve(static_cast<size_t>(n0 / 8 + 8)); break;
       case Family::kBinary:
         out_->values.reserve(static_cast<size_t>(n0 + 1) * (layout_ == ArrowLayout::kBinary ? 4 : 8));
-        out_->data.reserve(codec_ == 0 ? len : len * 3);
+        if (!keep) out_->data.reserve(codec_ == 0 ? len : len * 3);
         break;
       case Family::kNull: break;
     }
@@ -184,13 +228,26 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
                       where_ + ": compression codec " + (name ? std::string(name) : "UNKNOWN(" + std::to_string(codec_) + ")") +
                           " is not supported by this build of pqfast");
   }
+  return Status::Ok();
+}
+
+Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset, int64_t first_row, bool whole_chunk) {
+  if (family_ == Family::kNull) return Status::Ok();
+  if (first_row < row_ || first_row > num_rows_) {
+    return make_error(ErrorCode::kCorrupt, where_ + ": pages at byte " + std::to_string(file_offset) + " start at row " +
+                                               std::to_string(first_row) + ", after " + std::to_string(row_) +
+                                               " rows were read (of " + std::to_string(num_rows_) + ")");
+  }
+  row_ = first_row;
   size_t at = 0;
-  while (pos_ < num_rows) {
+  // A whole chunk is walked until its rows are read (bytes after them are
+  // ignored, as other readers do); a run of pages until its bytes end.
+  while (whole_chunk ? row_ < num_rows_ : at < len) {
     const uint64_t page_off = file_offset + at;
     const std::string where = where_ + ", page at byte " + std::to_string(page_off);
     if (at >= len) {
-      return make_error(ErrorCode::kTruncated, where_ + ": the column chunk's pages end after " + std::to_string(pos_) +
-                                                   " of the row group's " + std::to_string(num_rows) + " values");
+      return make_error(ErrorCode::kTruncated, where_ + ": the column chunk's pages end after " + std::to_string(row_) +
+                                                   " of the row group's " + std::to_string(num_rows_) + " values");
     }
     auto h = parse_page_header(chunk + at, len - at, page_off);
     if (!h.ok()) return make_error(h.error().code, where_ + ": " + h.error().message);
@@ -203,18 +260,83 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
     switch (h->type) {
       case PageType::kDictionaryPage: PQFAST_RETURN_IF_ERROR(dictionary_page(*h, b, where)); break;
       case PageType::kDataPage:
-      case PageType::kDataPageV2: PQFAST_RETURN_IF_ERROR(data_page(*h, b, where)); break;
+      case PageType::kDataPageV2: {
+        saw_data_ = true;
+        const int64_t count = h->type == PageType::kDataPageV2 ? h->data_page_v2.num_values : h->data_page.num_values;
+        if (keep_ && !wanted(row_, count)) {
+          if (count > num_rows_ - row_) {
+            return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count) +
+                                                       " values runs past the row group's " + std::to_string(num_rows_) +
+                                                       " rows (" + std::to_string(row_) + " read before it)");
+          }
+          row_ += count;
+          ++pages_skipped_;
+          break;
+        }
+        ++pages_decoded_;
+        const int64_t first = row_;
+        PQFAST_RETURN_IF_ERROR(data_page(*h, b, where));
+        if (!decoded_.empty() && decoded_.back().end == first) {
+          decoded_.back().end = row_;
+        } else if (row_ > first) {
+          decoded_.push_back({first, row_});
+        }
+        break;
+      }
       case PageType::kIndexPage: break;
     }
     at += h->header_size + body;
+    if (!whole_chunk && row_ >= num_rows_ && saw_data_) break;
   }
+  return Status::Ok();
+}
+
+ColumnArray ChunkReader::finish(std::vector<RowRange>* decoded) {
   out_->length = pos_;
+  if (decoded) *decoded = std::move(decoded_);
   return ColumnArray(std::move(out_));
+}
+
+bool ChunkReader::wanted(int64_t first, int64_t count) {
+  // keep_ is sorted; pages come in row order, so a cursor walks it once.
+  const auto& k = *keep_;
+  while (keep_at_ < k.size() && k[keep_at_].end <= first) ++keep_at_;
+  return keep_at_ < k.size() && k[keep_at_].begin < first + count;
+}
+
+Result<ColumnArray> ChunkReader::dictionary_array() {
+  if (!dict_.present) return make_error(ErrorCode::kInvalidArgument, where_ + ": the chunk has no dictionary page");
+  auto a = std::make_unique<ColumnArray::Impl>();
+  a->layout = layout_;
+  a->format = out_->format;
+  a->width = out_->width;
+  a->length = static_cast<int64_t>(dict_.size);
+  const size_t n = dict_.size;
+  if (family_ == Family::kFixed) {
+    a->values.resize(dict_.fixed.size());
+    if (dict_.fixed.size()) std::memcpy(a->values.data(), dict_.fixed.data(), dict_.fixed.size());
+  } else if (family_ == Family::kBinary && d_.physical_type == PhysicalType::kByteArray) {
+    const int64_t* o = dict_.offsets.as<int64_t>();
+    if (layout_ == ArrowLayout::kBinary) {
+      if (o[n] > 0x7fffffff) return make_error(ErrorCode::kLimitExceeded, where_ + ": dictionary passes 2 GiB");
+      a->values.resize((n + 1) * 4);
+      auto* o32 = a->values.as<int32_t>();
+      for (size_t i = 0; i <= n; ++i) o32[i] = static_cast<int32_t>(o[i]);
+    } else {
+      a->values.resize((n + 1) * 8);
+      std::memcpy(a->values.data(), o, (n + 1) * 8);
+    }
+    a->data.resize(dict_.bytes.size());
+    if (dict_.bytes.size()) std::memcpy(a->data.data(), dict_.bytes.data(), dict_.bytes.size());
+  } else {
+    return make_error(ErrorCode::kUnsupported, where_ + ": dictionary values in layout " + arrow_layout_name(layout_));
+  }
+  return ColumnArray(std::move(a));
 }
 
 Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where) {
   if (dict_.present) return make_error(ErrorCode::kCorrupt, where + ": a second dictionary page in the column chunk");
-  if (pos_ > 0) return make_error(ErrorCode::kCorrupt, where + ": dictionary page after data pages");
+  if (saw_data_) return make_error(ErrorCode::kCorrupt, where + ": dictionary page after data pages");
   const int32_t enc = h.dictionary_page.encoding;
   if (enc != kPlain && enc != kPlainDictionary) {
     return make_error(ErrorCode::kUnsupported, where + ": dictionary page encoded as " + enc_name(enc));
@@ -284,9 +406,9 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
     return make_error(ErrorCode::kLimitExceeded, where + ": page of " + std::to_string(count64) +
                                                      " values exceeds the limit of " + std::to_string(opts_.max_page_values));
   }
-  if (count64 > num_rows_ - pos_) {
+  if (count64 > num_rows_ - row_) {
     return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count64) + " values runs past the row group's " +
-                                               std::to_string(num_rows_) + " rows (" + std::to_string(pos_) + " read before it)");
+                                               std::to_string(num_rows_) + " rows (" + std::to_string(row_) + " read before it)");
   }
   const size_t count = static_cast<size_t>(count64);
   const size_t csize = static_cast<size_t>(h.compressed_page_size);
@@ -360,6 +482,7 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   }
   PQFAST_RETURN_IF_ERROR(values(enc, vals, vals_len, count, nonnull, where));
   pos_ += static_cast<int64_t>(count);
+  row_ += static_cast<int64_t>(count);
   out_->null_count += static_cast<int64_t>(count - nonnull);
   return Status::Ok();
 }
@@ -681,6 +804,30 @@ Result<ColumnArray> decode_column_chunk(const uint8_t* chunk_bytes, size_t len, 
                                         const ColumnReadOptions& options, const std::string& where) {
   ChunkReader r(column, codec, options, where.empty() ? "column '" + column.dotted_path + "'" : where);
   return r.run(chunk_bytes, len, file_offset, num_rows);
+}
+
+Result<ColumnArray> decode_column_pages(const std::vector<PageRun>& runs, bool whole_chunk,
+                                        const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
+                                        const std::vector<RowRange>& keep, PagesDecoded* decoded,
+                                        const ColumnReadOptions& options, const std::string& where) {
+  ChunkReader r(column, codec, options, where.empty() ? "column '" + column.dotted_path + "'" : where);
+  size_t len = 0;
+  for (const auto& run : runs) len += run.len;
+  PQFAST_RETURN_IF_ERROR(r.begin(len, num_rows, &keep));
+  for (const auto& run : runs) {
+    PQFAST_RETURN_IF_ERROR(r.feed(run.bytes, run.len, run.file_offset, run.first_row, whole_chunk));
+  }
+  if (decoded) r.add_counts(&decoded->pages_decoded, &decoded->pages_skipped);
+  return r.finish(decoded ? &decoded->rows : nullptr);
+}
+
+Result<ColumnArray> decode_dictionary_page(const uint8_t* bytes, size_t len, uint64_t file_offset,
+                                           const ColumnDescriptor& column, int32_t codec,
+                                           const ColumnReadOptions& options, const std::string& where) {
+  ChunkReader r(column, codec, options, where.empty() ? "column '" + column.dotted_path + "'" : where);
+  PQFAST_RETURN_IF_ERROR(r.begin(len, 0, nullptr));
+  PQFAST_RETURN_IF_ERROR(r.feed(bytes, len, file_offset, 0, false));
+  return r.dictionary_array();
 }
 
 Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,

@@ -281,7 +281,7 @@ Status read_statistics(CompactReader& r, Statistics* s) {
 
 // ---- ColumnMetaData / ColumnChunk --------------------------------------------------
 
-constexpr FieldTypes kColumnMetaDataTypes{{1,CType::kI32},{2,CType::kList},{3,CType::kList},{4,CType::kI32},{5,CType::kI64},{6,CType::kI64},{7,CType::kI64},{9,CType::kI64},{10,CType::kI64},{11,CType::kI64},{12,CType::kStruct},{14,CType::kI64},{15,CType::kI32}};
+constexpr FieldTypes kColumnMetaDataTypes{{1,CType::kI32},{2,CType::kList},{3,CType::kList},{4,CType::kI32},{5,CType::kI64},{6,CType::kI64},{7,CType::kI64},{9,CType::kI64},{10,CType::kI64},{11,CType::kI64},{12,CType::kStruct},{13,CType::kList},{14,CType::kI64},{15,CType::kI32}};
 
 Status read_column_meta_data(CompactReader& r, ColumnChunk* c) {
   bool have_type = false, have_codec = false, have_num_values = false, have_dpo = false;
@@ -345,7 +345,40 @@ Status read_column_meta_data(CompactReader& r, ColumnChunk* c) {
         }
         return Status::Ok();
       }
-      default:  // 8 key_value_metadata, 13 encoding_stats, 16 size_statistics, 17 geospatial
+      case 13: {
+        // PageEncodingStats (1 page_type, 2 encoding, 3 count) only say
+        // whether every data page is dictionary-encoded: anything unusual
+        // in them makes that unknown, never an error.
+        if (f.type != CType::kList) {
+          c->all_data_pages_dictionary = -1;
+          return r.skip(f.type);
+        }
+        PQFAST_ASSIGN_OR_RETURN(thrift::ListHeader h, r.read_list_header());
+        bool all_dict = true, known = h.elem_type == CType::kStruct || h.size == 0;
+        for (uint32_t i = 0; i < h.size; ++i) {
+          if (h.elem_type != CType::kStruct) {
+            PQFAST_RETURN_IF_ERROR(r.skip(h.elem_type));
+            continue;
+          }
+          int64_t page_type = -1, encoding = -1, count = 1;
+          PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& g) -> Status {
+            const bool is_int = g.type == CType::kI16 || g.type == CType::kI32 || g.type == CType::kI64;
+            if (g.id < 1 || g.id > 3 || !is_int) {
+              if (g.id >= 1 && g.id <= 3) known = false;
+              return r.skip(g.type);
+            }
+            PQFAST_ASSIGN_OR_RETURN(int64_t v, r.read_i64());
+            (g.id == 1 ? page_type : g.id == 2 ? encoding : count) = v;
+            return Status::Ok();
+          }));
+          const bool data_page = page_type == 0 || page_type == 3;
+          if (page_type < 0 || encoding < 0) known = false;
+          if (data_page && count > 0 && encoding != 2 && encoding != 8) all_dict = false;
+        }
+        c->all_data_pages_dictionary = known ? (all_dict ? 1 : 0) : -1;
+        return Status::Ok();
+      }
+      default:  // 8 key_value_metadata, 16 size_statistics, 17 geospatial
         return r.skip(f.type);
     }
   }));

@@ -58,9 +58,11 @@ class ReadBuffer {
     want = (want + 63) & ~size_t{63};
     size_t got = 0;
     uint8_t* p = pool_allocate(want + kSlack, &got);
-    if (size_) std::memcpy(p, data_, size_);
-    release();
+    const size_t kept = size_;
+    if (kept) std::memcpy(p, data_, kept);
+    release();  // (clears size_: the contents moved, their size with them)
     data_ = p;
+    size_ = kept;
     cap_ = got - kSlack;
   }
   // Exactly n bytes of capacity (for a buffer reused page after page).

@@ -1,0 +1,117 @@
+// The scan engine: the rows of Parquet files that a filter keeps, reading
+// only what it must.
+//
+// A filter is an OR of ANDs of atoms (column op value). Each step works
+// only on what the step before kept:
+//   1. row groups: min/max statistics and null counts, then the Bloom
+//      filters of `=`/`in` atoms (the pruner: header and blocks only);
+//   2. the dictionary page, when every data page of the chunk is
+//      dictionary-encoded (encoding_stats): no dictionary value matches,
+//      no row does (exact);
+//   3. the ColumnIndex: pages whose min/max or null counts rule the atom
+//      out, mapped to rows through the OffsetIndex;
+//   4. the filter columns' surviving pages are decoded and the atoms
+//      evaluated in bulk, one after the other, each on the rows the ones
+//      before kept: a row selection;
+//   5. the projected columns are read for the selected rows only: with an
+//      OffsetIndex only the pages holding a selected row are read,
+//      decompressed and decoded; without one, pages are skipped by their
+//      headers' value counts. An empty selection reads nothing more.
+//
+// Atom semantics follow Arrow's (pyarrow.dataset): a row is kept when the
+// filter is TRUE (Kleene logic); a comparison with a null row is NULL;
+// `in` is never NULL (a null row matches when the set holds null); NaN
+// compares false except `!=`, and `in` matches NaN to NaN.
+//
+//   pqfast::parquet::ScanFilter f;
+//   f.active = true;
+//   f.any_of.push_back({atom});                // id IN (...)
+//   auto r = pqfast::parquet::scan_files(paths, {{"id", {}}, {"name", {}}}, f, {});
+//   for (auto& piece : r->pieces) ...           // one per row group with rows
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pqfast/parquet.h"
+#include "pqfast/parquet_read.h"
+#include "pqfast/status.h"
+
+namespace pqfast::parquet {
+
+enum class FilterOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe, kIn, kIsNull };
+
+struct FilterAtom {
+  std::string column;  // dotted path of a flat leaf
+  FilterOp op = FilterOp::kEq;
+  // NOT of the atom: flips TRUE and FALSE, NULL stays NULL (so `not in` is
+  // kIn negated and `is_valid` is kIsNull negated).
+  bool negate = false;
+  // PLAIN values of the column's physical type (BOOLEAN: one byte 0 or 1
+  // each; INT96: 12 bytes). Comparisons take one; kIn takes the set
+  // (without null); kIsNull none.
+  ProbeValues values;
+  bool set_has_null = false;  // kIn: null rows are members
+};
+
+struct ScanFilter {
+  bool active = false;                       // false: every row
+  std::vector<std::vector<FilterAtom>> any_of;  // OR of ANDs; active and empty: no row
+};
+
+struct ScanColumn {
+  std::string name;              // dotted path of a flat leaf
+  ColumnReadOptions options;     // the Arrow layout and format to read it as
+};
+
+struct ScanOptions {
+  int threads = 0;  // files in parallel; 0: one per hardware thread
+  bool use_statistics = true;
+  bool use_bloom = true;
+  bool use_dictionary = true;
+  bool use_page_index = true;
+  ParseLimits limits;
+};
+
+struct ScanStats {
+  int64_t files = 0;
+  int64_t files_read = 0;          // files whose pages were read
+  int64_t row_groups = 0;
+  int64_t row_groups_pruned_by_statistics = 0;
+  int64_t row_groups_pruned_by_bloom = 0;
+  int64_t row_groups_pruned_by_dictionary = 0;
+  int64_t row_groups_pruned_by_page_index = 0;
+  int64_t row_groups_read = 0;     // whose filter or projected pages were read
+  int64_t row_groups_matched = 0;  // with selected rows
+  int64_t pages_read = 0;          // data pages decoded
+  int64_t pages_skipped = 0;       // data pages walked past (header only) or not read
+  int64_t bytes_read = 0;
+  int64_t reads = 0;
+  int64_t rows = 0;
+  void add(const ScanStats& o);
+};
+
+// The selected rows of one row group: one array per projected column.
+struct ScanPiece {
+  int32_t file = 0;
+  int32_t row_group = 0;
+  int64_t num_rows = 0;
+  std::vector<ColumnArray> columns;
+};
+
+struct ScanResult {
+  std::vector<ScanPiece> pieces;  // in file, then row group order
+  ScanStats stats;
+};
+
+// One file already opened; pieces carry `file_index`.
+Result<ScanResult> scan_file(RandomAccessFile& file, int32_t file_index, const std::vector<ScanColumn>& columns,
+                             const ScanFilter& filter, const ScanOptions& options = {});
+
+// Local files on a small thread pool (files in parallel). The first file
+// that fails fails the call, its error naming it.
+Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::vector<ScanColumn>& columns,
+                              const ScanFilter& filter, const ScanOptions& options = {});
+
+}  // namespace pqfast::parquet

@@ -1,0 +1,391 @@
+// Filter atoms: resolution against a file, min/max pruning, and evaluation
+// on decoded rows (typed loops for integers and floats, 64 rows a word).
+#include "scan/predicate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "parquet/decode.h"
+#include "parquet/internal.h"
+
+namespace pqfast::parquet::scan {
+
+namespace {
+
+template <class T>
+T load(std::string_view s) {
+  T v;
+  std::memcpy(&v, s.data(), sizeof(T));
+  return v;
+}
+
+// INT96 (nanoseconds of the day, then the Julian day) as nanoseconds since
+// the epoch, as the column reader decodes it (wrapping like Arrow).
+int64_t int96_to_nanos(std::string_view s) {
+  const uint64_t nanos = load<uint64_t>(s);
+  const int32_t jd = load<int32_t>(s.substr(8));
+  const uint64_t days = static_cast<uint64_t>(static_cast<int64_t>(jd) - 2440588);
+  return static_cast<int64_t>(days * 86400000000000ull + nanos);
+}
+
+const char* op_name(FilterOp op) {
+  switch (op) {
+    case FilterOp::kEq: return "==";
+    case FilterOp::kNe: return "!=";
+    case FilterOp::kLt: return "<";
+    case FilterOp::kLe: return "<=";
+    case FilterOp::kGt: return ">";
+    case FilterOp::kGe: return ">=";
+    case FilterOp::kIn: return "in";
+    case FilterOp::kIsNull: return "is_null";
+  }
+  return "?";
+}
+
+bool is_comparison(FilterOp op) { return op != FilterOp::kIn && op != FilterOp::kIsNull; }
+
+// Bits [start, start + count) of an LSB-first bitmap (count <= 64). The
+// buffers read here have slack past their end (ReadBuffer).
+inline uint64_t load_bits(const uint8_t* bits, int64_t start, int count) {
+  uint64_t lo;
+  std::memcpy(&lo, bits + (start >> 3), 8);
+  const int shift = static_cast<int>(start & 7);
+  uint64_t w = lo >> shift;
+  if (shift && count > 64 - shift) w |= static_cast<uint64_t>(bits[(start >> 3) + 8]) << (64 - shift);
+  return count == 64 ? w : (w & ((uint64_t{1} << count) - 1));
+}
+
+// Runs over the decoded rows a word at a time: for rows [r, r + count) of
+// one word (array elements from `at`), truth(at, count) returns the TRUE
+// bits of those rows' values (before nulls); the selection keeps them.
+template <class Truth>
+void apply(const ColumnArray::Impl& a, const std::vector<RowRange>& decoded, int64_t num_rows, bool null_result,
+           uint64_t* sel, Truth&& truth) {
+  const bool has_validity = a.validity.size() > 0 && a.null_count > 0;
+  int64_t base = 0;
+  int64_t next_row = 0;  // rows before it that no range covers are cleared
+  auto clear_rows = [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e;) {
+      const int count = static_cast<int>(std::min<int64_t>(64 - (r & 63), e - r));
+      const uint64_t mask = (count == 64 ? ~uint64_t{0} : ((uint64_t{1} << count) - 1)) << (r & 63);
+      sel[r >> 6] &= ~mask;
+      r += count;
+    }
+  };
+  for (const auto& range : decoded) {
+    clear_rows(next_row, range.begin);
+    for (int64_t r = range.begin; r < range.end;) {
+      const int count = static_cast<int>(std::min<int64_t>(64 - (r & 63), range.end - r));
+      const uint64_t ones = count == 64 ? ~uint64_t{0} : ((uint64_t{1} << count) - 1);
+      const int shift = static_cast<int>(r & 63);
+      uint64_t& word = sel[r >> 6];
+      if (((word >> shift) & ones) != 0) {
+        const int64_t at = base + (r - range.begin);
+        uint64_t t = truth(at, count);
+        if (has_validity) {
+          const uint64_t valid = load_bits(a.validity.data(), at, count);
+          t = (t & valid) | (null_result ? (~valid & ones) : 0);
+        }
+        word &= ~(ones << shift) | (t << shift);
+      }
+      r += count;
+    }
+    base += range.end - range.begin;
+    next_row = range.end;
+  }
+  clear_rows(next_row, num_rows);
+}
+
+}  // namespace
+
+Result<AtomPlan> AtomPlan::make(const FilterAtom& atom, const FileMetaData& meta, const std::string& file) {
+  AtomPlan p;
+  p.atom_ = &atom;
+  p.leaf_ = meta.find_column(atom.column);
+  const std::string where = file + ": filter on column '" + atom.column + "'";
+  if (p.leaf_ < 0) {
+    Error e = missing_column_error(meta, atom.column);
+    return make_error(ErrorCode::kInvalidArgument, file + ": filter: " + e.message);
+  }
+  const std::string problem = flat_column_problem(meta, p.leaf_);
+  if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file + ": filter: " + problem);
+  const ColumnDescriptor& d = meta.columns[static_cast<size_t>(p.leaf_)];
+  p.column_ = &d;
+  // BOOLEAN values are one byte each (ProbeValues has no width for them).
+  const bool boolean = atom.values.type == PhysicalType::kBoolean;
+  const size_t n = boolean ? atom.values.data.size() : atom.values.size();
+  auto value = [&](size_t i) {
+    return boolean ? std::string_view(reinterpret_cast<const char*>(atom.values.data.data()) + i, 1)
+                   : atom.values.value(i);
+  };
+  if (atom.op != FilterOp::kIsNull) {
+    if (atom.values.type != d.physical_type ||
+        (d.physical_type == PhysicalType::kFixedLenByteArray && atom.values.type_length != d.type_length)) {
+      return make_error(ErrorCode::kInvalidArgument,
+                        where + ": the column is " + physical_type_name(d.physical_type) +
+                            (d.physical_type == PhysicalType::kFixedLenByteArray ? "(" + std::to_string(d.type_length) + ")" : "") +
+                            " here, the filter's values were typed for " + physical_type_name(atom.values.type) +
+                            " (files of one scan must agree)");
+    }
+    if (is_comparison(atom.op) && n != 1) {
+      return make_error(ErrorCode::kInvalidArgument, where + ": '" + op_name(atom.op) + "' takes one value, got " +
+                                                         std::to_string(n));
+    }
+  }
+  p.order_ = sort_order(d);
+  p.compare_type_ = d.physical_type;
+  p.is_float_ = p.order_ == Order::kFloat || p.order_ == Order::kFloat16;
+  const bool type_order_ok = !meta.has_column_orders || meta.column_type_defined_order[static_cast<size_t>(p.leaf_)];
+  p.stats_usable_ = type_order_ok && p.order_ != Order::kNone;
+  ColumnReadOptions& o = p.eval_options_;
+  switch (d.physical_type) {
+    case PhysicalType::kBoolean: o.layout = ArrowLayout::kBool; break;
+    case PhysicalType::kInt32: o.layout = ArrowLayout::kInt32; break;
+    case PhysicalType::kInt64: o.layout = ArrowLayout::kInt64; break;
+    case PhysicalType::kInt96:
+      o.layout = ArrowLayout::kTimestampNanos;
+      p.order_ = Order::kSigned;  // evaluated as nanoseconds (min/max of INT96 mean nothing)
+      p.compare_type_ = PhysicalType::kInt64;
+      p.stats_usable_ = false;
+      break;
+    case PhysicalType::kFloat: o.layout = ArrowLayout::kFloat32; break;
+    case PhysicalType::kDouble: o.layout = ArrowLayout::kFloat64; break;
+    case PhysicalType::kByteArray: o.layout = ArrowLayout::kLargeBinary; break;
+    case PhysicalType::kFixedLenByteArray: o.layout = ArrowLayout::kFixedSizeBinary; break;
+  }
+  if (p.order_ == Order::kNone && is_comparison(atom.op) && atom.op != FilterOp::kEq && atom.op != FilterOp::kNe &&
+      d.physical_type != PhysicalType::kBoolean) {
+    return make_error(ErrorCode::kUnsupported, where + ": the column's values have no order to compare with '" +
+                                                   op_name(atom.op) + "'");
+  }
+  for (size_t i = 0; i < n; ++i) {
+    std::string_view v = value(i);
+    if (d.physical_type == PhysicalType::kInt96) {
+      const int64_t ns = int96_to_nanos(v);
+      p.values_.emplace_back(reinterpret_cast<const char*>(&ns), 8);
+    } else if (d.physical_type == PhysicalType::kBoolean) {
+      if (v.size() != 1 || static_cast<uint8_t>(v[0]) > 1) {
+        return make_error(ErrorCode::kInvalidArgument, where + ": BOOLEAN filter values are one byte, 0 or 1");
+      }
+      p.values_.emplace_back(v);
+    } else {
+      p.values_.emplace_back(v);
+    }
+  }
+  if (d.physical_type == PhysicalType::kBoolean) p.order_ = Order::kUnsigned;  // false < true, on one byte
+  switch (atom.op) {
+    case FilterOp::kIn: p.null_result_ = atom.set_has_null != atom.negate; break;
+    case FilterOp::kIsNull: p.null_result_ = !atom.negate; break;
+    default: p.null_result_ = false; break;
+  }
+  return p;
+}
+
+bool AtomPlan::bloom_usable() const {
+  const FilterAtom& a = *atom_;
+  return !a.negate && !a.set_has_null && (a.op == FilterOp::kEq || a.op == FilterOp::kIn) &&
+         column_->physical_type != PhysicalType::kBoolean;
+}
+
+bool AtomPlan::equal(std::string_view a, std::string_view b, bool bitwise) const {
+  if (is_float_) {
+    // `in` is Arrow's is_in, a hash lookup: floats match by their bits (a
+    // NaN matches the same NaN, 0.0 does not match -0.0). `==` is IEEE.
+    if (bitwise) return a == b;
+    auto c = compare(order_, compare_type_, a, b);
+    return c && *c == 0;
+  }
+  if (order_ == Order::kDecimalBytes) return compare_decimal(a, b) == 0;
+  return a == b;
+}
+
+bool AtomPlan::value_true(std::string_view v) const {
+  const FilterAtom& a = *atom_;
+  bool t = false;
+  switch (a.op) {
+    case FilterOp::kEq: t = equal(v, values_[0], false); break;
+    case FilterOp::kNe: t = !equal(v, values_[0], false); break;
+    case FilterOp::kLt: case FilterOp::kLe: case FilterOp::kGt: case FilterOp::kGe: {
+      auto c = compare(order_, compare_type_, v, values_[0]);
+      if (c) {
+        t = a.op == FilterOp::kLt ? *c < 0 : a.op == FilterOp::kLe ? *c <= 0 : a.op == FilterOp::kGt ? *c > 0 : *c >= 0;
+      }
+      break;
+    }
+    case FilterOp::kIn:
+      for (const auto& x : values_) {
+        if (equal(v, x, true)) {
+          t = true;
+          break;
+        }
+      }
+      break;
+    case FilterOp::kIsNull: t = false; break;
+  }
+  return t != a.negate;
+}
+
+bool AtomPlan::may_match(const MinMaxView& s) const {
+  const FilterAtom& a = *atom_;
+  const bool all_null = s.all_null || (s.null_count >= 0 && s.num_values >= 0 && s.null_count == s.num_values);
+  const bool no_null = s.null_count == 0;
+  if (all_null) return null_result_;
+  if (null_result_ && !no_null) return true;  // a null row may be TRUE
+  if (a.op == FilterOp::kIsNull) return a.negate;  // is_null with no null: FALSE; is_valid with a value: TRUE
+  if (a.negate || !stats_usable_) return true;
+  // Not negated: some non-null value must satisfy the comparison.
+  auto below_min = [&](std::string_view v, bool or_equal) {  // v < min (or <=)
+    if (!s.has_min || !s.min_trusted) return false;
+    auto c = compare(order_, compare_type_, v, s.min);
+    return c && (or_equal ? *c <= 0 : *c < 0);
+  };
+  auto above_max = [&](std::string_view v, bool or_equal) {
+    if (!s.has_max || !s.max_trusted) return false;
+    auto c = compare(order_, compare_type_, v, s.max);
+    return c && (or_equal ? *c >= 0 : *c > 0);
+  };
+  switch (a.op) {
+    case FilterOp::kEq: return !(below_min(values_[0], false) || above_max(values_[0], false));
+    case FilterOp::kIn:
+      for (const auto& v : values_) {
+        if (!(below_min(v, false) || above_max(v, false))) return true;
+      }
+      return false;
+    case FilterOp::kLt: return !below_min(values_[0], true);   // x < v needs min < v
+    case FilterOp::kLe: return !below_min(values_[0], false);  // min <= v
+    case FilterOp::kGt: return !above_max(values_[0], true);   // max > v
+    case FilterOp::kGe: return !above_max(values_[0], false);  // max >= v
+    default: return true;
+  }
+}
+
+namespace {
+
+// Typed evaluation of a comparison or a small set on fixed-width numbers.
+template <class T>
+uint64_t truth_word(const T* x, int count, FilterOp op, const T* vals, size_t nv, bool negate) {
+  uint64_t m = 0;
+  switch (op) {
+    case FilterOp::kEq: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] == v} << j; break; }
+    case FilterOp::kNe: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] != v} << j; break; }
+    case FilterOp::kLt: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] < v} << j; break; }
+    case FilterOp::kLe: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] <= v} << j; break; }
+    case FilterOp::kGt: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] > v} << j; break; }
+    case FilterOp::kGe: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] >= v} << j; break; }
+    case FilterOp::kIn:
+      if constexpr (std::is_floating_point_v<T>) {
+        // Arrow's is_in matches floats by their bits (see AtomPlan::equal).
+        using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+        for (size_t k = 0; k < nv; ++k) {
+          U v;
+          std::memcpy(&v, &vals[k], sizeof v);
+          for (int j = 0; j < count; ++j) {
+            U xj;
+            std::memcpy(&xj, &x[j], sizeof xj);
+            m |= uint64_t{xj == v} << j;
+          }
+        }
+      } else {
+        for (size_t k = 0; k < nv; ++k) {
+          const T v = vals[k];
+          for (int j = 0; j < count; ++j) m |= uint64_t{x[j] == v} << j;
+        }
+      }
+      break;
+    case FilterOp::kIsNull: break;
+  }
+  const uint64_t ones = count == 64 ? ~uint64_t{0} : ((uint64_t{1} << count) - 1);
+  return negate ? (~m & ones) : m;
+}
+
+}  // namespace
+
+void AtomPlan::evaluate(const ColumnArray& array, const std::vector<RowRange>& decoded, int64_t num_rows,
+                        uint64_t* selection) const {
+  const ColumnArray::Impl& a = *array.impl();
+  const FilterAtom& atom = *atom_;
+  if (atom.op == FilterOp::kIsNull) {
+    const uint64_t v = atom.negate ? ~uint64_t{0} : 0;  // a non-null value: is_null FALSE, is_valid TRUE
+    apply(a, decoded, num_rows, null_result_, selection, [&](int64_t, int count) {
+      return count == 64 ? v : (v & ((uint64_t{1} << count) - 1));
+    });
+    return;
+  }
+  auto typed = [&](auto tag, bool is_unsigned) {
+    using T = decltype(tag);
+    std::vector<T> vals(values_.size());
+    for (size_t k = 0; k < vals.size(); ++k) std::memcpy(&vals[k], values_[k].data(), sizeof(T));
+    const T* x = reinterpret_cast<const T*>(a.values.data());
+    (void)is_unsigned;
+    apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) {
+      return truth_word<T>(x + at, count, atom.op, vals.data(), vals.size(), atom.negate);
+    });
+  };
+  const bool unsig = order_ == Order::kUnsigned;
+  switch (a.layout) {
+    case ArrowLayout::kInt32:
+      if (unsig) typed(uint32_t{}, true); else typed(int32_t{}, false);
+      return;
+    case ArrowLayout::kInt64:
+    case ArrowLayout::kTimestampNanos:
+      if (unsig) typed(uint64_t{}, true); else typed(int64_t{}, false);
+      return;
+    case ArrowLayout::kFloat32: typed(float{}, false); return;
+    case ArrowLayout::kFloat64: typed(double{}, false); return;
+    default: break;
+  }
+  // Generic: each value as PLAIN bytes, compared in the column's order.
+  auto value_at = [&](int64_t i) -> std::string_view {
+    switch (a.layout) {
+      case ArrowLayout::kBool: {
+        static const char kBytes[2] = {0, 1};
+        return std::string_view(kBytes + ((a.values.data()[i >> 3] >> (i & 7)) & 1), 1);
+      }
+      case ArrowLayout::kLargeBinary: {
+        const int64_t* o = a.values.as<int64_t>();
+        return std::string_view(reinterpret_cast<const char*>(a.data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
+      }
+      case ArrowLayout::kBinary: {
+        const int32_t* o = a.values.as<int32_t>();
+        return std::string_view(reinterpret_cast<const char*>(a.data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
+      }
+      default: {
+        const size_t w = static_cast<size_t>(a.width);
+        return std::string_view(reinterpret_cast<const char*>(a.values.data()) + static_cast<size_t>(i) * w, w);
+      }
+    }
+  };
+  const bool has_validity = a.validity.size() > 0 && a.null_count > 0;
+  apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) {
+    uint64_t m = 0;
+    for (int j = 0; j < count; ++j) {
+      // Null slots hold no value worth comparing (their bits are replaced).
+      if (has_validity && !((a.validity.data()[(at + j) >> 3] >> ((at + j) & 7)) & 1)) continue;
+      m |= uint64_t{value_true(value_at(at + j))} << j;
+    }
+    return m;
+  });
+}
+
+std::vector<uint8_t> AtomPlan::evaluate_dictionary(const ColumnArray& dictionary) const {
+  const ColumnArray::Impl& a = *dictionary.impl();
+  std::vector<uint8_t> out(static_cast<size_t>(a.length));
+  for (int64_t i = 0; i < a.length; ++i) {
+    std::string_view v;
+    if (a.layout == ArrowLayout::kLargeBinary) {
+      const int64_t* o = a.values.as<int64_t>();
+      v = std::string_view(reinterpret_cast<const char*>(a.data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
+    } else if (a.layout == ArrowLayout::kBinary) {
+      const int32_t* o = a.values.as<int32_t>();
+      v = std::string_view(reinterpret_cast<const char*>(a.data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
+    } else {
+      const size_t w = static_cast<size_t>(a.width);
+      v = std::string_view(reinterpret_cast<const char*>(a.values.data()) + static_cast<size_t>(i) * w, w);
+    }
+    out[static_cast<size_t>(i)] = atom_->op == FilterOp::kIsNull ? atom_->negate : value_true(v);
+  }
+  return out;
+}
+
+}  // namespace pqfast::parquet::scan

@@ -1,0 +1,578 @@
+// The scan engine (see pqfast/scan.h): per file, the pruner's verdicts
+// (min/max and Bloom blocks, read before the whole footer), then per row
+// group the footer's statistics, dictionaries, page indexes, the filter
+// columns' pages, and the projected columns' pages for the selected rows.
+#include "pqfast/scan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <new>
+#include <thread>
+
+#include "parquet/internal.h"
+#include "parquet/read_buffer.h"
+#include "parquet/thrift_util.h"
+#include "pqfast/page_index.h"
+#include "scan/predicate.h"
+#include "scan/row_ranges.h"
+
+namespace pqfast::parquet {
+
+void ScanStats::add(const ScanStats& o) {
+  files += o.files;
+  files_read += o.files_read;
+  row_groups += o.row_groups;
+  row_groups_pruned_by_statistics += o.row_groups_pruned_by_statistics;
+  row_groups_pruned_by_bloom += o.row_groups_pruned_by_bloom;
+  row_groups_pruned_by_dictionary += o.row_groups_pruned_by_dictionary;
+  row_groups_pruned_by_page_index += o.row_groups_pruned_by_page_index;
+  row_groups_read += o.row_groups_read;
+  row_groups_matched += o.row_groups_matched;
+  pages_read += o.pages_read;
+  pages_skipped += o.pages_skipped;
+  bytes_read += o.bytes_read;
+  reads += o.reads;
+  rows += o.rows;
+}
+
+namespace scan {
+namespace {
+
+using detail::ReadBuffer;
+
+// A chunk's page index, loaded on first use.
+struct ChunkIndex {
+  bool loaded = false;
+  bool has_offsets = false;
+  bool has_columns = false;
+  OffsetIndex offsets;
+  ColumnIndex columns;
+};
+
+class FileScan {
+ public:
+  FileScan(RandomAccessFile& file, int32_t index, const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+           const ScanOptions& options)
+      : file_(file), index_(index), columns_(columns), filter_(filter), opts_(options) {}
+
+  Result<ScanResult> run();
+
+ private:
+  Status read(uint64_t offset, size_t n, uint8_t* out);
+  Status prune_with_bloom(size_t num_row_groups_hint);
+  Result<const ChunkIndex*> chunk_index(int rg, int leaf);
+  Result<bool> dictionary_rules_out(int rg, const AtomPlan& atom);
+  Result<std::vector<RowRange>> page_index_ranges(int rg, const AtomPlan& atom, int64_t num_rows);
+  Result<ColumnArray> decode_rows(int rg, int leaf, const std::vector<RowRange>& keep, const ColumnReadOptions& o,
+                                  std::vector<RowRange>* decoded);
+  Status scan_row_group(int rg, ScanResult* out);
+  std::string where(int rg, int leaf) const {
+    return file_.name() + ": row group " + std::to_string(rg) + ", column '" +
+           meta_.columns[static_cast<size_t>(leaf)].dotted_path + "'";
+  }
+
+  RandomAccessFile& file_;
+  int32_t index_;
+  const std::vector<ScanColumn>& columns_;
+  const ScanFilter& filter_;
+  const ScanOptions& opts_;
+  FileMetaData meta_;
+  TailBuffer tail_;
+  ScanStats stats_;
+  std::vector<std::vector<AtomPlan>> plans_;  // per conjunct
+  std::vector<int> projected_;                // leaf per projected column
+  // Per conjunct and row group: false once the pruner proved no row TRUE.
+  std::vector<std::vector<uint8_t>> pruner_alive_;
+  std::vector<std::vector<uint8_t>> pruned_by_bloom_;
+  std::vector<ChunkIndex> index_cache_;  // row group * leaves + leaf
+};
+
+Status FileScan::read(uint64_t offset, size_t n, uint8_t* out) {
+  if (n == 0) return Status::Ok();
+  if (tail_.covers(offset, n)) {
+    std::memcpy(out, tail_.data() + (offset - tail_.offset), n);
+    return Status::Ok();
+  }
+  ++stats_.reads;
+  stats_.bytes_read += static_cast<int64_t>(n);
+  return file_.read_at(offset, n, out);
+}
+
+// Runs the pruner (min/max, then Bloom blocks) for the first Bloom-usable
+// atom of each conjunct, on the file's lean footer: a file no conjunct can
+// match is done without parsing its whole footer.
+Status FileScan::prune_with_bloom(size_t) {
+  pruner_alive_.assign(filter_.any_of.size(), {});
+  pruned_by_bloom_.assign(filter_.any_of.size(), {});
+  for (size_t c = 0; c < filter_.any_of.size(); ++c) {
+    for (const FilterAtom& a : filter_.any_of[c]) {
+      const bool usable = !a.negate && !a.set_has_null && (a.op == FilterOp::kEq || a.op == FilterOp::kIn) &&
+                          a.values.type != PhysicalType::kBoolean && a.values.size() > 0;
+      if (!usable) continue;
+      PruneOptions po;
+      po.use_statistics = opts_.use_statistics;
+      po.use_bloom = true;
+      po.threads = 1;
+      po.block_reads = true;
+      po.limits = opts_.limits;
+      FilePruneResult r = prune_file(file_, a.column, a.values, po);
+      if (!r.ok) return r.error;
+      stats_.reads += r.reads;
+      stats_.bytes_read += r.bytes_read;
+      auto& alive = pruner_alive_[c];
+      auto& bloom = pruned_by_bloom_[c];
+      alive.assign(r.row_groups.size(), 1);
+      bloom.assign(r.row_groups.size(), 0);
+      for (size_t g = 0; g < r.row_groups.size(); ++g) {
+        const Verdict v = r.row_groups[g].verdict;
+        if (v == Verdict::kAbsentByStats || v == Verdict::kAbsentByBloom) alive[g] = 0;
+        if (v == Verdict::kAbsentByBloom) bloom[g] = 1;
+      }
+      break;  // one atom per conjunct is enough to rule row groups out
+    }
+  }
+  return Status::Ok();
+}
+
+Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
+  const size_t leaves = meta_.columns.size();
+  ChunkIndex& ci = index_cache_[static_cast<size_t>(rg) * leaves + static_cast<size_t>(leaf)];
+  if (ci.loaded) return &ci;
+  ci.loaded = true;
+  const ColumnChunk& c = meta_.row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
+  const uint64_t size = file_.size();
+  auto load = [&](int64_t off, int32_t len, auto parse) -> Status {
+    if (off < 0 || len <= 0 || static_cast<uint64_t>(off) > size || static_cast<uint64_t>(len) > size - static_cast<uint64_t>(off) ||
+        len > (64 << 20)) {
+      return make_error(ErrorCode::kCorrupt, where(rg, leaf) + ": page index at byte " + std::to_string(off) + " of " +
+                                                 std::to_string(len) + " bytes lies outside the file");
+    }
+    ReadBuffer b;
+    b.resize(static_cast<size_t>(len));
+    PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
+    return parse(b.data(), b.size(), static_cast<size_t>(off));
+  };
+  if (c.offset_index_offset >= 0 && c.offset_index_length > 0) {
+    PQFAST_RETURN_IF_ERROR(load(c.offset_index_offset, c.offset_index_length,
+                                [&](const uint8_t* p, size_t n, size_t off) -> Status {
+                                  auto r = parse_offset_index(p, n, off);
+                                  if (!r.ok()) return make_error(r.error().code, where(rg, leaf) + ": " + r.error().message);
+                                  ci.offsets = std::move(r).value();
+                                  return Status::Ok();
+                                }));
+    const int64_t rows = meta_.row_groups[static_cast<size_t>(rg)].num_rows;
+    PQFAST_RETURN_IF_ERROR(validate_offset_index(ci.offsets, size, rows, where(rg, leaf)));
+    ci.has_offsets = !ci.offsets.page_locations.empty();
+  }
+  if (ci.has_offsets && c.column_index_offset >= 0 && c.column_index_length > 0) {
+    PQFAST_RETURN_IF_ERROR(load(c.column_index_offset, c.column_index_length,
+                                [&](const uint8_t* p, size_t n, size_t off) -> Status {
+                                  auto r = parse_column_index(p, n, off);
+                                  if (!r.ok()) return make_error(r.error().code, where(rg, leaf) + ": " + r.error().message);
+                                  ci.columns = std::move(r).value();
+                                  return Status::Ok();
+                                }));
+    if (ci.columns.num_pages() != ci.offsets.page_locations.size()) {
+      return make_error(ErrorCode::kCorrupt, where(rg, leaf) + ": the ColumnIndex has " +
+                                                 std::to_string(ci.columns.num_pages()) + " pages, the OffsetIndex " +
+                                                 std::to_string(ci.offsets.page_locations.size()));
+    }
+    ci.has_columns = true;
+  }
+  return &ci;
+}
+
+// The chunk's dictionary, when every data page uses it (encoding_stats),
+// holds no value that makes the atom TRUE (and no null row can).
+Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom) {
+  const ColumnChunk& c = meta_.row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(atom.leaf())];
+  if (c.all_data_pages_dictionary != 1) return false;
+  if (c.dictionary_page_offset <= 0 || c.dictionary_page_offset >= c.data_page_offset) return false;
+  if (atom.null_row_true() && !(c.has_statistics && c.statistics.has_null_count && c.statistics.null_count == 0)) {
+    return false;
+  }
+  const int64_t off = c.dictionary_page_offset;
+  const int64_t len = c.data_page_offset - off;
+  if (static_cast<uint64_t>(c.data_page_offset) > file_.size() || len > (int64_t{1} << 30)) return false;
+  ReadBuffer b;
+  b.resize(static_cast<size_t>(len));
+  PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
+  const ColumnDescriptor& d = meta_.columns[static_cast<size_t>(atom.leaf())];
+  auto dict = decode_dictionary_page(b.data(), b.size(), static_cast<uint64_t>(off), d, c.codec, atom.eval_options(),
+                                     where(rg, atom.leaf()));
+  if (!dict.ok()) return dict.error();
+  const auto hits = atom.evaluate_dictionary(*dict);
+  return std::none_of(hits.begin(), hits.end(), [](uint8_t h) { return h != 0; });
+}
+
+// The rows of the pages whose ColumnIndex entry may make the atom TRUE
+// (all rows when the chunk has no page index).
+Result<std::vector<RowRange>> FileScan::page_index_ranges(int rg, const AtomPlan& atom, int64_t num_rows) {
+  std::vector<RowRange> all{{0, num_rows}};
+  if (!opts_.use_page_index) return all;
+  PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, atom.leaf()));
+  if (!ci->has_columns) return all;
+  const auto& pages = ci->offsets.page_locations;
+  const ColumnIndex& x = ci->columns;
+  std::vector<RowRange> out;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    MinMaxView s;
+    s.all_null = x.null_pages[i];
+    s.has_min = s.has_max = !s.all_null;
+    s.min_trusted = s.max_trusted = true;
+    s.min = x.min_values[i];
+    s.max = x.max_values[i];
+    if (!x.null_counts.empty()) s.null_count = x.null_counts[i];
+    if (!atom.may_match(s)) continue;
+    const int64_t b = pages[i].first_row_index;
+    const int64_t e = i + 1 < pages.size() ? pages[i + 1].first_row_index : num_rows;
+    append_range(&out, b, e);
+  }
+  return out;
+}
+
+Result<ColumnArray> FileScan::decode_rows(int rg, int leaf, const std::vector<RowRange>& keep,
+                                          const ColumnReadOptions& o, std::vector<RowRange>* decoded) {
+  const RowGroup& g = meta_.row_groups[static_cast<size_t>(rg)];
+  const ColumnDescriptor& d = meta_.columns[static_cast<size_t>(leaf)];
+  const std::string w = where(rg, leaf);
+  if (static_cast<size_t>(leaf) >= g.columns.size()) {
+    return make_error(ErrorCode::kCorrupt, w + ": the row group has only " + std::to_string(g.columns.size()) +
+                                               " column chunks");
+  }
+  const ColumnChunk& c = g.columns[static_cast<size_t>(leaf)];
+  if (c.encrypted || !c.has_meta_data) return make_error(ErrorCode::kUnsupported, w + ": encrypted column chunk");
+  if (!c.file_path.empty()) return make_error(ErrorCode::kUnsupported, w + ": column chunk in another file (" + c.file_path + ")");
+  if (c.type != d.physical_type) {
+    return make_error(ErrorCode::kCorrupt, w + ": chunk type " + physical_type_name(c.type) + " differs from the schema's " +
+                                               physical_type_name(d.physical_type));
+  }
+  int64_t start = c.data_page_offset;
+  if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
+  const int64_t len = c.total_compressed_size;
+  const uint64_t size = file_.size();
+  if (start < 0 || len < 0 || static_cast<uint64_t>(start) > size ||
+      static_cast<uint64_t>(len) > size - static_cast<uint64_t>(start)) {
+    return make_error(ErrorCode::kCorrupt, w + ": column chunk at byte " + std::to_string(start) + " of " +
+                                               std::to_string(len) + " bytes lies outside the " + std::to_string(size) +
+                                               "-byte file");
+  }
+  PagesDecoded pd;
+  std::vector<ReadBuffer> buffers;
+  std::vector<PageRun> runs;
+  bool whole = true;
+  if (opts_.use_page_index && c.offset_index_offset >= 0) {
+    PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, leaf));
+    if (ci->has_offsets) {
+      const auto& pages = ci->offsets.page_locations;
+      if (pages[0].offset < start || pages.back().offset + pages.back().compressed_page_size > start + len + 100) {
+        return make_error(ErrorCode::kCorrupt, w + ": the OffsetIndex's pages lie outside the column chunk");
+      }
+      whole = false;
+      // The dictionary page: what lies before the first data page.
+      if (pages[0].offset > start) {
+        buffers.emplace_back();
+        ReadBuffer& b = buffers.back();
+        b.resize(static_cast<size_t>(pages[0].offset - start));
+        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data()));
+        runs.push_back({b.data(), b.size(), static_cast<uint64_t>(start), 0});
+      }
+      // The pages holding a kept row, adjacent ones read together.
+      size_t k = 0;
+      for (size_t i = 0; i < pages.size();) {
+        const int64_t b0 = pages[i].first_row_index;
+        const int64_t e0 = i + 1 < pages.size() ? pages[i + 1].first_row_index : g.num_rows;
+        while (k < keep.size() && keep[k].end <= b0) ++k;
+        if (!(k < keep.size() && keep[k].begin < e0)) {
+          ++pd.pages_skipped;
+          ++i;
+          continue;
+        }
+        size_t j = i + 1;
+        while (j < pages.size() && pages[j].offset == pages[j - 1].offset + pages[j - 1].compressed_page_size) {
+          const int64_t bj = pages[j].first_row_index;
+          const int64_t ej = j + 1 < pages.size() ? pages[j + 1].first_row_index : g.num_rows;
+          size_t kk = k;
+          while (kk < keep.size() && keep[kk].end <= bj) ++kk;
+          if (!(kk < keep.size() && keep[kk].begin < ej)) break;
+          ++j;
+        }
+        const int64_t off = pages[i].offset;
+        const int64_t end = pages[j - 1].offset + pages[j - 1].compressed_page_size;
+        buffers.emplace_back();
+        ReadBuffer& b = buffers.back();
+        b.resize(static_cast<size_t>(end - off));
+        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
+        runs.push_back({b.data(), b.size(), static_cast<uint64_t>(off), b0});
+        i = j;
+      }
+    }
+  }
+  if (whole) {
+    buffers.emplace_back();
+    ReadBuffer& b = buffers.back();
+    b.resize(static_cast<size_t>(len));
+    PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data()));
+    runs.push_back({b.data(), b.size(), static_cast<uint64_t>(start), 0});
+  }
+  auto arr = decode_column_pages(runs, whole, d, c.codec, g.num_rows, keep, &pd, o, w);
+  if (!arr.ok()) return arr.error();
+  stats_.pages_read += pd.pages_decoded;
+  stats_.pages_skipped += pd.pages_skipped;
+  *decoded = std::move(pd.rows);
+  return arr;
+}
+
+Status FileScan::scan_row_group(int rg, ScanResult* out) {
+  const RowGroup& g = meta_.row_groups[static_cast<size_t>(rg)];
+  const int64_t n = g.num_rows;
+  if (n <= 0) return Status::Ok();
+  const size_t words = static_cast<size_t>((n + 63) / 64);
+  std::vector<uint64_t> selection(words, 0);
+  bool read_any = false;
+  if (!filter_.active) {
+    set_range(selection.data(), 0, n);
+  } else {
+    // 1. Which conjuncts can be TRUE here: pruner verdicts, then the
+    // footer's statistics of every atom.
+    const size_t nc = plans_.size();
+    std::vector<uint8_t> alive(nc, 1);
+    bool any_bloom = false, any_stats = false;
+    for (size_t c = 0; c < nc; ++c) {
+      if (!pruner_alive_[c].empty() && static_cast<size_t>(rg) < pruner_alive_[c].size() && !pruner_alive_[c][static_cast<size_t>(rg)]) {
+        alive[c] = 0;
+        (pruned_by_bloom_[c][static_cast<size_t>(rg)] ? any_bloom : any_stats) = true;
+        continue;
+      }
+      if (!opts_.use_statistics) continue;
+      for (const AtomPlan& a : plans_[c]) {
+        const ColumnChunk& ch = g.columns[static_cast<size_t>(a.leaf())];
+        MinMaxView s;
+        if (ch.has_statistics) {
+          const Statistics& st = ch.statistics;
+          const Order order = sort_order(meta_.columns[static_cast<size_t>(a.leaf())]);
+          auto trusted = [&](bool legacy) { return !legacy || order == Order::kSigned || order == Order::kFloat; };
+          s.has_min = st.has_min;
+          s.has_max = st.has_max;
+          s.min_trusted = trusted(st.min_is_legacy);
+          s.max_trusted = trusted(st.max_is_legacy);
+          s.min = st.min;
+          s.max = st.max;
+          if (st.has_null_count) s.null_count = st.null_count;
+        }
+        s.num_values = ch.num_values;
+        if (!a.may_match(s)) {
+          alive[c] = 0;
+          any_stats = true;
+          break;
+        }
+      }
+    }
+    auto none_alive = [&] { return std::none_of(alive.begin(), alive.end(), [](uint8_t x) { return x != 0; }); };
+    if (none_alive()) {
+      ++(any_bloom && !any_stats ? stats_.row_groups_pruned_by_bloom : any_stats && !any_bloom
+                                                                          ? stats_.row_groups_pruned_by_statistics
+                                                                          : stats_.row_groups_pruned_by_bloom);
+      return Status::Ok();
+    }
+    // 2. Dictionaries.
+    if (opts_.use_dictionary) {
+      for (size_t c = 0; c < nc; ++c) {
+        if (!alive[c]) continue;
+        for (const AtomPlan& a : plans_[c]) {
+          PQFAST_ASSIGN_OR_RETURN(bool out_ruled, dictionary_rules_out(rg, a));
+          if (out_ruled) {
+            alive[c] = 0;
+            break;
+          }
+        }
+      }
+      if (none_alive()) {
+        ++stats_.row_groups_pruned_by_dictionary;
+        return Status::Ok();
+      }
+    }
+    // 3. Page indexes, then 4. the atoms on the rows left, conjunct by
+    // conjunct, each atom on what the ones before kept.
+    std::vector<uint64_t> conj(words);
+    bool any_candidate = false;
+    for (size_t c = 0; c < nc; ++c) {
+      if (!alive[c]) continue;
+      std::vector<RowRange> cand{{0, n}};
+      for (const AtomPlan& a : plans_[c]) {
+        PQFAST_ASSIGN_OR_RETURN(std::vector<RowRange> r, page_index_ranges(rg, a, n));
+        cand = intersect_ranges(cand, r);
+        if (cand.empty()) break;
+      }
+      if (cand.empty()) continue;
+      any_candidate = true;
+      std::fill(conj.begin(), conj.end(), 0);
+      for (const auto& r : cand) set_range(conj.data(), r.begin, r.end);
+      for (const AtomPlan& a : plans_[c]) {
+        std::vector<RowRange> keep = ranges_of(conj.data(), n);
+        if (keep.empty()) break;
+        std::vector<RowRange> decoded;
+        read_any = true;
+        PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, a.eval_options(), &decoded));
+        a.evaluate(arr, decoded, n, conj.data());
+      }
+      for (size_t i = 0; i < words; ++i) selection[i] |= conj[i];
+    }
+    if (!any_candidate) {
+      ++stats_.row_groups_pruned_by_page_index;
+      return Status::Ok();
+    }
+  }
+  int64_t selected = 0;
+  for (uint64_t w : selection) selected += __builtin_popcountll(w);
+  if (read_any || selected > 0) ++stats_.row_groups_read;
+  if (selected == 0) return Status::Ok();
+  ++stats_.row_groups_matched;
+  // 5. The projected columns, for the selected rows only.
+  const std::vector<RowRange> keep = ranges_of(selection.data(), n);
+  ScanPiece piece;
+  piece.file = index_;
+  piece.row_group = rg;
+  piece.num_rows = selected;
+  for (size_t j = 0; j < columns_.size(); ++j) {
+    std::vector<RowRange> decoded;
+    PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, projected_[j], keep, columns_[j].options, &decoded));
+    if (selected == n && arr.length() == n) {
+      piece.columns.push_back(std::move(arr));
+      continue;
+    }
+    auto taken = take_selected(std::move(arr), decoded, selection.data(), selected);
+    if (!taken.ok()) return make_error(taken.error().code, where(rg, projected_[j]) + ": " + taken.error().message);
+    piece.columns.push_back(std::move(taken).value());
+  }
+  stats_.rows += selected;
+  out->pieces.push_back(std::move(piece));
+  return Status::Ok();
+}
+
+Result<ScanResult> FileScan::run() {
+  ScanResult out;
+  stats_.files = 1;
+  const bool filtered = filter_.active;
+  if (filtered && filter_.any_of.empty()) return out;  // a filter no row satisfies
+  if (filtered && opts_.use_bloom) {
+    PQFAST_RETURN_IF_ERROR(prune_with_bloom(0));
+    bool any = false, decided = true;
+    for (const auto& alive : pruner_alive_) {
+      if (alive.empty()) {
+        decided = false;
+        break;
+      }
+      any = any || std::any_of(alive.begin(), alive.end(), [](uint8_t x) { return x != 0; });
+    }
+    if (decided && !any) {
+      // Every row group ruled out before the whole footer was parsed.
+      const size_t groups = pruner_alive_.empty() ? 0 : pruner_alive_[0].size();
+      stats_.row_groups = static_cast<int64_t>(groups);
+      for (size_t g = 0; g < groups; ++g) {
+        bool bloom = false;
+        for (const auto& b : pruned_by_bloom_) bloom = bloom || b[g];
+        ++(bloom ? stats_.row_groups_pruned_by_bloom : stats_.row_groups_pruned_by_statistics);
+      }
+      out.stats = stats_;
+      return out;
+    }
+  }
+  ReadStats rs;
+  auto meta = read_file_metadata_tail(file_, opts_.limits, &rs, &tail_);
+  stats_.reads += rs.reads;
+  stats_.bytes_read += rs.bytes;
+  if (!meta.ok()) return meta.error();
+  meta_ = std::move(meta).value();
+  if (meta_.plaintext_footer_encrypted) {
+    return make_error(ErrorCode::kUnsupported, file_.name() + ": encrypted file, not supported");
+  }
+  for (const ScanColumn& col : columns_) {
+    const int leaf = meta_.find_column(col.name);
+    if (leaf < 0) return prefix_error(file_.name(), missing_column_error(meta_, col.name));
+    const std::string problem = flat_column_problem(meta_, leaf);
+    if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file_.name() + ": " + problem);
+    projected_.push_back(leaf);
+  }
+  for (const auto& conj : filter_.any_of) {
+    plans_.emplace_back();
+    for (const FilterAtom& a : conj) {
+      PQFAST_ASSIGN_OR_RETURN(AtomPlan p, AtomPlan::make(a, meta_, file_.name()));
+      plans_.back().push_back(std::move(p));
+    }
+  }
+  if (pruner_alive_.size() != plans_.size()) {
+    pruner_alive_.assign(plans_.size(), {});
+    pruned_by_bloom_.assign(plans_.size(), {});
+  }
+  for (size_t c = 0; c < plans_.size(); ++c) {
+    if (!pruner_alive_[c].empty() && pruner_alive_[c].size() != meta_.row_groups.size()) {
+      return make_error(ErrorCode::kCorrupt, file_.name() + ": the file changed while it was read");
+    }
+  }
+  index_cache_.assign(meta_.row_groups.size() * meta_.columns.size(), ChunkIndex{});
+  stats_.row_groups = static_cast<int64_t>(meta_.row_groups.size());
+  for (size_t rg = 0; rg < meta_.row_groups.size(); ++rg) {
+    PQFAST_RETURN_IF_ERROR(scan_row_group(static_cast<int>(rg), &out));
+  }
+  if (stats_.row_groups_read > 0) stats_.files_read = 1;
+  out.stats = stats_;
+  return out;
+}
+
+}  // namespace
+}  // namespace scan
+
+Result<ScanResult> scan_file(RandomAccessFile& file, int32_t file_index, const std::vector<ScanColumn>& columns,
+                             const ScanFilter& filter, const ScanOptions& options) {
+  scan::FileScan s(file, file_index, columns, filter, options);
+  return s.run();
+}
+
+Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::vector<ScanColumn>& columns,
+                              const ScanFilter& filter, const ScanOptions& options) {
+  std::vector<Result<ScanResult>> results;
+  results.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  auto work = [&] {
+    for (size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < paths.size();) {
+      try {
+        auto f = LocalFile::open_for_reading(paths[i]);
+        if (!f.ok()) {
+          results[i] = f.error();
+        } else {
+          results[i] = scan_file(**f, static_cast<int32_t>(i), columns, filter, options);
+        }
+      } catch (const std::bad_alloc&) {
+        results[i] = Error{ErrorCode::kLimitExceeded, paths[i] + ": out of memory while scanning"};
+      }
+      if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
+    }
+  };
+  unsigned hw = std::thread::hardware_concurrency();
+  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads) : (hw ? hw : 1);
+  threads = std::min(threads, paths.size());
+  std::vector<std::thread> pool;
+  for (size_t k = 1; k < threads; ++k) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  ScanResult out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!results[i].ok()) {
+      if (results[i].error().message == "not run") continue;
+      return results[i].error();
+    }
+  }
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!results[i].ok()) continue;
+    ScanResult& r = *results[i];
+    out.stats.add(r.stats);
+    for (auto& p : r.pieces) out.pieces.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace pqfast::parquet
