@@ -68,6 +68,11 @@ struct ColumnReadOptions {
   int64_t max_page_values = int64_t{1} << 24;
   // Uncompressed page sizes above this are refused.
   int64_t max_page_bytes = int64_t{1} << 30;
+  // Replaces the chunk's dictionary (for filters evaluated on dictionary
+  // indices): each value decodes to the byte of its index here, the output
+  // is uint8, the dictionary page is not decoded, and a page that is not
+  // dictionary-encoded is an error.
+  const std::vector<uint8_t>* dictionary_values = nullptr;
 };
 
 // One column chunk (or several, appended) in Arrow layout: owns its buffers.

@@ -71,6 +71,11 @@ struct ScanOptions {
   bool use_bloom = true;
   bool use_dictionary = true;
   bool use_page_index = true;
+  // scan_files: keep parsed footers (and the tail bytes read with them)
+  // for the next scans of the same files, each entry checked against the
+  // file's size and modification time on use. Process-wide, bounded (16,384
+  // files, 256 MiB).
+  bool cache_footers = true;
   ParseLimits limits;
 };
 

@@ -163,7 +163,15 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
 
 Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRange>* keep) {
   layout_ = opts_.layout == ArrowLayout::kDefault ? default_layout(d_.physical_type) : opts_.layout;
-  if (!layout_fits(layout_, d_)) {
+  if (opts_.dictionary_values) {
+    // One byte per dictionary entry, gathered by the pages' indices.
+    layout_ = ArrowLayout::kUInt8;
+    const auto& v = *opts_.dictionary_values;
+    dict_.fixed.resize(v.size());
+    if (!v.empty()) std::memcpy(dict_.fixed.data(), v.data(), v.size());
+    dict_.size = v.size();
+    dict_.present = true;
+  } else if (!layout_fits(layout_, d_)) {
     return make_error(ErrorCode::kInvalidArgument, where_ + ": a " + std::string(physical_type_name(d_.physical_type)) +
                                                        " column cannot be read as " + arrow_layout_name(layout_));
   }
@@ -180,7 +188,7 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
   out_ = std::make_unique<ColumnArray::Impl>();
   out_->layout = layout_;
   out_->format = opts_.format.empty() ? default_format(layout_, d_.type_length, d_) : opts_.format;
-  out_->width = layout_width(layout_, d_.type_length);
+  out_->width = opts_.dictionary_values ? 1 : layout_width(layout_, d_.type_length);
   out_->nullable = nullable_ || family_ == Family::kNull;
   if (family_ == Family::kBinary) {
     out_->values.resize_zeroed(layout_ == ArrowLayout::kBinary ? 4 : 8);
@@ -312,9 +320,9 @@ Result<ColumnArray> ChunkReader::dictionary_array() {
   a->width = out_->width;
   a->length = static_cast<int64_t>(dict_.size);
   const size_t n = dict_.size;
+  // The reader ends here: the dictionary's buffers move into the array.
   if (family_ == Family::kFixed) {
-    a->values.resize(dict_.fixed.size());
-    if (dict_.fixed.size()) std::memcpy(a->values.data(), dict_.fixed.data(), dict_.fixed.size());
+    a->values = std::move(dict_.fixed);
   } else if (family_ == Family::kBinary && d_.physical_type == PhysicalType::kByteArray) {
     const int64_t* o = dict_.offsets.as<int64_t>();
     if (layout_ == ArrowLayout::kBinary) {
@@ -323,11 +331,9 @@ Result<ColumnArray> ChunkReader::dictionary_array() {
       auto* o32 = a->values.as<int32_t>();
       for (size_t i = 0; i <= n; ++i) o32[i] = static_cast<int32_t>(o[i]);
     } else {
-      a->values.resize((n + 1) * 8);
-      std::memcpy(a->values.data(), o, (n + 1) * 8);
+      a->values = std::move(dict_.offsets);
     }
-    a->data.resize(dict_.bytes.size());
-    if (dict_.bytes.size()) std::memcpy(a->data.data(), dict_.bytes.data(), dict_.bytes.size());
+    a->data = std::move(dict_.bytes);
   } else {
     return make_error(ErrorCode::kUnsupported, where_ + ": dictionary values in layout " + arrow_layout_name(layout_));
   }
@@ -335,6 +341,14 @@ Result<ColumnArray> ChunkReader::dictionary_array() {
 }
 
 Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where) {
+  if (opts_.dictionary_values) {
+    if (h.dictionary_page.num_values != static_cast<int32_t>(dict_.size)) {
+      return make_error(ErrorCode::kCorrupt, where + ": the dictionary page holds " +
+                                                 std::to_string(h.dictionary_page.num_values) + " values, " +
+                                                 std::to_string(dict_.size) + " were evaluated");
+    }
+    return Status::Ok();  // replaced: not decoded
+  }
   if (dict_.present) return make_error(ErrorCode::kCorrupt, where + ": a second dictionary page in the column chunk");
   if (saw_data_) return make_error(ErrorCode::kCorrupt, where + ": dictionary page after data pages");
   const int32_t enc = h.dictionary_page.encoding;
@@ -569,6 +583,9 @@ Status ChunkReader::fixed_values(int32_t enc, const uint8_t* p, size_t len, size
   uint8_t* dst = out_->values.data() + static_cast<size_t>(pos_) * e;
   if (enc == kPlainDictionary || enc == kRleDictionary) {
     PQFAST_RETURN_IF_ERROR(dict_gather_fixed(dict_, out_->width, p, len, nonnull, dst, where));
+  } else if (opts_.dictionary_values) {
+    return make_error(ErrorCode::kCorrupt, where + ": a page encoded " + enc_name(enc) +
+                                               " in a chunk whose encoding_stats say every page is dictionary-encoded");
   } else if (d_.physical_type == PhysicalType::kByteArray) {  // decimals
     PQFAST_RETURN_IF_ERROR(binary_dense(enc, p, len, nonnull, scratch_, scratch2_, where));
     PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, scratch_.as<int64_t>(), scratch2_.data(), nonnull, dst, where));

@@ -27,6 +27,11 @@ using BinaryViewElem = pqfast::BinaryView;
 
 namespace pqfast::parquet {
 
+// parquet-mr up to 1.2.8 left the dictionary page header out of
+// total_compressed_size (PARQUET-816): readers of its chunks read up to 100
+// bytes more, as Arrow C++ does.
+bool parquet_mr_before_1_2_9(const std::string& created_by);
+
 struct ColumnArray::Impl {
   ArrowLayout layout = ArrowLayout::kDefault;
   std::string format;

@@ -87,6 +87,11 @@ struct FileIdentity {
   int64_t mtime_ns;
 };
 
+// prune_file for a local file whose identity (size, mtime) is known: the
+// footer cache of `options` applies.
+FilePruneResult prune_file_identified(RandomAccessFile& file, const FileIdentity& identity, std::string_view column,
+                                      const ProbeValues& values, const PruneOptions& options);
+
 // A local file known by stat(2) and opened on its first read (pruning with a
 // cached footer often needs no read at all). The opened file must still be
 // the one stat() saw (same size and mtime), else reads fail.

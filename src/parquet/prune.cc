@@ -232,6 +232,17 @@ FilePruneResult prune_one(RandomAccessFile& file, const PruneQuery& query, const
 
 }  // namespace
 
+FilePruneResult prune_file_identified(RandomAccessFile& file, const FileIdentity& identity, std::string_view column,
+                                      const ProbeValues& values, const PruneOptions& options) {
+  auto q = PruneQuery::make(std::string(column), values, options);
+  if (!q.ok()) {
+    FilePruneResult r;
+    r.path = file.name();
+    return fail(std::move(r), q.error());
+  }
+  return prune_one(file, **q, &identity);
+}
+
 FilePruneResult prune_file(RandomAccessFile& file, std::string_view column, const ProbeValues& values,
                            const PruneOptions& options) {
   auto q = PruneQuery::make(std::string(column), values, options);

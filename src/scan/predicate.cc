@@ -369,23 +369,25 @@ void AtomPlan::evaluate(const ColumnArray& array, const std::vector<RowRange>& d
 }
 
 std::vector<uint8_t> AtomPlan::evaluate_dictionary(const ColumnArray& dictionary) const {
-  const ColumnArray::Impl& a = *dictionary.impl();
-  std::vector<uint8_t> out(static_cast<size_t>(a.length));
-  for (int64_t i = 0; i < a.length; ++i) {
-    std::string_view v;
-    if (a.layout == ArrowLayout::kLargeBinary) {
-      const int64_t* o = a.values.as<int64_t>();
-      v = std::string_view(reinterpret_cast<const char*>(a.data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
-    } else if (a.layout == ArrowLayout::kBinary) {
-      const int32_t* o = a.values.as<int32_t>();
-      v = std::string_view(reinterpret_cast<const char*>(a.data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
-    } else {
-      const size_t w = static_cast<size_t>(a.width);
-      v = std::string_view(reinterpret_cast<const char*>(a.values.data()) + static_cast<size_t>(i) * w, w);
-    }
-    out[static_cast<size_t>(i)] = atom_->op == FilterOp::kIsNull ? atom_->negate : value_true(v);
-  }
+  // The dictionary as a row group of its own, every row selected, with no
+  // nulls: the typed loops apply (negate included).
+  const int64_t n = dictionary.length();
+  std::vector<uint64_t> bits(static_cast<size_t>((n + 63) / 64), ~uint64_t{0});
+  evaluate(dictionary, {{0, n}}, n, bits.data());
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = (bits[static_cast<size_t>(i >> 6)] >> (i & 63)) & 1;
   return out;
+}
+
+void AtomPlan::evaluate_hits(const ColumnArray& hits, const std::vector<RowRange>& decoded, int64_t num_rows,
+                             uint64_t* selection) const {
+  const ColumnArray::Impl& a = *hits.impl();
+  const uint8_t* x = a.values.data();
+  apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) {
+    uint64_t m = 0;
+    for (int j = 0; j < count; ++j) m |= uint64_t{x[at + j] != 0} << j;
+    return m;
+  });
 }
 
 }  // namespace pqfast::parquet::scan

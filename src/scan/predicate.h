@@ -53,6 +53,10 @@ class AtomPlan {
 
   // For each value of `dictionary` (no nulls), whether the atom is TRUE.
   std::vector<uint8_t> evaluate_dictionary(const ColumnArray& dictionary) const;
+  // evaluate() over rows decoded as their dictionary entry's byte of
+  // evaluate_dictionary() (ColumnReadOptions::dictionary_values).
+  void evaluate_hits(const ColumnArray& hits, const std::vector<RowRange>& decoded, int64_t num_rows,
+                     uint64_t* selection) const;
 
  private:
   bool value_true(std::string_view v) const;  // a non-null value, negate applied

@@ -7,13 +7,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <new>
+#include <optional>
 #include <thread>
 
+#include "parquet/decode.h"
 #include "parquet/internal.h"
 #include "parquet/read_buffer.h"
 #include "parquet/thrift_util.h"
 #include "pqfast/page_index.h"
+#include "scan/metadata_cache.h"
+#include "scan/parallel.h"
 #include "scan/predicate.h"
 #include "scan/row_ranges.h"
 
@@ -53,23 +58,30 @@ struct ChunkIndex {
 class FileScan {
  public:
   FileScan(RandomAccessFile& file, int32_t index, const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-           const ScanOptions& options)
-      : file_(file), index_(index), columns_(columns), filter_(filter), opts_(options) {}
+           const ScanOptions& options, const FileIdentity* identity = nullptr)
+      : file_(file), index_(index), columns_(columns), filter_(filter), opts_(options), identity_(identity) {}
 
   Result<ScanResult> run();
 
  private:
-  Status read(uint64_t offset, size_t n, uint8_t* out);
+  // Reads through the tail kept from the footer read; counts into `st`
+  // (the file's stats by default; a column's own when columns run in
+  // parallel).
+  Status read(uint64_t offset, size_t n, uint8_t* out, ScanStats* st = nullptr);
   Status prune_with_bloom(size_t num_row_groups_hint);
   Result<const ChunkIndex*> chunk_index(int rg, int leaf);
-  Result<bool> dictionary_rules_out(int rg, const AtomPlan& atom);
+  // Evaluates the atom on the chunk's dictionary when every data page is
+  // dictionary-encoded: `hits` gets one byte per entry; true when none is TRUE
+  // (and no null row can be).
+  Result<bool> dictionary_rules_out(int rg, const AtomPlan& atom, std::vector<uint8_t>* hits);
   Result<std::vector<RowRange>> page_index_ranges(int rg, const AtomPlan& atom, int64_t num_rows);
+  // Thread-safe for distinct leaves once chunk_index(rg, leaf) was called.
   Result<ColumnArray> decode_rows(int rg, int leaf, const std::vector<RowRange>& keep, const ColumnReadOptions& o,
-                                  std::vector<RowRange>* decoded);
+                                  std::vector<RowRange>* decoded, ScanStats* st = nullptr);
   Status scan_row_group(int rg, ScanResult* out);
   std::string where(int rg, int leaf) const {
     return file_.name() + ": row group " + std::to_string(rg) + ", column '" +
-           meta_.columns[static_cast<size_t>(leaf)].dotted_path + "'";
+           meta_->columns[static_cast<size_t>(leaf)].dotted_path + "'";
   }
 
   RandomAccessFile& file_;
@@ -77,8 +89,9 @@ class FileScan {
   const std::vector<ScanColumn>& columns_;
   const ScanFilter& filter_;
   const ScanOptions& opts_;
-  FileMetaData meta_;
-  TailBuffer tail_;
+  const FileIdentity* identity_ = nullptr;  // set for local files: footers may be cached
+  std::shared_ptr<const FileMetaData> meta_;
+  std::shared_ptr<const TailBuffer> tail_;
   ScanStats stats_;
   std::vector<std::vector<AtomPlan>> plans_;  // per conjunct
   std::vector<int> projected_;                // leaf per projected column
@@ -88,14 +101,15 @@ class FileScan {
   std::vector<ChunkIndex> index_cache_;  // row group * leaves + leaf
 };
 
-Status FileScan::read(uint64_t offset, size_t n, uint8_t* out) {
+Status FileScan::read(uint64_t offset, size_t n, uint8_t* out, ScanStats* st) {
   if (n == 0) return Status::Ok();
-  if (tail_.covers(offset, n)) {
-    std::memcpy(out, tail_.data() + (offset - tail_.offset), n);
+  if (tail_ && tail_->covers(offset, n)) {
+    std::memcpy(out, tail_->data() + (offset - tail_->offset), n);
     return Status::Ok();
   }
-  ++stats_.reads;
-  stats_.bytes_read += static_cast<int64_t>(n);
+  if (!st) st = &stats_;
+  ++st->reads;
+  st->bytes_read += static_cast<int64_t>(n);
   return file_.read_at(offset, n, out);
 }
 
@@ -116,7 +130,13 @@ Status FileScan::prune_with_bloom(size_t) {
       po.threads = 1;
       po.block_reads = true;
       po.limits = opts_.limits;
-      FilePruneResult r = prune_file(file_, a.column, a.values, po);
+      FilePruneResult r;
+      if (identity_ && opts_.cache_footers) {
+        po.footer_cache = &process_prune_cache();
+        r = prune_file_identified(file_, *identity_, a.column, a.values, po);
+      } else {
+        r = prune_file(file_, a.column, a.values, po);
+      }
       if (!r.ok) return r.error;
       stats_.reads += r.reads;
       stats_.bytes_read += r.bytes_read;
@@ -136,11 +156,11 @@ Status FileScan::prune_with_bloom(size_t) {
 }
 
 Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
-  const size_t leaves = meta_.columns.size();
+  const size_t leaves = meta_->columns.size();
   ChunkIndex& ci = index_cache_[static_cast<size_t>(rg) * leaves + static_cast<size_t>(leaf)];
   if (ci.loaded) return &ci;
   ci.loaded = true;
-  const ColumnChunk& c = meta_.row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
+  const ColumnChunk& c = meta_->row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
   const uint64_t size = file_.size();
   auto load = [&](int64_t off, int32_t len, auto parse) -> Status {
     if (off < 0 || len <= 0 || static_cast<uint64_t>(off) > size || static_cast<uint64_t>(len) > size - static_cast<uint64_t>(off) ||
@@ -161,7 +181,7 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
                                   ci.offsets = std::move(r).value();
                                   return Status::Ok();
                                 }));
-    const int64_t rows = meta_.row_groups[static_cast<size_t>(rg)].num_rows;
+    const int64_t rows = meta_->row_groups[static_cast<size_t>(rg)].num_rows;
     PQFAST_RETURN_IF_ERROR(validate_offset_index(ci.offsets, size, rows, where(rg, leaf)));
     ci.has_offsets = !ci.offsets.page_locations.empty();
   }
@@ -185,25 +205,23 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
 
 // The chunk's dictionary, when every data page uses it (encoding_stats),
 // holds no value that makes the atom TRUE (and no null row can).
-Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom) {
-  const ColumnChunk& c = meta_.row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(atom.leaf())];
+Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::vector<uint8_t>* hits_out) {
+  const ColumnChunk& c = meta_->row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(atom.leaf())];
   if (c.all_data_pages_dictionary != 1) return false;
   if (c.dictionary_page_offset <= 0 || c.dictionary_page_offset >= c.data_page_offset) return false;
-  if (atom.null_row_true() && !(c.has_statistics && c.statistics.has_null_count && c.statistics.null_count == 0)) {
-    return false;
-  }
   const int64_t off = c.dictionary_page_offset;
   const int64_t len = c.data_page_offset - off;
   if (static_cast<uint64_t>(c.data_page_offset) > file_.size() || len > (int64_t{1} << 30)) return false;
   ReadBuffer b;
   b.resize(static_cast<size_t>(len));
   PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
-  const ColumnDescriptor& d = meta_.columns[static_cast<size_t>(atom.leaf())];
+  const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(atom.leaf())];
   auto dict = decode_dictionary_page(b.data(), b.size(), static_cast<uint64_t>(off), d, c.codec, atom.eval_options(),
                                      where(rg, atom.leaf()));
   if (!dict.ok()) return dict.error();
-  const auto hits = atom.evaluate_dictionary(*dict);
-  return std::none_of(hits.begin(), hits.end(), [](uint8_t h) { return h != 0; });
+  *hits_out = atom.evaluate_dictionary(*dict);
+  const bool none = std::none_of(hits_out->begin(), hits_out->end(), [](uint8_t h) { return h != 0; });
+  return none && !(atom.null_row_true() && c.statistics.null_count > 0);
 }
 
 // The rows of the pages whose ColumnIndex entry may make the atom TRUE
@@ -233,9 +251,10 @@ Result<std::vector<RowRange>> FileScan::page_index_ranges(int rg, const AtomPlan
 }
 
 Result<ColumnArray> FileScan::decode_rows(int rg, int leaf, const std::vector<RowRange>& keep,
-                                          const ColumnReadOptions& o, std::vector<RowRange>* decoded) {
-  const RowGroup& g = meta_.row_groups[static_cast<size_t>(rg)];
-  const ColumnDescriptor& d = meta_.columns[static_cast<size_t>(leaf)];
+                                          const ColumnReadOptions& o, std::vector<RowRange>* decoded, ScanStats* st) {
+  if (!st) st = &stats_;
+  const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
+  const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
   const std::string w = where(rg, leaf);
   if (static_cast<size_t>(leaf) >= g.columns.size()) {
     return make_error(ErrorCode::kCorrupt, w + ": the row group has only " + std::to_string(g.columns.size()) +
@@ -270,12 +289,13 @@ Result<ColumnArray> FileScan::decode_rows(int rg, int leaf, const std::vector<Ro
         return make_error(ErrorCode::kCorrupt, w + ": the OffsetIndex's pages lie outside the column chunk");
       }
       whole = false;
-      // The dictionary page: what lies before the first data page.
-      if (pages[0].offset > start) {
+      // The dictionary page: what lies before the first data page (not
+      // needed when the dictionary is replaced by its evaluation).
+      if (pages[0].offset > start && !o.dictionary_values) {
         buffers.emplace_back();
         ReadBuffer& b = buffers.back();
         b.resize(static_cast<size_t>(pages[0].offset - start));
-        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data()));
+        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data(), st));
         runs.push_back({b.data(), b.size(), static_cast<uint64_t>(start), 0});
       }
       // The pages holding a kept row, adjacent ones read together.
@@ -303,29 +323,33 @@ Result<ColumnArray> FileScan::decode_rows(int rg, int leaf, const std::vector<Ro
         buffers.emplace_back();
         ReadBuffer& b = buffers.back();
         b.resize(static_cast<size_t>(end - off));
-        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
+        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data(), st));
         runs.push_back({b.data(), b.size(), static_cast<uint64_t>(off), b0});
         i = j;
       }
     }
   }
   if (whole) {
+    int64_t read_len = len;
+    if (parquet_mr_before_1_2_9(meta_->created_by)) {
+      read_len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
+    }
     buffers.emplace_back();
     ReadBuffer& b = buffers.back();
-    b.resize(static_cast<size_t>(len));
-    PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data()));
+    b.resize(static_cast<size_t>(read_len));
+    PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data(), st));
     runs.push_back({b.data(), b.size(), static_cast<uint64_t>(start), 0});
   }
   auto arr = decode_column_pages(runs, whole, d, c.codec, g.num_rows, keep, &pd, o, w);
   if (!arr.ok()) return arr.error();
-  stats_.pages_read += pd.pages_decoded;
-  stats_.pages_skipped += pd.pages_skipped;
+  st->pages_read += pd.pages_decoded;
+  st->pages_skipped += pd.pages_skipped;
   *decoded = std::move(pd.rows);
   return arr;
 }
 
 Status FileScan::scan_row_group(int rg, ScanResult* out) {
-  const RowGroup& g = meta_.row_groups[static_cast<size_t>(rg)];
+  const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const int64_t n = g.num_rows;
   if (n <= 0) return Status::Ok();
   const size_t words = static_cast<size_t>((n + 63) / 64);
@@ -351,7 +375,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         MinMaxView s;
         if (ch.has_statistics) {
           const Statistics& st = ch.statistics;
-          const Order order = sort_order(meta_.columns[static_cast<size_t>(a.leaf())]);
+          const Order order = sort_order(meta_->columns[static_cast<size_t>(a.leaf())]);
           auto trusted = [&](bool legacy) { return !legacy || order == Order::kSigned || order == Order::kFloat; };
           s.has_min = st.has_min;
           s.has_max = st.has_max;
@@ -376,12 +400,15 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
                                                                           : stats_.row_groups_pruned_by_bloom);
       return Status::Ok();
     }
-    // 2. Dictionaries.
+    // 2. Dictionaries (what they say of each atom is kept for step 4).
+    std::vector<std::vector<std::vector<uint8_t>>> hits(nc);
     if (opts_.use_dictionary) {
       for (size_t c = 0; c < nc; ++c) {
+        hits[c].resize(plans_[c].size());
         if (!alive[c]) continue;
-        for (const AtomPlan& a : plans_[c]) {
-          PQFAST_ASSIGN_OR_RETURN(bool out_ruled, dictionary_rules_out(rg, a));
+        for (size_t j = 0; j < plans_[c].size(); ++j) {
+          const AtomPlan& a = plans_[c][j];
+          PQFAST_ASSIGN_OR_RETURN(bool out_ruled, dictionary_rules_out(rg, a, &hits[c][j]));
           if (out_ruled) {
             alive[c] = 0;
             break;
@@ -409,13 +436,24 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
       any_candidate = true;
       std::fill(conj.begin(), conj.end(), 0);
       for (const auto& r : cand) set_range(conj.data(), r.begin, r.end);
-      for (const AtomPlan& a : plans_[c]) {
+      for (size_t j = 0; j < plans_[c].size(); ++j) {
+        const AtomPlan& a = plans_[c][j];
         std::vector<RowRange> keep = ranges_of(conj.data(), n);
         if (keep.empty()) break;
         std::vector<RowRange> decoded;
         read_any = true;
-        PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, a.eval_options(), &decoded));
-        a.evaluate(arr, decoded, n, conj.data());
+        const std::vector<uint8_t>* dict_hits = hits.empty() || hits[c].empty() || hits[c][j].empty() ? nullptr : &hits[c][j];
+        if (dict_hits) {
+          // Every page is dictionary-encoded and the dictionary evaluated:
+          // the indices say which rows match, no value is decoded.
+          ColumnReadOptions o = a.eval_options();
+          o.dictionary_values = dict_hits;
+          PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, o, &decoded));
+          a.evaluate_hits(arr, decoded, n, conj.data());
+        } else {
+          PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, a.eval_options(), &decoded));
+          a.evaluate(arr, decoded, n, conj.data());
+        }
       }
       for (size_t i = 0; i < words; ++i) selection[i] |= conj[i];
     }
@@ -435,16 +473,33 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
   piece.file = index_;
   piece.row_group = rg;
   piece.num_rows = selected;
-  for (size_t j = 0; j < columns_.size(); ++j) {
-    std::vector<RowRange> decoded;
-    PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, projected_[j], keep, columns_[j].options, &decoded));
-    if (selected == n && arr.length() == n) {
-      piece.columns.push_back(std::move(arr));
-      continue;
+  // Columns in parallel: a lookup's one matching row group is most of its
+  // work, and its columns are independent.
+  std::vector<Result<ColumnArray>> got;
+  for (size_t j = 0; j < columns_.size(); ++j) got.emplace_back(Error{ErrorCode::kInvalidArgument, "not read"});
+  std::vector<ScanStats> col_stats(columns_.size());
+  if (opts_.use_page_index) {
+    for (int leaf : projected_) {
+      auto ci = chunk_index(rg, leaf);  // loaded here, read-only in the threads
+      if (!ci.ok()) return ci.error();
     }
-    auto taken = take_selected(std::move(arr), decoded, selection.data(), selected);
-    if (!taken.ok()) return make_error(taken.error().code, where(rg, projected_[j]) + ": " + taken.error().message);
-    piece.columns.push_back(std::move(taken).value());
+  }
+  scan::parallel_for(columns_.size(), opts_.threads, [&](size_t j) {
+    std::vector<RowRange> decoded;
+    auto arr = decode_rows(rg, projected_[j], keep, columns_[j].options, &decoded, &col_stats[j]);
+    if (!arr.ok() || (selected == n && arr->length() == n)) {
+      got[j] = std::move(arr);
+      return;
+    }
+    auto taken = take_selected(std::move(*arr), decoded, selection.data(), selected);
+    got[j] = taken.ok() ? std::move(taken)
+                        : Result<ColumnArray>(make_error(taken.error().code, where(rg, projected_[j]) + ": " +
+                                                                                   taken.error().message));
+  });
+  for (size_t j = 0; j < columns_.size(); ++j) {
+    stats_.add(col_stats[j]);
+    if (!got[j].ok()) return got[j].error();
+    piece.columns.push_back(std::move(got[j]).value());
   }
   stats_.rows += selected;
   out->pieces.push_back(std::move(piece));
@@ -479,26 +534,40 @@ Result<ScanResult> FileScan::run() {
       return out;
     }
   }
-  ReadStats rs;
-  auto meta = read_file_metadata_tail(file_, opts_.limits, &rs, &tail_);
-  stats_.reads += rs.reads;
-  stats_.bytes_read += rs.bytes;
-  if (!meta.ok()) return meta.error();
-  meta_ = std::move(meta).value();
-  if (meta_.plaintext_footer_encrypted) {
+  std::optional<CachedFooter> cached;
+  const bool use_cache = identity_ && opts_.cache_footers;
+  if (use_cache) cached = MetadataCache::process().get(file_.name(), *identity_);
+  if (cached) {
+    meta_ = cached->meta;
+    tail_ = cached->tail;
+  } else {
+    ReadStats rs;
+    TailBuffer tail;
+    auto meta = read_file_metadata_tail(file_, opts_.limits, &rs, &tail);
+    stats_.reads += rs.reads;
+    stats_.bytes_read += rs.bytes;
+    if (!meta.ok()) return meta.error();
+    meta_ = std::make_shared<const FileMetaData>(std::move(meta).value());
+    tail_ = std::make_shared<const TailBuffer>(std::move(tail));
+    if (use_cache) {
+      MetadataCache::process().put(file_.name(), *identity_, CachedFooter{meta_, tail_},
+                                   tail_->size + size_t{meta_->footer_length} * 4 + 1024);
+    }
+  }
+  if (meta_->plaintext_footer_encrypted) {
     return make_error(ErrorCode::kUnsupported, file_.name() + ": encrypted file, not supported");
   }
   for (const ScanColumn& col : columns_) {
-    const int leaf = meta_.find_column(col.name);
-    if (leaf < 0) return prefix_error(file_.name(), missing_column_error(meta_, col.name));
-    const std::string problem = flat_column_problem(meta_, leaf);
+    const int leaf = meta_->find_column(col.name);
+    if (leaf < 0) return prefix_error(file_.name(), missing_column_error(*meta_, col.name));
+    const std::string problem = flat_column_problem(*meta_, leaf);
     if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file_.name() + ": " + problem);
     projected_.push_back(leaf);
   }
   for (const auto& conj : filter_.any_of) {
     plans_.emplace_back();
     for (const FilterAtom& a : conj) {
-      PQFAST_ASSIGN_OR_RETURN(AtomPlan p, AtomPlan::make(a, meta_, file_.name()));
+      PQFAST_ASSIGN_OR_RETURN(AtomPlan p, AtomPlan::make(a, *meta_, file_.name()));
       plans_.back().push_back(std::move(p));
     }
   }
@@ -507,13 +576,13 @@ Result<ScanResult> FileScan::run() {
     pruned_by_bloom_.assign(plans_.size(), {});
   }
   for (size_t c = 0; c < plans_.size(); ++c) {
-    if (!pruner_alive_[c].empty() && pruner_alive_[c].size() != meta_.row_groups.size()) {
+    if (!pruner_alive_[c].empty() && pruner_alive_[c].size() != meta_->row_groups.size()) {
       return make_error(ErrorCode::kCorrupt, file_.name() + ": the file changed while it was read");
     }
   }
-  index_cache_.assign(meta_.row_groups.size() * meta_.columns.size(), ChunkIndex{});
-  stats_.row_groups = static_cast<int64_t>(meta_.row_groups.size());
-  for (size_t rg = 0; rg < meta_.row_groups.size(); ++rg) {
+  index_cache_.assign(meta_->row_groups.size() * meta_->columns.size(), ChunkIndex{});
+  stats_.row_groups = static_cast<int64_t>(meta_->row_groups.size());
+  for (size_t rg = 0; rg < meta_->row_groups.size(); ++rg) {
     PQFAST_RETURN_IF_ERROR(scan_row_group(static_cast<int>(rg), &out));
   }
   if (stats_.row_groups_read > 0) stats_.files_read = 1;
@@ -535,30 +604,29 @@ Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::
   std::vector<Result<ScanResult>> results;
   results.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
-  std::atomic<size_t> next{0};
   std::atomic<bool> failed{false};
-  auto work = [&] {
-    for (size_t i; !failed.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < paths.size();) {
+  unsigned hw = std::thread::hardware_concurrency();
+  const int threads = options.threads > 0 ? options.threads : static_cast<int>(hw ? hw : 1);
+  ScanOptions per_file = options;
+  per_file.threads = threads;
+  scan::parallel_for(paths.size(), threads, [&](size_t i) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    {
       try {
-        auto f = LocalFile::open_for_reading(paths[i]);
+        auto f = LocalFile::open(paths[i]);  // fstat: the identity footers are cached under
         if (!f.ok()) {
           results[i] = f.error();
         } else {
-          results[i] = scan_file(**f, static_cast<int32_t>(i), columns, filter, options);
+          const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
+          scan::FileScan s(**f, static_cast<int32_t>(i), columns, filter, per_file, &id);
+          results[i] = s.run();
         }
       } catch (const std::bad_alloc&) {
         results[i] = Error{ErrorCode::kLimitExceeded, paths[i] + ": out of memory while scanning"};
       }
       if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
     }
-  };
-  unsigned hw = std::thread::hardware_concurrency();
-  size_t threads = options.threads > 0 ? static_cast<size_t>(options.threads) : (hw ? hw : 1);
-  threads = std::min(threads, paths.size());
-  std::vector<std::thread> pool;
-  for (size_t k = 1; k < threads; ++k) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  });
   ScanResult out;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!results[i].ok()) {

@@ -1,0 +1,317 @@
+// The scan engine's layers: page indexes parsed from real files; pages read
+// for a subset of rows equal to the same rows of a whole read; the scan of a
+// file with page indexes (alltypes_tiny_pages) equal to a whole read
+// filtered by brute force; hostile files (mutated bytes) end in an answer
+// or an error, never a crash.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "parquet/decode.h"
+#include "parquet/read_buffer.h"
+#include "parquet_test_util.h"
+#include "pqfast/page_index.h"
+#include "pqfast/parquet.h"
+#include "pqfast/parquet_read.h"
+#include "pqfast/scan.h"
+
+namespace pq = pqfast::parquet;
+namespace fs = std::filesystem;
+using pqfast::testing::read_all;
+
+namespace {
+
+const fs::path kDir(PQFAST_TEST_DATA_DIR);
+
+// Value i of an array as bytes (nullopt: null). Bool: "0"/"1".
+std::optional<std::string> value_at(const pq::ColumnArray& a, int64_t i) {
+  const auto* im = a.impl();
+  if (im->layout == pq::ArrowLayout::kNull) return std::nullopt;
+  if (im->null_count > 0 && im->validity.size() > 0 && !((im->validity.data()[i >> 3] >> (i & 7)) & 1)) {
+    return std::nullopt;
+  }
+  switch (im->layout) {
+    case pq::ArrowLayout::kBool: return std::string(1, '0' + ((im->values.data()[i >> 3] >> (i & 7)) & 1));
+    case pq::ArrowLayout::kBinary: {
+      const int32_t* o = im->values.as<int32_t>();
+      return std::string(reinterpret_cast<const char*>(im->data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
+    }
+    case pq::ArrowLayout::kLargeBinary: {
+      const int64_t* o = im->values.as<int64_t>();
+      return std::string(reinterpret_cast<const char*>(im->data.data()) + o[i], static_cast<size_t>(o[i + 1] - o[i]));
+    }
+    default: {
+      const size_t w = static_cast<size_t>(im->width);
+      return std::string(reinterpret_cast<const char*>(im->values.data()) + static_cast<size_t>(i) * w, w);
+    }
+  }
+}
+
+int64_t leaf_of(const pq::FileMetaData& m, const std::string& name) { return m.find_column(name); }
+
+}  // namespace
+
+TEST(ReadBuffer, GrowthKeepsContentsAndSize) {
+  pq::detail::ReadBuffer b;
+  b.resize_zeroed(4);
+  b.data()[0] = 7;
+  b.reserve(1000);
+  EXPECT_EQ(b.size(), 4u);
+  b.resize(5000);  // a second growth copies what the first kept
+  EXPECT_EQ(b.data()[0], 7);
+  b.resize_zeroed(20000);
+  EXPECT_EQ(b.data()[0], 7);
+  EXPECT_EQ(b.data()[19999], 0);
+}
+
+TEST(PageIndex, ParsesAlltypesTinyPagesAndMatchesThePageHeaders) {
+  const auto bytes = read_all(kDir / "alltypes_tiny_pages.parquet");
+  ASSERT_FALSE(bytes.empty());
+  pq::BufferFile file(bytes.data(), bytes.size(), "alltypes_tiny_pages.parquet");
+  auto meta = pq::read_file_metadata(file);
+  ASSERT_TRUE(meta.ok()) << meta.error().message;
+  int chunks = 0;
+  for (const auto& rg : meta->row_groups) {
+    for (const auto& c : rg.columns) {
+      ASSERT_GE(c.offset_index_offset, 0);
+      auto oi = pq::parse_offset_index(bytes.data() + c.offset_index_offset, static_cast<size_t>(c.offset_index_length),
+                                       static_cast<size_t>(c.offset_index_offset));
+      ASSERT_TRUE(oi.ok()) << oi.error().message;
+      EXPECT_TRUE(pq::validate_offset_index(*oi, bytes.size(), rg.num_rows, "x").ok());
+      if (c.column_index_offset < 0) continue;  // no min/max for this column
+      auto ci = pq::parse_column_index(bytes.data() + c.column_index_offset, static_cast<size_t>(c.column_index_length),
+                                       static_cast<size_t>(c.column_index_offset));
+      ASSERT_TRUE(ci.ok()) << ci.error().message;
+      EXPECT_EQ(ci->num_pages(), oi->page_locations.size());
+      // Each location is a data page header, in order.
+      auto headers = pq::read_page_headers(file, c);
+      ASSERT_TRUE(headers.ok());
+      std::vector<int64_t> data_pages;
+      for (const auto& h : *headers) {
+        if (h.type == pq::PageType::kDataPage || h.type == pq::PageType::kDataPageV2) data_pages.push_back(0);
+      }
+      EXPECT_EQ(data_pages.size(), oi->page_locations.size());
+      for (const auto& loc : oi->page_locations) {
+        auto h = pq::parse_page_header(bytes.data() + loc.offset, bytes.size() - static_cast<size_t>(loc.offset));
+        ASSERT_TRUE(h.ok());
+        EXPECT_EQ(static_cast<int64_t>(h->header_size) + h->compressed_page_size, loc.compressed_page_size);
+      }
+      ++chunks;
+    }
+  }
+  EXPECT_GT(chunks, 10);
+}
+
+TEST(PageIndex, HostileBytesGiveErrors) {
+  std::vector<uint8_t> junk = {0x19, 0xfc, 0xff, 0xff, 0xff, 0x0f};  // a list of 2^32 bools
+  EXPECT_FALSE(pq::parse_column_index(junk.data(), junk.size()).ok());
+  EXPECT_FALSE(pq::parse_offset_index(junk.data(), junk.size()).ok());
+  pq::OffsetIndex oi;
+  oi.page_locations = {{100, 10, 0}, {105, 10, 5}};  // overlapping pages
+  EXPECT_FALSE(pq::validate_offset_index(oi, 1000, 10, "x").ok());
+  oi.page_locations = {{100, 10, 3}};  // first row not 0
+  EXPECT_FALSE(pq::validate_offset_index(oi, 1000, 10, "x").ok());
+  oi.page_locations = {{100, 10, 0}, {110, 10, 20}};  // past the row group
+  EXPECT_FALSE(pq::validate_offset_index(oi, 1000, 10, "x").ok());
+}
+
+// Every flat chunk of every parquet-testing file: decoding only the pages
+// holding random rows, then taking random rows among them, gives the values
+// a whole read gives for those rows.
+TEST(SparseRead, EqualsTheWholeReadOnEveryFlatChunk) {
+  std::mt19937_64 rng(42);
+  int checked = 0;
+  for (const auto& e : fs::directory_iterator(kDir)) {
+    if (e.path().extension() != ".parquet") continue;
+    const auto bytes = read_all(e.path());
+    pq::BufferFile file(bytes.data(), bytes.size(), e.path().filename().string());
+    auto meta = pq::read_file_metadata(file);
+    if (!meta.ok()) continue;
+    for (size_t g = 0; g < meta->row_groups.size(); ++g) {
+      const auto& rg = meta->row_groups[g];
+      for (size_t leaf = 0; leaf < meta->columns.size() && leaf < rg.columns.size(); ++leaf) {
+        if (!pq::flat_column_problem(*meta, static_cast<int>(leaf)).empty() || rg.num_rows == 0) continue;
+        auto whole = pq::read_column_chunk(file, *meta, static_cast<int>(g), static_cast<int>(leaf));
+        if (!whole.ok()) continue;
+        const auto& c = rg.columns[leaf];
+        int64_t start = c.data_page_offset;
+        if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
+        const int64_t n = rg.num_rows;
+        for (int trial = 0; trial < 3; ++trial) {
+          std::vector<pq::RowRange> keep;
+          std::vector<uint64_t> sel(static_cast<size_t>((n + 63) / 64), 0);
+          int64_t selected = 0;
+          for (int64_t r = 0; r < n;) {
+            const int64_t len = 1 + static_cast<int64_t>(rng() % 5);
+            if (rng() % (trial + 2) == 0) {
+              const int64_t e2 = std::min(n, r + len);
+              keep.push_back({r, e2});
+              for (int64_t k = r; k < e2; ++k) {
+                if (rng() % 2) {
+                  sel[static_cast<size_t>(k >> 6)] |= uint64_t{1} << (k & 63);
+                  ++selected;
+                }
+              }
+            }
+            r += len + static_cast<int64_t>(rng() % static_cast<uint64_t>(1 + n / 4));
+          }
+          pq::PagesDecoded pd;
+          // To the file's end: the walk stops once the rows are read (some
+          // writers understate total_compressed_size, PARQUET-816).
+          const size_t chunk_len = bytes.size() - static_cast<size_t>(start);
+          auto part = pq::decode_column_pages({{bytes.data() + start, chunk_len, static_cast<uint64_t>(start), 0}}, true,
+                                              meta->columns[leaf], c.codec, n, keep, &pd);
+          ASSERT_TRUE(part.ok()) << e.path() << " leaf " << leaf << ": " << part.error().message;
+          // Every kept row lies in a decoded range.
+          for (const auto& k : keep) {
+            bool in = false;
+            for (const auto& d : pd.rows) in = in || (d.begin <= k.begin && k.end <= d.end);
+            EXPECT_TRUE(in) << e.path();
+          }
+          auto taken = pq::take_selected(std::move(*part), pd.rows, sel.data(), selected);
+          ASSERT_TRUE(taken.ok()) << taken.error().message;
+          ASSERT_EQ(taken->length(), selected);
+          int64_t j = 0;
+          for (int64_t r = 0; r < n; ++r) {
+            if (!((sel[static_cast<size_t>(r >> 6)] >> (r & 63)) & 1)) continue;
+            ASSERT_EQ(value_at(*taken, j), value_at(*whole, r)) << e.path() << " leaf " << leaf << " row " << r;
+            ++j;
+          }
+        }
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
+namespace {
+
+pq::FilterAtom int_atom(const std::string& col, pq::FilterOp op, std::vector<int32_t> v, bool negate = false) {
+  pq::FilterAtom a;
+  a.column = col;
+  a.op = op;
+  a.negate = negate;
+  a.values.type = pqfast::PhysicalType::kInt32;
+  a.values.data.resize(v.size() * 4);
+  if (!v.empty()) std::memcpy(a.values.data.data(), v.data(), v.size() * 4);
+  return a;
+}
+
+}  // namespace
+
+// alltypes_tiny_pages has a page index and many pages per chunk: the scan of
+// `id` filters with every option on and off gives the rows (all columns) a
+// whole read filtered by brute force gives, and reads fewer pages.
+TEST(Scan, EqualsBruteForceOnAlltypesTinyPages) {
+  const std::string path = (kDir / "alltypes_tiny_pages.parquet").string();
+  const auto bytes = read_all(path);
+  pq::BufferFile file(bytes.data(), bytes.size(), "tiny");
+  auto meta = pq::read_file_metadata(file);
+  ASSERT_TRUE(meta.ok());
+  std::vector<pq::ScanColumn> cols;
+  for (const auto& d : meta->columns) cols.push_back({d.dotted_path, {}});
+  const int id_leaf = static_cast<int>(leaf_of(*meta, "id"));
+  const int month_leaf = static_cast<int>(leaf_of(*meta, "month"));
+  struct Case {
+    std::vector<std::vector<pq::FilterAtom>> dnf;
+    std::function<bool(int32_t, int32_t)> keep;  // (id, month)
+  };
+  std::vector<Case> cases = {
+      {{{int_atom("id", pq::FilterOp::kEq, {1234})}}, [](int32_t id, int32_t) { return id == 1234; }},
+      {{{int_atom("id", pq::FilterOp::kIn, {5, 77, 6000, 99999})}},
+       [](int32_t id, int32_t) { return id == 5 || id == 77 || id == 6000; }},
+      {{{int_atom("id", pq::FilterOp::kGe, {3000}), int_atom("id", pq::FilterOp::kLt, {3100})}},
+       [](int32_t id, int32_t) { return id >= 3000 && id < 3100; }},
+      {{{int_atom("id", pq::FilterOp::kLt, {10})}, {int_atom("id", pq::FilterOp::kGt, {7290})}},
+       [](int32_t id, int32_t) { return id < 10 || id > 7290; }},
+      {{{int_atom("id", pq::FilterOp::kLt, {2000}, true), int_atom("month", pq::FilterOp::kEq, {3})}},
+       [](int32_t id, int32_t m) { return id >= 2000 && m == 3; }},
+      {{{int_atom("id", pq::FilterOp::kIn, {1, 2, 3}, true), int_atom("id", pq::FilterOp::kLt, {6})}},
+       [](int32_t id, int32_t) { return id < 6 && id != 1 && id != 2 && id != 3; }},
+      {{{int_atom("id", pq::FilterOp::kNe, {0}), int_atom("month", pq::FilterOp::kLe, {1})}},
+       [](int32_t id, int32_t m) { return id != 0 && m <= 1; }},
+      {{{int_atom("id", pq::FilterOp::kIsNull, {})}}, [](int32_t, int32_t) { return false; }},
+      {{{int_atom("id", pq::FilterOp::kIsNull, {}, true), int_atom("id", pq::FilterOp::kEq, {42})}},
+       [](int32_t id, int32_t) { return id == 42; }},
+      {{}, [](int32_t, int32_t) { return false; }},
+  };
+  // The expected rows: whole reads of every row group.
+  std::vector<std::vector<pq::ColumnArray>> whole;
+  for (size_t g = 0; g < meta->row_groups.size(); ++g) {
+    whole.emplace_back();
+    for (size_t leaf = 0; leaf < meta->columns.size(); ++leaf) {
+      auto a = pq::read_column_chunk(file, *meta, static_cast<int>(g), static_cast<int>(leaf));
+      ASSERT_TRUE(a.ok());
+      whole.back().push_back(std::move(*a));
+    }
+  }
+  for (size_t k = 0; k < cases.size(); ++k) {
+    for (int flags = 0; flags < 8; ++flags) {
+      pq::ScanFilter f;
+      f.active = true;
+      f.any_of = cases[k].dnf;
+      pq::ScanOptions o;
+      o.use_statistics = flags & 1;
+      o.use_page_index = flags & 2;
+      o.use_dictionary = flags & 4;
+      auto r = pq::scan_file(file, 0, cols, f, o);
+      ASSERT_TRUE(r.ok()) << r.error().message;
+      std::vector<std::vector<std::optional<std::string>>> got, want;
+      for (const auto& p : r->pieces) {
+        for (int64_t i = 0; i < p.num_rows; ++i) {
+          got.emplace_back();
+          for (const auto& a : p.columns) got.back().push_back(value_at(a, i));
+        }
+      }
+      for (size_t g = 0; g < whole.size(); ++g) {
+        const auto& w = whole[g];
+        for (int64_t i = 0; i < w[0].length(); ++i) {
+          int32_t id, month;
+          std::memcpy(&id, value_at(w[static_cast<size_t>(id_leaf)], i)->data(), 4);
+          std::memcpy(&month, value_at(w[static_cast<size_t>(month_leaf)], i)->data(), 4);
+          if (!cases[k].keep(id, month)) continue;
+          want.emplace_back();
+          for (const auto& a : w) want.back().push_back(value_at(a, i));
+        }
+      }
+      EXPECT_EQ(got, want) << "case " << k << " flags " << flags;
+      EXPECT_EQ(r->stats.rows, static_cast<int64_t>(want.size()));
+      if (k == 0 && (flags & 2)) EXPECT_GT(r->stats.pages_skipped, 0) << "the page index skipped no page";
+    }
+  }
+}
+
+// Mutated copies of a file with page indexes: every scan ends in rows or an
+// error (the sanitizer build checks the memory).
+TEST(Scan, MutatedFilesNeverCrash) {
+  const auto clean = read_all(kDir / "alltypes_tiny_pages.parquet");
+  std::mt19937_64 rng(7);
+  std::vector<pq::ScanColumn> cols = {{"id", {}}, {"string_col", {}}, {"double_col", {}}};
+  pq::ScanFilter f;
+  f.active = true;
+  f.any_of = {{int_atom("id", pq::FilterOp::kLt, {300})}};
+  int errors = 0;
+  for (int m = 0; m < 300; ++m) {
+    auto bytes = clean;
+    const int flips = 1 + static_cast<int>(rng() % 4);
+    for (int k = 0; k < flips; ++k) {
+      // Mostly the tail (page indexes and footer), sometimes the pages.
+      const size_t at = rng() % 3 ? bytes.size() - 1 - rng() % std::min<size_t>(bytes.size(), 12000) : rng() % bytes.size();
+      bytes[at] = static_cast<uint8_t>(rng());
+    }
+    pq::BufferFile file(bytes.data(), bytes.size(), "mutant");
+    auto r = pq::scan_file(file, 0, cols, f, {});
+    if (!r.ok()) {
+      ++errors;
+      EXPECT_FALSE(r.error().message.empty());
+    }
+  }
+  EXPECT_GT(errors, 0);
+}
