@@ -53,6 +53,10 @@ struct FilterAtom {
   // (without null); kIsNull none.
   ProbeValues values;
   bool set_has_null = false;  // kIn: null rows are members
+  // For a DECIMAL column: the scale the values were typed for. A file that
+  // stores the column in another physical type (INT32, INT64, FIXED_LEN_BYTE_ARRAY
+  // of another width, BYTE_ARRAY) at this scale gets the values converted.
+  int32_t decimal_scale = -1;
 };
 
 struct ScanFilter {

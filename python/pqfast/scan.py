@@ -21,6 +21,8 @@ from typing import Any, Sequence
 from . import _pqfast
 from ._pqfast import FormatError
 
+_LT_DECIMAL = 5  # parquet.thrift LogicalType union id
+
 
 def _local_paths(source: Any) -> list[str]:
     from .parquet import _remote_urls, expand_paths
@@ -39,6 +41,7 @@ def _encode_filter(dnf, descs: dict, path: str):
     type, type_length, data, offsets, set_has_null). A conjunct holding a
     comparison with a null literal is never TRUE and is dropped."""
     from .filters import encode_atom_values
+    from .parquet import _scale
 
     out = []
     for conj in dnf:
@@ -53,11 +56,15 @@ def _encode_filter(dnf, descs: dict, path: str):
                 dead = True
                 break
             if a.op == "is_null":
-                atoms.append((a.column, a.op, bool(a.negate), desc["physical_type"], 0, b"", None, False))
+                atoms.append((a.column, a.op, bool(a.negate), desc["physical_type"], 0, b"", None, False, -1))
                 continue
             data, offsets, tl, has_null = encode_atom_values(desc, a)
+            lt = desc["logical_type"]
+            scale = -1
+            if lt["kind"] == _LT_DECIMAL or desc.get("converted_type") == "DECIMAL":
+                scale = int(_scale(desc))
             atoms.append((a.column, a.op, bool(a.negate), desc["physical_type"], int(tl), data, offsets,
-                          bool(has_null)))
+                          bool(has_null), scale))
         if not dead:
             out.append(atoms)
     return out

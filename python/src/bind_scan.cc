@@ -31,8 +31,8 @@ pq::FilterOp parse_op(const std::string& op) {
   throw FormatError("invalid argument: unknown filter operator '" + op + "'");
 }
 
-// (column, op, negate, physical type, type_length, data, offsets or None, set_has_null)
-using AtomSpec = std::tuple<std::string, std::string, bool, std::string, int32_t, nb::object, nb::object, bool>;
+// (column, op, negate, physical type, type_length, data, offsets or None, set_has_null, decimal scale or -1)
+using AtomSpec = std::tuple<std::string, std::string, bool, std::string, int32_t, nb::object, nb::object, bool, int32_t>;
 using ColumnSpec = std::tuple<std::string, std::string, std::string>;  // name, layout, format
 
 pq::ScanFilter make_filter(const std::optional<std::vector<std::vector<AtomSpec>>>& dnf) {
@@ -41,8 +41,9 @@ pq::ScanFilter make_filter(const std::optional<std::vector<std::vector<AtomSpec>
   f.active = true;
   for (const auto& conj : *dnf) {
     std::vector<pq::FilterAtom> atoms;
-    for (const auto& [column, op, negate, type, type_length, data, offsets, has_null] : conj) {
+    for (const auto& [column, op, negate, type, type_length, data, offsets, has_null, scale] : conj) {
       pq::FilterAtom a;
+      a.decimal_scale = scale;
       a.column = column;
       a.op = parse_op(op);
       a.negate = negate;

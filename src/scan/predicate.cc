@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "parquet/decode.h"
 #include "parquet/internal.h"
@@ -99,6 +100,45 @@ void apply(const ColumnArray::Impl& a, const std::vector<RowRange>& decoded, int
 
 }  // namespace
 
+namespace {
+
+bool is_decimal(const ColumnDescriptor& d) {
+  return d.logical.kind == LogicalType::kDecimal || d.converted_type == 5;
+}
+
+// A decimal's unscaled value from one physical representation to another
+// (INT32/INT64 little-endian, FIXED_LEN_BYTE_ARRAY/BYTE_ARRAY big-endian two's
+// complement); nullopt when it does not fit the target.
+std::optional<std::string> convert_decimal(std::string_view v, PhysicalType from, PhysicalType to, int32_t to_len) {
+  // To big-endian bytes first.
+  std::string be;
+  if (from == PhysicalType::kInt32 || from == PhysicalType::kInt64) {
+    be.assign(v.rbegin(), v.rend());
+  } else {
+    be.assign(v);
+  }
+  if (be.empty()) be.assign(1, '\0');
+  const bool neg = static_cast<uint8_t>(be[0]) & 0x80;
+  const char fill = neg ? static_cast<char>(0xff) : '\0';
+  size_t width = to == PhysicalType::kInt32 ? 4 : to == PhysicalType::kInt64 ? 8
+               : to == PhysicalType::kFixedLenByteArray ? static_cast<size_t>(to_len) : be.size();
+  if (be.size() > width) {
+    // Drop sign-extension bytes; what is left must still carry the sign.
+    const size_t extra = be.size() - width;
+    for (size_t i = 0; i < extra; ++i) {
+      if (be[i] != fill) return std::nullopt;
+    }
+    be.erase(0, extra);
+    if ((static_cast<uint8_t>(be[0]) & 0x80) != (neg ? 0x80 : 0)) return std::nullopt;
+  } else {
+    be.insert(0, width - be.size(), fill);
+  }
+  if (to == PhysicalType::kInt32 || to == PhysicalType::kInt64) return std::string(be.rbegin(), be.rend());
+  return be;
+}
+
+}  // namespace
+
 Result<AtomPlan> AtomPlan::make(const FilterAtom& atom, const FileMetaData& meta, const std::string& file) {
   AtomPlan p;
   p.atom_ = &atom;
@@ -119,9 +159,16 @@ Result<AtomPlan> AtomPlan::make(const FilterAtom& atom, const FileMetaData& meta
     return boolean ? std::string_view(reinterpret_cast<const char*>(atom.values.data.data()) + i, 1)
                    : atom.values.value(i);
   };
-  if (atom.op != FilterOp::kIsNull) {
-    if (atom.values.type != d.physical_type ||
-        (d.physical_type == PhysicalType::kFixedLenByteArray && atom.values.type_length != d.type_length)) {
+  const bool mismatch = atom.values.type != d.physical_type ||
+                        (d.physical_type == PhysicalType::kFixedLenByteArray && atom.values.type_length != d.type_length);
+  const bool convert = mismatch && atom.op != FilterOp::kIsNull && atom.decimal_scale >= 0 && is_decimal(d);
+  if (convert && d.scale != atom.decimal_scale) {
+    return make_error(ErrorCode::kInvalidArgument,
+                      where + ": the column has scale " + std::to_string(d.scale) + " here, the filter's values were typed for scale " +
+                          std::to_string(atom.decimal_scale) + " (files of one scan must agree)");
+  }
+  if (atom.op != FilterOp::kIsNull && !convert) {
+    if (mismatch) {
       return make_error(ErrorCode::kInvalidArgument,
                         where + ": the column is " + physical_type_name(d.physical_type) +
                             (d.physical_type == PhysicalType::kFixedLenByteArray ? "(" + std::to_string(d.type_length) + ")" : "") +
@@ -169,9 +216,23 @@ Result<AtomPlan> AtomPlan::make(const FilterAtom& atom, const FileMetaData& meta
         return make_error(ErrorCode::kInvalidArgument, where + ": BOOLEAN filter values are one byte, 0 or 1");
       }
       p.values_.emplace_back(v);
+    } else if (convert) {
+      auto c = convert_decimal(v, atom.values.type, d.physical_type, d.type_length);
+      if (!c) {
+        // Out of the column's range here: `=`/`in` cannot match it, an
+        // order comparison would need the value itself.
+        if (atom.op == FilterOp::kEq || atom.op == FilterOp::kIn || atom.op == FilterOp::kNe) continue;
+        return make_error(ErrorCode::kInvalidArgument, where + ": a filter value does not fit the column's " +
+                                                           physical_type_name(d.physical_type) + " decimals in this file");
+      }
+      p.values_.push_back(std::move(*c));
     } else {
       p.values_.emplace_back(v);
     }
+  }
+  if (convert && p.values_.empty() && atom.op != FilterOp::kIn) {
+    // `=` or `!=` with a value out of range: never equal.
+    p.never_equal_ = true;
   }
   if (d.physical_type == PhysicalType::kBoolean) p.order_ = Order::kUnsigned;  // false < true, on one byte
   switch (atom.op) {
@@ -202,6 +263,7 @@ bool AtomPlan::equal(std::string_view a, std::string_view b, bool bitwise) const
 
 bool AtomPlan::value_true(std::string_view v) const {
   const FilterAtom& a = *atom_;
+  if (never_equal_) return (a.op == FilterOp::kNe) != a.negate;
   bool t = false;
   switch (a.op) {
     case FilterOp::kEq: t = equal(v, values_[0], false); break;
@@ -233,6 +295,7 @@ bool AtomPlan::may_match(const MinMaxView& s) const {
   if (all_null) return null_result_;
   if (null_result_ && !no_null) return true;  // a null row may be TRUE
   if (a.op == FilterOp::kIsNull) return a.negate;  // is_null with no null: FALSE; is_valid with a value: TRUE
+  if (never_equal_) return (a.op == FilterOp::kNe) != a.negate;
   if (a.negate || !stats_usable_) return true;
   // Not negated: some non-null value must satisfy the comparison.
   auto below_min = [&](std::string_view v, bool or_equal) {  // v < min (or <=)
@@ -323,7 +386,7 @@ void AtomPlan::evaluate(const ColumnArray& array, const std::vector<RowRange>& d
     });
   };
   const bool unsig = order_ == Order::kUnsigned;
-  switch (a.layout) {
+  switch (never_equal_ ? ArrowLayout::kDefault : a.layout) {
     case ArrowLayout::kInt32:
       if (unsig) typed(uint32_t{}, true); else typed(int32_t{}, false);
       return;

@@ -70,6 +70,7 @@ class AtomPlan {
   bool is_float_ = false;
   bool stats_usable_ = false;  // min/max may be compared with the values
   bool null_result_ = false;   // the atom's value on a null row (as TRUE or not)
+  bool never_equal_ = false;   // `=`/`!=` of a decimal out of this file's range
   std::vector<std::string> values_;  // in the evaluation layout's bytes, sorted for kIn
   ColumnReadOptions eval_options_;
 };

@@ -1,0 +1,366 @@
+"""pqfast.read_table(source, columns=, filters=): the native scan engine against pyarrow.dataset.
+
+Random lakes (every flat type, nulls, NaN and -0.0; row groups, many small pages, page
+indexes, Bloom filters, dictionaries that fall back to plain, data page v1/v2, codecs)
+and random filters in both forms (pyarrow's DNF and Expressions), compared with
+``pyarrow.dataset.dataset(paths).to_table(columns=, filter=)``; plus fixed cases.
+PQFAST_LONG_TESTS=1 runs many more random lakes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import os
+import random
+import struct
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+import pytest
+
+import pqfast
+from pqfast.filters import normalize, reference_filter
+from test_filters import TYPE_NAMES, random_column, random_filter, same_table
+
+F = pc.field
+NAN = math.nan
+LONG = bool(os.environ.get("PQFAST_LONG_TESTS"))
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    """pqfast.read_table with filters=; skipped only while the engine does not exist yet."""
+    if "filters" not in inspect.signature(pqfast.read_table).parameters:
+        pytest.skip("pqfast.read_table has no filters= parameter yet (issue 17)")
+    p = tmp_path_factory.mktemp("probe") / "p.parquet"
+    pq.write_table(pa.table({"a": pa.array([1, 2, 3], pa.int64())}), p)
+    try:
+        got = pqfast.read_table(str(p), filters=[("a", "=", 2)])
+    except NotImplementedError as e:
+        pytest.skip(f"pqfast.read_table(filters=) not implemented yet: {e}")
+    assert got.column("a").to_pylist() == [2], "the probe read is wrong"
+    return pqfast.read_table
+
+
+# ---------------------------------------------------------------------------
+# Random lakes
+
+
+def _write_options(rng: random.Random, table: pa.Table) -> dict:
+    names = table.column_names
+    opts = {
+        "row_group_size": rng.choice([37, 200, 1000, 1 << 20]),
+        "data_page_size": rng.choice([64, 512, 4096, 1 << 20]),
+        "write_batch_size": rng.choice([16, 100, 1024]),
+        "write_page_index": rng.random() < 0.6,
+        "data_page_version": rng.choice(["1.0", "2.0"]),
+        "compression": rng.choice(["none", "snappy", "zstd"]),
+    }
+    if rng.random() < 0.3:
+        opts["max_rows_per_page"] = rng.choice([10, 50])
+    r = rng.random()
+    opts["use_dictionary"] = True if r < 0.4 else False if r < 0.6 else \
+        [n for n in names if rng.random() < 0.5]
+    if rng.random() < 0.4:
+        opts["dictionary_pagesize_limit"] = rng.choice([64, 256, 1024])  # falls back to plain
+    bloomable = [n for n in names if table.schema.field(n).type != pa.bool_()]
+    if rng.random() < 0.5 and bloomable:
+        opts["bloom_filter_options"] = {
+            n: (True if rng.random() < 0.3 else {"ndv": rng.choice([16, 1000, 100000]), "fpp": rng.choice([0.01, 0.1])})
+            for n in bloomable if rng.random() < 0.6}
+    return opts
+
+
+def random_lake(rng: random.Random, d, nfiles: int | None = None, type_names=TYPE_NAMES):
+    """(paths, the whole lake as one table, domains, the options used)."""
+    ncols = rng.randint(2, 7)
+    types = [rng.choice(type_names) for _ in range(ncols)]
+    names = [f"c{i}_{t.replace(':', '_').replace('/', '_')}" for i, t in enumerate(types)]
+    nulls = [rng.choice([0.0, 0.1, 0.5, 1.0 if rng.random() < 0.1 else 0.2]) for _ in types]
+    nfiles = nfiles or rng.randint(1, 4)
+    paths, tables, doms, used = [], [], {}, []
+    seed = rng.random()
+    as_int = rng.random() < 0.3  # decimals as INT32/INT64: the same in every file of a lake
+    for k in range(nfiles):
+        n = rng.choice([0, 1, 30, 400, 2500]) if k else rng.choice([1, 30, 400, 2500])
+        cols = {}
+        for name, t, np_ in zip(names, types, nulls):
+            # the same domains in every file: random.Random(seed + name) draws them again
+            col, dom = random_column(t, random.Random(f"{seed}{name}"), n, np_)
+            if n:
+                idx = [rng.randrange(len(dom)) if rng.random() >= np_ else None for _ in range(n)]
+                col = dom.take(pa.array(idx, pa.int64()))
+            cols[name], doms[name] = col, dom
+        cols["id"] = pa.array(rng.sample(range(10**12), n), pa.int64())
+        table = pa.table(cols)
+        opts = _write_options(rng, table)
+        opts["store_decimal_as_integer"] = as_int
+        p = os.path.join(str(d), f"part-{k:03d}.parquet")
+        pq.write_table(table, p, **opts)
+        paths.append(p)
+        tables.append(table)
+        used.append(opts)
+    whole = pa.concat_tables(tables)
+    ids = whole.column("id").to_pylist()
+    doms["id"] = pa.array(rng.sample(ids, min(len(ids), 12)) + [10**12 + 1, 0, -5], pa.int64())
+    return paths, whole, doms, used
+
+
+def _columns(rng: random.Random, names: list[str]):
+    r = rng.random()
+    if r < 0.25:
+        return None
+    k = rng.randint(1, len(names))
+    return rng.sample(names, k)
+
+
+def _differs(a: pa.Table, b: pa.Table) -> bool:
+    try:
+        same_table(a, b)
+        return False
+    except AssertionError:
+        return True
+
+
+def check_read(read, paths, columns, f, expr, whole: pa.Table | None = None, what=""):
+    """The engine's table equals pyarrow.dataset's over the files.
+
+    pyarrow.dataset prunes Parquet row groups by min/max statistics, which leave NaN
+    out: a filter TRUE on NaN (``isin([nan])``, ``~(x <= 5)``, ``x != v`` ...) loses the
+    NaN rows of a row group whose min/max exclude it, where pyarrow.compute (and the
+    same dataset over the table in memory) keeps them. There the in-memory answer is
+    the reference: same rows, row semantics as pyarrow.compute's."""
+    disk = ds.dataset(paths, format="parquet").to_table(columns=columns, filter=expr)
+    key = tuple(paths)
+    if key not in _MEM:
+        _MEM.clear()
+        _MEM[key] = pa.concat_tables([pq.read_table(p) for p in paths])
+    mem_table = _MEM[key]
+    want = ds.dataset(mem_table).to_table(columns=columns, filter=expr)
+    if whole is not None:  # the oracle agrees with itself
+        ref = reference_filter(whole, normalize(f))
+        same_table(ref.select(columns) if columns is not None else ref, want, f"{what} reference")
+    if _differs(disk, want):
+        STATS_NAN_MISMATCHES.append(repr(f))
+        assert any(pa.types.is_floating(fl.type) for fl in mem_table.schema), \
+            f"pyarrow.dataset on files differs from in memory without float columns: {f!r}"
+    got = read(paths, columns=columns, filters=f)
+    assert isinstance(got, pa.Table)
+    same_table(got, want, f"{what}\nfilters={f!r}\ncolumns={columns}")
+    return got
+
+
+STATS_NAN_MISMATCHES: list[str] = []
+_MEM: dict = {}
+
+
+def _run_random(read, tmp_path, seed: int, lakes: int, filters_per_lake: int):
+    rng = random.Random(seed)
+    for i in range(lakes):
+        d = tmp_path / f"lake{seed}_{i}"
+        d.mkdir()
+        paths, whole, doms, opts = random_lake(rng, d)
+        for _ in range(filters_per_lake):
+            f, expr = random_filter(rng, whole, doms)
+            check_read(read, paths, _columns(rng, whole.column_names), f, expr, whole,
+                       what=f"seed {seed} lake {i} options {opts}")
+
+
+def test_random_lakes(engine, tmp_path):
+    _run_random(engine, tmp_path, 1717, 200 if LONG else 20, 5)
+
+
+@pytest.mark.parametrize("name", TYPE_NAMES)
+def test_random_lakes_each_type(engine, tmp_path, name):
+    rng = random.Random(f"type {name}")
+    for i in range(8 if LONG else 1):
+        d = tmp_path / f"l{i}"
+        d.mkdir()
+        paths, whole, doms, opts = random_lake(rng, d, type_names=[name])
+        for _ in range(12):
+            f, expr = random_filter(rng, whole, doms)
+            check_read(engine, paths, _columns(rng, whole.column_names), f, expr, whole,
+                       what=f"type {name} lake {i} options {opts}")
+
+
+# ---------------------------------------------------------------------------
+# Fixed cases
+
+
+@pytest.fixture(scope="module")
+def bloom_lake(tmp_path_factory):
+    """8 files x 4 row groups, sorted ids (row groups prunable by min/max), Bloom filters on
+    id and key, a page index, many pages per chunk."""
+    d = tmp_path_factory.mktemp("bloom")
+    rng = np.random.default_rng(7)
+    paths = []
+    for k in range(8):
+        n = 4000
+        ids = np.sort(rng.choice(10**9, n, replace=False)).astype(np.int64) + k * 10**9
+        t = pa.table({
+            "id": ids,
+            "key": pa.array([f"k{i:012d}" for i in ids]),
+            "v": pa.array(rng.standard_normal(n)),
+            "cat": pa.array(rng.choice(["a", "b", "c", None], n)),
+            "f": pa.array(np.where(rng.random(n) < 0.1, np.nan, rng.integers(0, 5, n).astype(np.float32))),
+        })
+        p = d / f"part-{k}.parquet"
+        pq.write_table(t, p, row_group_size=1000, data_page_size=1024, write_batch_size=128,
+                       write_page_index=True,
+                       bloom_filter_options={"id": {"ndv": 1000, "fpp": 0.01}, "key": {"ndv": 1000, "fpp": 0.01}})
+        paths.append(str(p))
+    return paths
+
+
+def _same(read, paths, columns, f, expr=None):
+    expr = expr if expr is not None else (f if isinstance(f, pc.Expression) else pq.filters_to_expression(f))
+    return check_read(read, paths, columns, f, expr)
+
+
+def test_lookup_one_id(engine, bloom_lake):
+    one = pq.read_table(bloom_lake[5]).column("id")[1234].as_py()
+    got = _same(engine, bloom_lake, None, [("id", "=", one)])
+    assert got.num_rows == 1
+    got = _same(engine, bloom_lake, ["v", "key"], [("id", "in", [one, 17, 3 * 10**9 + 1])])
+    assert got.num_rows == 1 and got.column_names == ["v", "key"]
+    key = pq.read_table(bloom_lake[2]).column("key")[3999].as_py()
+    assert _same(engine, bloom_lake, None, F("key") == key).num_rows == 1
+
+
+def test_missing_id_and_empty_result(engine, bloom_lake):
+    got = _same(engine, bloom_lake, None, [("id", "=", 5 * 10**9 + 1)])
+    assert got.num_rows == 0
+    assert got.schema == pq.read_schema(bloom_lake[0]).remove_metadata() or \
+        [f.type for f in got.schema] == [f.type for f in pq.read_schema(bloom_lake[0])]
+    got = _same(engine, bloom_lake, ["cat", "v"], [("id", "<", 0)])
+    assert got.num_rows == 0 and got.column_names == ["cat", "v"]
+    # row groups with no match next to ones with matches
+    t0 = pq.read_table(bloom_lake[0])
+    lo, hi = t0["id"][10].as_py(), t0["id"][2500].as_py()
+    assert _same(engine, bloom_lake, ["id"], [("id", ">=", lo), ("id", "<", hi)]).num_rows == 2490
+
+
+def test_filter_column_not_projected(engine, bloom_lake):
+    got = _same(engine, bloom_lake, ["v"], [("cat", "=", "b"), ("f", ">", 2.0)])
+    assert got.column_names == ["v"] and got.num_rows > 0
+
+
+def test_columns_none(engine, bloom_lake):
+    got = _same(engine, bloom_lake, None, F("cat").isin(["a"]) & (F("f") == 1.0))
+    assert got.column_names == ["id", "key", "v", "cat", "f"]
+
+
+def test_in_with_none_and_not_in(engine, bloom_lake):
+    assert _same(engine, bloom_lake, ["cat"], [("cat", "in", ["a", None])]).num_rows > 0
+    assert _same(engine, bloom_lake, ["cat"], [("cat", "not in", ["a", None])]).num_rows > 0
+    assert _same(engine, bloom_lake, ["cat"], [("cat", "not in", ["a"])]).column("cat").null_count > 0
+    _same(engine, bloom_lake, ["cat"], [("cat", "in", pa.array([None], pa.string()))])
+    _same(engine, bloom_lake, ["cat"], [("cat", "=", None)])
+
+
+def test_is_null_is_valid(engine, bloom_lake):
+    assert _same(engine, bloom_lake, None, F("cat").is_null()).num_rows > 0
+    _same(engine, bloom_lake, ["cat", "id"], F("cat").is_valid() & (F("id") < 2 * 10**9))
+    _same(engine, bloom_lake, ["v"], ~F("cat").is_null() | F("f").is_null())
+
+
+def test_nan(engine, bloom_lake):
+    _same(engine, bloom_lake, ["f"], F("f") == NAN)
+    assert _same(engine, bloom_lake, ["f"], F("f") != NAN).num_rows == 32000
+    assert _same(engine, bloom_lake, ["f"], F("f").isin([NAN])).num_rows > 0
+    assert _same(engine, bloom_lake, ["f"], ~(F("f") < 2.0)).num_rows > 0  # NaN rows kept
+    _same(engine, bloom_lake, ["f"], F("f") >= 2.0)
+    _same(engine, bloom_lake, ["f"], F("f") == 0.1)  # float32 compared in double: no match
+
+
+def test_nan_zero_bits(engine, tmp_path):
+    """-0.0 and 0.0, NaNs of other bit patterns: pyarrow's is_in compares bits, == does not."""
+    neg_nan = struct.unpack("<d", struct.pack("<Q", 0xFFF8000000000000))[0]
+    vals = [0.0, -0.0, NAN, neg_nan, None, 1.0, -1.0, math.inf]
+    for t in (pa.float64(), pa.float32()):
+        table = pa.table({"x": pa.array(vals * 50, t), "i": pa.array(range(400))})
+        for dictionary in (True, False):
+            p = tmp_path / f"z_{t}_{dictionary}.parquet"
+            pq.write_table(table, p, use_dictionary=dictionary, row_group_size=130, write_page_index=True)
+            for f in ([("x", "=", 0.0)], [("x", "=", -0.0)], [("x", "in", [0.0])], [("x", "in", [-0.0])],
+                      [("x", "in", [NAN])], [("x", "not in", [NAN, None])], [("x", "<", 0.0)],
+                      [("x", "<=", -0.0)], [("x", ">", -1.0)], [("x", "!=", 0.0)], F("x").is_null(),
+                      ~(F("x") > 0.0), ~(F("x") >= -0.0)):
+                _same(engine, [str(p)], None, f)
+
+
+def test_dictionary_fallback_and_pages(engine, tmp_path):
+    """Chunks that start dictionary-encoded and fall back to plain; many pages; v1 and v2."""
+    rng = np.random.default_rng(3)
+    n = 20000
+    t = pa.table({"s": pa.array([f"v{int(x)}" for x in rng.integers(0, 5000, n)]),
+                  "i": pa.array(rng.integers(0, 3000, n), pa.int32()),
+                  "p": pa.array(np.arange(n))})
+    for version in ("1.0", "2.0"):
+        for page_index in (True, False):
+            p = tmp_path / f"fb_{version}_{page_index}.parquet"
+            pq.write_table(t, p, dictionary_pagesize_limit=512, data_page_size=256, write_batch_size=64,
+                           row_group_size=7000, data_page_version=version, write_page_index=page_index)
+            md = pq.ParquetFile(p).metadata.row_group(0).column(0)
+            assert "PLAIN" in md.encodings or "PLAIN" in str(md.encodings)
+            for f in ([("s", "=", "v17")], [("s", "in", ["v1", "v4999", "nope"])], [("i", "<", 3)],
+                      [[("s", "=", "v3")], [("i", "=", 2999)]], F("s") >= "v4998"):
+                _same(engine, [str(p)], ["p", "s"], f)
+
+
+def test_directory_and_single_path(engine, bloom_lake):
+    d = os.path.dirname(bloom_lake[0])
+    want = ds.dataset(bloom_lake, format="parquet").to_table(filter=F("cat") == "c")
+    same_table(engine(d, filters=[("cat", "=", "c")]), want, "directory")
+    one = ds.dataset(bloom_lake[3], format="parquet").to_table(filter=F("cat") == "c")
+    same_table(engine(bloom_lake[3], filters=[("cat", "=", "c")]), one, "single path")
+
+
+def test_each_type_fixed(engine, tmp_path):
+    """Every flat type: a value that exists, one that does not, ranges, in, nulls."""
+    rng = random.Random(99)
+    for name in TYPE_NAMES:
+        col, dom = random_column(name, random.Random(name), 300, 0.2)
+        table = pa.table({"x": col, "i": pa.array(range(300))})
+        p = tmp_path / f"t_{name.replace(':', '_').replace('/', '_')}.parquet"
+        pq.write_table(table, p, row_group_size=100, data_page_size=128, write_batch_size=16,
+                       write_page_index=True)
+        v = next(x for x in col.to_pylist() if x is not None) if col.null_count < len(col) else None
+        t = table.schema.field("x").type
+        lit = pa.scalar(v, t) if v is not None else pa.scalar(None, t)
+        exprs = [F("x") == lit, F("x") != lit, F("x").isin(pa.array([v, None], t)), F("x").is_null(),
+                 ~F("x").isin(pa.array([v], t))]
+        if t != pa.bool_():
+            exprs += [F("x") < lit, F("x") >= lit, ~(F("x") > lit)]
+        for e in exprs:
+            _same(engine, [str(p)], None, e)
+
+
+def test_errors(engine, bloom_lake):
+    from pqfast import FormatError
+
+    with pytest.raises(FormatError, match="two columns"):
+        engine(bloom_lake, filters=F("id") == F("v"))
+    with pytest.raises(KeyError, match="'nope'"):  # as ParquetFile.column_index names a missing column
+        engine(bloom_lake, filters=[("nope", "=", 1)])
+    with pytest.raises(FormatError, match="'id'"):
+        engine(bloom_lake, filters=[("id", "=", "a string")])
+
+
+def test_files_disagree_on_physical_type(engine, tmp_path):
+    """One lake, decimals stored as FIXED_LEN_BYTE_ARRAY in one file and INT32 in the next
+    (store_decimal_as_integer): the filter's values are typed per file."""
+    D = __import__("decimal").Decimal
+    t = pa.table({"d": pa.array([D("1.25"), D("-3.00"), None, D("7.50")], pa.decimal128(9, 2)),
+                  "i": pa.array([1, 2, 3, 4])})
+    paths = []
+    for k, as_int in enumerate((False, True)):
+        p = tmp_path / f"part-{k}.parquet"
+        pq.write_table(t, p, store_decimal_as_integer=as_int)
+        paths.append(str(p))
+    for f in ([("d", "=", D("1.25"))], [("d", "in", [D("7.50"), None])], F("d") < D("0"), ~F("d").is_null()):
+        _same(engine, paths, None, f)
