@@ -3,6 +3,7 @@
 // place in the output, then spread over the nulls. One output per chunk,
 // grown page by page (never sized from a header beyond the page's values).
 #include <algorithm>
+#include <optional>
 #include <cstring>
 
 #include "pqfast/delta.h"
@@ -10,6 +11,7 @@
 #include "parquet/codec.h"
 #include "parquet/decode.h"
 #include "parquet/rle.h"
+#include "parquet/snappy_range.h"
 #include "parquet/thrift_util.h"
 
 namespace pqfast::parquet {
@@ -98,6 +100,10 @@ class ChunkReader {
  private:
   Status dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where);
   bool wanted(int64_t first, int64_t count);
+  Status sparse_dictionary_page(const uint8_t* levels, size_t levels_len, bool levels_msb, const uint8_t* vals,
+                                size_t vals_len, size_t count, const std::string& where);
+  Result<std::string_view> lazy_entry(uint32_t idx, const std::string& where);
+  Status emit_sparse(const uint32_t* idx, const std::string& where);
   Status data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
   Status values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
   Status fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
@@ -131,6 +137,23 @@ class ChunkReader {
   size_t keep_at_ = 0;
   std::vector<RowRange> decoded_;
   int64_t pages_decoded_ = 0, pages_skipped_ = 0;
+  // Sparse reads (few rows of `keep`): dictionary pages are kept undecoded
+  // and their entries fetched one by one for the kept rows only.
+  bool sparse_ = false;
+  bool last_page_sparse_ = false;
+  struct LazyDictionary {
+    bool present = false;
+    const uint8_t* body = nullptr;  // the compressed page body (valid while the runs are)
+    size_t csize = 0, usize = 0, size = 0;
+    bool whole = false;             // `bytes` holds the decompressed page
+    ReadBuffer bytes;
+    std::optional<SnappyIndex> snappy;
+    bool snappy_tried = false;
+    std::vector<int64_t> offsets;   // BYTE_ARRAY: where entry i's bytes start (size + 1)
+    uint8_t entry[64];              // a fixed-width entry extracted from snappy
+  } lazy_;
+  ReadBuffer sparse_valid_, sparse_idx_;
+  int32_t sparse_view_buffer_ = -1;
   ReadBuffer page_;      // a decompressed page
   ReadBuffer scratch_;   // physical values before conversion, dense bits
   ReadBuffer scratch2_;  // binary bytes before conversion
@@ -218,6 +241,10 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
       for (const auto& r : *keep) want += r.end - r.begin;
     }
     const uint64_t n0 = std::min<uint64_t>(static_cast<uint64_t>(want), uint64_t{len} * 8 + 65536);
+    // A few rows (at most 1/64 of the row group's): their dictionary
+    // entries are fetched alone.
+    sparse_ = keep && !opts_.dictionary_values && want * 64 <= num_rows &&
+              (family_ == Family::kFixed || family_ == Family::kBinary || family_ == Family::kView);
     if (nullable_) out_->validity.reserve(static_cast<size_t>(n0 / 8 + 8));
     switch (family_) {
       case Family::kFixed: out_->values.reserve(static_cast<size_t>(n0) * static_cast<size_t>(out_->width)); break;
@@ -284,6 +311,7 @@ Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset,
         ++pages_decoded_;
         const int64_t first = row_;
         PQFAST_RETURN_IF_ERROR(data_page(*h, b, where));
+        if (last_page_sparse_) break;  // it recorded the rows it kept
         if (!decoded_.empty() && decoded_.back().end == first) {
           decoded_.back().end = row_;
         } else if (row_ > first) {
@@ -310,6 +338,194 @@ bool ChunkReader::wanted(int64_t first, int64_t count) {
   const auto& k = *keep_;
   while (keep_at_ < k.size() && k[keep_at_].end <= first) ++keep_at_;
   return keep_at_ < k.size() && k[keep_at_].begin < first + count;
+}
+
+Status ChunkReader::sparse_dictionary_page(const uint8_t* levels, size_t levels_len, bool levels_msb,
+                                           const uint8_t* vals, size_t vals_len, size_t count,
+                                           const std::string& where) {
+  // The page's validity and its indices (cheap: no value is gathered).
+  size_t nonnull = count;
+  const uint8_t* valid = nullptr;
+  if (nullable_) {
+    sparse_valid_.resize(0);
+    sparse_valid_.resize_zeroed((count + 7) / 8 + 8);
+    if (levels_msb) {
+      nonnull = static_cast<size_t>(copy_bits_msb_first(levels, count, sparse_valid_.data(), 0));
+    } else {
+      PQFAST_ASSIGN_OR_RETURN(int64_t set, decode_hybrid_bits(levels, levels_len, count, sparse_valid_.data(), 0,
+                                                               where + ", definition levels"));
+      nonnull = static_cast<size_t>(set);
+    }
+    valid = sparse_valid_.data();
+  }
+  sparse_idx_.reserve_exact(nonnull * 4 + 64);
+  PQFAST_RETURN_IF_ERROR(dict_indices(lazy_.size, vals, vals_len, nonnull, sparse_idx_.as<uint32_t>(), where));
+  const uint32_t* idx = sparse_idx_.as<uint32_t>();
+  // The kept rows, with their rank among the page's non-null values.
+  const auto& k = *keep_;
+  const int64_t page_end = row_ + static_cast<int64_t>(count);
+  int64_t j = 0, rank = 0;
+  for (size_t ka = keep_at_; ka < k.size() && k[ka].begin < page_end; ++ka) {
+    const int64_t b = std::max(k[ka].begin, row_), e = std::min(k[ka].end, page_end);
+    if (b >= e) continue;
+    for (; j < b - row_; ++j) rank += valid ? ((valid[j >> 3] >> (j & 7)) & 1) : 1;
+    for (int64_t r = b; r < e; ++r, ++j) {
+      const bool v = valid ? ((valid[j >> 3] >> (j & 7)) & 1) : true;
+      PQFAST_RETURN_IF_ERROR(emit_sparse(v ? idx + rank : nullptr, where));
+      if (v) ++rank;
+    }
+    if (!decoded_.empty() && decoded_.back().end == b) {
+      decoded_.back().end = e;
+    } else {
+      decoded_.push_back({b, e});
+    }
+  }
+  row_ = page_end;
+  return Status::Ok();
+}
+
+// Entry idx of the undecoded dictionary, as PLAIN bytes (BYTE_ARRAY without
+// its length prefix).
+Result<std::string_view> ChunkReader::lazy_entry(uint32_t idx, const std::string& where) {
+  LazyDictionary& z = lazy_;
+  const std::string w = where + " (dictionary)";
+  auto whole = [&]() -> Status {
+    if (z.whole) return Status::Ok();
+    if (codec_ == 0) {
+      z.bytes.resize(z.csize);
+      if (z.csize) std::memcpy(z.bytes.data(), z.body, z.csize);
+    } else {
+      z.bytes.resize(z.usize);
+      PQFAST_RETURN_IF_ERROR(decompress(codec_, z.body, z.csize, z.bytes.data(), z.usize, w));
+    }
+    z.whole = true;
+    return Status::Ok();
+  };
+  const char* base;
+  if (d_.physical_type == PhysicalType::kByteArray) {
+    PQFAST_RETURN_IF_ERROR(whole());
+    if (z.offsets.empty()) {
+      // One walk over the lengths (no byte is copied).
+      z.offsets.resize(z.size + 1);
+      size_t at = 0;
+      const size_t len = z.bytes.size();
+      for (size_t i = 0; i < z.size; ++i) {
+        if (len - at < 4) return make_error(ErrorCode::kTruncated, w + ": value " + std::to_string(i) + " lacks its length");
+        uint32_t l;
+        std::memcpy(&l, z.bytes.data() + at, 4);
+        if (l > len - at - 4) return make_error(ErrorCode::kTruncated, w + ": value " + std::to_string(i) + " runs past the page");
+        z.offsets[i] = static_cast<int64_t>(at + 4);
+        at += 4 + l;
+      }
+      z.offsets[z.size] = static_cast<int64_t>(at) + 4;  // (entry i ends at offsets[i + 1] - 4)
+    }
+    base = reinterpret_cast<const char*>(z.bytes.data());
+    const int64_t b = z.offsets[idx];
+    return std::string_view(base + b, static_cast<size_t>(z.offsets[idx + 1] - 4 - b));
+  }
+  const size_t pw = static_cast<size_t>(phys_width_);
+  const size_t off = static_cast<size_t>(idx) * pw;
+  if (codec_ == 0) return std::string_view(reinterpret_cast<const char*>(z.body) + off, pw);  // checked at the stash
+  if (!z.whole && codec_ == 1 /* SNAPPY */ && pw <= sizeof z.entry) {
+    // Mostly literals (incompressible values): a walk of the tags beats
+    // decompressing the page.
+    if (!z.snappy_tried) {
+      z.snappy_tried = true;
+      if (z.csize * 8 >= z.usize * 7) {
+        auto x = SnappyIndex::build(z.body, z.csize, w);
+        if (x.ok() && x->uncompressed_size() == z.usize) z.snappy = std::move(x).value();
+      }
+    }
+    if (z.snappy) {
+      if (z.snappy->read(off, pw, z.entry).ok()) return std::string_view(reinterpret_cast<const char*>(z.entry), pw);
+      z.snappy.reset();  // copies chained too deep: decompress the page once instead
+    }
+  }
+  PQFAST_RETURN_IF_ERROR(whole());
+  return std::string_view(reinterpret_cast<const char*>(z.bytes.data()) + off, pw);
+}
+
+// Appends one value (dictionary index *idx) or a null (idx null) at pos_.
+Status ChunkReader::emit_sparse(const uint32_t* idx, const std::string& where) {
+  const int64_t at = pos_;
+  if (nullable_) {
+    out_->validity.resize_zeroed(static_cast<size_t>((at + 1 + 7) / 8));
+    if (idx) {
+      out_->validity.data()[at >> 3] |= static_cast<uint8_t>(1u << (at & 7));
+    } else {
+      ++out_->null_count;
+    }
+  }
+  std::string_view v;
+  if (idx) {
+    PQFAST_ASSIGN_OR_RETURN(v, lazy_entry(*idx, where));
+  }
+  switch (family_) {
+    case Family::kFixed: {
+      const size_t e = static_cast<size_t>(out_->width);
+      out_->values.resize(static_cast<size_t>(at + 1) * e);
+      uint8_t* dst = out_->values.data() + static_cast<size_t>(at) * e;
+      if (!idx) {
+        std::memset(dst, 0, e);
+      } else if (d_.physical_type == PhysicalType::kByteArray) {  // decimals
+        const int64_t o[2] = {0, static_cast<int64_t>(v.size())};
+        PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, o, reinterpret_cast<const uint8_t*>(v.data()), 1, dst, where));
+      } else if (is_identity(layout_, d_.physical_type, d_.type_length)) {
+        std::memcpy(dst, v.data(), e);
+      } else {
+        PQFAST_RETURN_IF_ERROR(convert_fixed(d_, layout_, reinterpret_cast<const uint8_t*>(v.data()), 1, dst, where));
+      }
+      break;
+    }
+    case Family::kBinary: {
+      const bool large = layout_ == ArrowLayout::kLargeBinary;
+      const size_t ow = large ? 8 : 4;
+      out_->values.resize(static_cast<size_t>(at + 2) * ow);
+      const int64_t start = large ? out_->values.as<int64_t>()[at] : out_->values.as<int32_t>()[at];
+      const int64_t end = start + static_cast<int64_t>(v.size());
+      if (!large && end > 0x7fffffff) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB (read it as large_binary)");
+      }
+      out_->data.resize(static_cast<size_t>(end));
+      if (!v.empty()) std::memcpy(out_->data.data() + start, v.data(), v.size());
+      if (large) {
+        out_->values.as<int64_t>()[at + 1] = end;
+      } else {
+        out_->values.as<int32_t>()[at + 1] = static_cast<int32_t>(end);
+      }
+      break;
+    }
+    case Family::kView: {
+      out_->values.resize(static_cast<size_t>(at + 1) * 16);
+      BinaryViewElem view;
+      std::memset(&view, 0, sizeof view);
+      if (idx) {
+        view.inlined.size = static_cast<int32_t>(v.size());
+        if (v.size() <= 12) {
+          std::memcpy(view.inlined.data, v.data(), v.size());
+        } else {
+          if (sparse_view_buffer_ < 0) {
+            sparse_view_buffer_ = static_cast<int32_t>(out_->view_buffers.size());
+            out_->view_buffers.emplace_back();
+          }
+          ReadBuffer& buf = out_->view_buffers[static_cast<size_t>(sparse_view_buffer_)];
+          const size_t o = buf.size();
+          if (o + v.size() > 0x7fffffff) return make_error(ErrorCode::kLimitExceeded, where + ": view buffer passes 2 GiB");
+          buf.resize(o + v.size());
+          std::memcpy(buf.data() + o, v.data(), v.size());
+          std::memcpy(view.ref.prefix, v.data(), 4);
+          view.ref.buffer_index = sparse_view_buffer_;
+          view.ref.offset = static_cast<int32_t>(o);
+        }
+      }
+      std::memcpy(out_->values.data() + static_cast<size_t>(at) * 16, &view, 16);
+      break;
+    }
+    default:
+      return make_error(ErrorCode::kCorrupt, where + ": a dictionary-encoded page in a column without dictionaries");
+  }
+  ++pos_;
+  return Status::Ok();
 }
 
 Result<ColumnArray> ChunkReader::dictionary_array() {
@@ -349,7 +565,33 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     }
     return Status::Ok();  // replaced: not decoded
   }
-  if (dict_.present) return make_error(ErrorCode::kCorrupt, where + ": a second dictionary page in the column chunk");
+  if (dict_.present || lazy_.present) {
+    return make_error(ErrorCode::kCorrupt, where + ": a second dictionary page in the column chunk");
+  }
+  if (sparse_) {
+    if (saw_data_) return make_error(ErrorCode::kCorrupt, where + ": dictionary page after data pages");
+    const int32_t enc = h.dictionary_page.encoding;
+    if (enc != kPlain && enc != kPlainDictionary) {
+      return make_error(ErrorCode::kUnsupported, where + ": dictionary page encoded as " + enc_name(enc));
+    }
+    if (family_ == Family::kBool) return make_error(ErrorCode::kCorrupt, where + ": a BOOLEAN column with a dictionary page");
+    lazy_.present = true;
+    lazy_.body = body;
+    lazy_.csize = static_cast<size_t>(h.compressed_page_size);
+    lazy_.usize = static_cast<size_t>(h.uncompressed_page_size);
+    lazy_.size = static_cast<size_t>(h.dictionary_page.num_values);
+    const size_t len = codec_ == 0 ? lazy_.csize : lazy_.usize;
+    if (codec_ != 0 && static_cast<int64_t>(lazy_.usize) > opts_.max_page_bytes) {
+      return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(lazy_.usize) +
+                                                       " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
+    }
+    const size_t need = d_.physical_type == PhysicalType::kByteArray ? 4 : static_cast<size_t>(phys_width_);
+    if (lazy_.size > len / need) {
+      return make_error(ErrorCode::kTruncated, where + " (dictionary): " + std::to_string(lazy_.size) +
+                                                   " values cannot fit " + std::to_string(len) + " bytes");
+    }
+    return Status::Ok();
+  }
   if (saw_data_) return make_error(ErrorCode::kCorrupt, where + ": dictionary page after data pages");
   const int32_t enc = h.dictionary_page.encoding;
   if (enc != kPlain && enc != kPlainDictionary) {
@@ -483,6 +725,11 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
     }
   }
   if (count > static_cast<size_t>(INT64_MAX - pos_)) return make_error(ErrorCode::kCorrupt, where + ": value count overflows");
+  last_page_sparse_ = false;
+  if (lazy_.present && (enc == kPlainDictionary || enc == kRleDictionary)) {
+    last_page_sparse_ = true;
+    return sparse_dictionary_page(levels, levels_len, levels_msb, vals, vals_len, count, where);
+  }
   size_t nonnull = count;
   if (nullable_) {
     out_->validity.resize_zeroed(static_cast<size_t>((pos_ + static_cast<int64_t>(count) + 7) / 8));

@@ -143,6 +143,10 @@ struct Dictionary {
   ReadBuffer views;
 };
 
+// The n hybrid-encoded indices in [p, p+len) (the first byte is the index
+// width) into out, each checked below dict_size.
+Status dict_indices(size_t dict_size, const uint8_t* p, size_t len, size_t n, uint32_t* out, const std::string& where);
+
 // Gathers n dictionary entries by the hybrid-encoded indices in [p, p+len)
 // (the first byte is the index width).
 Status dict_gather_fixed(const Dictionary& dict, int32_t elem, const uint8_t* p, size_t len, size_t n, uint8_t* out,

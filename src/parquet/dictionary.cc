@@ -48,6 +48,27 @@ void fill(const uint8_t* value, size_t n, uint8_t* out) {
 
 }  // namespace
 
+Status dict_indices(size_t dict_size, const uint8_t* p, size_t len, size_t n, uint32_t* out, const std::string& where) {
+  Dictionary probe;  // index_reader only asks whether a dictionary came first
+  probe.present = true;
+  PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(probe, p, len, where));
+  size_t done = 0;
+  while (done < n) {
+    bool repeat;
+    uint32_t v;
+    PQFAST_ASSIGN_OR_RETURN(size_t k, r.next(out + done, std::min(kBatch, n - done), &repeat, &v));
+    if (repeat) {
+      if (v >= dict_size) return bad_index(where, v, dict_size);
+      std::fill(out + done, out + done + k, v);
+    } else {
+      const uint32_t m = max_of(out + done, k);
+      if (m >= dict_size) return bad_index(where, m, dict_size);
+    }
+    done += k;
+  }
+  return Status::Ok();
+}
+
 Status dict_gather_fixed(const Dictionary& dict, int32_t elem, const uint8_t* p, size_t len, size_t n, uint8_t* out,
                          const std::string& where) {
   PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));

@@ -315,3 +315,51 @@ TEST(Scan, MutatedFilesNeverCrash) {
   }
   EXPECT_GT(errors, 0);
 }
+
+#if __has_include(<snappy-c.h>)
+#include <snappy-c.h>
+#include "parquet/snappy_range.h"
+
+// Random ranges of snappy streams (incompressible, repetitive, mixed) read
+// through the tag index equal the same bytes of a whole decompression; cut
+// or corrupted streams are errors.
+TEST(SnappyIndex, RangesEqualTheWholeDecompression) {
+  std::mt19937_64 rng(3);
+  for (int kind = 0; kind < 3; ++kind) {
+    std::vector<uint8_t> raw(200000 + kind * 1234);
+    for (size_t i = 0; i < raw.size(); ++i) {
+      raw[i] = kind == 0 ? static_cast<uint8_t>(rng()) : kind == 1 ? static_cast<uint8_t>((i / 7) % 5)
+                                                               : static_cast<uint8_t>(rng() % 3 == 0 ? rng() : i % 11);
+    }
+    size_t clen = snappy_max_compressed_length(raw.size());
+    std::vector<char> comp(clen);
+    ASSERT_EQ(snappy_compress(reinterpret_cast<const char*>(raw.data()), raw.size(), comp.data(), &clen), SNAPPY_OK);
+    auto x = pqfast::parquet::detail::SnappyIndex::build(reinterpret_cast<const uint8_t*>(comp.data()), clen, "t");
+    ASSERT_TRUE(x.ok()) << x.error().message;
+    ASSERT_EQ(x->uncompressed_size(), raw.size());
+    for (int t = 0; t < 500; ++t) {
+      const size_t off = rng() % raw.size();
+      const size_t n = std::min<size_t>(raw.size() - off, 1 + rng() % 100);
+      std::vector<uint8_t> got(n);
+      ASSERT_TRUE(x->read(off, n, got.data()).ok());
+      ASSERT_EQ(0, std::memcmp(got.data(), raw.data() + off, n)) << "kind " << kind << " at " << off;
+    }
+    uint8_t b;
+    EXPECT_FALSE(x->read(raw.size(), 1, &b).ok());
+    // Every cut of the stream is an error; random corruptions never crash.
+    for (size_t cut : {size_t{0}, size_t{1}, clen / 2, clen - 1}) {
+      EXPECT_FALSE(pqfast::parquet::detail::SnappyIndex::build(reinterpret_cast<const uint8_t*>(comp.data()), cut, "t").ok());
+    }
+    for (int m = 0; m < 200; ++m) {
+      std::vector<char> bad(comp.begin(), comp.begin() + static_cast<long>(clen));
+      bad[rng() % clen] = static_cast<char>(rng());
+      auto y = pqfast::parquet::detail::SnappyIndex::build(reinterpret_cast<const uint8_t*>(bad.data()), clen, "t");
+      if (y.ok() && y->uncompressed_size() > 0) {
+        std::vector<uint8_t> got(16);
+        const size_t off = rng() % y->uncompressed_size();
+        (void)y->read(off, std::min<size_t>(16, y->uncompressed_size() - off), got.data());
+      }
+    }
+  }
+}
+#endif
