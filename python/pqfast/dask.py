@@ -145,6 +145,13 @@ def _read_part(part, columns, column: str, values, filter_rows: bool, storage_op
     import pyarrow.parquet as pq
 
     path, row_groups = part
+    if filter_rows and row_groups and not path.startswith(("s3://", "s3a://")):
+        # A local file: the scan engine reads the rows that match (the row
+        # groups the cluster kept, pruned again, pages by the page index).
+        from .reader import read_table
+
+        cols = list(columns) if columns is not None else None
+        return read_table(path, columns=cols, filters=[(column, "in", list(values))], threads=1).to_pandas()
     if path.startswith(("s3://", "s3a://")):
         pf = pq.ParquetFile(path.split("://", 1)[1], filesystem=pyarrow_filesystem(storage_options))
     else:

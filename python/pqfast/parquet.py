@@ -905,6 +905,15 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    if filter_rows and filesystem is None and not _remote_urls(paths_or_glob):
+        # Local files: the scan engine (pqfast.read_table(filters=)) prunes,
+        # reads the filter column first and the others for matching rows only.
+        from .reader import read_table
+
+        vals = _as_list_or_array(values)
+        vals = vals.tolist() if isinstance(vals, np.ndarray) else list(vals)
+        return read_table(paths_or_glob, columns=list(columns) if columns is not None else None,
+                          filters=[(column, "in", vals)], threads=threads)
     table = prune(paths_or_glob, column, values, filesystem, threads=threads)
     keep: dict[str, list[int]] = {}
     for path, rg, verdict in zip(table["path"].to_pylist(), table["row_group"].to_pylist(),
