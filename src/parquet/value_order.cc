@@ -61,7 +61,8 @@ int compare_decimal(std::string_view a, std::string_view b) {
 }
 
 int compare_bytes(std::string_view a, std::string_view b) {
-  const int c = std::memcmp(a.data(), b.data(), std::min(a.size(), b.size()));
+  const size_t n = std::min(a.size(), b.size());
+  const int c = n ? std::memcmp(a.data(), b.data(), n) : 0;  // (an empty view may have no data pointer)
   if (c != 0) return c < 0 ? -1 : 1;
   return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
 }
