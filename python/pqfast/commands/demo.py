@@ -145,7 +145,10 @@ def _lake_demo(n_files: int) -> None:
         head = [r for r in rows_all if r["verdict"] != "absent"][:3] + [r for r in rows_all if r["verdict"] == "absent"][:3]
         print(format_table(["path", "row_group", "verdict", "reason"],
                            [[Path(r["path"]).name, r["row_group"], r["verdict"], r["reason"]] for r in head]))
-        got = pqfast.read_pruned(str(d / "*.parquet"), "user_id", values, columns=["user_id", "email"])
-        print(f"\npqfast.read_pruned read only the kept row groups: {got.num_rows} matching rows "
-              f"(ids {sorted(got['user_id'].to_pylist())})")
+        got, read = pqfast.read_table(str(d / "*.parquet"), columns=["user_id", "email"],
+                                      filters=[("user_id", "in", values)], stats=True)
+        print(f"\npqfast.read_table(filters=[('user_id', 'in', ...)]): {got.num_rows} matching rows "
+              f"(ids {sorted(got['user_id'].to_pylist())}), reading {read['row_groups_read']} of "
+              f"{read['row_groups']} row groups, {read['pages_read']} pages, {read['bytes_read']:,} bytes "
+              f"in {read['seconds'] * 1e3:.1f} ms")
         assert sorted(got["user_id"].to_pylist()) == sorted(present), "every present id is found"
