@@ -80,6 +80,8 @@ struct ScanOptions {
   // file's size and modification time on use. Process-wide, bounded (16,384
   // files, 256 MiB).
   bool cache_footers = true;
+  // scan_file: only these row groups (empty: every row group).
+  std::vector<int32_t> row_groups;
   ParseLimits limits;
 };
 
@@ -117,6 +119,15 @@ struct ScanResult {
 // One file already opened; pieces carry `file_index`.
 Result<ScanResult> scan_file(RandomAccessFile& file, int32_t file_index, const std::vector<ScanColumn>& columns,
                              const ScanFilter& filter, const ScanOptions& options = {});
+
+// Files already opened (any RandomAccessFile: local, in memory, ranges
+// fetched from object storage), in parallel on `options.threads`;
+// `row_groups[i]` (when given) restricts file i. The first file that fails
+// fails the call.
+Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
+                               const std::vector<std::vector<int32_t>>& row_groups,
+                               const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                               const ScanOptions& options = {});
 
 // Local files on a small thread pool (files in parallel). The first file
 // that fails fails the call, its error naming it.

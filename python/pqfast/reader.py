@@ -306,7 +306,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
-               threads: int | None = None, stats: bool = False):
+               threads: int | None = None, stats: bool = False, storage_options: dict | None = None):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -321,18 +321,24 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     order, read by the native scan engine: row groups pruned by min/max and
     Bloom filters, chunks by dictionaries, pages by the page index, filter
     columns decoded first and the projected columns read only for matching
-    rows. ``source`` may then also be a directory or a glob. ``stats=True``
-    returns ``(table, dict)``, the dict saying what was read.
+    rows. ``source`` may then also be a directory or a glob, or ``s3://`` URLs
+    (``storage_options`` as ``prune`` takes them): the remote pruner's tails
+    and Bloom blocks, then the kept row groups' bytes and tails in one round of
+    ranged GETs, the same engine over them. ``stats=True`` returns ``(table,
+    dict)``, the dict saying what was read.
     """
     from .parquet import ParquetFile
 
-    if filters is not None or stats:
+    from .parquet import _remote_urls
+
+    if filters is not None or stats or _remote_urls(source):
         if row_groups is not None or filesystem is not None:
             raise FormatError("invalid argument: filters= reads local paths, directories and globs; "
                               "row_groups= and filesystem= do not combine with it yet")
         from .scan import scan_table
 
-        return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats)
+        return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
+                          storage_options=storage_options)
 
     if isinstance(source, (list, tuple)):
         import pyarrow as pa

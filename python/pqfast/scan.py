@@ -25,11 +25,8 @@ _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
 
 def _local_paths(source: Any) -> list[str]:
-    from .parquet import _remote_urls, expand_paths
+    from .parquet import expand_paths
 
-    if _remote_urls(source):
-        raise FormatError("invalid argument: filters= on s3:// URLs is not supported yet; "
-                          "use pqfast.read_pruned or pqfast.dask.read_pruned for object storage")
     if hasattr(source, "read") or hasattr(source, "read_at"):
         raise FormatError("invalid argument: filters= takes paths, directories, globs or lists of them, "
                           "not file objects")
@@ -70,19 +67,170 @@ def _encode_filter(dnf, descs: dict, path: str):
     return out
 
 
+def _assemble(plans, meta, pieces):
+    import pyarrow as pa
+
+    from .reader import _schema_metadata
+
+    arrays, fields = [], []
+    for j, p in enumerate(plans):
+        chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
+        arr = p.finish(chunks)
+        arrays.append(arr)
+        fields.append(p.field(arr))
+    if plans:
+        return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_schema_metadata(meta)))
+    num = sum(piece[2] for piece in pieces)
+    return pa.table({"_": pa.nulls(num)}).drop_columns(["_"])
+
+
+_TAIL = 64 * 1024  # first read of each object's tail
+
+
+def _first_bloom_atoms(dnf):
+    """Per AND, its first `=`/`in` atom without None (what the remote pruner
+    can prove absent), or None when some AND has none."""
+    firsts = []
+    for conj in dnf:
+        a = next((a for a in conj if a.op in ("eq", "in") and not a.negate and a.values
+                  and all(v is not None for v in a.values)), None)
+        if a is None:
+            return None
+        firsts.append(a)
+    return firsts
+
+
+def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags):
+    """read_table(filters=) on s3:// URLs: at most five request rounds for a
+    lookup: the listing; the remote pruner's tails and Bloom blocks (many files
+    in flight); then the tails and kept row groups of the files to read, in
+    one round; the engine runs over those bytes (a read outside them is one
+    more ranged GET)."""
+    import asyncio
+
+    import obstore
+
+    from . import remote
+    from .filters import normalize
+    from .reader import _plans
+
+    t0 = time.perf_counter()
+    store, items = remote.resolve(source, storage_options)  # [(url, key, size)]
+    if not items:
+        raise FormatError(f"invalid argument: no objects match {source!r}")
+    dnf_atoms = normalize(filters) if filters is not None else None
+    keep: dict[int, set[int]] | None = None
+    firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms else None
+    rounds = 1
+    if firsts is not None:
+        keep = {}
+        index = {u: i for i, (u, _, _) in enumerate(items)}
+        sizes = {u: size for u, _, size in items if size >= 0}
+        done = set()
+        for a in firsts:
+            key = (a.column, repr(a.values))
+            if key in done:
+                continue
+            done.add(key)
+            t = remote.prune_remote([u for u, _, _ in items], a.column, list(a.values),
+                                    storage_options=storage_options, sizes=sizes or None)
+            for path, rg, verdict in zip(t["path"].to_pylist(), t["row_group"].to_pylist(),
+                                         t["verdict"].to_pylist()):
+                if verdict != "absent":
+                    keep.setdefault(index[path], set()).add(int(rg))
+        rounds += 2
+    targets = sorted(set(range(len(items))) if keep is None else set(keep) | {0})
+
+    async def fetch_tails(ids):
+        async def one(i):
+            url, key, size = items[i]
+            if size < 0:
+                # Size unknown (an explicit URL): a suffix GET brings the tail and the size.
+                r = await obstore.get_async(store, key, options={"range": {"suffix": _TAIL}})
+                items[i] = (url, key, int(r.meta["size"]))
+                return bytes(await r.bytes_async())
+            n = min(size, _TAIL)
+            return bytes(await obstore.get_range_async(store, key, start=size - n, length=n))
+        return await asyncio.gather(*(one(i) for i in ids))
+
+    items = list(items)
+    tails = dict(zip(targets, remote.run(fetch_tails(targets))))
+    rounds += 1
+    # Footers larger than the first tail read: read again, whole.
+    big = []
+    ranges_of = {}
+    for i in targets:
+        need, rg_ranges = _pqfast._row_group_ranges(tails[i], items[i][2], sorted(keep.get(i, ())) if keep else [])
+        if need > len(tails[i]):
+            big.append((i, need))
+        ranges_of[i] = rg_ranges
+    if big:
+        async def refetch():
+            async def one(i, need):
+                _, key, size = items[i]
+                return bytes(await obstore.get_range_async(store, key, start=size - need, length=need))
+            return await asyncio.gather(*(one(i, n) for i, n in big))
+        for (i, _), tail in zip(big, remote.run(refetch())):
+            tails[i] = tail
+            ranges_of[i] = _pqfast._row_group_ranges(tail, items[i][2], sorted(keep.get(i, ())) if keep else [])[1]
+        rounds += 1
+    first = tails[targets[0]]
+    meta = _pqfast._parse_file_metadata(first[-_pqfast._row_group_ranges(first, items[targets[0]][2], [])[0]:-8])
+    plans = _plans(meta, items[targets[0]][0], columns)
+    descs = {d["dotted_path"]: d for d in meta.columns()}
+    dnf = _encode_filter(dnf_atoms, descs, items[targets[0]][0]) if dnf_atoms is not None else None
+    read_ids = targets if keep is None else sorted(keep)
+    # The kept row groups' bytes, all files in one round.
+    data = {}
+    if keep:
+        async def fetch_groups():
+            async def one(i):
+                _, key, _ = items[i]
+                rr = ranges_of[i]
+                if not rr:
+                    return []
+                got = await obstore.get_ranges_async(store, key, starts=[o for o, _ in rr], lengths=[n for _, n in rr])
+                return [(o, bytes(b)) for (o, _), b in zip(rr, got)]
+            return await asyncio.gather(*(one(i) for i in read_ids))
+        data = dict(zip(read_ids, remote.run(fetch_groups())))
+        rounds += 1
+
+    def fallback(key):
+        return lambda off, n: bytes(obstore.get_range(store, key, start=int(off), length=int(n)))
+
+    files = []
+    for i in read_ids:
+        url, key, size = items[i]
+        rr = [(size - len(tails[i]), tails[i])] + data.get(i, [])
+        files.append((url, size, rr, sorted(keep[i]) if keep is not None else [], fallback(key)))
+    specs = [(p.name, p.layout, p.format) for p in plans]
+    n_threads = int(threads) if threads else 64
+    pieces, st = _pqfast._scan_ranges(files, specs, dnf, n_threads, *flags)
+    table = _assemble(plans, meta, pieces)
+    if stats:
+        st = dict(st)
+        st["files"] = len(items)
+        st["rounds"] = rounds + (1 if st.get("fallback_reads") else 0)
+        st["seconds"] = time.perf_counter() - t0
+        return table, st
+    return table
+
+
 def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
-               use_page_index: bool = True):
+               use_page_index: bool = True, storage_options: dict | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds)."""
-    import pyarrow as pa
-
     from .filters import normalize
-    from .parquet import ParquetFile
-    from .reader import _plans, _schema_metadata
+    from .parquet import ParquetFile, _remote_urls
+    from .reader import _plans
 
+    if _remote_urls(source):
+        # Row groups were pruned remotely already: no Bloom filter read again.
+        return _scan_remote(source, columns, filters, storage_options, threads, stats,
+                            (use_statistics, False, use_dictionary, use_page_index))
     t0 = time.perf_counter()
     paths = _local_paths(source)
     if not paths:
@@ -98,17 +246,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     specs = [(p.name, p.layout, p.format) for p in plans]
     pieces, st = _pqfast._scan_local(paths, specs, dnf, int(n_threads), use_statistics, use_bloom,
                                      use_dictionary, use_page_index)
-    arrays, fields = [], []
-    for j, p in enumerate(plans):
-        chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
-        arr = p.finish(chunks)
-        arrays.append(arr)
-        fields.append(p.field(arr))
-    if plans:
-        table = pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_schema_metadata(meta)))
-    else:
-        num = sum(piece[2] for piece in pieces)
-        table = pa.table({"_": pa.nulls(num)}).drop_columns(["_"])
+    table = _assemble(plans, meta, pieces)
     if stats:
         st = dict(st)
         st["seconds"] = time.perf_counter() - t0

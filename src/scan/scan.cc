@@ -584,9 +584,23 @@ Result<ScanResult> FileScan::run() {
     }
   }
   index_cache_.assign(meta_->row_groups.size() * meta_->columns.size(), ChunkIndex{});
-  stats_.row_groups = static_cast<int64_t>(meta_->row_groups.size());
-  for (size_t rg = 0; rg < meta_->row_groups.size(); ++rg) {
-    PQFAST_RETURN_IF_ERROR(scan_row_group(static_cast<int>(rg), &out));
+  if (opts_.row_groups.empty()) {
+    stats_.row_groups = static_cast<int64_t>(meta_->row_groups.size());
+    for (size_t rg = 0; rg < meta_->row_groups.size(); ++rg) {
+      PQFAST_RETURN_IF_ERROR(scan_row_group(static_cast<int>(rg), &out));
+    }
+  } else {
+    stats_.row_groups = static_cast<int64_t>(opts_.row_groups.size());
+    int32_t before = -1;
+    for (int32_t rg : opts_.row_groups) {
+      if (rg <= before || static_cast<size_t>(rg) >= meta_->row_groups.size()) {
+        return make_error(ErrorCode::kInvalidArgument, file_.name() + ": row group " + std::to_string(rg) +
+                                                           " is not in the file's " +
+                                                           std::to_string(meta_->row_groups.size()) + " (or not ascending)");
+      }
+      before = rg;
+      PQFAST_RETURN_IF_ERROR(scan_row_group(rg, &out));
+    }
   }
   if (stats_.row_groups_read > 0) stats_.files_read = 1;
   out.stats = stats_;
@@ -600,6 +614,40 @@ Result<ScanResult> scan_file(RandomAccessFile& file, int32_t file_index, const s
                              const ScanFilter& filter, const ScanOptions& options) {
   scan::FileScan s(file, file_index, columns, filter, options);
   return s.run();
+}
+
+Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
+                               const std::vector<std::vector<int32_t>>& row_groups,
+                               const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                               const ScanOptions& options) {
+  std::vector<Result<ScanResult>> results;
+  results.reserve(files.size());
+  for (size_t i = 0; i < files.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+  std::atomic<bool> failed{false};
+  scan::parallel_for(files.size(), std::max(options.threads, 1), [&](size_t i) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    ScanOptions o = options;
+    o.threads = 1;  // files in parallel, each on one thread
+    o.cache_footers = false;
+    if (i < row_groups.size()) o.row_groups = row_groups[i];
+    try {
+      scan::FileScan s(*files[i], static_cast<int32_t>(i), columns, filter, o);
+      results[i] = s.run();
+    } catch (const std::bad_alloc&) {
+      results[i] = Error{ErrorCode::kLimitExceeded, files[i]->name() + ": out of memory while scanning"};
+    }
+    if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
+  });
+  ScanResult out;
+  for (auto& r : results) {
+    if (!r.ok() && r.error().message != "not run") return r.error();
+  }
+  for (auto& r : results) {
+    if (!r.ok()) continue;
+    out.stats.add(r->stats);
+    for (auto& p : r->pieces) out.pieces.push_back(std::move(p));
+  }
+  return out;
 }
 
 Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::vector<ScanColumn>& columns,
