@@ -154,11 +154,17 @@ struct ColumnChunk {
   int32_t offset_index_length = -1;
   int64_t column_index_offset = -1;
   int32_t column_index_length = -1;
-  // From encoding_stats: 1 when every data page is dictionary-encoded
-  // (PLAIN_DICTIONARY or RLE_DICTIONARY), 0 when some page is not, -1 when
-  // the writer gave no encoding_stats.
-  int8_t all_data_pages_dictionary = -1;
+  // Where encoding_stats (a list<PageEncodingStats>) lies in the file, when
+  // the writer gave them: read by all_data_pages_dictionary() when needed,
+  // skipped by the footer's parse.
+  int64_t encoding_stats_offset = -1;
+  int32_t encoding_stats_length = 0;
 };
+
+// From a chunk's encoding_stats bytes (ColumnChunk::encoding_stats_offset,
+// _length): 1 when every data page is dictionary-encoded (PLAIN_DICTIONARY or
+// RLE_DICTIONARY), 0 when some page is not, -1 when they say nothing sure.
+int8_t all_data_pages_dictionary(const uint8_t* data, size_t len);
 
 struct RowGroup {
   std::vector<ColumnChunk> columns;

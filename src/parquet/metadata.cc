@@ -346,36 +346,13 @@ Status read_column_meta_data(CompactReader& r, ColumnChunk* c) {
         return Status::Ok();
       }
       case 13: {
-        // PageEncodingStats (1 page_type, 2 encoding, 3 count) only say
-        // whether every data page is dictionary-encoded: anything unusual
-        // in them makes that unknown, never an error.
-        if (f.type != CType::kList) {
-          c->all_data_pages_dictionary = -1;
-          return r.skip(f.type);
+        // encoding_stats: located here, decoded only when a scan asks.
+        const size_t at = r.position();
+        PQFAST_RETURN_IF_ERROR(r.skip(f.type));
+        if (f.type == CType::kList && r.position() - at <= (1u << 20)) {
+          c->encoding_stats_offset = static_cast<int64_t>(r.base_offset() + at);
+          c->encoding_stats_length = static_cast<int32_t>(r.position() - at);
         }
-        PQFAST_ASSIGN_OR_RETURN(thrift::ListHeader h, r.read_list_header());
-        bool all_dict = true, known = h.elem_type == CType::kStruct || h.size == 0;
-        for (uint32_t i = 0; i < h.size; ++i) {
-          if (h.elem_type != CType::kStruct) {
-            PQFAST_RETURN_IF_ERROR(r.skip(h.elem_type));
-            continue;
-          }
-          int64_t page_type = -1, encoding = -1, count = 1;
-          PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& g) -> Status {
-            const bool is_int = g.type == CType::kI16 || g.type == CType::kI32 || g.type == CType::kI64;
-            if (g.id < 1 || g.id > 3 || !is_int) {
-              if (g.id >= 1 && g.id <= 3) known = false;
-              return r.skip(g.type);
-            }
-            PQFAST_ASSIGN_OR_RETURN(int64_t v, r.read_i64());
-            (g.id == 1 ? page_type : g.id == 2 ? encoding : count) = v;
-            return Status::Ok();
-          }));
-          const bool data_page = page_type == 0 || page_type == 3;
-          if (page_type < 0 || encoding < 0) known = false;
-          if (data_page && count > 0 && encoding != 2 && encoding != 8) all_dict = false;
-        }
-        c->all_data_pages_dictionary = known ? (all_dict ? 1 : 0) : -1;
         return Status::Ok();
       }
       default:  // 8 key_value_metadata, 16 size_statistics, 17 geospatial
@@ -698,6 +675,32 @@ Result<FileMetaData> parse_file_bytes(const uint8_t* data, size_t len, const Par
   if (!footer_len.ok()) return footer_len.error();
   const size_t start = len - 8 - *footer_len;
   return parse_file_metadata(data + start, *footer_len, start, limits);
+}
+
+int8_t all_data_pages_dictionary(const uint8_t* data, size_t len) {
+  CompactReader r(data, len, "ColumnMetaData.encoding_stats");
+  auto h = r.read_list_header();
+  if (!h.ok()) return -1;
+  if (h->size == 0) return -1;
+  if (h->elem_type != CType::kStruct) return -1;
+  bool all_dict = true;
+  for (uint32_t i = 0; i < h->size; ++i) {
+    int32_t page_type = -1, encoding = -1, count = 1;
+    bool known = true;
+    Status st = read_struct(r, [&](const FieldHeader& g) -> Status {
+      if (g.id >= 1 && g.id <= 3 && g.type == CType::kI32) {
+        PQFAST_ASSIGN_OR_RETURN(int32_t v, r.read_i32());
+        (g.id == 1 ? page_type : g.id == 2 ? encoding : count) = v;
+        return Status::Ok();
+      }
+      if (g.id >= 1 && g.id <= 3) known = false;
+      return r.skip(g.type);
+    });
+    if (!st.ok() || !known || page_type < 0 || encoding < 0) return -1;
+    const bool data_page = page_type == 0 || page_type == 3;
+    if (data_page && count > 0 && encoding != 2 && encoding != 8) all_dict = false;
+  }
+  return all_dict ? 1 : 0;
 }
 
 }  // namespace pqfast::parquet

@@ -210,7 +210,16 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
 // holds no value that makes the atom TRUE (and no null row can).
 Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::vector<uint8_t>* hits_out) {
   const ColumnChunk& c = meta_->row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(atom.leaf())];
-  if (c.all_data_pages_dictionary != 1) return false;
+  // encoding_stats say every data page uses the dictionary (read from the
+  // tail kept with the footer, where they lie).
+  if (c.encoding_stats_offset < 0 || !tail_ ||
+      !tail_->covers(static_cast<uint64_t>(c.encoding_stats_offset), static_cast<uint64_t>(c.encoding_stats_length))) {
+    return false;
+  }
+  if (all_data_pages_dictionary(tail_->data() + (static_cast<uint64_t>(c.encoding_stats_offset) - tail_->offset),
+                                static_cast<size_t>(c.encoding_stats_length)) != 1) {
+    return false;
+  }
   if (c.dictionary_page_offset <= 0 || c.dictionary_page_offset >= c.data_page_offset) return false;
   const int64_t off = c.dictionary_page_offset;
   const int64_t len = c.data_page_offset - off;

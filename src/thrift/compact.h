@@ -52,6 +52,9 @@ class CompactReader {
       : begin_(data), p_(data), end_(data + len), what_(what), base_offset_(base_offset) {}
 
   size_t position() const { return static_cast<size_t>(p_ - begin_); }
+  // Where the input starts in its file (for messages and for locating
+  // fields to read again later).
+  size_t base_offset() const { return base_offset_; }
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
 
   // Struct framing: call begin_struct(), read_field_header() until stop,
