@@ -162,6 +162,17 @@ nb::tuple pieces_and_stats(pq::ScanResult& r, const std::vector<ColumnSpec>& col
   return nb::make_tuple(pieces, stats_dict(r.stats));
 }
 
+pq::ScanOptions make_options(int threads, bool use_statistics, bool use_bloom, bool use_dictionary,
+                             bool use_page_index) {
+  pq::ScanOptions o;
+  o.threads = threads;
+  o.use_statistics = use_statistics;
+  o.use_bloom = use_bloom;
+  o.use_dictionary = use_dictionary;
+  o.use_page_index = use_page_index;
+  return o;
+}
+
 std::vector<pq::ScanColumn> make_columns(const std::vector<ColumnSpec>& columns) {
   std::vector<pq::ScanColumn> cols;
   for (const auto& [name, layout, format] : columns) {
@@ -188,12 +199,7 @@ void bind_scan(nb::module_& m) {
          bool use_bloom, bool use_dictionary, bool use_page_index) {
         std::vector<pq::ScanColumn> cols = make_columns(columns);
         pq::ScanFilter filter = make_filter(dnf);
-        pq::ScanOptions o;
-        o.threads = threads;
-        o.use_statistics = use_statistics;
-        o.use_bloom = use_bloom;
-        o.use_dictionary = use_dictionary;
-        o.use_page_index = use_page_index;
+        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index);
         std::vector<std::unique_ptr<RangesFile>> owned;
         std::vector<pq::RandomAccessFile*> ptrs;
         std::vector<std::vector<int32_t>> groups;
@@ -255,41 +261,16 @@ void bind_scan(nb::module_& m) {
       [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns,
          const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
          bool use_bloom, bool use_dictionary, bool use_page_index) {
-        std::vector<pq::ScanColumn> cols;
-        for (const auto& [name, layout, format] : columns) {
-          pq::ScanColumn c;
-          c.name = name;
-          if (!pq::parse_arrow_layout(layout, &c.options.layout)) {
-            throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
-          }
-          c.options.format = format;
-          cols.push_back(std::move(c));
-        }
+        std::vector<pq::ScanColumn> cols = make_columns(columns);
         pq::ScanFilter filter = make_filter(dnf);
-        pq::ScanOptions o;
-        o.threads = threads;
-        o.use_statistics = use_statistics;
-        o.use_bloom = use_bloom;
-        o.use_dictionary = use_dictionary;
-        o.use_page_index = use_page_index;
+        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index);
         Result<pq::ScanResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
         {
           nb::gil_scoped_release release;
           r = pq::scan_files(paths, cols, filter, o);
         }
         if (!r.ok()) raise(r.error());
-        nb::list pieces;
-        for (auto& p : r->pieces) {
-          nb::list caps;
-          for (size_t j = 0; j < p.columns.size(); ++j) {
-            auto* s = new ArrowSchema;
-            auto* a = new ArrowArray;
-            std::move(p.columns[j]).export_to(a, s, std::get<0>(columns[j]));
-            caps.append(to_capsules(s, a));
-          }
-          pieces.append(nb::make_tuple(p.file, p.row_group, p.num_rows, caps));
-        }
-        return nb::make_tuple(pieces, stats_dict(r->stats));
+        return pieces_and_stats(*r, columns);
       },
       nb::arg("paths"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 0,
       nb::arg("use_statistics") = true, nb::arg("use_bloom") = true, nb::arg("use_dictionary") = true,

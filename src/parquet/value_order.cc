@@ -36,14 +36,6 @@ Order sort_order(const ColumnDescriptor& d) {
   }
 }
 
-namespace {
-template <class T>
-T load(std::string_view s) {
-  T v;
-  std::memcpy(&v, s.data(), sizeof(T));
-  return v;
-}
-}  // namespace
 
 // Signed big-endian two's complement, any lengths (sign-extended).
 int compare_decimal(std::string_view a, std::string_view b) {
@@ -95,21 +87,21 @@ std::optional<int> compare(Order order, PhysicalType type, std::string_view v, s
       const size_t w = type == PhysicalType::kInt32 ? 4 : 8;
       if (v.size() != w || b.size() != w) return std::nullopt;
       if (w == 4) {
-        return order == Order::kSigned ? cmp(load<int32_t>(v), load<int32_t>(b))
-                                       : cmp(load<uint32_t>(v), load<uint32_t>(b));
+        return order == Order::kSigned ? cmp(load_plain<int32_t>(v), load_plain<int32_t>(b))
+                                       : cmp(load_plain<uint32_t>(v), load_plain<uint32_t>(b));
       }
-      return order == Order::kSigned ? cmp(load<int64_t>(v), load<int64_t>(b))
-                                     : cmp(load<uint64_t>(v), load<uint64_t>(b));
+      return order == Order::kSigned ? cmp(load_plain<int64_t>(v), load_plain<int64_t>(b))
+                                     : cmp(load_plain<uint64_t>(v), load_plain<uint64_t>(b));
     }
     case Order::kFloat: {
       if (type == PhysicalType::kFloat) {
         if (v.size() != 4 || b.size() != 4) return std::nullopt;
-        const float x = load<float>(v), y = load<float>(b);
+        const float x = load_plain<float>(v), y = load_plain<float>(b);
         if (std::isnan(x) || std::isnan(y)) return std::nullopt;
         return cmp(x, y);  // -0.0 == +0.0
       }
       if (v.size() != 8 || b.size() != 8) return std::nullopt;
-      const double x = load<double>(v), y = load<double>(b);
+      const double x = load_plain<double>(v), y = load_plain<double>(b);
       if (std::isnan(x) || std::isnan(y)) return std::nullopt;
       return cmp(x, y);
     }

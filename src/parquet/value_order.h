@@ -2,6 +2,7 @@
 // TYPE_ORDER), shared by min/max pruning, page indexes and scan filters.
 #pragma once
 
+#include <cstring>
 #include <optional>
 #include <string_view>
 
@@ -10,6 +11,15 @@
 namespace pqfast::parquet {
 
 enum class Order { kSigned, kUnsigned, kFloat, kFloat16, kBytes, kDecimalBytes, kNone };
+
+// A T from the first sizeof(T) bytes of a PLAIN value (little-endian, any
+// alignment).
+template <class T>
+T load_plain(std::string_view s) {
+  T v;
+  std::memcpy(&v, s.data(), sizeof(T));
+  return v;
+}
 
 // The order min/max statistics of the column are kept in: signed or
 // unsigned integers, IEEE floats, FLOAT16, unsigned bytes, signed
