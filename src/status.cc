@@ -11,6 +11,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kLimitExceeded: return "limit exceeded";
     case ErrorCode::kIoError: return "I/O error";
+    case ErrorCode::kMemoryLimit: return "memory limit";
   }
   return "unknown";
 }

@@ -275,6 +275,14 @@ class DeltaByteArrayDecoder {
   // Once every value was decoded or skipped: the end of the encoded data.
   size_t bytes_consumed() const { return suffix_pos_; }
 
+  // The bytes the page's values take once rebuilt (the sum of every prefix
+  // and suffix length), from the two length streams alone: what a caller
+  // must allocate, known before anything is. A page whose values repeat the
+  // one before grows quadratically (a few hundred bytes can announce GiBs);
+  // the sum stops as soon as it passes `stop_above` (and is then returned as
+  // is). Errors: those of the length streams, negative lengths.
+  static Result<uint64_t> decoded_size(const uint8_t* data, size_t size, uint64_t stop_above);
+
   static constexpr size_t kChunk = 1024;
 
  private:

@@ -204,7 +204,9 @@ struct FileMetaData {
 // an optional projection.
 struct ParseLimits {
   uint32_t max_footer_bytes = 256u << 20;  // serialized FileMetaData
-  uint32_t max_schema_elements = 1u << 20;
+  // Arrow C++'s thrift_container_size_limit: a schema of a million columns
+  // is refused at once (its footer would cost seconds and GiBs to walk).
+  uint32_t max_schema_elements = 1000000;
   uint32_t max_row_groups = 1u << 24;
   // When set (a dotted leaf path), only that leaf's column chunks are
   // decoded; the others are skipped over without allocating and left

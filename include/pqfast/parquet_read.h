@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "pqfast/arrow_c_data.h"
+#include "pqfast/memory_budget.h"
 #include "pqfast/parquet.h"
 #include "pqfast/status.h"
 
@@ -73,6 +74,11 @@ struct ColumnReadOptions {
   // is uint8, the dictionary page is not decoded, and a page that is not
   // dictionary-encoded is an error.
   const std::vector<uint8_t>* dictionary_values = nullptr;
+  // What the read may allocate for decompressed pages and decoded values
+  // (pqfast/memory_budget.h): share one among the chunks of a read. Null: a
+  // budget of default_memory_limit() for this call (or the caller's, when
+  // called inside a read that set one). Past it: ErrorCode::kMemoryLimit.
+  std::shared_ptr<MemoryBudget> budget;
 };
 
 // One column chunk (or several, appended) in Arrow layout: owns its buffers.

@@ -83,6 +83,12 @@ struct ScanOptions {
   // scan_file: only these row groups (empty: every row group).
   std::vector<int32_t> row_groups;
   ParseLimits limits;
+  // What the scan may allocate for pages and values, shared by its threads
+  // (pqfast/memory_budget.h); when null, a budget of memory_limit bytes
+  // (<= 0: default_memory_limit()) made for the call. Past it:
+  // ErrorCode::kMemoryLimit naming the column.
+  std::shared_ptr<MemoryBudget> budget;
+  int64_t memory_limit = 0;
 };
 
 struct ScanStats {

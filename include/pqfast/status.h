@@ -21,6 +21,7 @@ enum class ErrorCode : uint8_t {
   kUnsupported,      // legal per the spec but not handled (e.g. encryption)
   kLimitExceeded,    // a size or depth beyond what pqfast accepts
   kIoError,          // the operating system refused a read
+  kMemoryLimit,      // decoding would pass the read's memory budget (or memory ran out)
 };
 
 // Short stable name of an error code ("truncated", "corrupt", ...).

@@ -8,6 +8,7 @@ run time (``PQFAST_SIMD=scalar|sse4|avx2|avx512|neon`` forces one).
 from . import _pqfast
 from ._pqfast import (
     FormatError,
+    MemoryLimitError,
     __version__,
     available_simd_levels,
     set_simd_level,
@@ -44,6 +45,14 @@ from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf, check_product  # noqa: E402
 from .reader import read_table  # noqa: E402
+
+
+def default_memory_limit() -> int:
+    """The bytes a read may allocate when no ``memory_limit=`` is given: half of
+    the smallest of physical memory, the cgroup's memory.max and what RLIMIT_AS
+    leaves free, read once per process."""
+    return int(_pqfast._default_memory_limit())
+
 from .parquet import (  # noqa: E402
     ColumnChunkMetaData,
     ParquetFile,
@@ -57,6 +66,7 @@ from .parquet import (  # noqa: E402
 __all__ = [
     "ColumnChunkMetaData",
     "FormatError",
+    "MemoryLimitError",
     "ParquetFile",
     "RowGroupMetaData",
     "Statistics",
@@ -64,6 +74,7 @@ __all__ = [
     "prune",
     "read_pruned",
     "read_table",
+    "default_memory_limit",
     "LocalBloom",
     "PHYSICAL_TYPES",
     "Sbbf",

@@ -29,6 +29,10 @@ _UNITS = ("ms", "us", "ns")
 def _decimal(precision: int, scale: int):
     import pyarrow as pa
 
+    if not 1 <= precision <= 76:
+        # Arrow's decimals hold 1..76 digits: a file saying otherwise is
+        # corrupt, not a caller's ValueError.
+        raise _pqfast.FormatError(f"corrupt: DECIMAL precision {precision} outside 1..76 (scale {scale})")
     if precision <= 38:
         return pa.decimal128(precision, scale), "decimal128"
     return pa.decimal256(precision, scale), "decimal256"
@@ -264,7 +268,7 @@ def _schema_metadata(meta) -> dict | None:
     return out or None
 
 
-def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True):
+def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table."""
     import pyarrow as pa
 
@@ -284,10 +288,13 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     if not source.local and not getattr(source, "positional", False):
         threads = 1  # seek + read on a shared file object: one reader at a time
     if specs:
+        from .scan import _memory_limit
+
+        limit = _memory_limit(memory_limit)
         if source.local:
-            caps = _pqfast._read_chunks_path(source.path, meta, specs, threads)
+            caps = _pqfast._read_chunks_path(source.path, meta, specs, threads, limit)
         else:
-            caps = _pqfast._read_chunks_file(source.read_at, source.size, source.path, meta, specs, threads)
+            caps = _pqfast._read_chunks_file(source.read_at, source.size, source.path, meta, specs, threads, limit)
     else:
         caps = []
     arrays, fields = [], []
@@ -306,7 +313,8 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
-               threads: int | None = None, stats: bool = False, storage_options: dict | None = None):
+               threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
+               memory_limit: int | None = None):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -326,6 +334,13 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     and Bloom blocks, then the kept row groups' bytes and tails in one round of
     ranged GETs, the same engine over them. ``stats=True`` returns ``(table,
     dict)``, the dict saying what was read.
+
+    ``memory_limit`` bounds the bytes a read may allocate for decompressed
+    pages and decoded values, shared by its threads (default: half of what
+    the process may use: physical memory, the cgroup's limit, RLIMIT_AS).
+    A file that would need more, like a few KB announcing gigabytes, raises
+    ``pqfast.MemoryLimitError`` (a ``MemoryError``) naming the column, the
+    size asked and the limit, before the memory is allocated.
     """
     from .parquet import ParquetFile
 
@@ -338,16 +353,17 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         from .scan import scan_table
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
-                          storage_options=storage_options)
+                          storage_options=storage_options, memory_limit=memory_limit)
 
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = [read_table(s, columns, row_groups, filesystem, use_threads) for s in source]
+        tables = [read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+                  for s in source]
         return pa.concat_tables(tables) if tables else pa.table({})
     if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
         files = sorted(os.path.join(os.fspath(source), n) for n in os.listdir(os.fspath(source))
                        if n.endswith(".parquet"))
-        return read_table(files, columns, row_groups, None, use_threads)
+        return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit)
     with ParquetFile(source, filesystem=filesystem) as f:
-        return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads)
+        return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit)

@@ -100,7 +100,7 @@ def _first_bloom_atoms(dnf):
     return firsts
 
 
-def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags):
+def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags, memory_limit=None):
     """read_table(filters=) on s3:// URLs: at most five request rounds for a
     lookup: the listing; the remote pruner's tails and Bloom blocks (many files
     in flight); then the tails and kept row groups of the files to read, in
@@ -205,7 +205,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         files.append((url, size, rr, sorted(keep[i]) if keep is not None else [], fallback(key)))
     specs = [(p.name, p.layout, p.format) for p in plans]
     n_threads = int(threads) if threads else 64
-    pieces, st = _pqfast._scan_ranges(files, specs, dnf, n_threads, *flags)
+    pieces, st = _pqfast._scan_ranges(files, specs, dnf, n_threads, *flags, _memory_limit(memory_limit))
     table = _assemble(plans, meta, pieces)
     if stats:
         st = dict(st)
@@ -216,10 +216,20 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     return table
 
 
+def _memory_limit(limit) -> int:
+    """memory_limit= as the bindings take it: bytes, 0 for the default."""
+    if limit is None:
+        return 0
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+        raise FormatError(f"invalid argument: memory_limit must be a positive number of bytes, not {limit!r}")
+    return int(limit)
+
+
 def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
-               use_page_index: bool = True, storage_options: dict | None = None):
+               use_page_index: bool = True, storage_options: dict | None = None,
+               memory_limit: int | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds)."""
@@ -230,7 +240,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     if _remote_urls(source):
         # Row groups were pruned remotely already: no Bloom filter read again.
         return _scan_remote(source, columns, filters, storage_options, threads, stats,
-                            (use_statistics, False, use_dictionary, use_page_index))
+                            (use_statistics, False, use_dictionary, use_page_index), memory_limit)
     t0 = time.perf_counter()
     paths = _local_paths(source)
     if not paths:
@@ -245,7 +255,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     n_threads = threads if threads is not None else (0 if use_threads else 1)
     specs = [(p.name, p.layout, p.format) for p in plans]
     pieces, st = _pqfast._scan_local(paths, specs, dnf, int(n_threads), use_statistics, use_bloom,
-                                     use_dictionary, use_page_index)
+                                     use_dictionary, use_page_index, _memory_limit(memory_limit))
     table = _assemble(plans, meta, pieces)
     if stats:
         st = dict(st)

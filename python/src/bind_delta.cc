@@ -108,7 +108,23 @@ nb::tuple decode_length_byte_array(nb::handle buffer) {
 
 nb::tuple decode_byte_array(nb::handle buffer) {
   ByteView v = byte_view(buffer);
-  return decode_binary(DeltaByteArrayDecoder::make(v.data, v.size), 2 * v.size);
+  // The values' size from the length streams first: a stream of a few KB
+  // whose values repeat the one before is refused before it is allocated.
+  constexpr uint64_t kMax = (uint64_t{1} << 31) - 1;  // int32 offsets
+  uint64_t total;
+  {
+    nb::gil_scoped_release release;
+    auto t = DeltaByteArrayDecoder::decoded_size(v.data, v.size, kMax);
+    if (!t.ok()) {
+      nb::gil_scoped_acquire acquire;
+      raise(t.error());
+    }
+    total = *t;
+  }
+  if (total > kMax) {
+    raise(make_error(ErrorCode::kLimitExceeded, "the values of the stream pass 2 GiB (int32 offsets)"));
+  }
+  return decode_binary(DeltaByteArrayDecoder::make(v.data, v.size), static_cast<size_t>(total));
 }
 
 nb::bytes encode_binary(In1D<uint8_t> data, In1D<int64_t> offsets, bool incremental) {

@@ -26,6 +26,19 @@ nb::object py_str(const std::string& s) {
   return nb::bytes(s.data(), s.size()).attr("decode")("utf-8", "replace");
 }
 
+// Column names are UTF-8 by the format's definition; one that is not is
+// refused (pyarrow fails with a UnicodeDecodeError) rather than renamed:
+// a column read, filtered or written back under a replaced name would not
+// be the file's column.
+nb::object name_str(const std::string& s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "strict");
+  if (o == nullptr) {
+    PyErr_Clear();
+    raise(make_error(ErrorCode::kCorrupt, "column name '" + s + "' is not valid UTF-8"));
+  }
+  return nb::steal(o);
+}
+
 nb::object opt_i64(int64_t v) { return v < 0 ? nb::none() : nb::cast(v); }
 nb::bytes to_bytes(const std::string& s) { return nb::bytes(s.data(), s.size()); }
 
@@ -45,9 +58,9 @@ nb::dict logical_dict(const pq::LogicalType& t) {
 nb::dict column_descriptor_dict(const pq::ColumnDescriptor& c) {
   nb::dict d;
   nb::list path;
-  for (const auto& p : c.path) path.append(nb::bytes(p.data(), p.size()).attr("decode")("utf-8", "replace"));
+  for (const auto& p : c.path) path.append(name_str(p));
   d["path"] = path;
-  d["dotted_path"] = nb::bytes(c.dotted_path.data(), c.dotted_path.size()).attr("decode")("utf-8", "replace");
+  d["dotted_path"] = name_str(c.dotted_path);
   d["physical_type"] = physical_type_name(c.physical_type);
   d["type_length"] = c.type_length;
   d["logical_type"] = logical_dict(c.logical);
@@ -74,7 +87,7 @@ nb::dict chunk_dict(const pq::FileMetaData& m, size_t leaf, const pq::ColumnChun
   }
   d["encodings"] = nb::tuple(enc);
   nb::list path;
-  for (const auto& p : c.path_in_schema) path.append(nb::bytes(p.data(), p.size()).attr("decode")("utf-8", "replace"));
+  for (const auto& p : c.path_in_schema) path.append(name_str(p));
   d["path_in_schema"] = path;
   const char* codec = pq::codec_name(c.codec);
   d["compression"] = codec ? nb::cast(codec) : nb::cast("UNKNOWN(" + std::to_string(c.codec) + ")");

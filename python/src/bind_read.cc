@@ -41,10 +41,18 @@ std::vector<Result<pq::ColumnArray>> run_tasks(pq::RandomAccessFile& file, const
   out.reserve(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) out.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
   std::atomic<size_t> next{0};
+  // read_column_chunk returns errors, memory errors included; the catch is
+  // the last guard of a thread that nothing may escape.
   auto work = [&] {
     for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
       const Task& t = tasks[i];
-      out[i] = pq::read_column_chunk(file, meta, t.row_group, t.leaf, t.options);
+      try {
+        out[i] = pq::read_column_chunk(file, meta, t.row_group, t.leaf, t.options);
+      } catch (const std::bad_alloc&) {
+        out[i] = Error{ErrorCode::kMemoryLimit, file.name() + ": out of memory"};
+      } catch (const std::exception& e) {
+        out[i] = Error{ErrorCode::kInvalidArgument, file.name() + ": " + e.what()};
+      }
     }
   };
   const size_t n = std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(threads, 1)));
@@ -55,10 +63,15 @@ std::vector<Result<pq::ColumnArray>> run_tasks(pq::RandomAccessFile& file, const
   return out;
 }
 
-std::vector<Task> parse_tasks(const std::vector<std::tuple<int, int, std::string, std::string>>& specs) {
+// The tasks of one read share one memory budget (memory_limit <= 0: the
+// default limit).
+std::vector<Task> parse_tasks(const std::vector<std::tuple<int, int, std::string, std::string>>& specs,
+                              int64_t memory_limit) {
   std::vector<Task> tasks;
+  auto budget = MemoryBudget::make(memory_limit);
   for (const auto& [rg, leaf, layout, format] : specs) {
     Task t{rg, leaf, {}};
+    t.options.budget = budget;
     if (!pq::parse_arrow_layout(layout, &t.options.layout)) {
       throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
     }
@@ -88,8 +101,8 @@ void bind_read(nb::module_& m) {
   using Specs = std::vector<std::tuple<int, int, std::string, std::string>>;
   m.def(
       "_read_chunks_path",
-      [](const std::string& path, const PyMeta& meta, const Specs& specs, int threads) {
-        auto tasks = parse_tasks(specs);
+      [](const std::string& path, const PyMeta& meta, const Specs& specs, int threads, int64_t memory_limit) {
+        auto tasks = parse_tasks(specs, memory_limit);
         std::vector<Result<pq::ColumnArray>> rs;
         {
           nb::gil_scoped_release release;
@@ -102,13 +115,13 @@ void bind_read(nb::module_& m) {
         }
         return results_to_list(std::move(rs));
       },
-      nb::arg("path"), nb::arg("meta"), nb::arg("specs"), nb::arg("threads") = 0,
+      nb::arg("path"), nb::arg("meta"), nb::arg("specs"), nb::arg("threads") = 0, nb::arg("memory_limit") = 0,
       "Reads column chunks (row_group, leaf, layout, format) of a local file: [(schema capsule, array capsule)].");
   m.def(
       "_read_chunks_file",
       [](nb::object read_at, uint64_t size, const std::string& name, const PyMeta& meta, const Specs& specs,
-         int threads) {
-        auto tasks = parse_tasks(specs);
+         int threads, int64_t memory_limit) {
+        auto tasks = parse_tasks(specs, memory_limit);
         PyFile f(std::move(read_at), size, name);
         std::vector<Result<pq::ColumnArray>> rs;
         {
@@ -119,7 +132,9 @@ void bind_read(nb::module_& m) {
         return results_to_list(std::move(rs));
       },
       nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("meta"), nb::arg("specs"),
-      nb::arg("threads") = 0);
+      nb::arg("threads") = 0, nb::arg("memory_limit") = 0);
+  m.def("_default_memory_limit", [] { return default_memory_limit(); },
+        "The default memory budget of a read, in bytes (pqfast/memory_budget.h).");
   m.def("_flat_column_problem", [](const PyMeta& meta, int leaf) { return pq::flat_column_problem(*meta.m, leaf); });
   m.def("_codec_supported", [](int32_t codec) { return pq::codec_supported(codec); });
 }

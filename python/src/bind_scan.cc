@@ -163,9 +163,10 @@ nb::tuple pieces_and_stats(pq::ScanResult& r, const std::vector<ColumnSpec>& col
 }
 
 pq::ScanOptions make_options(int threads, bool use_statistics, bool use_bloom, bool use_dictionary,
-                             bool use_page_index) {
+                             bool use_page_index, int64_t memory_limit) {
   pq::ScanOptions o;
   o.threads = threads;
+  o.memory_limit = memory_limit;
   o.use_statistics = use_statistics;
   o.use_bloom = use_bloom;
   o.use_dictionary = use_dictionary;
@@ -196,10 +197,11 @@ void bind_scan(nb::module_& m) {
       "_scan_ranges",
       [](const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
          const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
-         bool use_bloom, bool use_dictionary, bool use_page_index) {
+         bool use_bloom, bool use_dictionary, bool use_page_index, int64_t memory_limit) {
         std::vector<pq::ScanColumn> cols = make_columns(columns);
         pq::ScanFilter filter = make_filter(dnf);
-        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index);
+        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index,
+                                         memory_limit);
         std::vector<std::unique_ptr<RangesFile>> owned;
         std::vector<pq::RandomAccessFile*> ptrs;
         std::vector<std::vector<int32_t>> groups;
@@ -224,7 +226,7 @@ void bind_scan(nb::module_& m) {
       },
       nb::arg("files"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 1,
       nb::arg("use_statistics") = true, nb::arg("use_bloom") = false, nb::arg("use_dictionary") = true,
-      nb::arg("use_page_index") = true,
+      nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0,
       "Scans files given as fetched byte ranges: files = [(name, size, [(offset, bytes)], row_groups, fallback or None)].");
   m.def(
       "_row_group_ranges",
@@ -260,10 +262,11 @@ void bind_scan(nb::module_& m) {
       "_scan_local",
       [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns,
          const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
-         bool use_bloom, bool use_dictionary, bool use_page_index) {
+         bool use_bloom, bool use_dictionary, bool use_page_index, int64_t memory_limit) {
         std::vector<pq::ScanColumn> cols = make_columns(columns);
         pq::ScanFilter filter = make_filter(dnf);
-        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index);
+        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index,
+                                         memory_limit);
         Result<pq::ScanResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
         {
           nb::gil_scoped_release release;
@@ -274,7 +277,7 @@ void bind_scan(nb::module_& m) {
       },
       nb::arg("paths"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 0,
       nb::arg("use_statistics") = true, nb::arg("use_bloom") = true, nb::arg("use_dictionary") = true,
-      nb::arg("use_page_index") = true,
+      nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0,
       "Scans local files: ([(file, row_group, num_rows, [(schema capsule, array capsule)])], stats dict).");
 }
 

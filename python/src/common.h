@@ -19,6 +19,13 @@ class FormatError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Raised to Python as pqfast.MemoryLimitError (a MemoryError): a read that
+// would pass its memory budget, or an allocation that failed.
+class MemoryLimitError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Error messages may quote bytes from the input (names, values): replace
 // anything that is not valid UTF-8 so Python can always decode them.
 inline std::string printable_utf8(const std::string& s) {
@@ -46,7 +53,10 @@ inline std::string printable_utf8(const std::string& s) {
   return out;
 }
 
-[[noreturn]] inline void raise(const Error& e) { throw FormatError(printable_utf8(e.to_string())); }
+[[noreturn]] inline void raise(const Error& e) {
+  if (e.code == ErrorCode::kMemoryLimit) throw MemoryLimitError(printable_utf8(e.to_string()));
+  throw FormatError(printable_utf8(e.to_string()));
+}
 
 inline void throw_if_error(const Status& s) {
   if (!s.ok()) raise(s.error());

@@ -21,6 +21,17 @@ NB_MODULE(_pqfast, m) {
   using namespace pqfast::py;
   m.doc() = "pqfast native core";
   nb::exception<FormatError>(m, "FormatError", PyExc_ValueError);
+  // Kept for the life of the process (never decref'd after finalization).
+  static auto* memory_limit_error = new nb::exception<MemoryLimitError>(m, "MemoryLimitError", PyExc_MemoryError);
+  // An allocation that failed anywhere in the bindings is a pqfast error
+  // that says so, not a bare MemoryError.
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(memory_limit_error->ptr(), "memory limit: out of memory (an allocation failed)");
+    }
+  });
   bind_core(m);
   bind_sbbf(m);
   bind_local_bloom(m);

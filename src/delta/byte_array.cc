@@ -59,6 +59,30 @@ Result<DeltaByteArrayDecoder> DeltaByteArrayDecoder::make(const uint8_t* data, s
   return d;
 }
 
+Result<uint64_t> DeltaByteArrayDecoder::decoded_size(const uint8_t* data, size_t size, uint64_t stop_above) {
+  auto d = make(data, size);
+  if (!d.ok()) return d.error();
+  uint64_t total = 0;
+  int32_t prefix[kChunk], suffix[kChunk];
+  for (uint64_t left = d->total_; left > 0 && total <= stop_above;) {
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(left, kChunk));
+    auto a = d->prefixes_.decode(prefix, k);
+    if (!a.ok()) return prefixed("DELTA_BYTE_ARRAY prefix lengths", a.error());
+    auto b = d->suffixes_.decode(suffix, k);
+    if (!b.ok()) return prefixed("DELTA_BYTE_ARRAY suffix lengths", b.error());
+    if (*a != k || *b != k) return make_error(ErrorCode::kTruncated, "DELTA_BYTE_ARRAY: the length streams end early");
+    for (size_t i = 0; i < k; ++i) {
+      if (prefix[i] < 0 || suffix[i] < 0) {
+        return make_error(ErrorCode::kCorrupt, "DELTA_BYTE_ARRAY: negative length at value " +
+                                                   std::to_string(d->total_ - left + i));
+      }
+      total += static_cast<uint64_t>(prefix[i]) + static_cast<uint64_t>(suffix[i]);
+    }
+    left -= k;
+  }
+  return total;
+}
+
 Status DeltaByteArrayDecoder::refill() {
   const uint64_t first = total_ - prefixes_.values_remaining();
   size_t k = static_cast<size_t>(std::min<uint64_t>(kChunk, prefixes_.values_remaining()));

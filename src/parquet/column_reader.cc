@@ -4,6 +4,7 @@
 // grown page by page (never sized from a header beyond the page's values).
 #include <algorithm>
 #include <optional>
+#include <type_traits>
 #include <cstring>
 
 #include "pqfast/delta.h"
@@ -45,8 +46,8 @@ Family family_of(ArrowLayout l) {
 // Runs a DELTA string decoder into Arrow offsets + bytes, growing the bytes
 // buffer when the decoder stops early; a page's decoded bytes are limited.
 template <class Dec, class Offset>
-Status delta_strings(Dec& dec, size_t n, Offset* offsets, ReadBuffer& data, size_t first_guess, int64_t limit,
-                     const std::string& where) {
+Status delta_strings(Dec& dec, const uint8_t* page, size_t page_len, size_t n, Offset* offsets, ReadBuffer& data,
+                     size_t first_guess, int64_t limit, const std::string& where) {
   if (dec.total_values() < n) {
     return make_error(ErrorCode::kCorrupt, where + ": the DELTA stream holds " + std::to_string(dec.total_values()) +
                                                " values, the page " + std::to_string(n));
@@ -68,7 +69,19 @@ Status delta_strings(Dec& dec, size_t n, Offset* offsets, ReadBuffer& data, size
                                                          std::to_string(limit) + " bytes");
       }
       data.resize(used);  // keeps the bytes written so far across the growth
-      data.reserve(data.capacity() * 2 + 4096);
+      if constexpr (std::is_same_v<Dec, DeltaByteArrayDecoder>) {
+        // Values rebuilt from prefixes can grow quadratically: the exact
+        // size, from the length streams, is checked and allocated once.
+        auto total = DeltaByteArrayDecoder::decoded_size(page, page_len, static_cast<uint64_t>(limit));
+        if (!total.ok()) return make_error(total.error().code, where + ": " + total.error().message);
+        if (*total > static_cast<uint64_t>(limit)) {
+          return make_error(ErrorCode::kLimitExceeded, where + ": a page's DELTA strings decode to more than " +
+                                                           std::to_string(limit) + " bytes");
+        }
+        data.reserve(start + static_cast<size_t>(*total) + 64);
+      } else {
+        data.reserve(data.capacity() * 2 + 4096);
+      }
     }
   }
   data.resize(static_cast<size_t>(offsets[n]));
@@ -119,6 +132,7 @@ class ChunkReader {
   Status delta_binary(int32_t enc, const uint8_t* p, size_t len, size_t n, Offset* offsets, ReadBuffer& data,
                       const std::string& where);
   Result<const uint8_t*> decompressed(const uint8_t* src, size_t csize, size_t usize, const std::string& where);
+  Status check_inflated_size(size_t usize, size_t count, const std::string& where) const;
 
   const ColumnDescriptor& d_;
   int32_t codec_;
@@ -159,6 +173,22 @@ class ChunkReader {
   ReadBuffer scratch2_;  // binary bytes before conversion
   Dictionary dict_;
 };
+
+// A page of `count` fixed-width values fits in a bounded number of bytes
+// however a writer encodes them: levels in RLE runs of one value (2 bytes
+// each), dictionary indices of 32 bits, DELTA miniblocks of 64 bits, and
+// headers. A compressed page that says it inflates to more is a bomb (a few
+// KB of zstd announcing 256 MiB for no values): refused before it is
+// inflated. BYTE_ARRAY values have no such bound; the budget holds them.
+Status ChunkReader::check_inflated_size(size_t usize, size_t count, const std::string& where) const {
+  if (codec_ == 0 || d_.physical_type == PhysicalType::kByteArray) return Status::Ok();
+  const uint64_t width = static_cast<uint64_t>(std::max(phys_width_, 1));
+  const uint64_t most = 4096 + static_cast<uint64_t>(count) * (width + 16);
+  if (usize <= most) return Status::Ok();
+  return make_error(ErrorCode::kCorrupt, where + ": uncompressed page size " + std::to_string(usize) + " for " +
+                                             std::to_string(count) + " values of " + std::to_string(width) +
+                                             " bytes (no encoding needs more than " + std::to_string(most) + ")");
+}
 
 Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csize, size_t usize,
                                                  const std::string& where) {
@@ -239,6 +269,23 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
     if (keep) {
       want = 0;
       for (const auto& r : *keep) want += r.end - r.begin;
+    }
+    // The output holds `want` values whatever the pages say (a flat column
+    // has a value or a null per row): when that cannot fit in the budget, the
+    // read is refused now rather than after gigabytes of decoding.
+    if (const auto& budget = current_budget()) {
+      const double per_row = family_ == Family::kFixed ? out_->width
+                             : family_ == Family::kView ? 16.0
+                             : family_ == Family::kBool ? 0.125
+                             : family_ == Family::kBinary ? (layout_ == ArrowLayout::kBinary ? 4.0 : 8.0) : 0.0;
+      const double need = static_cast<double>(want) * per_row;
+      if (need > static_cast<double>(budget->limit() - budget->used())) {
+        MemoryLimitExceeded e;
+        e.asked = need > 9.0e18 ? INT64_MAX : static_cast<int64_t>(need);
+        e.limit = budget->limit();
+        e.used = budget->used();
+        throw e;
+      }
     }
     const uint64_t n0 = std::min<uint64_t>(static_cast<uint64_t>(want), uint64_t{len} * 8 + 65536);
     // A few rows (at most 1/64 of the row group's): their dictionary
@@ -581,6 +628,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     lazy_.usize = static_cast<size_t>(h.uncompressed_page_size);
     lazy_.size = static_cast<size_t>(h.dictionary_page.num_values);
     const size_t len = codec_ == 0 ? lazy_.csize : lazy_.usize;
+    PQFAST_RETURN_IF_ERROR(check_inflated_size(lazy_.usize, lazy_.size, where + " (dictionary)"));
     if (codec_ != 0 && static_cast<int64_t>(lazy_.usize) > opts_.max_page_bytes) {
       return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(lazy_.usize) +
                                                        " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
@@ -600,9 +648,10 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
   if (family_ == Family::kBool) return make_error(ErrorCode::kCorrupt, where + ": a BOOLEAN column with a dictionary page");
   const size_t csize = static_cast<size_t>(h.compressed_page_size);
   const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
+  const size_t n = static_cast<size_t>(h.dictionary_page.num_values);
+  PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, n, where + " (dictionary)"));
   PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
   const size_t len = codec_ == 0 ? csize : usize;
-  const size_t n = static_cast<size_t>(h.dictionary_page.num_values);
   const std::string w = where + " (dictionary)";
   if (d_.physical_type == PhysicalType::kByteArray) {
     if (n > len / 4) {
@@ -669,6 +718,7 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   const size_t count = static_cast<size_t>(count64);
   const size_t csize = static_cast<size_t>(h.compressed_page_size);
   const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
+  PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, count, where));
   const uint8_t* levels = nullptr;
   size_t levels_len = 0;
   bool levels_msb = false;
@@ -816,11 +866,11 @@ Status ChunkReader::delta_binary(int32_t enc, const uint8_t* p, size_t len, size
   if (enc == kDeltaLengthByteArray) {
     auto dec = DeltaLengthByteArrayDecoder::make(p, len);
     if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
-    return delta_strings(*dec, n, offsets, data, dec->data_bytes_remaining(), opts_.max_page_bytes, where);
+    return delta_strings(*dec, p, len, n, offsets, data, dec->data_bytes_remaining(), opts_.max_page_bytes, where);
   }
   auto dec = DeltaByteArrayDecoder::make(p, len);
   if (!dec.ok()) return make_error(dec.error().code, where + ": " + dec.error().message);
-  return delta_strings(*dec, n, offsets, data, len, opts_.max_page_bytes, where);
+  return delta_strings(*dec, p, len, n, offsets, data, len, opts_.max_page_bytes, where);
 }
 
 Status ChunkReader::fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
@@ -1066,32 +1116,41 @@ std::string flat_column_problem(const FileMetaData& meta, int leaf) {
 Result<ColumnArray> decode_column_chunk(const uint8_t* chunk_bytes, size_t len, uint64_t file_offset,
                                         const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
                                         const ColumnReadOptions& options, const std::string& where) {
-  ChunkReader r(column, codec, options, where.empty() ? "column '" + column.dotted_path + "'" : where);
-  return r.run(chunk_bytes, len, file_offset, num_rows);
+  const std::string at = where.empty() ? "column '" + column.dotted_path + "'" : where;
+  return guard_memory(options.budget, at, [&]() -> Result<ColumnArray> {
+    ChunkReader r(column, codec, options, at);
+    return r.run(chunk_bytes, len, file_offset, num_rows);
+  });
 }
 
 Result<ColumnArray> decode_column_pages(const std::vector<PageRun>& runs, bool whole_chunk,
                                         const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
                                         const std::vector<RowRange>& keep, PagesDecoded* decoded,
                                         const ColumnReadOptions& options, const std::string& where) {
-  ChunkReader r(column, codec, options, where.empty() ? "column '" + column.dotted_path + "'" : where);
-  size_t len = 0;
-  for (const auto& run : runs) len += run.len;
-  PQFAST_RETURN_IF_ERROR(r.begin(len, num_rows, &keep));
-  for (const auto& run : runs) {
-    PQFAST_RETURN_IF_ERROR(r.feed(run.bytes, run.len, run.file_offset, run.first_row, whole_chunk));
-  }
-  if (decoded) r.add_counts(&decoded->pages_decoded, &decoded->pages_skipped);
-  return r.finish(decoded ? &decoded->rows : nullptr);
+  const std::string at = where.empty() ? "column '" + column.dotted_path + "'" : where;
+  return guard_memory(options.budget, at, [&]() -> Result<ColumnArray> {
+    ChunkReader r(column, codec, options, at);
+    size_t len = 0;
+    for (const auto& run : runs) len += run.len;
+    PQFAST_RETURN_IF_ERROR(r.begin(len, num_rows, &keep));
+    for (const auto& run : runs) {
+      PQFAST_RETURN_IF_ERROR(r.feed(run.bytes, run.len, run.file_offset, run.first_row, whole_chunk));
+    }
+    if (decoded) r.add_counts(&decoded->pages_decoded, &decoded->pages_skipped);
+    return r.finish(decoded ? &decoded->rows : nullptr);
+  });
 }
 
 Result<ColumnArray> decode_dictionary_page(const uint8_t* bytes, size_t len, uint64_t file_offset,
                                            const ColumnDescriptor& column, int32_t codec,
                                            const ColumnReadOptions& options, const std::string& where) {
-  ChunkReader r(column, codec, options, where.empty() ? "column '" + column.dotted_path + "'" : where);
-  PQFAST_RETURN_IF_ERROR(r.begin(len, 0, nullptr));
-  PQFAST_RETURN_IF_ERROR(r.feed(bytes, len, file_offset, 0, false));
-  return r.dictionary_array();
+  const std::string at = where.empty() ? "column '" + column.dotted_path + "'" : where;
+  return guard_memory(options.budget, at, [&]() -> Result<ColumnArray> {
+    ChunkReader r(column, codec, options, at);
+    PQFAST_RETURN_IF_ERROR(r.begin(len, 0, nullptr));
+    PQFAST_RETURN_IF_ERROR(r.feed(bytes, len, file_offset, 0, false));
+    return r.dictionary_array();
+  });
 }
 
 Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
@@ -1136,10 +1195,13 @@ Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData
   if (parquet_mr_before_1_2_9(meta.created_by)) {
     read_len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
   }
-  ReadBuffer buf;
-  buf.resize(static_cast<size_t>(read_len));
-  PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
-  return decode_column_chunk(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, opts, where);
+  return guard_memory(opts.budget, where, [&]() -> Result<ColumnArray> {
+    ReadBuffer buf;  // (charged to the read's budget like the decoded pages)
+    buf.resize(static_cast<size_t>(read_len));
+    PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
+    return decode_column_chunk(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, opts,
+                               where);
+  });
 }
 
 }  // namespace pqfast::parquet

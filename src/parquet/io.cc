@@ -26,10 +26,24 @@ Error missing_column_error(const FileMetaData& meta, std::string_view column) {
   return Error{ErrorCode::kInvalidArgument, "no column '" + std::string(column) + "' (leaf columns: " + names + ")"};
 }
 
+namespace {
+
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a file";
+}
+
+}  // namespace
+
 Result<std::unique_ptr<LocalFile>> LocalFile::open(const std::string& path) {
   int fd;
   do {
-    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a FIFO for reading would wait for a writer.
+    fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   } while (fd < 0 && errno == EINTR);
   if (fd < 0) {
     return make_error(ErrorCode::kIoError, path + ": cannot open: " + std::strerror(errno));
@@ -42,7 +56,7 @@ Result<std::unique_ptr<LocalFile>> LocalFile::open(const std::string& path) {
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return make_error(ErrorCode::kIoError, path + ": not a regular file");
+    return make_error(ErrorCode::kIoError, path + ": not a regular file (" + file_kind(st.st_mode) + ")");
   }
   const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
   return std::unique_ptr<LocalFile>(new LocalFile(fd, static_cast<uint64_t>(st.st_size), mtime, path));
@@ -61,11 +75,15 @@ Result<std::unique_ptr<LocalFile>> LocalFile::open_for_reading_at(int dir_fd, co
   if (fd < 0) {
     return make_error(ErrorCode::kIoError, path + ": cannot open: " + std::strerror(errno));
   }
+  // No stat (this path is for lookups that validate no cache): a FIFO, a
+  // socket or a character device cannot seek to its end.
   const off_t end = ::lseek(fd, 0, SEEK_END);
   if (end < 0) {
     const int e = errno;
+    struct stat st;
+    const std::string kind = ::fstat(fd, &st) == 0 ? file_kind(st.st_mode) : std::strerror(e);
     ::close(fd);
-    return make_error(ErrorCode::kIoError, path + ": not a regular file (" + std::strerror(e) + ")");
+    return make_error(ErrorCode::kIoError, path + ": not a regular file (" + kind + ")");
   }
   return std::unique_ptr<LocalFile>(new LocalFile(fd, static_cast<uint64_t>(end), -1, path));
 }
@@ -160,7 +178,9 @@ Result<LazyLocalFile> LazyLocalFile::make_at(int dir_fd, const std::string& path
   if (::fstatat(dir_fd, path.c_str() + std::min(name_offset, path.size()), &st, 0) != 0) {
     return make_error(ErrorCode::kIoError, path + ": cannot stat: " + std::strerror(errno));
   }
-  if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kIoError, path + ": not a regular file");
+  if (!S_ISREG(st.st_mode)) {
+    return make_error(ErrorCode::kIoError, path + ": not a regular file (" + file_kind(st.st_mode) + ")");
+  }
   const int64_t mtime = int64_t{st.st_mtim.tv_sec} * 1000000000 + st.st_mtim.tv_nsec;
   return LazyLocalFile(path, static_cast<uint64_t>(st.st_size), mtime);
 }

@@ -304,32 +304,39 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
       const size_t i = jb->next.fetch_add(1, std::memory_order_relaxed);
       if (i >= total) break;
       FilePruneResult r;
-      if (jb->options.footer_cache != nullptr) {
-        // With a footer cache, a stat() decides; the file is opened only if
-        // Bloom filters must be read.
-        const std::string& path = (*jb->paths)[i];
-        size_t name_offset = 0;
-        const int dir_fd = dir.fd_for(path, &name_offset);
-        auto f = LazyLocalFile::make_at(dir_fd, path, name_offset);
-        if (!f.ok()) {
-          r.path = (*jb->paths)[i];
-          r = fail(std::move(r), f.error());
+      try {
+        if (jb->options.footer_cache != nullptr) {
+          // With a footer cache, a stat() decides; the file is opened only if
+          // Bloom filters must be read.
+          const std::string& path = (*jb->paths)[i];
+          size_t name_offset = 0;
+          const int dir_fd = dir.fd_for(path, &name_offset);
+          auto f = LazyLocalFile::make_at(dir_fd, path, name_offset);
+          if (!f.ok()) {
+            r.path = (*jb->paths)[i];
+            r = fail(std::move(r), f.error());
+          } else {
+            const FileIdentity id{f->size(), f->mtime_ns()};
+            r = prune_one(*f, *jb->query, &id, &jb->tail_hint);
+          }
         } else {
-          const FileIdentity id{f->size(), f->mtime_ns()};
-          r = prune_one(*f, *jb->query, &id, &jb->tail_hint);
+          const std::string& path = (*jb->paths)[i];
+          size_t name_offset = 0;
+          const int dir_fd = dir.fd_for(path, &name_offset);
+          auto f = LocalFile::open_for_reading_at(dir_fd, path, name_offset);  // no stat: no cache to validate
+          if (!f.ok()) {
+            r.path = (*jb->paths)[i];
+            r = fail(std::move(r), f.error());
+          } else {
+            const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
+            r = prune_one(**f, *jb->query, &id, &jb->tail_hint);
+          }
         }
-      } else {
-        const std::string& path = (*jb->paths)[i];
-        size_t name_offset = 0;
-        const int dir_fd = dir.fd_for(path, &name_offset);
-        auto f = LocalFile::open_for_reading_at(dir_fd, path, name_offset);  // no stat: no cache to validate
-        if (!f.ok()) {
-          r.path = (*jb->paths)[i];
-          r = fail(std::move(r), f.error());
-        } else {
-          const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
-          r = prune_one(**f, *jb->query, &id, &jb->tail_hint);
-        }
+      } catch (const std::bad_alloc&) {
+        // Nothing may escape a helper: the file fails, the job goes on.
+        r = FilePruneResult{};
+        r.path = (*jb->paths)[i];
+        r = fail(std::move(r), Error{ErrorCode::kMemoryLimit, "out of memory while pruning"});
       }
       {
         std::lock_guard<std::mutex> lock(jb->mu);

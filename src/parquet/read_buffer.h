@@ -1,13 +1,19 @@
 // Internal: a growable, 64-byte aligned byte buffer with 64 bytes of slack
 // past its capacity (decoders may write whole vectors past the last value).
+// Each block is charged to the calling thread's memory budget when it is
+// allocated (memory_scope.h: a refused charge throws MemoryLimitExceeded
+// before anything is allocated) and given back to that budget when freed.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <utility>
+
+#include "parquet/memory_scope.h"
 
 namespace pqfast::parquet::detail {
 
@@ -34,13 +40,17 @@ class ReadBuffer {
   ReadBuffer(const ReadBuffer&) = delete;
   ReadBuffer& operator=(const ReadBuffer&) = delete;
   ReadBuffer(ReadBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)), cap_(std::exchange(o.cap_, 0)) {}
+      : data_(std::exchange(o.data_, nullptr)),
+        size_(std::exchange(o.size_, 0)),
+        cap_(std::exchange(o.cap_, 0)),
+        budget_(std::move(o.budget_)) {}
   ReadBuffer& operator=(ReadBuffer&& o) noexcept {
     if (this != &o) {
       release();
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
       cap_ = std::exchange(o.cap_, 0);
+      budget_ = std::move(o.budget_);
     }
     return *this;
   }
@@ -53,17 +63,28 @@ class ReadBuffer {
   // Capacity for at least n bytes (contents kept); grows by at least 1.5x.
   void reserve(size_t n) {
     if (n <= cap_) return;
+    if (n > (size_t{1} << 56)) throw std::bad_alloc();  // no rounding below may overflow
     size_t want = cap_ + cap_ / 2;
     if (want < n) want = n;
     want = (want + 63) & ~size_t{63};
+    const std::shared_ptr<MemoryBudget>& budget = current_budget();
+    if (budget) charge_or_throw(static_cast<int64_t>(want + kSlack));
     size_t got = 0;
-    uint8_t* p = pool_allocate(want + kSlack, &got);
+    uint8_t* p;
+    try {
+      p = pool_allocate(want + kSlack, &got);
+    } catch (...) {
+      if (budget) budget->release(static_cast<int64_t>(want + kSlack));
+      throw;
+    }
+    if (budget) budget->force_charge(static_cast<int64_t>(got - want - kSlack));
     const size_t kept = size_;
     if (kept) std::memcpy(p, data_, kept);
     release();  // (clears size_: the contents moved, their size with them)
     data_ = p;
     size_ = kept;
     cap_ = got - kSlack;
+    budget_ = budget;
   }
   // Exactly n bytes of capacity (for a buffer reused page after page).
   void reserve_exact(size_t n) {
@@ -88,13 +109,18 @@ class ReadBuffer {
 
  private:
   void release() {
-    if (data_) pool_free(data_, cap_ + kSlack);
+    if (data_) {
+      pool_free(data_, cap_ + kSlack);
+      if (budget_) budget_->release(static_cast<int64_t>(cap_ + kSlack));
+    }
+    budget_.reset();
     data_ = nullptr;
     size_ = cap_ = 0;
   }
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
   size_t cap_ = 0;
+  std::shared_ptr<MemoryBudget> budget_;  // what data_ is charged to (may be null)
 };
 
 }  // namespace pqfast::parquet::detail

@@ -78,6 +78,8 @@ class FileScan {
   // Thread-safe for distinct leaves once chunk_index(rg, leaf) was called.
   Result<ColumnArray> decode_rows(int rg, int leaf, const std::vector<RowRange>& keep, const ColumnReadOptions& o,
                                   std::vector<RowRange>* decoded, ScanStats* st = nullptr);
+  Result<ColumnArray> decode_rows_charged(int rg, int leaf, const std::vector<RowRange>& keep,
+                                          const ColumnReadOptions& o, std::vector<RowRange>* decoded, ScanStats* st);
   Status scan_row_group(int rg, ScanResult* out);
   std::string where(int rg, int leaf) const {
     return file_.name() + ": row group " + std::to_string(rg) + ", column '" +
@@ -264,6 +266,16 @@ Result<std::vector<RowRange>> FileScan::page_index_ranges(int rg, const AtomPlan
 
 Result<ColumnArray> FileScan::decode_rows(int rg, int leaf, const std::vector<RowRange>& keep,
                                           const ColumnReadOptions& o, std::vector<RowRange>* decoded, ScanStats* st) {
+  // The chunk's bytes and its decoded pages are charged to the scan's budget
+  // (decode_column_pages takes the thread's budget when o has none); an
+  // error past it names the column.
+  return detail::guard_memory(opts_.budget, where(rg, leaf),
+                              [&] { return decode_rows_charged(rg, leaf, keep, o, decoded, st); });
+}
+
+Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::vector<RowRange>& keep,
+                                                  const ColumnReadOptions& o, std::vector<RowRange>* decoded,
+                                                  ScanStats* st) {
   if (!st) st = &stats_;
   const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
@@ -617,12 +629,29 @@ Result<ScanResult> FileScan::run() {
 }
 
 }  // namespace
+// Runs a file's scan, turning a refused charge of the scan's budget or a
+// failed allocation (on whichever thread) into an Error naming the file.
+template <class F>
+Result<ScanResult> guarded_run(const std::string& name, F&& f) {
+  try {
+    return f();
+  } catch (const detail::MemoryLimitExceeded& e) {
+    return detail::memory_error(name, e);
+  } catch (const std::bad_alloc&) {
+    return detail::out_of_memory_error(name);
+  }
+}
+
 }  // namespace scan
 
 Result<ScanResult> scan_file(RandomAccessFile& file, int32_t file_index, const std::vector<ScanColumn>& columns,
                              const ScanFilter& filter, const ScanOptions& options) {
-  scan::FileScan s(file, file_index, columns, filter, options);
-  return s.run();
+  ScanOptions o = options;
+  if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
+  return scan::guarded_run(file.name(), [&] {
+    scan::FileScan s(file, file_index, columns, filter, o);
+    return s.run();
+  });
 }
 
 Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
@@ -633,18 +662,18 @@ Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
   results.reserve(files.size());
   for (size_t i = 0; i < files.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
   std::atomic<bool> failed{false};
+  const auto budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
   scan::parallel_for(files.size(), std::max(options.threads, 1), [&](size_t i) {
     if (failed.load(std::memory_order_relaxed)) return;
     ScanOptions o = options;
     o.threads = 1;  // files in parallel, each on one thread
     o.cache_footers = false;
+    o.budget = budget;
     if (i < row_groups.size()) o.row_groups = row_groups[i];
-    try {
+    results[i] = scan::guarded_run(files[i]->name(), [&] {
       scan::FileScan s(*files[i], static_cast<int32_t>(i), columns, filter, o);
-      results[i] = s.run();
-    } catch (const std::bad_alloc&) {
-      results[i] = Error{ErrorCode::kLimitExceeded, files[i]->name() + ": out of memory while scanning"};
-    }
+      return s.run();
+    });
     if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
   });
   ScanResult out;
@@ -669,23 +698,17 @@ Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(hw ? hw : 1);
   ScanOptions per_file = options;
   per_file.threads = threads;
+  if (!per_file.budget) per_file.budget = MemoryBudget::make(options.memory_limit);
   scan::parallel_for(paths.size(), threads, [&](size_t i) {
     if (failed.load(std::memory_order_relaxed)) return;
-    {
-      try {
-        auto f = LocalFile::open(paths[i]);  // fstat: the identity footers are cached under
-        if (!f.ok()) {
-          results[i] = f.error();
-        } else {
-          const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
-          scan::FileScan s(**f, static_cast<int32_t>(i), columns, filter, per_file, &id);
-          results[i] = s.run();
-        }
-      } catch (const std::bad_alloc&) {
-        results[i] = Error{ErrorCode::kLimitExceeded, paths[i] + ": out of memory while scanning"};
-      }
-      if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
-    }
+    results[i] = scan::guarded_run(paths[i], [&]() -> Result<ScanResult> {
+      auto f = LocalFile::open(paths[i]);  // fstat: the identity footers are cached under
+      if (!f.ok()) return f.error();
+      const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
+      scan::FileScan s(**f, static_cast<int32_t>(i), columns, filter, per_file, &id);
+      return s.run();
+    });
+    if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
   });
   ScanResult out;
   for (size_t i = 0; i < paths.size(); ++i) {

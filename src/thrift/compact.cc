@@ -221,6 +221,10 @@ Result<std::string_view> CompactReader::read_binary() {
     return error(ErrorCode::kTruncated, "binary of " + std::to_string(*len) + " bytes but only " +
                                             std::to_string(remaining()) + " remain");
   }
+  if (*len > kMaxBinaryBytes) {
+    return error(ErrorCode::kLimitExceeded, "binary of " + std::to_string(*len) + " bytes passes the limit of " +
+                                                std::to_string(kMaxBinaryBytes));
+  }
   std::string_view v(reinterpret_cast<const char*>(p_), static_cast<size_t>(*len));
   p_ += *len;
   return v;

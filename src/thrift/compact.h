@@ -140,6 +140,9 @@ class CompactReader {
   Error error(ErrorCode code, const std::string& message) const;
 
   static constexpr int kMaxDepth = 64;
+  // Arrow C++'s thrift_string_size_limit: no string or binary field of a
+  // footer or header is longer in any real file.
+  static constexpr uint64_t kMaxBinaryBytes = 100000000;
 
  private:
   Status skip_at_depth(CType type, int depth);
