@@ -201,5 +201,19 @@ Status decompress(int32_t codec, const uint8_t* src, size_t src_len, uint8_t* ds
   }
 }
 
+uint64_t max_inflated_size(int32_t codec, uint64_t src_len) {
+  uint64_t ratio;
+  switch (codec) {
+    case 0: return src_len;                 // UNCOMPRESSED
+    case 1: ratio = 22; break;              // SNAPPY
+    case 2: ratio = 1032; break;            // GZIP
+    case 5: case 7: ratio = 256; break;     // LZ4 (Hadoop), LZ4_RAW
+    case 6: ratio = 32768; break;           // ZSTD
+    default: return UINT64_MAX;             // BROTLI (its windows allow far more), unknown
+  }
+  if (src_len > UINT64_MAX / ratio - 4096) return UINT64_MAX;
+  return src_len * ratio + 4096;
+}
+
 }  // namespace detail
 }  // namespace pqfast::parquet

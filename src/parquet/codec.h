@@ -16,4 +16,12 @@ namespace pqfast::parquet::detail {
 Status decompress(int32_t codec, const uint8_t* src, size_t src_len, uint8_t* dst, size_t dst_len,
                   const std::string& where);
 
+// The most bytes `src_len` compressed bytes can inflate to under `codec`
+// (its format's densest encoding, plus frame slack): a page that says it
+// inflates to more is refused before its buffer is allocated. SNAPPY: a
+// 3-byte copy makes 64 bytes; LZ4 (raw and Hadoop): one 255 length byte
+// adds 255; GZIP: DEFLATE's 1032:1; ZSTD: a 4-byte RLE block makes 128 KiB.
+// BROTLI and unknown codecs: no bound.
+uint64_t max_inflated_size(int32_t codec, uint64_t src_len);
+
 }  // namespace pqfast::parquet::detail

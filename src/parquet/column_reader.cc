@@ -202,6 +202,11 @@ Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csiz
     return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(usize) +
                                                      " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
   }
+  if (usize > max_inflated_size(codec_, csize)) {
+    const char* name = codec_name(codec_);
+    return make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(csize) + " compressed bytes cannot inflate to " +
+                                               std::to_string(usize) + " under " + (name ? name : "this codec"));
+  }
   page_.reserve_exact(usize);
   PQFAST_RETURN_IF_ERROR(decompress(codec_, src, csize, page_.data(), usize, where));
   return static_cast<const uint8_t*>(page_.data());
@@ -442,6 +447,10 @@ Result<std::string_view> ChunkReader::lazy_entry(uint32_t idx, const std::string
       z.bytes.resize(z.csize);
       if (z.csize) std::memcpy(z.bytes.data(), z.body, z.csize);
     } else {
+      if (z.usize > max_inflated_size(codec_, z.csize)) {
+        return make_error(ErrorCode::kCorrupt, w + ": " + std::to_string(z.csize) + " compressed bytes cannot inflate to " +
+                                                   std::to_string(z.usize));
+      }
       z.bytes.resize(z.usize);
       PQFAST_RETURN_IF_ERROR(decompress(codec_, z.body, z.csize, z.bytes.data(), z.usize, w));
     }

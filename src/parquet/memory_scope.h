@@ -50,6 +50,34 @@ class BudgetScope {
 void charge_or_throw(int64_t bytes);
 void release_charge(int64_t bytes);
 
+// A charge held for a scope, for memory that is not a ReadBuffer (a row
+// group's selection bitmaps). ok() false: refused, nothing charged.
+class ScopedCharge {
+ public:
+  ScopedCharge(std::shared_ptr<MemoryBudget> budget, int64_t bytes) : budget_(std::move(budget)), bytes_(bytes) {
+    if (budget_ && !budget_->try_charge(bytes_)) ok_ = false;
+  }
+  ~ScopedCharge() {
+    if (budget_ && ok_) budget_->release(bytes_);
+  }
+  ScopedCharge(const ScopedCharge&) = delete;
+  ScopedCharge& operator=(const ScopedCharge&) = delete;
+  bool ok() const { return ok_; }
+  // The refusal, for memory_error().
+  MemoryLimitExceeded refusal() const {
+    MemoryLimitExceeded e;
+    e.asked = bytes_;
+    e.limit = budget_ ? budget_->limit() : 0;
+    e.used = budget_ ? budget_->used() : 0;
+    return e;
+  }
+
+ private:
+  std::shared_ptr<MemoryBudget> budget_;
+  int64_t bytes_;
+  bool ok_ = true;
+};
+
 // kMemoryLimit errors for what guard_memory catches; `where` names the read.
 Error memory_error(const std::string& where, const MemoryLimitExceeded& e);
 Error out_of_memory_error(const std::string& where);

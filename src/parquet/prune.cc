@@ -337,6 +337,10 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths, 
         r = FilePruneResult{};
         r.path = (*jb->paths)[i];
         r = fail(std::move(r), Error{ErrorCode::kMemoryLimit, "out of memory while pruning"});
+      } catch (const std::exception& e) {
+        r = FilePruneResult{};
+        r.path = (*jb->paths)[i];
+        r = fail(std::move(r), Error{ErrorCode::kInvalidArgument, std::string("internal error: ") + e.what()});
       }
       {
         std::lock_guard<std::mutex> lock(jb->mu);

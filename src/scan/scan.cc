@@ -377,6 +377,14 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
   const int64_t n = g.num_rows;
   if (n <= 0) return Status::Ok();
   const size_t words = static_cast<size_t>((n + 63) / 64);
+  // The selection and one conjunct's bitmap: sized by the footer's row
+  // count, which a few bytes of RLE runs can make plausible.
+  detail::ScopedCharge bitmaps(opts_.budget, static_cast<int64_t>(words) * 16);
+  if (!bitmaps.ok()) {
+    return detail::memory_error(file_.name() + ": row group " + std::to_string(rg) + " (" + std::to_string(n) +
+                                    " rows)",
+                                bitmaps.refusal());
+  }
   std::vector<uint64_t> selection(words, 0);
   bool read_any = false;
   if (!filter_.active) {

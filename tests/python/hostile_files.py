@@ -145,6 +145,11 @@ def zstd_zero_frame(size: int, head: bytes = b"") -> bytes:
             return bytes(out)
 
 
+def zstd_raw_frame(data: bytes) -> bytes:
+    """`data` as one raw (stored) zstd block: a valid zstd page body."""
+    return struct.pack("<I", 0xFD2FB528) + b"\x00\x38" + struct.pack("<I", 1 | (len(data) << 3))[:3] + data
+
+
 def _dict_indices_run(n: int) -> bytes:
     """RLE_DICTIONARY indices: bit width 0, one run of n copies of index 0."""
     return b"\x00" + _varint(n << 1)
@@ -165,7 +170,7 @@ def wide_fixed_bomb(path: Path, width: int = 16 << 20, rows: int = 400) -> Path:
     """FIXED_LEN_BYTE_ARRAY of width 16 MiB, one dictionary entry (zstd), 400
     rows: under a KB announcing 6.5 GiB."""
     dict_page = page(2, zstd_zero_frame(width), 1, PLAIN, usize=width)
-    data = page(0, _dict_indices_run(rows), rows, RLE_DICTIONARY)
+    data = page(0, zstd_raw_frame(_dict_indices_run(rows)), rows, RLE_DICTIONARY, usize=len(_dict_indices_run(rows)))
     col = (schema_element("w", FLBA_T, type_length=width), FLBA_T, ZSTD, [dict_page, data], True)
     return write_file(path, [col], rows)
 
@@ -222,3 +227,11 @@ def non_utf8_name(path: Path) -> Path:
     elem = schema_element(b"caf\xe9", INT32_T)
     col = (elem, INT32_T, UNCOMPRESSED, [page(0, struct.pack("<3i", 1, 2, 3), 3, PLAIN)], False)
     return write_file(path, [col], 3)
+
+
+def wide_binary_bomb(path: Path, width: int = 16 << 20, rows: int = 400) -> Path:
+    """BYTE_ARRAY: one 16 MiB dictionary entry (zstd), 400 rows: 6.25 GiB out."""
+    dict_page = page(2, zstd_zero_frame(width, head=struct.pack("<I", width)), 1, PLAIN, usize=width + 4)
+    data = page(0, zstd_raw_frame(_dict_indices_run(rows)), rows, RLE_DICTIONARY, usize=len(_dict_indices_run(rows)))
+    col = (schema_element("b", BYTE_ARRAY_T), BYTE_ARRAY_T, ZSTD, [dict_page, data], True)
+    return write_file(path, [col], rows)

@@ -86,6 +86,7 @@ def files(tmp_path_factory):
     return {
         "rle": hf.rle_run_bomb(d / "rle.parquet"),
         "wide": hf.wide_fixed_bomb(d / "wide.parquet"),
+        "wideb": hf.wide_binary_bomb(d / "wideb.parquet"),
         "delta": hf.delta_prefix_bomb(d / "delta.parquet"),
         "zstd": hf.zstd_page_bomb(d / "zstd.parquet"),
         "empty": hf.empty_page_bomb(d / "empty.parquet"),
@@ -121,6 +122,16 @@ def test_wide_fixed_dictionary_entry(files):
     r = run_case("read", files["wide"])
     clean_error(r, "MemoryLimitError", "column 'w'", "GiB more")
     assert r["maxrss"] < GiB // 2, r
+
+
+def test_wide_binary_dictionary_entry(files):
+    r = run_case("read", files["wideb"])
+    assert not r["ok"] and r["type"] in ("pqfast._pqfast.FormatError", "pqfast._pqfast.MemoryLimitError"), r
+    assert "column 'b'" in r["message"] and ("2 GiB" in r["message"] or "memory limit" in r["message"]), r
+    assert r["maxrss"] < GiB // 2, r
+    # The same shape at a size that fits reads as pyarrow reads it.
+    small = hf.wide_binary_bomb(files["wideb"].with_name("wideb_small.parquet"), width=1000, rows=400)
+    assert pqfast.read_table(small).equals(pq.read_table(small))
 
 
 def test_delta_byte_array_values_that_double(files):
