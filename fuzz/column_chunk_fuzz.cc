@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pq::ColumnReadOptions o;
   o.max_page_values = 1 << 20;
   o.max_page_bytes = 1 << 24;
-  o.budget = pqfast::MemoryBudget::make(256 << 20);
+  o.budget = pqfast::MemoryBudget::make(32 << 20);
   // Layout variants: the default, then per type a converting one.
   const int variant = (data[2] >> 1) & 3;
   using L = pq::ArrowLayout;

@@ -93,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int64_t all_rows = -1;
     for (int flags : {0, 15, 1, 2, 4, 8}) {
       pq::ScanOptions o;
-      o.memory_limit = 256 << 20;  // a hostile input meets the budget, not the sanitizer's allocator limit
+      o.memory_limit = 32 << 20;  // a hostile input meets the budget, not the sanitizer's allocator limit
       o.use_statistics = flags & 1;
       o.use_bloom = flags & 2;
       o.use_dictionary = flags & 4;
