@@ -121,6 +121,9 @@ struct Statistics {
   // rather than min_value/max_value (5/6, in the column's sort order).
   bool has_min = false, has_max = false;
   bool min_is_legacy = false, max_is_legacy = false;
+  // The deprecated fields were there (whichever one won): readers that
+  // follow Arrow C++ read only them in a file without ColumnOrders.
+  bool legacy_min_present = false, legacy_max_present = false;
   std::string min, max;
   bool has_null_count = false;
   int64_t null_count = 0;
