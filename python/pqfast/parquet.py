@@ -161,8 +161,9 @@ def _decode_stat(raw: bytes | None, desc: dict) -> Any:
         if pt in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
             if kind == _LT_DECIMAL or conv == "DECIMAL":
                 return _decimal.Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-_scale(desc))
-            # FLOAT16 and other binary bounds stay bytes, as pyarrow gives them.
-            if kind in (_LT_STRING, _LT_ENUM, _LT_JSON) or conv in ("UTF8", "ENUM", "JSON"):
+            # FLOAT16, ENUM, JSON and other binary bounds stay bytes, as pyarrow
+            # gives them: only STRING (UTF8) bounds are text.
+            if kind == _LT_STRING or (kind == 0 and conv == "UTF8"):
                 return raw.decode("utf-8", "replace")
             return bytes(raw)
         return bytes(raw)

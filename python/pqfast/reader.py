@@ -96,7 +96,10 @@ def parquet_arrow_type(desc: dict):
     if phys == "BYTE_ARRAY":
         if kind == _LT_DECIMAL:
             return _decimal(lt["precision"], lt["scale"])
-        if kind in (_LT_STRING, _LT_ENUM, _LT_JSON) or ct in ("UTF8", "ENUM", "JSON"):
+        # As Arrow C++ maps them (parquet/arrow/schema.cc): JSON is read as
+        # UTF-8 (wrapped as arrow.json by `extension_type`); ENUM and BSON
+        # carry no promise of UTF-8 and stay binary.
+        if kind in (_LT_STRING, _LT_JSON) or (kind == 0 and ct in ("UTF8", "JSON")):
             return pa.string(), "binary"
         return pa.binary(), "binary"
     if phys == "FIXED_LEN_BYTE_ARRAY":
@@ -106,6 +109,20 @@ def parquet_arrow_type(desc: dict):
             return pa.float16(), "float16"
         return pa.binary(desc["type_length"]), "fixed_size_binary"
     raise FormatError(f"column '{desc['dotted_path']}': unknown physical type {phys}")
+
+
+def extension_type(desc: dict):
+    """The Arrow extension type pyarrow 26 gives a leaf (``arrow_extensions_enabled``
+    is on by default there): ``arrow.uuid`` for UUID, ``arrow.json`` for JSON; else None."""
+    import pyarrow as pa
+
+    kind = desc["logical_type"]["kind"]
+    phys = desc["physical_type"]
+    if kind == _LT_UUID and phys == "FIXED_LEN_BYTE_ARRAY" and desc["type_length"] == 16:
+        return pa.uuid()
+    if phys == "BYTE_ARRAY" and (kind == _LT_JSON or (kind == 0 and desc.get("converted_type") == "JSON")):
+        return pa.json_(pa.string())
+    return None
 
 
 def arrow_format(t) -> str | None:
@@ -171,6 +188,8 @@ class _Plan:
         self.final_type = base
         self.dictionary = None
         self.field_metadata = None
+        # Read as its storage type, then wrapped (chunk by chunk) in `finish`.
+        self.extension = extension_type(desc)
         if arrow_field is None:
             self.format = arrow_format(base) or ""
             return
@@ -185,7 +204,15 @@ class _Plan:
         if pt.is_duration(origin) and base == pa.int64():
             final = origin
         if pt.is_dictionary(origin) and (pt.is_string(base) or pt.is_binary(base)):
-            self.dictionary = pa.dictionary(pa.int32(), base, origin.ordered)
+            # The values keep the Parquet type; the index type and `ordered`
+            # are the embedded schema's, as pyarrow gives them (polars writes
+            # Enum as dictionary<uint8, ordered>, Categorical as uint32).
+            index = origin.index_type if pt.is_integer(origin.index_type) else pa.int32()
+            self.dictionary = pa.dictionary(index, base, origin.ordered)
+        if isinstance(origin, pa.ExtensionType) and self.extension is None and \
+                origin.storage_type.equals(base):
+            # A registered extension type whose storage is what the file holds.
+            self.extension = origin
         if (pt.is_large_binary(origin) and pt.is_binary(base)) or \
                 (pt.is_large_string(origin) and pt.is_string(base)) or \
                 (pt.is_binary_view(origin) and pt.is_binary(base)) or \
@@ -211,8 +238,16 @@ class _Plan:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 self.final_type = arr.type
         if self.dictionary is not None:
-            chunks = [c.dictionary_encode() for c in arr.chunks]
-            arr = pa.chunked_array(chunks, type=self.dictionary)
+            d = self.dictionary
+            chunks = []
+            for c in arr.chunks:
+                e = c.dictionary_encode()
+                chunks.append(pa.DictionaryArray.from_arrays(e.indices.cast(d.index_type), e.dictionary,
+                                                             ordered=d.ordered))
+            arr = pa.chunked_array(chunks, type=d)
+        elif self.extension is not None:
+            ext = self.extension
+            arr = pa.chunked_array([pa.ExtensionArray.from_storage(ext, c) for c in arr.chunks], type=ext)
         return arr
 
     def field(self, arr):
