@@ -169,6 +169,25 @@ def _embedded_arrow_schema(kv: dict):
         return None
 
 
+def duration_units(meta) -> dict:
+    """{top-level column: unit} of the Arrow durations in the embedded schema
+    (stored as plain INT64: the unit is known only from there)."""
+    import pyarrow.types as pt
+
+    schema = _embedded_arrow_schema(meta.key_value_metadata)
+    if schema is None:
+        return {}
+    return {f.name: f.type.unit for f in schema if pt.is_duration(f.type)}
+
+
+def with_duration_unit(meta, desc: dict) -> dict:
+    """`desc` (a leaf of `meta`) with its Arrow duration unit, when it has one."""
+    if desc.get("physical_type") != "INT64" or len(desc.get("path", ())) != 1:
+        return desc
+    unit = duration_units(meta).get(desc["path"][0])
+    return dict(desc, duration_unit=unit) if unit else desc
+
+
 _BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "large_binary",
                    "vu": "binary_view", "vz": "binary_view"}
 
@@ -209,7 +228,7 @@ class _Plan:
             # Enum as dictionary<uint8, ordered>, Categorical as uint32).
             index = origin.index_type if pt.is_integer(origin.index_type) else pa.int32()
             self.dictionary = pa.dictionary(index, base, origin.ordered)
-        if isinstance(origin, pa.ExtensionType) and self.extension is None and \
+        if isinstance(origin, pa.BaseExtensionType) and self.extension is None and \
                 origin.storage_type.equals(base):
             # A registered extension type whose storage is what the file holds.
             self.extension = origin

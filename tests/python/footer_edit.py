@@ -164,3 +164,18 @@ def edit(src, dst, created_by: str | None = None, drop_column_orders: bool = Fal
                         if not keep_new_stats:
                             del st[new]
     write_footer(dst, head, meta)
+
+
+def mark_utf8(src, dst, column: str) -> None:
+    """Copies `src` to `dst` with the BYTE_ARRAY leaf `column` annotated
+    STRING (ConvertedType UTF8 and LogicalType STRING), whatever bytes its
+    values hold: a String column with non-UTF-8 values, as some writers
+    produce, without the Arrow schema that would say binary."""
+    head, meta = read_footer(src)
+    for el in meta[2][1][1]:  # FileMetaData.schema: SchemaElement list
+        if el.get(4, (0, b""))[1] == column.encode():
+            el[6] = (T_I32, 0)  # converted_type UTF8
+            el[10] = (T_STRUCT, {1: (T_STRUCT, {})})  # logicalType STRING
+    # Drop the embedded Arrow schema (key_value_metadata) so the Parquet schema decides.
+    meta.pop(5, None)
+    write_footer(dst, head, meta)
