@@ -39,13 +39,13 @@ def _as_bytes(t):
     return pa.binary()
 
 
-def _value_set(values: Sequence[Any], t):
+def _value_set(values: Sequence[Any], t, from_float16: bool):
     import pyarrow as pa
     import pyarrow.types as pt
 
     vals = [v for v in values if v is not None]
-    if pt.is_float32(t):
-        # A float16 column: pyarrow rounds the set to float16 first.
+    if from_float16:
+        # A float16 column compared as float32: pyarrow rounds the set to float16 first.
         return pa.array(np.array(vals, dtype=np.float16).astype(np.float32), t)
     if pt.is_fixed_size_binary(t):
         vals = [v.bytes if isinstance(v, _uuid.UUID) else v for v in vals]
@@ -64,6 +64,7 @@ def _mask_plain(arr, values: Sequence[Any]) -> np.ndarray:
         idx = arr.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
         valid = arr.is_valid().to_numpy(zero_copy_only=False)
         return member[idx] & valid if len(member) else np.zeros(len(arr), dtype=bool)
+    from_float16 = pt.is_float16(arr.type)
     t = _kernel_type(arr.type)
     if t != arr.type:
         arr = arr.cast(t)
@@ -72,7 +73,7 @@ def _mask_plain(arr, values: Sequence[Any]) -> np.ndarray:
         t = _as_bytes(t)
         arr = arr.cast(t)
         values = [v.encode() if isinstance(v, str) else v for v in values]
-    m = pc.is_in(arr, value_set=_value_set(values, t))
+    m = pc.is_in(arr, value_set=_value_set(values, t, from_float16))
     return m.fill_null(False).to_numpy(zero_copy_only=False)
 
 
