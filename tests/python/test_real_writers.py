@@ -248,8 +248,13 @@ def test_uuid_enum_and_dictionary_types():
     pol = pqfast.read_table(WRITERS / "polars-zstd.parquet", columns=["enum", "cat"])
     assert pol.schema.field("enum").type == pa.dictionary(pa.uint8(), pa.string(), ordered=True)
     assert pol.schema.field("cat").type == pa.dictionary(pa.uint32(), pa.string())
-    duck = pqfast.read_table(WRITERS / "duckdb-v2-zstd.parquet", columns=["uuid", "uuid_null"])
+    duck = pqfast.read_table(WRITERS / "duckdb-v2-zstd.parquet", columns=["uuid", "uuid_null", "js", "iv"])
     assert duck.schema.field("uuid").type == pa.uuid()
+    assert duck.schema.field("js").type == pa.json_(pa.string())  # JSON: arrow.json, as pyarrow 26
+    assert duck.schema.field("iv").type == pa.binary(12)  # INTERVAL: its 12 bytes
+    iv_meta = pqfast.ParquetFile(WRITERS / "duckdb-v2-zstd.parquet").row_group(0).column(
+        pq.ParquetFile(WRITERS / "duckdb-v2-zstd.parquet").schema_arrow.get_field_index("iv"))
+    assert iv_meta.statistics is None  # INTERVAL has no order: pyarrow reports no statistics either
     # A UUID probed as uuid.UUID or as its string.
     u = duck.column("uuid")[5].as_py()
     assert pqfast.read_pruned(str(WRITERS / "duckdb-v2-zstd.parquet"), "uuid", [u]).num_rows == 1

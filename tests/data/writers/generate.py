@@ -336,7 +336,9 @@ SELECT (i % 100)::TINYINT AS i8, (i * 7 % 30000)::SMALLINT AS i16, (i * 26544357
        (i * 2.5)::DECIMAL(30, 5) AS dec30, (i * 1000003)::HUGEINT AS huge,
        md5(i::VARCHAR)::UUID AS uuid,
        CASE WHEN i % 4 = 0 THEN NULL ELSE md5((i + 1)::VARCHAR)::UUID END AS uuid_null,
-       (['lo', 'mid', 'hi'])[i % 3 + 1]::ENUM('lo', 'mid', 'hi') AS enm
+       (['lo', 'mid', 'hi'])[i % 3 + 1]::ENUM('lo', 'mid', 'hi') AS enm,
+       CASE WHEN i % 9 = 0 THEN NULL ELSE ('{{"k": ' || i::VARCHAR || '}}')::JSON END AS js,
+       INTERVAL (i % 40) DAY + INTERVAL (i % 7) MONTH AS iv
 FROM range({n}) t(i)
 """
 
