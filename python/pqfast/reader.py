@@ -247,7 +247,11 @@ class _Plan:
     def spec(self, rg: int):
         return (rg, self.leaf, self.layout, self.format)
 
-    def finish(self, chunks: list):
+    def finish(self, chunks: list, page_dictionaries: list | None = None):
+        """The column from its chunks (one per row group). A dictionary column's
+        dictionary is, as pyarrow builds it, the chunk's dictionary page (every
+        value, in page order) then the values of its non-dictionary pages in
+        order of appearance, when `page_dictionaries` gives the pages."""
         import pyarrow as pa
 
         arr = pa.chunked_array(chunks, type=self.read_type)
@@ -258,10 +262,16 @@ class _Plan:
                 self.final_type = arr.type
         if self.dictionary is not None:
             d = self.dictionary
+            pages = page_dictionaries or [None] * arr.num_chunks
             chunks = []
-            for c in arr.chunks:
-                e = c.dictionary_encode()
-                chunks.append(pa.DictionaryArray.from_arrays(e.indices.cast(d.index_type), e.dictionary,
+            for c, page in zip(arr.chunks, pages):
+                if page is not None and page.type.equals(c.type) and page.null_count == 0:
+                    e = pa.concat_arrays([page, c]).dictionary_encode()
+                    indices, values = e.indices.slice(len(page)), e.dictionary
+                else:
+                    e = c.dictionary_encode()
+                    indices, values = e.indices, e.dictionary
+                chunks.append(pa.DictionaryArray.from_arrays(indices.cast(d.index_type), values,
                                                              ordered=d.ordered))
             arr = pa.chunked_array(chunks, type=d)
         elif self.extension is not None:
@@ -318,6 +328,33 @@ def _schema_metadata(meta) -> dict | None:
     return out or None
 
 
+def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
+    """Per row group, the values of the column's dictionary page as an Arrow
+    array (None where the chunk has none or it cannot be located: the
+    dictionary then follows the values' order)."""
+    import pyarrow as pa
+
+    out = []
+    for rg in rgs:
+        c = meta.column_chunk(rg, plan.leaf)
+        off, end = c["dictionary_page_offset"], c["data_page_offset"]
+        if off is None or not 0 <= off < end or end - off > max(c["total_compressed_size"], 0):
+            out.append(None)
+            continue
+        if source.local:
+            with open(source.path, "rb") as fh:
+                fh.seek(off)
+                data = fh.read(end - off)
+        else:
+            data = bytes(source.read_at(off, end - off))
+        try:
+            caps = _pqfast._dictionary_page(data, meta, rg, plan.leaf, plan.layout, plan.format)
+        except FormatError:
+            caps = None
+        out.append(pa.Array._import_from_c_capsule(*caps) if caps is not None else None)
+    return out
+
+
 def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table."""
     import pyarrow as pa
@@ -347,7 +384,8 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     arrays, fields = [], []
     for j, p in enumerate(plans):
         chunks = [pa.Array._import_from_c_capsule(*caps[i * len(plans) + j]) for i in range(len(rgs))]
-        arr = p.finish(chunks)
+        pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
+        arr = p.finish(chunks, pages)
         arrays.append(arr)
         fields.append(p.field(arr))
     schema = pa.schema(fields, metadata=_schema_metadata(meta))

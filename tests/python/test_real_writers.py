@@ -74,6 +74,9 @@ def test_reads_as_pyarrow_on_every_level(name, each_simd_level):
         assert got.column_names == list(exp), (level, got.column_names)
         for c, e in exp.items():
             _same(got.column(c), e, f"{name} {level} column {c}")
+            if pa.types.is_dictionary(e.type):
+                # The same dictionary (the dictionary page, in page order) and indices.
+                assert got.column(c).equals(e), f"{name} {level} column {c}: dictionary differs"
     # One row group at a time and one thread: the same values.
     f = pq.ParquetFile(path)
     if f.num_row_groups > 1:
