@@ -56,12 +56,6 @@ std::string_view ProbeValues::value(size_t i) const {
 
 namespace {
 
-// min/max of one chunk, wherever they were decoded.
-struct MinMax {
-  bool has_min, has_max, min_is_legacy, max_is_legacy;
-  std::string_view min, max;
-};
-
 // Compares only the bounds `statistics_trust` lets a pruner believe (the
 // legacy pair only in a signed order, nothing a known-broken writer wrote,
 // nothing for INT96): a bound it drops can only keep a row group, never lose one.
