@@ -402,3 +402,20 @@ def test_old_parquet_mr_signed_string_bounds_do_not_prune(tmp_path):
     for v in ("a", "é", "b"):
         assert pqfast.prune(str(dst), "s", [v])["verdict"].to_pylist() == ["no_filter"], v
         assert pqfast.read_table(dst, filters=[("s", "=", v)]).num_rows == 1, v
+
+
+def test_int96_encoding_of_values():
+    """The 12 bytes a datetime becomes: nanoseconds of the day, then the Julian day."""
+    import datetime as dt
+
+    import numpy as np
+
+    from pqfast._time_values import epoch_nanos, int96_bytes
+
+    assert int96_bytes(epoch_nanos(dt.datetime(2000, 1, 1))) == (0).to_bytes(8, "little") + (2451545).to_bytes(4, "little")
+    one = epoch_nanos(dt.datetime(1969, 12, 31, 23, 59, 59, 999999))  # before the epoch: the day before, late
+    assert int96_bytes(one) == (86_399_999_999_000).to_bytes(8, "little") + (2440587).to_bytes(4, "little")
+    assert epoch_nanos(np.datetime64("1970-01-01T00:00:00.000000007")) == 7
+    assert epoch_nanos(dt.datetime(1970, 1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=1)))) == 0
+    with pytest.raises(OverflowError):
+        int96_bytes(-(10**30))  # before the Julian epoch
