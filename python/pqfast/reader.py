@@ -338,7 +338,9 @@ def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
     for rg in rgs:
         c = meta.column_chunk(rg, plan.leaf)
         off, end = c["dictionary_page_offset"], c["data_page_offset"]
-        if off is None or not 0 <= off < end or end - off > max(c["total_compressed_size"], 0):
+        # Declared offsets are the file's word: a span past the chunk's size or
+        # past 64 MiB (dictionary pages are kept near 1 MiB by writers) is not read.
+        if off is None or not 0 <= off < end or end - off > min(max(c["total_compressed_size"], 0), 64 << 20):
             out.append(None)
             continue
         if source.local:
