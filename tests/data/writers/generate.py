@@ -10,9 +10,11 @@ never the test venv:
     apt-get install -y openjdk-17-jre-headless      # for Spark
     /work/genvenv/bin/python tests/data/writers/generate.py [writer ...]
 
-Files are named <writer>-<setting>.parquet. Values are deterministic (no
-random seed dependence beyond numpy's fixed generator), so a regenerated file
-differs only where a writer embeds its own version or a timestamp.
+Files are named <writer>-<setting>.parquet. Values come from numpy's seeded
+generator and the writers' SQL over row numbers, so a regenerated file
+differs only where a writer embeds its own version or a timestamp, and in
+chDB's UUID columns (generateUUIDv4 is random). The tests compare pqfast with
+pyarrow on whatever the files hold: regenerated files need no test change.
 """
 
 from __future__ import annotations
