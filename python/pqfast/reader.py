@@ -154,7 +154,7 @@ def arrow_format(t) -> str | None:
     return None
 
 
-def _embedded_arrow_schema(kv: dict):
+def _embedded_arrow_schema(kv: dict, strict: bool = False):
     raw = kv.get(b"ARROW:schema") if kv else None
     if raw is None and kv:
         raw = kv.get("ARROW:schema")
@@ -165,7 +165,14 @@ def _embedded_arrow_schema(kv: dict):
     try:
         data = base64.b64decode(raw)
         return pa.ipc.read_schema(pa.py_buffer(data))
-    except Exception:  # noqa: BLE001 - a schema pyarrow cannot read is ignored, as pyarrow does
+    except pa.ArrowNotImplementedError as e:
+        # A well-formed schema of a type Arrow lacks (polars writes Int128 so):
+        # pyarrow refuses the file; reading refuses it too (`strict`).
+        if strict:
+            raise FormatError(f"unsupported: the file's Arrow schema (ARROW:schema) holds a type Arrow "
+                              f"does not implement ({e}); pyarrow refuses the file too") from None
+        return None
+    except Exception:  # noqa: BLE001 - a malformed schema is ignored, as pyarrow does
         return None
 
 
@@ -290,7 +297,7 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
     top: dict[str, list[int]] = {}
     for i, d in enumerate(descs):
         top.setdefault(d["path"][0], []).append(i)
-    arrow_schema = _embedded_arrow_schema(meta.key_value_metadata)
+    arrow_schema = _embedded_arrow_schema(meta.key_value_metadata, strict=True)
     names = list(top) if columns is None else list(columns)
     plans = []
     for name in names:

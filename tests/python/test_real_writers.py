@@ -448,3 +448,18 @@ def test_int96_encoding_of_values():
     assert epoch_nanos(dt.datetime(1970, 1, 1, 1, tzinfo=dt.timezone(dt.timedelta(hours=1)))) == 0
     with pytest.raises(OverflowError):
         int96_bytes(-(10**30))  # before the Julian epoch
+
+
+def test_polars_int128_refused_as_pyarrow_refuses(tmp_path):
+    """polars writes Int128 as FIXED_LEN_BYTE_ARRAY(16) with an Arrow schema
+    of a 128-bit integer, which Arrow does not implement: pyarrow refuses the
+    file, pqfast's reader too (a clean FormatError); pruning another column
+    needs no Arrow type and still answers."""
+    pl = pytest.importorskip("polars")
+    path = tmp_path / "i128.parquet"
+    pl.DataFrame({"a": pl.Series([1, 2, None], dtype=pl.Int128), "b": [1, 2, 3]}).write_parquet(path)
+    with pytest.raises(pa.ArrowNotImplementedError):
+        pq.read_table(path)
+    with pytest.raises(pqfast.FormatError, match="ARROW:schema"):
+        pqfast.read_table(path)
+    assert pqfast.prune(str(path), "b", [2])["verdict"].to_pylist() == ["no_filter"]
