@@ -463,3 +463,19 @@ def test_polars_int128_refused_as_pyarrow_refuses(tmp_path):
     with pytest.raises(pqfast.FormatError, match="ARROW:schema"):
         pqfast.read_table(path)
     assert pqfast.prune(str(path), "b", [2])["verdict"].to_pylist() == ["no_filter"]
+
+
+def test_cli_probe_int96_with_iso_datetimes(capsys):
+    """`pqfast probe` takes a Spark INT96 column's values as ISO date-times."""
+    _need("spark-v1-snappy-bloom.parquet")
+    from pqfast import cli
+
+    path = WRITERS / "spark-v1-snappy-bloom.parquet"
+    present = _sample(pq.read_table(path, columns=["ts"]).column(0), 1)[0]
+    argv = ["probe", "-c", "ts", str(path), "-v", present.isoformat(), "-v", "1901-01-01T00:00:00", "--by-value",
+            "--json"]
+    assert cli.main(argv) == 0
+    import json
+
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    assert [r["verdict"] for r in rows] == ["maybe", "absent"], rows
