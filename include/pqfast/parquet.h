@@ -121,6 +121,9 @@ struct Statistics {
   // rather than min_value/max_value (5/6, in the column's sort order).
   bool has_min = false, has_max = false;
   bool min_is_legacy = false, max_is_legacy = false;
+  // The deprecated fields were there (whichever one won): readers that
+  // follow Arrow C++ read only them in a file without ColumnOrders.
+  bool legacy_min_present = false, legacy_max_present = false;
   std::string min, max;
   bool has_null_count = false;
   int64_t null_count = 0;
@@ -514,7 +517,10 @@ std::vector<FilePruneResult> prune_files(const std::vector<std::string>& paths,
 // min_value/max_value in the column's type-defined order (signed or unsigned
 // integers, IEEE floats without NaN bounds, unsigned lexicographic bytes,
 // signed big-endian decimals); legacy min/max only for signed INT32/INT64 and
-// FLOAT/DOUBLE; nothing for INT96, FLOAT16, INTERVAL or an unknown order.
+// FLOAT/DOUBLE; nothing for INT96, FLOAT16, INTERVAL or an unknown order; and
+// only the bounds Arrow C++ and parquet-java believe of the writer `created_by`
+// names (parquet-mr < 1.10 and parquet-cpp < 1.3: signed orders only;
+// parquet-mr < 1.8: no binary bounds; no created_by: no binary bounds).
 bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
                    std::string_view value);
 

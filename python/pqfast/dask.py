@@ -140,8 +140,6 @@ def pyarrow_filesystem(storage_options: dict | None):
 
 
 def _read_part(part, columns, column: str, values, filter_rows: bool, storage_options):
-    import pyarrow as pa
-    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     path, row_groups = part
@@ -160,8 +158,9 @@ def _read_part(part, columns, column: str, values, filter_rows: bool, storage_op
     need = cols if cols is None or column in cols else cols + [column]
     t = pf.read_row_groups(row_groups, columns=need)
     if filter_rows:
-        col = t.column(column)
-        t = t.filter(pc.is_in(col, value_set=pa.array(list(values), type=col.type)))
+        from ._row_filter import filter_rows as _keep_rows, is_in_mask
+
+        t = _keep_rows(t, is_in_mask(t.column(column), list(values)))
     if cols is not None and column not in cols:
         t = t.select(cols)
     return t.to_pandas()

@@ -161,8 +161,9 @@ def _decode_stat(raw: bytes | None, desc: dict) -> Any:
         if pt in ("BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY"):
             if kind == _LT_DECIMAL or conv == "DECIMAL":
                 return _decimal.Decimal(int.from_bytes(raw, "big", signed=True)).scaleb(-_scale(desc))
-            # FLOAT16 and other binary bounds stay bytes, as pyarrow gives them.
-            if kind in (_LT_STRING, _LT_ENUM, _LT_JSON) or conv in ("UTF8", "ENUM", "JSON"):
+            # FLOAT16, ENUM, JSON and other binary bounds stay bytes, as pyarrow
+            # gives them: only STRING (UTF8) bounds are text.
+            if kind == _LT_STRING or (kind == 0 and conv == "UTF8"):
                 return raw.decode("utf-8", "replace")
             return bytes(raw)
         return bytes(raw)
@@ -561,7 +562,21 @@ def _int_value(desc: dict, v: Any) -> int:
         if _is_int(v):
             return int(v)
         raise _bad(desc, v, "datetime.time values or integers in the column's unit")
+    unit = desc.get("duration_unit")
+    if unit and not _is_int(v):
+        # An Arrow duration (the unit from the embedded schema): timedelta values.
+        from ._time_values import duration_count
+
+        try:
+            count = duration_count(v, unit)
+        except ValueError as e:
+            raise FormatError(f"invalid argument: {e} (column {desc['dotted_path']!r})") from None
+        if count is None:
+            raise _bad(desc, v, f"datetime.timedelta values or integers of {unit}")
+        v = count
     if not _is_int(v):
+        if isinstance(v, (_dt.timedelta, np.timedelta64)):
+            raise _bad(desc, v, "integers (the file's schema names no duration unit)")
         raise _bad(desc, v, "integers")
     v = int(v)
     bits = 32 if pt == "INT32" else 64
@@ -581,6 +596,16 @@ def _fixed_bytes(desc: dict, v: Any) -> bytes:
     kind, conv, n = lt["kind"], desc["converted_type"], desc["type_length"]
     if desc["physical_type"] == "INT96":
         n = 12
+        # read_table gives INT96 columns as timestamp[ns]: its values (and
+        # integers of nanoseconds) become the 12 bytes the writers stored.
+        from ._time_values import epoch_nanos, int96_bytes
+
+        nanos = int(v) if _is_int(v) else epoch_nanos(v)
+        if nanos is not None:
+            try:
+                return int96_bytes(nanos)
+            except OverflowError as e:
+                raise FormatError(f"invalid argument: {e} (column {desc['dotted_path']!r})") from None
     elif kind == _LT_DECIMAL or conv == "DECIMAL":
         u = _decimal_unscaled(desc, v)
         try:
@@ -601,7 +626,8 @@ def _fixed_bytes(desc: dict, v: Any) -> bytes:
     if isinstance(v, str):
         v = v.encode("utf-8")
     if not isinstance(v, (bytes, bytearray, memoryview, np.bytes_)):
-        raise _bad(desc, v, f"bytes of length {n}")
+        raise _bad(desc, v, "datetime values, integer nanoseconds or 12-byte INT96 values"
+                   if desc["physical_type"] == "INT96" else f"bytes of length {n}")
     b = bytes(v)
     if len(b) != n:
         raise FormatError(f"invalid argument: value {b!r} has {len(b)} bytes; column "
@@ -780,6 +806,20 @@ def _column_descriptor(path: str, column: str, filesystem: Any, cache: bool) -> 
         return f._columns[f.column_index(column)]
 
 
+def _with_duration_unit(desc: dict, paths: list, column: str, filesystem: Any, values: Any) -> dict:
+    """`desc` with the Arrow duration unit of `column` (from the first file's
+    embedded ARROW:schema) when timedelta values are probed on an INT64."""
+    if desc.get("physical_type") != "INT64" or "duration_unit" in desc:
+        return desc
+    if not any(isinstance(v, (_dt.timedelta, np.timedelta64)) for v in values):
+        return desc
+    from .reader import duration_units
+
+    with ParquetFile(paths[0], filesystem) as f:
+        unit = duration_units(f._meta).get(column)
+    return dict(desc, duration_unit=unit) if unit else desc
+
+
 def clear_footer_cache() -> None:
     """Forget the footers kept by ``prune(..., cache=True)`` (and the column types memoised for typing values)."""
     _pqfast._footer_cache_clear()
@@ -883,6 +923,7 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     if desc is None:
         raise FormatError(f"no readable file has column {column!r}: {first_error}")
     raw_values = _as_list_or_array(values)
+    desc = _with_duration_unit(desc, paths, column, filesystem, raw_values)
     pt, tl, data, offsets = encode_values(desc, raw_values)
     nv = len(offsets) - 1 if offsets is not None else (len(data) // (tl or {"INT32": 4, "INT64": 8, "FLOAT": 4, "DOUBLE": 8}[pt]))
     cb = None
@@ -905,7 +946,6 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     ``values``, so the result equals a full scan with that filter.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if filter_rows and filesystem is None and not _remote_urls(paths_or_glob):
         # Local files: the scan engine (pqfast.read_table(filters=)) prunes,
@@ -931,9 +971,12 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
             if filter_rows:
                 col = t.column(column) if column in t.column_names else pf.read(columns=[column], row_groups=rgs).column(0)
         if filter_rows:
+            # Without Arrow kernels that lack float16, views, dictionaries
+            # and extension types (see _row_filter).
+            from ._row_filter import filter_rows as _keep_rows, is_in_mask
+
             vals = _as_list_or_array(values)
-            mask = pc.is_in(col, value_set=pa.array(list(vals), type=col.type))
-            t = t.filter(mask)
+            t = _keep_rows(t, is_in_mask(col, list(vals)))
         schema = schema or t.schema
         pieces.append(t)
     if not pieces:

@@ -100,7 +100,10 @@ def parquet_arrow_type(desc: dict):
     if phys == "BYTE_ARRAY":
         if kind == _LT_DECIMAL:
             return _decimal(lt["precision"], lt["scale"])
-        if kind in (_LT_STRING, _LT_ENUM, _LT_JSON) or ct in ("UTF8", "ENUM", "JSON"):
+        # As Arrow C++ maps them (parquet/arrow/schema.cc): JSON is read as
+        # UTF-8 (wrapped as arrow.json by `extension_type`); ENUM and BSON
+        # carry no promise of UTF-8 and stay binary.
+        if kind in (_LT_STRING, _LT_JSON) or (kind == 0 and ct in ("UTF8", "JSON")):
             return pa.string(), "binary"
         return pa.binary(), "binary"
     if phys == "FIXED_LEN_BYTE_ARRAY":
@@ -110,6 +113,20 @@ def parquet_arrow_type(desc: dict):
             return pa.float16(), "float16"
         return pa.binary(desc["type_length"]), "fixed_size_binary"
     raise FormatError(f"column '{desc['dotted_path']}': unknown physical type {phys}")
+
+
+def extension_type(desc: dict):
+    """The Arrow extension type pyarrow 26 gives a leaf (``arrow_extensions_enabled``
+    is on by default there): ``arrow.uuid`` for UUID, ``arrow.json`` for JSON; else None."""
+    import pyarrow as pa
+
+    kind = desc["logical_type"]["kind"]
+    phys = desc["physical_type"]
+    if kind == _LT_UUID and phys == "FIXED_LEN_BYTE_ARRAY" and desc["type_length"] == 16:
+        return pa.uuid()
+    if phys == "BYTE_ARRAY" and (kind == _LT_JSON or (kind == 0 and desc.get("converted_type") == "JSON")):
+        return pa.json_(pa.string())
+    return None
 
 
 def arrow_format(t) -> str | None:
@@ -141,7 +158,7 @@ def arrow_format(t) -> str | None:
     return None
 
 
-def _embedded_arrow_schema(kv: dict):
+def _embedded_arrow_schema(kv: dict, strict: bool = False):
     raw = kv.get(b"ARROW:schema") if kv else None
     if raw is None and kv:
         raw = kv.get("ARROW:schema")
@@ -152,8 +169,34 @@ def _embedded_arrow_schema(kv: dict):
     try:
         data = base64.b64decode(raw)
         return pa.ipc.read_schema(pa.py_buffer(data))
-    except Exception:  # noqa: BLE001 - a schema pyarrow cannot read is ignored, as pyarrow does
+    except pa.ArrowNotImplementedError as e:
+        # A well-formed schema of a type Arrow lacks (polars writes Int128 so):
+        # pyarrow refuses the file; reading refuses it too (`strict`).
+        if strict:
+            raise FormatError(f"unsupported: the file's Arrow schema (ARROW:schema) holds a type Arrow "
+                              f"does not implement ({e}); pyarrow refuses the file too") from None
         return None
+    except Exception:  # noqa: BLE001 - a malformed schema is ignored, as pyarrow does
+        return None
+
+
+def duration_units(meta) -> dict:
+    """{top-level column: unit} of the Arrow durations in the embedded schema
+    (stored as plain INT64: the unit is known only from there)."""
+    import pyarrow.types as pt
+
+    schema = _embedded_arrow_schema(meta.key_value_metadata)
+    if schema is None:
+        return {}
+    return {f.name: f.type.unit for f in schema if pt.is_duration(f.type)}
+
+
+def with_duration_unit(meta, desc: dict) -> dict:
+    """`desc` (a leaf of `meta`) with its Arrow duration unit, when it has one."""
+    if desc.get("physical_type") != "INT64" or len(desc.get("path", ())) != 1:
+        return desc
+    unit = duration_units(meta).get(desc["path"][0])
+    return dict(desc, duration_unit=unit) if unit else desc
 
 
 _BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "large_binary",
@@ -175,6 +218,8 @@ class _Plan:
         self.final_type = base
         self.dictionary = None
         self.field_metadata = None
+        # Read as its storage type, then wrapped (chunk by chunk) in `finish`.
+        self.extension = extension_type(desc)
         if arrow_field is None:
             self.format = arrow_format(base) or ""
             return
@@ -189,7 +234,15 @@ class _Plan:
         if pt.is_duration(origin) and base == pa.int64():
             final = origin
         if pt.is_dictionary(origin) and (pt.is_string(base) or pt.is_binary(base)):
-            self.dictionary = pa.dictionary(pa.int32(), base, origin.ordered)
+            # The values keep the Parquet type; the index type and `ordered`
+            # are the embedded schema's, as pyarrow gives them (polars writes
+            # Enum as dictionary<uint8, ordered>, Categorical as uint32).
+            index = origin.index_type if pt.is_integer(origin.index_type) else pa.int32()
+            self.dictionary = pa.dictionary(index, base, origin.ordered)
+        if isinstance(origin, pa.BaseExtensionType) and self.extension is None and \
+                origin.storage_type.equals(base):
+            # A registered extension type whose storage is what the file holds.
+            self.extension = origin
         if (pt.is_large_binary(origin) and pt.is_binary(base)) or \
                 (pt.is_large_string(origin) and pt.is_string(base)) or \
                 (pt.is_binary_view(origin) and pt.is_binary(base)) or \
@@ -205,7 +258,11 @@ class _Plan:
     def spec(self, rg: int):
         return (rg, self.leaf, self.layout, self.format)
 
-    def finish(self, chunks: list):
+    def finish(self, chunks: list, page_dictionaries: list | None = None):
+        """The column from its chunks (one per row group). A dictionary column's
+        dictionary is, as pyarrow builds it, the chunk's dictionary page (every
+        value, in page order) then the values of its non-dictionary pages in
+        order of appearance, when `page_dictionaries` gives the pages."""
         import pyarrow as pa
 
         arr = pa.chunked_array(chunks, type=self.read_type)
@@ -215,8 +272,22 @@ class _Plan:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 self.final_type = arr.type
         if self.dictionary is not None:
-            chunks = [c.dictionary_encode() for c in arr.chunks]
-            arr = pa.chunked_array(chunks, type=self.dictionary)
+            d = self.dictionary
+            pages = page_dictionaries or [None] * arr.num_chunks
+            chunks = []
+            for c, page in zip(arr.chunks, pages):
+                if page is not None and page.type.equals(c.type) and page.null_count == 0:
+                    e = pa.concat_arrays([page, c]).dictionary_encode()
+                    indices, values = e.indices.slice(len(page)), e.dictionary
+                else:
+                    e = c.dictionary_encode()
+                    indices, values = e.indices, e.dictionary
+                chunks.append(pa.DictionaryArray.from_arrays(indices.cast(d.index_type), values,
+                                                             ordered=d.ordered))
+            arr = pa.chunked_array(chunks, type=d)
+        elif self.extension is not None:
+            ext = self.extension
+            arr = pa.chunked_array([pa.ExtensionArray.from_storage(ext, c) for c in arr.chunks], type=ext)
         return arr
 
     def field(self, arr):
@@ -230,7 +301,7 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
     top: dict[str, list[int]] = {}
     for i, d in enumerate(descs):
         top.setdefault(d["path"][0], []).append(i)
-    arrow_schema = _embedded_arrow_schema(meta.key_value_metadata)
+    arrow_schema = _embedded_arrow_schema(meta.key_value_metadata, strict=True)
     names = list(top) if columns is None else list(columns)
     plans = []
     for name in names:
@@ -268,6 +339,35 @@ def _schema_metadata(meta) -> dict | None:
     return out or None
 
 
+def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
+    """Per row group, the values of the column's dictionary page as an Arrow
+    array (None where the chunk has none or it cannot be located: the
+    dictionary then follows the values' order)."""
+    import pyarrow as pa
+
+    out = []
+    for rg in rgs:
+        c = meta.column_chunk(rg, plan.leaf)
+        off, end = c["dictionary_page_offset"], c["data_page_offset"]
+        # Declared offsets are the file's word: a span past the chunk's size or
+        # past 64 MiB (dictionary pages are kept near 1 MiB by writers) is not read.
+        if off is None or not 0 <= off < end or end - off > min(max(c["total_compressed_size"], 0), 64 << 20):
+            out.append(None)
+            continue
+        if source.local:
+            with open(source.path, "rb") as fh:
+                fh.seek(off)
+                data = fh.read(end - off)
+        else:
+            data = bytes(source.read_at(off, end - off))
+        try:
+            caps = _pqfast._dictionary_page(data, meta, rg, plan.leaf, plan.layout, plan.format)
+        except FormatError:
+            caps = None
+        out.append(pa.Array._import_from_c_capsule(*caps) if caps is not None else None)
+    return out
+
+
 def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table."""
     import pyarrow as pa
@@ -300,7 +400,8 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     arrays, fields = [], []
     for j, p in enumerate(plans):
         chunks = [pa.Array._import_from_c_capsule(*caps[i * len(plans) + j]) for i in range(len(rgs))]
-        arr = p.finish(chunks)
+        pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
+        arr = p.finish(chunks, pages)
         arrays.append(arr)
         fields.append(p.field(arr))
     schema = pa.schema(fields, metadata=_schema_metadata(meta))

@@ -457,7 +457,9 @@ def descriptor_and_tail(read_at, size: int, display: str, column: str):
     offsets = [meta.column_chunk(g, i)["bloom_filter_offset"] for g in range(meta.num_row_groups)]
     offsets = [o for o in offsets if o is not None]
     hint.learn(meta.footer_length, size - min(offsets) if offsets else 0)
-    return meta.columns()[i], hint.bytes
+    from .reader import with_duration_unit
+
+    return with_duration_unit(meta, meta.columns()[i]), hint.bytes
 
 
 def column_descriptor(store, items, column: str, on_error: str):

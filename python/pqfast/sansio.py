@@ -40,7 +40,9 @@ def descriptor(tail: bytes, size: int, column: str, name: str = "<file>") -> dic
     if i < 0:
         names = ", ".join(c["dotted_path"] for c in meta.columns()[:12])
         raise FormatError(f"invalid argument: {name}: no column '{column}' (leaf columns: {names})")
-    return meta.columns()[i]
+    from .reader import with_duration_unit
+
+    return with_duration_unit(meta, meta.columns()[i])
 
 
 class Query:

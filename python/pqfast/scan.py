@@ -33,6 +33,20 @@ def _local_paths(source: Any) -> list[str]:
     return expand_paths(source)
 
 
+def _descs_with_units(meta) -> dict:
+    """Leaf descriptors by dotted path; an Arrow duration's carries its unit
+    (filters then take timedelta values, as read_table returns them)."""
+    from .reader import duration_units
+
+    units = duration_units(meta)
+    descs = {}
+    for d in meta.columns():
+        if d["physical_type"] == "INT64" and len(d["path"]) == 1 and d["path"][0] in units:
+            d = dict(d, duration_unit=units[d["path"][0]])
+        descs[d["dotted_path"]] = d
+    return descs
+
+
 def _encode_filter(dnf, descs: dict, path: str):
     """The DNF as the binding takes it: per atom (column, op, negate, physical
     type, type_length, data, offsets, set_has_null). A conjunct holding a
@@ -177,7 +191,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     first = tails[targets[0]]
     meta = _pqfast._parse_file_metadata(first[-_pqfast._row_group_ranges(first, items[targets[0]][2], [])[0]:-8])
     plans = _plans(meta, items[targets[0]][0], columns)
-    descs = {d["dotted_path"]: d for d in meta.columns()}
+    descs = _descs_with_units(meta)
     dnf = _encode_filter(dnf_atoms, descs, items[targets[0]][0]) if dnf_atoms is not None else None
     read_ids = targets if keep is None else sorted(keep)
     # The kept row groups' bytes, all files in one round.
@@ -248,7 +262,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     with ParquetFile(paths[0]) as first:
         meta = first._meta
         plans = _plans(meta, paths[0], columns)
-        descs = {d["dotted_path"]: d for d in meta.columns()}
+        descs = _descs_with_units(meta)
     dnf = None
     if filters is not None:
         dnf = _encode_filter(normalize(filters), descs, paths[0])

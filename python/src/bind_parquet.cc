@@ -14,6 +14,7 @@
 #include "verdict_batch.h"
 #include "pqfast/parquet.h"
 #include "parquet_common.h"
+#include "parquet/stats_trust.h"
 
 namespace pqfast::py {
 
@@ -101,11 +102,24 @@ nb::dict chunk_dict(const pq::FileMetaData& m, size_t leaf, const pq::ColumnChun
   d["bloom_filter_length"] = c.bloom_filter_length < 0 ? nb::none() : nb::cast(c.bloom_filter_length);
   d["offset_index_offset"] = opt_i64(c.offset_index_offset);
   d["column_index_offset"] = opt_i64(c.column_index_offset);
-  if (c.has_statistics) {
+  // Statistics as pyarrow 26 reports them: none for INT96 and for what a
+  // known-broken writer ordered wrongly, bounds only where believed
+  // (parquet/stats_trust.h).
+  pq::StatsTrust trust;
+  if (c.has_statistics && leaf < m.columns.size()) {
+    const auto& s = c.statistics;
+    trust = pq::statistics_trust(pq::parse_created_by(m.created_by), m.columns[leaf], m.has_column_orders,
+                                 m.has_column_orders && leaf < m.column_type_defined_order.size() &&
+                                     m.column_type_defined_order[leaf],
+                                 pq::RawMinMax{s.has_min, s.has_max, s.min_is_legacy, s.max_is_legacy, s.min, s.max,
+                                              s.legacy_min_present, s.legacy_max_present},
+                                 /*for_pruning=*/false);
+  }
+  if (c.has_statistics && trust.statistics) {
     const auto& s = c.statistics;
     nb::dict st;
-    st["min"] = s.has_min ? nb::object(to_bytes(s.min)) : nb::none();
-    st["max"] = s.has_max ? nb::object(to_bytes(s.max)) : nb::none();
+    st["min"] = s.has_min && trust.min ? nb::object(to_bytes(s.min)) : nb::none();
+    st["max"] = s.has_max && trust.max ? nb::object(to_bytes(s.max)) : nb::none();
     st["min_is_legacy"] = s.min_is_legacy;
     st["max_is_legacy"] = s.max_is_legacy;
     st["null_count"] = s.has_null_count ? nb::cast(s.null_count) : nb::none();

@@ -135,6 +135,41 @@ void bind_read(nb::module_& m) {
       nb::arg("threads") = 0, nb::arg("memory_limit") = 0);
   m.def("_default_memory_limit", [] { return default_memory_limit(); },
         "The default memory budget of a read, in bytes (pqfast/memory_budget.h).");
+  m.def(
+      "_dictionary_page",
+      [](nb::bytes data, const PyMeta& meta, int row_group, int leaf, const std::string& layout,
+         const std::string& format) -> nb::object {
+        // The values of a chunk's dictionary page, in order: pyarrow builds a
+        // dictionary column's dictionary from them (polars writes an Enum's
+        // categories there, in category order). `data`: the bytes from
+        // dictionary_page_offset on, header first. None when the chunk has no
+        // dictionary page.
+        const auto& m = *meta.m;
+        if (row_group < 0 || static_cast<size_t>(row_group) >= m.row_groups.size() || leaf < 0 ||
+            static_cast<size_t>(leaf) >= m.columns.size()) {
+          throw FormatError("invalid argument: no row group " + std::to_string(row_group) + " / leaf " +
+                            std::to_string(leaf));
+        }
+        const pq::ColumnChunk& c = m.row_groups[static_cast<size_t>(row_group)].columns[static_cast<size_t>(leaf)];
+        if (c.dictionary_page_offset < 0) return nb::none();
+        pq::ColumnReadOptions o;
+        if (!pq::parse_arrow_layout(layout, &o.layout)) {
+          throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
+        }
+        o.format = format;
+        const auto* bytes = reinterpret_cast<const uint8_t*>(data.c_str());
+        const size_t n = data.size();
+        Result<pq::ColumnArray> r = Error{ErrorCode::kInvalidArgument, "not run"};
+        {
+          nb::gil_scoped_release release;
+          r = pq::decode_dictionary_page(bytes, n, static_cast<uint64_t>(c.dictionary_page_offset),
+                                         m.columns[static_cast<size_t>(leaf)], c.codec, o);
+        }
+        if (!r.ok()) raise(r.error());
+        return to_capsules(std::move(r).value());
+      },
+      nb::arg("data"), nb::arg("meta"), nb::arg("row_group"), nb::arg("leaf"), nb::arg("layout"),
+      nb::arg("format"));
   m.def("_flat_column_problem", [](const PyMeta& meta, int leaf) { return pq::flat_column_problem(*meta.m, leaf); });
   m.def("_codec_supported", [](int32_t codec) { return pq::codec_supported(codec); });
 }

@@ -276,6 +276,8 @@ Status read_statistics(CompactReader& r, Statistics* s) {
   else if (legacy_min) { s->has_min = true; s->min_is_legacy = true; s->min.assign(lmin); }
   if (new_max) { s->has_max = true; s->max.assign(nmax); }
   else if (legacy_max) { s->has_max = true; s->max_is_legacy = true; s->max.assign(lmax); }
+  s->legacy_min_present = legacy_min;
+  s->legacy_max_present = legacy_max;
   return Status::Ok();
 }
 

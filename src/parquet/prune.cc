@@ -20,6 +20,7 @@
 #include "parquet/internal.h"
 #include "parquet/value_order.h"
 #include "parquet/prune_footer.h"
+#include "parquet/stats_trust.h"
 #include "pqfast/hash.h"
 #include "pqfast/parquet.h"
 #include "pqfast/prune_sansio.h"
@@ -55,27 +56,20 @@ std::string_view ProbeValues::value(size_t i) const {
 
 namespace {
 
-// min/max of one chunk, wherever they were decoded.
-struct MinMax {
-  bool has_min, has_max, min_is_legacy, max_is_legacy;
-  std::string_view min, max;
-};
-
-bool min_max_exclude(const ColumnDescriptor& d, bool type_order_ok, const MinMax& s,
-                     std::string_view value) {
+// Compares only the bounds `statistics_trust` lets a pruner believe (the
+// legacy pair only in a signed order, nothing a known-broken writer wrote,
+// nothing for INT96): a bound it drops can only keep a row group, never lose one.
+bool min_max_exclude(const ColumnDescriptor& d, const WriterVersion& writer, bool has_column_orders,
+                     bool type_defined_order, const RawMinMax& s, std::string_view value) {
   const Order order = sort_order(d);
   if (order == Order::kNone) return false;
-  // Legacy min/max were written in signed order of the physical type: only
-  // trustworthy where that is the type's order.
-  auto usable = [&](bool legacy) {
-    if (legacy) return order == Order::kSigned || order == Order::kFloat;
-    return type_order_ok;
-  };
-  if (s.has_min && usable(s.min_is_legacy)) {
+  const StatsTrust t = statistics_trust(writer, d, has_column_orders, type_defined_order, s, /*for_pruning=*/true);
+  if (!t.statistics) return false;
+  if (s.has_min && t.min) {
     auto c = compare(order, d.physical_type, value, s.min);
     if (c && *c < 0) return true;
   }
-  if (s.has_max && usable(s.max_is_legacy)) {
+  if (s.has_max && t.max) {
     auto c = compare(order, d.physical_type, value, s.max);
     if (c && *c > 0) return true;
   }
@@ -90,16 +84,17 @@ bool stats_exclude(const FileMetaData& meta, int leaf, const ColumnChunk& chunk,
     return false;
   }
   const Statistics& s = chunk.statistics;
-  const bool type_order_ok = !meta.has_column_orders || meta.column_type_defined_order[leaf];
-  return min_max_exclude(meta.columns[leaf], type_order_ok,
-                         MinMax{s.has_min, s.has_max, s.min_is_legacy, s.max_is_legacy, s.min, s.max},
+  const bool type_defined = meta.has_column_orders && meta.column_type_defined_order[leaf];
+  return min_max_exclude(meta.columns[leaf], parse_created_by(meta.created_by), meta.has_column_orders, type_defined,
+                         RawMinMax{s.has_min, s.has_max, s.min_is_legacy, s.max_is_legacy, s.min, s.max},
                          value);
 }
 
 bool prune_stats_exclude(const PruneFooter& footer, const PruneChunk& c, std::string_view value) {
   if (!c.has_statistics) return false;
-  return min_max_exclude(footer.column, footer.type_defined_order,
-                         MinMax{c.has_min, c.has_max, c.min_is_legacy, c.max_is_legacy, c.min, c.max},
+  return min_max_exclude(footer.column, footer.writer, footer.column_orders,
+                         footer.column_orders && footer.type_defined_order,
+                         RawMinMax{c.has_min, c.has_max, c.min_is_legacy, c.max_is_legacy, c.min, c.max},
                          value);
 }
 

@@ -374,6 +374,7 @@ std::optional<PruneFooter> decode_prune_footer_fast(const uint8_t* data, size_t 
   if (len > limits.max_footer_bytes) return std::nullopt;
   Walk w(data, data + len);
   PruneFooter out;
+  out.writer = parse_created_by({});  // "unknown" until the footer names it
   out.footer_length = static_cast<uint32_t>(len);
   bool have_version = false, have_schema = false, have_num_rows = false, have_row_groups = false,
        have_orders = false;
@@ -414,7 +415,9 @@ std::optional<PruneFooter> decode_prune_footer_fast(const uint8_t* data, size_t 
         return good;
       case 6: {
         std::string_view created_by;
-        return t == kBinary && w.binary(&created_by);
+        if (!(t == kBinary && w.binary(&created_by))) return false;
+        out.writer = parse_created_by(created_by);
+        return true;
       }
       case 7: {
         good = t == kList && have_schema && !have_orders && w.list(kStruct, &n);
@@ -427,6 +430,7 @@ std::optional<PruneFooter> decode_prune_footer_fast(const uint8_t* data, size_t 
         }
         // A list that does not match the leaves is unusable: no order known.
         out.type_defined_order = n == num_leaves && leaf_order;
+        out.column_orders = true;
         return good;
       }
       default: return w.skip(t);  // 8 encryption_algorithm, 9 footer_signing_key_metadata, ...
@@ -449,6 +453,8 @@ Result<PruneFooter> decode_prune_footer_checked(const uint8_t* data, size_t len,
   PruneFooter out;
   out.column = meta->columns[leaf];
   out.type_defined_order = !meta->has_column_orders || meta->column_type_defined_order[leaf];
+  out.column_orders = meta->has_column_orders;
+  out.writer = parse_created_by(meta->created_by);
   out.num_rows = meta->num_rows;
   out.footer_length = meta->footer_length;
   out.row_groups.resize(meta->row_groups.size());
@@ -500,7 +506,11 @@ std::string prune_footer_difference(const PruneFooter& a, const PruneFooter& b) 
       x.max_repetition_level != y.max_repetition_level || x.schema_index != y.schema_index) {
     return "repetition or levels";
   }
-  if (a.type_defined_order != b.type_defined_order) return "column order";
+  if (a.type_defined_order != b.type_defined_order || a.column_orders != b.column_orders) return "column order";
+  if (a.writer.application != b.writer.application || a.writer.major != b.writer.major ||
+      a.writer.minor != b.writer.minor || a.writer.patch != b.writer.patch) {
+    return "created_by";
+  }
   if (a.num_rows != b.num_rows || a.footer_length != b.footer_length) return "num_rows or footer length";
   if (a.row_groups.size() != b.row_groups.size()) return "row group count";
   for (size_t g = 0; g < a.row_groups.size(); ++g) {

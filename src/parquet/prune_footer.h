@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "parquet/stats_trust.h"
 #include "pqfast/parquet.h"
 
 namespace pqfast::parquet {
@@ -60,6 +61,8 @@ struct PruneRowGroup {
 struct PruneFooter {
   ColumnDescriptor column;          // the probed leaf
   bool type_defined_order = true;   // min/max may be compared in the type's order
+  bool column_orders = false;       // the footer has ColumnOrders (type_defined_order is this leaf's)
+  WriterVersion writer;             // created_by, for the statistics rules (stats_trust.h)
   int64_t num_rows = 0;
   uint32_t footer_length = 0;
   std::vector<PruneRowGroup> row_groups;

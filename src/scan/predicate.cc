@@ -178,6 +178,13 @@ Result<AtomPlan> AtomPlan::make(const FilterAtom& atom, const FileMetaData& meta
   p.is_float_ = p.order_ == Order::kFloat || p.order_ == Order::kFloat16;
   const bool type_order_ok = !meta.has_column_orders || meta.column_type_defined_order[static_cast<size_t>(p.leaf_)];
   p.stats_usable_ = type_order_ok && p.order_ != Order::kNone;
+  if (p.order_ == Order::kNone &&
+      (d.physical_type == PhysicalType::kByteArray || d.physical_type == PhysicalType::kFixedLenByteArray)) {
+    // No Parquet order (INTERVAL, unknown logical types): read_table gives
+    // them as binary, which pyarrow compares byte by byte. Rows are compared
+    // so; statistics, written in no known order, stay unused.
+    p.order_ = Order::kBytes;
+  }
   ColumnReadOptions& o = p.eval_options_;
   switch (d.physical_type) {
     case PhysicalType::kBoolean: o.layout = ArrowLayout::kBool; break;
@@ -227,7 +234,8 @@ Result<AtomPlan> AtomPlan::make(const FilterAtom& atom, const FileMetaData& meta
     // `=` or `!=` with a value out of range: never equal.
     p.never_equal_ = true;
   }
-  if (d.physical_type == PhysicalType::kBoolean) p.order_ = Order::kUnsigned;  // false < true, on one byte
+  // false < true: one byte 0/1 each, compared as bytes.
+  if (d.physical_type == PhysicalType::kBoolean) p.order_ = Order::kBytes;
   switch (atom.op) {
     case FilterOp::kIn: p.null_result_ = atom.set_has_null != atom.negate; break;
     case FilterOp::kIsNull: p.null_result_ = !atom.negate; break;

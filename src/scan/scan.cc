@@ -15,6 +15,7 @@
 #include "parquet/decode.h"
 #include "parquet/internal.h"
 #include "parquet/read_buffer.h"
+#include "parquet/stats_trust.h"
 #include "parquet/thrift_util.h"
 #include "pqfast/page_index.h"
 #include "scan/metadata_cache.h"
@@ -93,6 +94,7 @@ class FileScan {
   const ScanOptions& opts_;
   const FileIdentity* identity_ = nullptr;  // set for local files: footers may be cached
   std::shared_ptr<const FileMetaData> meta_;
+  WriterVersion writer_;  // meta_->created_by parsed once (statistics rules)
   std::shared_ptr<const TailBuffer> tail_;
   ScanStats stats_;
   std::vector<std::vector<AtomPlan>> plans_;  // per conjunct
@@ -407,12 +409,16 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         MinMaxView s;
         if (ch.has_statistics) {
           const Statistics& st = ch.statistics;
-          const Order order = sort_order(meta_->columns[static_cast<size_t>(a.leaf())]);
-          auto trusted = [&](bool legacy) { return !legacy || order == Order::kSigned || order == Order::kFloat; };
+          const size_t leaf = static_cast<size_t>(a.leaf());
+          // The bounds pyarrow and parquet-java would believe (stats_trust.h).
+          const StatsTrust t = statistics_trust(
+              writer_, meta_->columns[leaf], meta_->has_column_orders,
+              meta_->has_column_orders && meta_->column_type_defined_order[leaf],
+              RawMinMax{st.has_min, st.has_max, st.min_is_legacy, st.max_is_legacy, st.min, st.max}, true);
           s.has_min = st.has_min;
           s.has_max = st.has_max;
-          s.min_trusted = trusted(st.min_is_legacy);
-          s.max_trusted = trusted(st.max_is_legacy);
+          s.min_trusted = t.statistics && t.min;
+          s.max_trusted = t.statistics && t.max;
           s.min = st.min;
           s.max = st.max;
           if (st.has_null_count) s.null_count = st.null_count;
@@ -586,6 +592,7 @@ Result<ScanResult> FileScan::run() {
                                    tail_->size + size_t{meta_->footer_length} * 4 + 1024);
     }
   }
+  writer_ = parse_created_by(meta_->created_by);
   if (meta_->plaintext_footer_encrypted) {
     return make_error(ErrorCode::kUnsupported, file_.name() + ": encrypted file, not supported");
   }

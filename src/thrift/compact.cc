@@ -155,7 +155,7 @@ Result<ListHeader> CompactReader::read_list_header() {
   const uint8_t byte = *p_++;
   ListHeader h;
   const uint8_t type = byte & 0x0f;
-  if (!valid_type(type) || type == 0) {
+  if (!valid_type(type)) {
     return error(ErrorCode::kCorrupt, "unknown list element type " + std::to_string(type));
   }
   h.elem_type = static_cast<CType>(type);
@@ -164,6 +164,13 @@ Result<ListHeader> CompactReader::read_list_header() {
     auto s = read_varint();
     if (!s.ok()) return s.error();
     size = *s;
+  }
+  // Element type 0 (STOP) names no type: fastparquet writes it for empty lists
+  // (thrift's Python writer does), and Thrift's own readers accept it there.
+  // A non-empty list of it cannot be read.
+  if (type == 0 && size != 0) {
+    return error(ErrorCode::kCorrupt, "unknown list element type 0 in a list of " +
+                                          std::to_string(size) + " elements");
   }
   // Every element takes at least one byte, except bools packed... which also
   // take one byte each in lists. So a list cannot announce more elements than

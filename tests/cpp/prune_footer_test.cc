@@ -82,7 +82,10 @@ void expect_agreement(const std::vector<uint8_t>& footer, const std::string& col
 TEST(PruneFooter, AgreesWithTheCheckedParserOnEveryTestFile) {
   Tally tally;
   int files = 0;
-  for (const char* dir : {PQFAST_TEST_DATA_DIR, PQFAST_TEST_DATA_DIR "/../bad_data"}) {
+  // parquet-testing, its bad files, and the files of six writers (tests/data/writers).
+  for (const char* dir : {PQFAST_TEST_DATA_DIR, PQFAST_TEST_DATA_DIR "/../bad_data",
+                          PQFAST_TEST_DATA_DIR "/../../writers"}) {
+    if (!fs::is_directory(dir)) continue;
     for (const auto& entry : fs::directory_iterator(dir)) {
       if (!entry.is_regular_file() || entry.path().extension() != ".parquet") continue;
       const auto footer = footer_of(read_all(entry.path()));

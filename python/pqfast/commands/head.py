@@ -47,12 +47,32 @@ def head(path: str, n: int = 10, columns=None):
         return f.read(columns=columns, row_groups=rgs).slice(0, max(n, 0))
 
 
+def _pylist(col) -> list:
+    """A column's values as Python objects. String columns may hold bytes that
+    are not UTF-8 (the writer said STRING, the values disagree): they are
+    listed as bytes then, which the printers escape, instead of failing."""
+    try:
+        return col.to_pylist()
+    except UnicodeDecodeError:
+        import pyarrow as pa
+        import pyarrow.types as pt
+
+        if pt.is_dictionary(col.type):
+            col = col.cast(col.type.value_type)
+        if pt.is_large_string(col.type):
+            return col.cast(pa.large_binary()).to_pylist()
+        if pt.is_string_view(col.type):
+            return col.cast(pa.binary_view()).to_pylist()
+        return col.cast(pa.binary()).to_pylist()
+
+
 def run(args) -> int:
     from .._table import format_table
 
     cols = [c for c in args.columns.split(",") if c] if args.columns else None
     t = head(args.file, args.n, cols)
-    rows = t.to_pylist()
+    values = [_pylist(t.column(i)) for i in range(t.num_columns)]
+    rows = [dict(zip(t.column_names, r)) for r in zip(*values)] if values else [{} for _ in range(t.num_rows)]
     if args.json:
         for r in rows:
             print(json.dumps({k: _jsonable(v) for k, v in r.items()}))

@@ -113,6 +113,9 @@ def _typed(values, column, desc):
                 out.append(v)
             elif pt in ("FIXED_LEN_BYTE_ARRAY", "INT96") and v.startswith("0x"):
                 out.append(bytes.fromhex(v[2:]))
+            elif pt == "INT96":
+                # Spark's default timestamps: an ISO date-time, as read_table shows them.
+                out.append(dt.datetime.fromisoformat(v))
             else:
                 out.append(v)
         except ValueError:
