@@ -70,9 +70,11 @@ def seeds(rng: random.Random, tmp: Path) -> list[bytes]:
     import hostile_files as hf
 
     out = []
-    for p in sorted(DATA.glob("*.parquet")):
+    writers = HERE.parent / "data" / "writers"
+    for p in sorted(DATA.glob("*.parquet")) + sorted(writers.glob("*.parquet")):
         if p.stat().st_size < 200_000:
             out.append(p.read_bytes())
+    rng.shuffle(out)
     builders = [
         lambda q: hf.rle_run_bomb(q, pages=rng.randint(1, 8), run=rng.choice([1, 7, 1 << 10, 1 << 20, 1 << 24])),
         lambda q: hf.wide_fixed_bomb(q, width=rng.choice([1, 16, 1 << 16, 1 << 24]), rows=rng.randint(1, 500)),

@@ -223,3 +223,14 @@ def test_memory_limit_argument(tmp_path):
         pqfast.read_table(path, memory_limit=-1)
     assert issubclass(pqfast.MemoryLimitError, MemoryError)
     assert pqfast.default_memory_limit() >= 64 << 20
+
+
+def test_mutated_files_end_cleanly():
+    """Real and hostile files, mutated, each read in a child under 4 GiB:
+    no signal, hang, stray exception or multi-GiB peak (hostile_stress.py;
+    PQFAST_LONG_TESTS=1 runs 1,000 cases)."""
+    import hostile_stress
+
+    n = 1000 if os.environ.get("PQFAST_LONG_TESTS") else 100
+    failures = hostile_stress.run(n, seed=int(os.environ.get("PQFAST_HOSTILE_SEED", "7")))
+    assert not failures, "\n".join(failures)
