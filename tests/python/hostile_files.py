@@ -2,8 +2,7 @@
 bombs, footers of a million columns, bad decimals and names.
 
 Each builder writes one file and returns its path. The files are written
-byte by byte with a minimal Thrift compact-protocol writer (our own, below),
-so they can say things no real writer says.
+byte by byte (thrift_compact.py), so they can say things no real writer says.
 """
 
 from __future__ import annotations
@@ -13,53 +12,9 @@ from pathlib import Path
 
 import pqfast
 
-# Thrift compact types.
-I32, I64, BINARY, LIST, STRUCT, BOOL_TRUE = 5, 6, 8, 9, 12, 1
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _zigzag(n: int) -> int:
-    return (n << 1) ^ (n >> 63)
-
-
-def _value(t: int, v) -> bytes:
-    if t in (I32, I64):
-        return _varint(_zigzag(v))
-    if t == BINARY:
-        b = v.encode() if isinstance(v, str) else bytes(v)
-        return _varint(len(b)) + b
-    if t == STRUCT:
-        return struct_bytes(v)
-    if t == LIST:
-        et, items = v
-        head = bytes([(len(items) << 4) | et]) if len(items) < 15 else bytes([0xF0 | et]) + _varint(len(items))
-        return head + b"".join(_value(et, x) for x in items)
-    raise ValueError(t)
-
-
-def struct_bytes(fields) -> bytes:
-    """fields: [(id, type, value)] in increasing id order."""
-    out = bytearray()
-    last = 0
-    for fid, t, v in fields:
-        delta = fid - last
-        assert 0 < delta <= 15
-        out.append((delta << 4) | t)
-        out += _value(t, v)
-        last = fid
-    out.append(0)
-    return bytes(out)
+from thrift_compact import T_BINARY as BINARY, T_I32 as I32, T_I64 as I64, T_LIST as LIST, T_STRUCT as STRUCT
+from thrift_compact import _varint
+from thrift_compact import encode_struct as struct_bytes
 
 
 # Parquet enums.

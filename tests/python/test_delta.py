@@ -17,69 +17,7 @@ from pqfast import delta
 
 
 # ---- TEST-ONLY page walker ---------------------------------------------------
-# A minimal Thrift compact reader that finds the data pages of one column
-# chunk and returns each page's DELTA_BINARY_PACKED bytes. To be replaced by
-# the Parquet layer's page reader (src/parquet) once it lands.
-
-class _Compact:
-    def __init__(self, buf: bytes, pos: int):
-        self.b, self.p = buf, pos
-
-    def varint(self) -> int:
-        v = s = 0
-        while True:
-            x = self.b[self.p]
-            self.p += 1
-            v |= (x & 0x7F) << s
-            s += 7
-            if x < 0x80:
-                return v
-
-    def zigzag(self) -> int:
-        v = self.varint()
-        return (v >> 1) ^ -(v & 1)
-
-    def value(self, t: int):
-        if t in (1, 2):
-            return t == 1
-        if t == 3:
-            self.p += 1
-            return self.b[self.p - 1]
-        if t in (4, 5, 6):
-            return self.zigzag()
-        if t == 7:
-            self.p += 8
-            return None
-        if t == 8:
-            n = self.varint()
-            self.p += n
-            return self.b[self.p - n:self.p]
-        if t in (9, 10):
-            h = self.b[self.p]
-            self.p += 1
-            n, et = h >> 4, h & 0x0F
-            if n == 15:
-                n = self.varint()
-            return [self.value(et) if et not in (1, 2) else self._bool_elem() for _ in range(n)]
-        if t == 12:
-            return self.struct()
-        raise ValueError(f"thrift type {t} not expected in a page header")
-
-    def _bool_elem(self):
-        self.p += 1
-        return self.b[self.p - 1] == 1
-
-    def struct(self) -> dict:
-        out, last = {}, 0
-        while True:
-            h = self.b[self.p]
-            self.p += 1
-            if h == 0:
-                return out
-            delta_id, t = h >> 4, h & 0x0F
-            fid = last + delta_id if delta_id else self.zigzag()
-            last = fid
-            out[fid] = self.value(t)
+from thrift_compact import Reader, plain  # noqa: E402
 
 
 def dbp_page_streams(path, column: int, row_group: int = 0, encoding: int | None = 5) -> list[bytes]:
@@ -95,8 +33,8 @@ def dbp_page_streams(path, column: int, row_group: int = 0, encoding: int | None
     end = start + cc.total_compressed_size
     pos, streams = start, []
     while pos < end:
-        r = _Compact(buf, pos)
-        hdr = r.struct()
+        r = Reader(buf, pos)
+        hdr = plain(r.struct())
         body = buf[r.p:r.p + hdr[3]]
         pos = r.p + hdr[3]
         if hdr[1] == 0 and 5 in hdr:  # DATA_PAGE (v1): levels and values compressed together
@@ -305,7 +243,7 @@ def test_duckdb_wide_int32_miniblocks(tmp_path, levels):
 
 def _widths(stream: bytes) -> list[int]:
     """Bit widths of the used miniblocks (test helper walking a stream)."""
-    r = _Compact(stream, 0)
+    r = Reader(stream, 0)
     block, mbs, total = r.varint(), r.varint(), r.varint()
     r.varint()
     vpm, left, out = block // mbs, max(total - 1, 0), []
