@@ -1,0 +1,45 @@
+// Internal: one column chunk's Bloom filter, built as Arrow C++ builds it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pqfast/index.h"
+#include "pqfast/parquet.h"
+#include "pqfast/parquet_read.h"
+#include "pqfast/status.h"
+
+namespace pqfast::parquet::index {
+
+// True when the footer proves every data page of the chunk dictionary-encoded:
+// its encoding_stats say so, or (without them) its encodings list holds a
+// dictionary encoding and nothing a data page could use instead.
+// `encoding_stats` are the chunk's encoding_stats bytes (or null).
+bool dictionary_only(const ColumnChunk& chunk, const uint8_t* encoding_stats, size_t encoding_stats_len);
+
+// The XXH64 of every non-null value's PLAIN bytes of a decoded column
+// (fixed-width layouts and large_binary), in row order.
+Status hash_non_null_values(const ColumnArray& column, std::vector<uint64_t>* out);
+
+// Number of distinct hashes (sorts *hashes).
+uint64_t count_distinct(std::vector<uint64_t>* hashes);
+
+struct ChunkFilter {
+  std::vector<uint8_t> bytes;  // BloomFilterHeader + bitset
+  uint64_t ndv = 0;
+  bool from_dictionary = false;
+};
+
+// Builds the filter of chunk (row_group, leaf): hashes its values (from the
+// dictionary page alone when dictionary_only()), sizes it for ndv (counted,
+// or options.ndv) and fpp, folds it to fpp. The chunk must be flat, of a type
+// other than BOOLEAN, unencrypted and in this file (the caller checks).
+Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaData& meta, int row_group,
+                                       int leaf, const uint8_t* encoding_stats, size_t encoding_stats_len,
+                                       const IndexOptions& options);
+
+// Why a chunk gets no filter ("" when it can have one).
+std::string unsupported_reason(const FileMetaData& meta, int row_group, int leaf);
+
+}  // namespace pqfast::parquet::index

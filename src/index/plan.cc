@@ -1,0 +1,142 @@
+// plan_index: which chunks get a filter, their bytes, and the new footer.
+//
+// The appended tail is laid out as
+//   [filter 0][filter 1]...[new FileMetaData][footer length: u32 LE]["PAR1"]
+// starting at the old end of the file, so each bloom_filter_offset is
+// old_size + the filter's position in the tail. The new footer is checked by
+// parsing it back before anything is written.
+#include <cstring>
+#include <string>
+
+#include "index/chunk_filter.h"
+#include "index/footer_patch.h"
+#include "parquet/internal.h"
+#include "parquet/thrift_util.h"
+#include "pqfast/index.h"
+
+namespace pqfast::parquet {
+
+const char* index_outcome_name(IndexOutcome o) {
+  switch (o) {
+    case IndexOutcome::kIndexed: return "indexed";
+    case IndexOutcome::kUnchanged: return "unchanged";
+    case IndexOutcome::kConflict: return "conflict";
+  }
+  return "?";
+}
+
+namespace {
+
+// Checks the new footer says what the old one said plus the filters.
+Status verify_new_footer(const FileMetaData& old_meta, const std::vector<uint8_t>& footer, uint64_t offset,
+                         const std::vector<index::ChunkLocation>& filters, const ParseLimits& limits,
+                         const std::string& name) {
+  auto meta = parse_file_metadata(footer.data(), footer.size(), offset, limits);
+  if (!meta.ok()) return prefix_error(name + ": the new footer does not parse", meta.error());
+  bool same = meta->row_groups.size() == old_meta.row_groups.size() && meta->num_rows == old_meta.num_rows &&
+              meta->columns.size() == old_meta.columns.size();
+  for (size_t i = 0; same && i < meta->row_groups.size(); ++i) {
+    same = meta->row_groups[i].columns.size() == old_meta.row_groups[i].columns.size();
+  }
+  for (const auto& f : filters) {
+    if (!same) break;
+    const ColumnChunk& c = meta->row_groups[static_cast<size_t>(f.row_group)].columns[static_cast<size_t>(f.leaf)];
+    same = c.bloom_filter_offset == f.offset && c.bloom_filter_length == f.length;
+  }
+  if (!same) {
+    return make_error(ErrorCode::kCorrupt, name + ": the re-encoded footer does not match the old one "
+                                                  "(a column chunk without ColumnMetaData?)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options) {
+  if (!(options.fpp > 0.0 && options.fpp < 1.0)) {
+    return make_error(ErrorCode::kInvalidArgument, "fpp must be in (0, 1), got " + std::to_string(options.fpp));
+  }
+  if (options.columns.empty()) return make_error(ErrorCode::kInvalidArgument, "no columns to index");
+  IndexPlan plan;
+  plan.old_size = file.size();
+  ReadStats stats;
+  TailBuffer tail;
+  PQFAST_ASSIGN_OR_RETURN(FooterBytes footer, read_footer_bytes(file, options.limits, &stats, &tail));
+  auto parsed = parse_file_metadata(footer.data, footer.len, footer.start, options.limits);
+  if (!parsed.ok()) return prefix_error(file.name(), parsed.error());
+  const FileMetaData& meta = *parsed;
+  if (meta.plaintext_footer_encrypted) {
+    return make_error(ErrorCode::kUnsupported, file.name() + ": encrypted file (plaintext footer), not indexed");
+  }
+  std::vector<int> leaves;
+  for (const std::string& col : options.columns) {
+    const int leaf = meta.find_column(col);
+    if (leaf < 0) return prefix_error(file.name(), missing_column_error(meta, col));
+    if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end()) leaves.push_back(leaf);
+  }
+
+  std::vector<index::ChunkLocation> locations;
+  std::vector<uint8_t>& out = plan.tail;
+  for (size_t g = 0; g < meta.row_groups.size(); ++g) {
+    for (int leaf : leaves) {
+      ChunkIndexInfo info;
+      info.row_group = static_cast<int32_t>(g);
+      info.leaf = leaf;
+      info.reason = index::unsupported_reason(meta, static_cast<int>(g), leaf);
+      if (!info.reason.empty()) {
+        info.action = ChunkAction::kUnsupported;
+        ++plan.chunks_unsupported;
+        plan.chunks.push_back(std::move(info));
+        continue;
+      }
+      const ColumnChunk& c = meta.row_groups[g].columns[static_cast<size_t>(leaf)];
+      if (c.bloom_filter_offset >= 0) {
+        info.action = ChunkAction::kHadFilter;
+        info.bloom_filter_offset = c.bloom_filter_offset;
+        ++plan.chunks_had_filter;
+        plan.chunks.push_back(std::move(info));
+        continue;
+      }
+      const uint8_t* es = nullptr;
+      size_t es_len = 0;
+      if (c.encoding_stats_offset >= 0 && static_cast<uint64_t>(c.encoding_stats_offset) >= footer.start &&
+          static_cast<uint64_t>(c.encoding_stats_offset) - footer.start + static_cast<uint64_t>(c.encoding_stats_length) <=
+              footer.len) {
+        es = footer.data + (static_cast<uint64_t>(c.encoding_stats_offset) - footer.start);
+        es_len = static_cast<size_t>(c.encoding_stats_length);
+      }
+      PQFAST_ASSIGN_OR_RETURN(index::ChunkFilter f,
+                              index::build_chunk_filter(file, meta, static_cast<int>(g), leaf, es, es_len, options));
+      info.action = ChunkAction::kIndexed;
+      info.from_dictionary = f.from_dictionary;
+      info.ndv = f.ndv;
+      info.filter_bytes = static_cast<uint32_t>(f.bytes.size());
+      info.bloom_filter_offset = static_cast<int64_t>(plan.old_size + out.size());
+      locations.push_back({info.row_group, leaf, info.bloom_filter_offset, static_cast<int32_t>(f.bytes.size())});
+      out.insert(out.end(), f.bytes.begin(), f.bytes.end());
+      ++plan.chunks_indexed;
+      if (f.from_dictionary) ++plan.chunks_from_dictionary;
+      plan.chunks.push_back(std::move(info));
+    }
+  }
+  if (locations.empty()) {
+    out.clear();
+    return plan;
+  }
+  auto footer_bytes = index::patch_footer(footer.data, footer.len, footer.start, locations);
+  if (!footer_bytes.ok()) return prefix_error(file.name(), footer_bytes.error());
+  if (footer_bytes->size() > 0xffffffffu) {
+    return make_error(ErrorCode::kLimitExceeded, file.name() + ": the new footer exceeds 4 GiB");
+  }
+  const uint64_t footer_offset = plan.old_size + out.size();
+  PQFAST_RETURN_IF_ERROR(verify_new_footer(meta, *footer_bytes, footer_offset, locations, options.limits, file.name()));
+  out.insert(out.end(), footer_bytes->begin(), footer_bytes->end());
+  const uint32_t flen = static_cast<uint32_t>(footer_bytes->size());
+  const uint8_t trailer[8] = {static_cast<uint8_t>(flen), static_cast<uint8_t>(flen >> 8),
+                              static_cast<uint8_t>(flen >> 16), static_cast<uint8_t>(flen >> 24),
+                              'P', 'A', 'R', '1'};
+  out.insert(out.end(), trailer, trailer + 8);
+  return plan;
+}
+
+}  // namespace pqfast::parquet
