@@ -44,6 +44,7 @@ from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf, check_product  # noqa: E402
 from .reader import read_table  # noqa: E402
+from ._index import IndexSummary, index  # noqa: E402
 from .parquet import (  # noqa: E402
     ColumnChunkMetaData,
     ParquetFile,
@@ -57,6 +58,8 @@ from .parquet import (  # noqa: E402
 __all__ = [
     "ColumnChunkMetaData",
     "FormatError",
+    "IndexSummary",
+    "index",
     "ParquetFile",
     "RowGroupMetaData",
     "Statistics",

@@ -1,0 +1,135 @@
+"""``pqfast.index``: Bloom filters appended to the files of a lake that have none.
+
+The work per file is C++ (pqfast/index.h): each requested column chunk without
+a filter gets the SBBF pyarrow would write for its values (XXH64 of the PLAIN
+bytes, Arrow C++'s size for the chunk's distinct count and ``fpp``, folded to
+``fpp``), built from the dictionary page alone when every data page uses it;
+the filters and a new footer, the old one re-encoded losslessly, are appended
+after the old end of the file. The file is swapped atomically (a clone or copy
+beside it, then rename), so readers see the old file or the new one, never a
+mix; a file changed by another process meanwhile is left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _pqfast
+from .parquet import _remote_urls, expand_paths
+
+
+@dataclass
+class IndexSummary:
+    """What ``pqfast.index`` did (or, with ``dry_run``, would do)."""
+
+    files: int = 0                 # files looked at
+    files_changed: int = 0         # files that got new bytes (would, in a dry run)
+    files_unchanged: int = 0       # nothing to add
+    files_conflict: int = 0        # changed by another process meanwhile: left alone
+    files_failed: int = 0          # errors (only with on_error="skip")
+    chunks_indexed: int = 0
+    chunks_had_filter: int = 0
+    chunks_unsupported: int = 0    # BOOLEAN, nested or encrypted chunks
+    chunks_from_dictionary: int = 0
+    bytes_appended: int = 0
+    bytes_copied: int = 0          # bytes copied through user space (0 when cloned or copied in the kernel)
+    seconds: float = 0.0
+    dry_run: bool = False
+    details: list = field(default_factory=list)  # one dict per file (path, outcome, chunks...)
+    errors: list = field(default_factory=list)   # (path, message) with on_error="skip"
+
+    def as_dict(self, details: bool = False) -> dict:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("details", "errors")}
+        out["errors"] = [{"path": p, "error": m} for p, m in self.errors]
+        if details:
+            out["details"] = self.details
+        return out
+
+
+def _columns(columns: Any) -> list[str]:
+    if isinstance(columns, str):
+        columns = [c for c in columns.split(",")]
+    cols = [str(c).strip() for c in columns]
+    if not cols or any(not c for c in cols):
+        raise ValueError(f"columns must name at least one column, got {columns!r}")
+    return cols
+
+
+def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = None, page_index: bool = True,
+          storage_options: dict | None = None, threads: int | None = None, dry_run: bool = False,
+          progress: Any = None, on_error: str = "raise") -> IndexSummary:
+    """Append Bloom filters for ``columns`` to every file of ``source`` whose chunks have none.
+
+    ``source``: a path, a directory (every ``*.parquet`` under it), a glob, or
+    a list of them. ``columns``: names or dotted paths (a list, or one string
+    "a,b"). ``fpp``: the target false-positive probability; ``ndv``: the
+    distinct count to size every filter for (default: each chunk's exact
+    count, as pyarrow would be told). Chunks that already have a filter are
+    left alone, so a second run appends nothing. ``dry_run`` plans and counts
+    without writing. ``progress``: True for a bar on stderr (or a
+    ``pqfast._progress.Progress``). ``on_error="skip"`` records a file's
+    error in ``summary.errors`` and goes on; by default the first error is
+    raised once the other files are done.
+
+    ``page_index`` is accepted for the interface to come: page indexes are not
+    written yet. ``s3://`` sources are not supported yet.
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    if not (0.0 < float(fpp) < 1.0):
+        raise ValueError(f"fpp must be in (0, 1), got {fpp!r}")
+    if ndv is not None and int(ndv) <= 0:
+        raise ValueError(f"ndv must be positive, got {ndv!r}")
+    if _remote_urls(source) or storage_options:
+        raise NotImplementedError("pqfast.index: s3:// sources are not supported yet (local files only)")
+    cols = _columns(columns)
+    start = time.perf_counter()
+    paths = expand_paths(source)
+    summary = IndexSummary(dry_run=bool(dry_run))
+    bar = None
+    if progress is not None and progress is not False:
+        from ._progress import Progress
+
+        bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="index")
+
+    def one(path: str):
+        try:
+            return path, _pqfast._index_file(os.fsencode(path), cols, float(fpp), int(ndv or 0), bool(dry_run)), None
+        except (_pqfast.FormatError, OSError) as e:
+            return path, None, e
+
+    workers = max(1, min(threads or os.cpu_count() or 1, len(paths) or 1))
+    first_error = None
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for path, res, err in pool.map(one, paths):
+            summary.files += 1
+            if bar is not None:
+                bar.advance()
+            if err is not None:
+                summary.files_failed += 1
+                summary.errors.append((path, str(err)))
+                if first_error is None:
+                    first_error = err
+                continue
+            outcome = res["outcome"]
+            if outcome == "indexed":
+                summary.files_changed += 1
+            elif outcome == "conflict":
+                summary.files_conflict += 1
+            else:
+                summary.files_unchanged += 1
+            for k in ("chunks_indexed", "chunks_had_filter", "chunks_unsupported", "chunks_from_dictionary",
+                      "bytes_appended", "bytes_copied"):
+                setattr(summary, k, getattr(summary, k) + res[k])
+            res["path"] = path
+            summary.details.append(res)
+    if bar is not None:
+        bar.close()
+    summary.seconds = time.perf_counter() - start
+    if first_error is not None and on_error == "raise":
+        raise first_error
+    return summary
