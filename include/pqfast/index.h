@@ -30,6 +30,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct IndexOptions {
   uint64_t ndv = 0;                  // 0: each chunk's exact distinct count
   bool dry_run = false;              // plan and count, write nothing
   ParseLimits limits;
+  // Called by index_local_file after the new file is complete beside the old
+  // one and before the re-check and rename (tests play a concurrent writer
+  // or a crash here).
+  std::function<void()> before_commit;
 };
 
 // What was done to one column chunk.

@@ -202,6 +202,7 @@ Result<IndexFileResult> index_local_file(const std::string& path, const IndexOpt
   if (st2.ok() && ::fsync(dst.fd) != 0) st2 = os_error("fsync", temp);
   if (!st2.ok()) return fail(st2.error());
 
+  if (options.before_commit) options.before_commit();
   // The re-check: the path must still name the file we read, unchanged.
   struct stat now;
   const bool same = ::stat(path.c_str(), &now) == 0 && identity_of(now) == before;
