@@ -1,0 +1,314 @@
+"""pqfast.index: Bloom filters appended to files written without them.
+
+The filters are byte-identical to pyarrow 26's for the same values and sizing
+(every physical type, floats' -0.0 and NaN payloads, INT96, nulls, both the
+dictionary-page path and the decoded-pages path); after indexing pyarrow,
+polars, DuckDB and DataFusion read every file equal to before, DuckDB's
+parquet_bloom_probe and pqfast.prune use the filters; every byte before the
+old end is unchanged; a second run appends nothing; SIGKILL at any point
+leaves the old file or the whole new one."""
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pqfast
+from conftest import run_cli
+
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+
+FPP = 0.01
+LONG = os.environ.get("PQFAST_LONG_TESTS") == "1"
+
+
+def typed_table(n=3000, seed=7):
+    """One column per physical type, with nulls, repeats and the awkward floats."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, n // 2, n)
+    mask = rng.random(n) < 0.1
+    odd_nan = np.array([0x7FF8000000000001], dtype=np.uint64).view(np.float64)[0]
+    dbl = ids / 7.0
+    dbl[:6] = [0.0, -0.0, np.nan, odd_nan, np.inf, -np.inf]
+    flt = (ids / 3.0).astype(np.float32)
+    flt[:4] = [0.0, -0.0, np.nan, np.float32(np.inf)]
+    base = np.datetime64("2020-01-01T00:00:00", "ns")
+    return pa.table({
+        "i32": pa.array(ids.astype(np.int32), mask=mask),
+        "i64": pa.array(ids.astype(np.int64) * 1_000_003, mask=mask),
+        "f32": pa.array(flt, mask=mask),
+        "f64": pa.array(dbl, mask=mask),
+        "s": pa.array([f"key-{i}" for i in ids], mask=mask),
+        "flba": pa.array([int(i).to_bytes(12, "little") for i in ids], type=pa.binary(12), mask=mask),
+        "ts96": pa.array(base + ids.astype("timedelta64[s]"), mask=mask),
+        "b": pa.array(ids % 2 == 0),
+    })
+
+
+def plain_keys(arr: "pa.Array") -> set:
+    """Distinct non-null values by their PLAIN bytes (so -0.0 != 0.0 and NaN payloads differ)."""
+    arr = arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
+    valid = arr.is_valid().to_numpy(zero_copy_only=False)
+    t = arr.type
+    if pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_timestamp(t):
+        np_vals = arr.fill_null(0).to_numpy(zero_copy_only=False)
+        raw = np_vals.view(np.uint8).reshape(len(arr), -1)
+        return {bytes(raw[i]) for i in range(len(arr)) if valid[i]}
+    return {v for v in arr.to_pylist() if v is not None}
+
+
+INDEXED = ["i32", "i64", "f32", "f64", "s", "flba", "ts96"]
+
+
+def write_plain(table, path, **kw):
+    pq.write_table(table, path, use_deprecated_int96_timestamps=True, **kw)
+
+
+def filter_bytes(path, rg, col):
+    md = pq.read_metadata(path)
+    names = [md.schema.column(i).path for i in range(md.num_columns)]
+    cc = md.row_group(rg).column(names.index(col))
+    assert cc.bloom_filter_offset is not None, f"{path}: no filter for {col}"
+    data = Path(path).read_bytes()
+    return data[cc.bloom_filter_offset : cc.bloom_filter_offset + cc.bloom_filter_length]
+
+
+@pytest.mark.parametrize("use_dictionary", [True, False])
+def test_filters_equal_pyarrow_for_every_physical_type(tmp_path, use_dictionary):
+    table = typed_table()
+    path = tmp_path / "t.parquet"
+    write_plain(table, path, use_dictionary=use_dictionary)
+    summary = pqfast.index(path, INDEXED + ["b"], fpp=FPP)
+    assert summary.chunks_indexed == len(INDEXED)
+    assert summary.chunks_unsupported == 1  # BOOLEAN has no filter
+    # pyarrow writes dictionary-encoded chunks with encoding_stats: the
+    # dictionary page alone is hashed; without dictionaries every page is decoded.
+    assert summary.chunks_from_dictionary == (len(INDEXED) if use_dictionary else 0)
+    for col in INDEXED:
+        ndv = len(plain_keys(table.column(col)))
+        ref = tmp_path / f"ref_{col}.parquet"
+        write_plain(table.select([col]), ref, use_dictionary=use_dictionary,
+                    bloom_filter_options={col: {"ndv": ndv, "fpp": FPP}})
+        assert filter_bytes(path, 0, col) == filter_bytes(ref, 0, col), col
+        detail = [c for c in summary.details[0]["chunks"] if c["action"] == "indexed"]
+        assert ndv in [c["ndv"] for c in detail]
+
+
+def test_given_ndv_sizes_like_pyarrow_across_row_groups(tmp_path):
+    table = typed_table(n=9000, seed=3)
+    path = tmp_path / "t.parquet"
+    write_plain(table, path, row_group_size=3000)
+    pqfast.index(path, ["i64", "s"], fpp=0.05, ndv=5000)
+    ref = tmp_path / "ref.parquet"
+    write_plain(table, ref, row_group_size=3000,
+                bloom_filter_options={"i64": {"ndv": 5000, "fpp": 0.05}, "s": {"ndv": 5000, "fpp": 0.05}})
+    for rg in range(3):
+        for col in ("i64", "s"):
+            assert filter_bytes(path, rg, col) == filter_bytes(ref, rg, col), (rg, col)
+
+
+def engine_reads(path):
+    import duckdb
+    import polars as pl
+    from datafusion import SessionContext
+
+    out = {"pyarrow": pq.read_table(path)}
+    out["polars"] = pl.read_parquet(path)
+    out["duckdb"] = duckdb.connect().execute(f"SELECT * FROM read_parquet('{path}')").to_arrow_table()
+    out["datafusion"] = SessionContext().read_parquet(str(path)).to_arrow_table()
+    return out
+
+
+def lake_table(n=20000, seed=11):
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(n) * 2  # even ids: odd ones are absent but inside min/max
+    return pa.table({"id": pa.array(ids, pa.int64()), "key": pa.array([f"k{i:08d}" for i in ids]),
+                     "v": pa.array(rng.random(n))})
+
+
+WRITERS = ["pyarrow", "polars", "duckdb", "datafusion"]
+
+
+def write_with(writer, table, path):
+    if writer == "pyarrow":
+        pq.write_table(table, path, row_group_size=5000)
+    elif writer == "polars":
+        import polars as pl
+
+        pl.from_arrow(table).write_parquet(path, row_group_size=5000)
+    elif writer == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        con.register("t", table)
+        # DuckDB writes filters only for dictionary chunks; the float column has none.
+        con.execute(f"COPY t TO '{path}' (FORMAT parquet, ROW_GROUP_SIZE 5000)")
+    else:
+        from datafusion import SessionContext
+
+        ctx = SessionContext()
+        ctx.from_arrow(table, name="t")
+        out_dir = path.parent / (path.stem + "_df")
+        ctx.sql("SELECT * FROM t").write_parquet(str(out_dir))
+        files = sorted(out_dir.glob("*.parquet"))
+        assert files
+        shutil.move(str(files[0]), path)
+        for f in files[1:]:
+            f.unlink()
+
+
+@pytest.mark.parametrize("writer", WRITERS)
+def test_engines_read_equal_and_filters_prune(tmp_path, writer):
+    pytest.importorskip("duckdb")
+    pytest.importorskip("polars")
+    pytest.importorskip("datafusion")
+    import duckdb
+
+    table = lake_table()
+    path = tmp_path / f"{writer}.parquet"
+    write_with(writer, table, path)
+    original = path.read_bytes()
+    before = engine_reads(path)
+    summary = pqfast.index(path, ["id", "key"])
+    assert summary.files_changed == 1
+    assert summary.chunks_indexed + summary.chunks_had_filter == 2 * pq.read_metadata(path).num_row_groups
+    after_bytes = path.read_bytes()
+    assert after_bytes[: len(original)] == original
+    assert len(after_bytes) == len(original) + summary.bytes_appended
+    after = engine_reads(path)
+    for engine in before:
+        assert after[engine].equals(before[engine]), engine
+
+    con = duckdb.connect()
+    ids = table.column("id").to_numpy()
+    present = [int(x) for x in ids[:40]]
+    absent = [int(x) * 2 + 1 for x in range(0, 4000, 20)]  # odd: never written, inside min/max
+    for v in present:
+        rows = con.execute(f"SELECT bloom_filter_excludes FROM parquet_bloom_probe('{path}', 'id', {v})").fetchall()
+        assert rows and not all(r[0] for r in rows), v  # some row group may hold it
+    excluded = total = 0
+    for v in absent:
+        rows = con.execute(f"SELECT bloom_filter_excludes FROM parquet_bloom_probe('{path}', 'id', {v})").fetchall()
+        excluded += sum(bool(r[0]) for r in rows)
+        total += len(rows)
+    assert excluded >= 0.95 * total, (excluded, total)
+
+    # pqfast.prune: no false negative; >= 95% of absent (row group, value) pairs ruled out.
+    got = pqfast.prune(path, "id", present, use_statistics=False, by_value=True)
+    assert "no_filter" not in got["verdict"].to_pylist()
+    per_value = {}
+    for v, verdict in zip(got["value"].to_pylist(), got["verdict"].to_pylist()):
+        per_value.setdefault(v, []).append(verdict)
+    assert all("maybe" in verdicts for verdicts in per_value.values())
+    got = pqfast.prune(path, "key", [f"k{i:08d}" for i in absent], use_statistics=False, by_value=True)
+    verdicts = got["verdict"].to_pylist()
+    assert verdicts.count("absent") >= 0.95 * len(verdicts)
+
+    # A second run appends nothing.
+    again = pqfast.index(path, ["id", "key"])
+    assert again.files_unchanged == 1 and again.bytes_appended == 0 and again.chunks_indexed == 0
+    assert path.read_bytes() == after_bytes
+
+
+def test_directories_globs_dry_run_and_cli(tmp_path):
+    table = lake_table(n=4000)
+    lake = tmp_path / "lake"
+    (lake / "part=1").mkdir(parents=True)
+    for i in range(3):
+        pq.write_table(table.slice(i * 1000, 1000), lake / "part=1" / f"f{i}.parquet")
+    before = {p: p.read_bytes() for p in lake.rglob("*.parquet")}
+    dry = pqfast.index(lake, "id,key", dry_run=True)
+    assert dry.files == 3 and dry.files_changed == 3 and dry.chunks_indexed == 6 and dry.bytes_appended > 0
+    assert {p: p.read_bytes() for p in lake.rglob("*.parquet")} == before
+
+    proc = run_cli("index", str(lake / "*" / "*.parquet"), "--columns", "id", "--json")
+    js = json.loads(proc.stdout)
+    assert js["files"] == 3 and js["files_changed"] == 3 and js["chunks_indexed"] == 3
+    # The id filters alone: less than the dry run's id + key filters and footers.
+    assert 0 < js["bytes_appended"] < dry.bytes_appended
+    for p, old in before.items():
+        assert p.read_bytes()[: len(old)] == old
+    text = run_cli("index", str(lake), "--columns", "id,key").stdout
+    assert "3 indexed" in text and "3 already had a filter" in text
+    again = pqfast.index(str(lake / "*" / "*.parquet"), ["id", "key"])
+    assert again.files_unchanged == 3 and again.chunks_had_filter == 6 and again.bytes_appended == 0
+
+
+def test_errors_are_clean(tmp_path):
+    table = lake_table(n=1000)
+    good = tmp_path / "good.parquet"
+    pq.write_table(table, good)
+    truncated = tmp_path / "truncated.parquet"
+    truncated.write_bytes(good.read_bytes()[:-20])
+    with pytest.raises(pqfast.FormatError):
+        pqfast.index(truncated, ["id"])
+    with pytest.raises(pqfast.FormatError, match="no column"):
+        pqfast.index(good, ["nope"])
+    s = pqfast.index([truncated, good], ["id"], on_error="skip")
+    assert s.files_failed == 1 and s.files_changed == 1 and s.errors[0][0] == str(truncated)
+    with pytest.raises(ValueError):
+        pqfast.index(good, ["id"], fpp=0)
+    with pytest.raises(NotImplementedError):
+        pqfast.index("s3://bucket/x.parquet", ["id"])
+    proc = run_cli("index", str(truncated), "--columns", "id", check=False)
+    assert proc.returncode == 1 and "error:" in proc.stderr
+
+
+CRASH_CHILD = textwrap.dedent("""
+    import sys
+    import pqfast
+    print("ready", flush=True)
+    sys.stdin.readline()
+    pqfast.index(sys.argv[1], ["id", "key"], threads=1)
+    print("done", flush=True)
+""")
+
+
+def test_sigkill_at_random_points_leaves_old_or_new_file(tmp_path):
+    """Kill the indexing process at random instants: the file is always the
+    old one or the complete new one (byte for byte), never anything else."""
+    table = lake_table(n=200_000, seed=5)
+    path = tmp_path / "crash.parquet"
+    pq.write_table(table, path, row_group_size=50_000, use_dictionary=False)
+    old = path.read_bytes()
+    ref = tmp_path / "ref" / "crash.parquet"
+    ref.parent.mkdir()
+    shutil.copy(path, ref)
+    pqfast.index(ref, ["id", "key"], threads=1)
+    new = ref.read_bytes()
+    expected_table = pq.read_table(ref)
+    runs = 100 if LONG else 12
+    rng = random.Random(18)
+    seen = {"old": 0, "new": 0}
+    env = dict(os.environ)
+    for _ in range(runs):
+        path.write_bytes(old)
+        child = subprocess.Popen([sys.executable, "-c", CRASH_CHILD, str(path)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, env=env, text=True)
+        assert child.stdout.readline().strip() == "ready"
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        # Random instants over the indexing (the delays are where to kill, not measurements).
+        signal_at = rng.uniform(0, 0.12)
+        try:
+            child.wait(timeout=signal_at)
+        except subprocess.TimeoutExpired:
+            os.kill(child.pid, signal.SIGKILL)
+            child.wait()
+        now = path.read_bytes()
+        assert now in (old, new), f"file is neither the old nor the new one ({len(now)} bytes)"
+        seen["old" if now == old else "new"] += 1
+        assert pq.read_table(path).equals(expected_table)
+        for stray in tmp_path.glob(".crash.parquet.pqfast-index-*"):
+            stray.unlink()  # what a killed run leaves: never the file itself
+    assert sum(seen.values()) == runs
+    print("sigkill outcomes:", seen)
