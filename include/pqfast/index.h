@@ -44,6 +44,11 @@ struct IndexOptions {
   double fpp = 0.01;                 // target false positive probability, 0 < fpp < 1
   uint64_t ndv = 0;                  // 0: each chunk's exact distinct count
   bool dry_run = false;              // plan and count, write nothing
+  // Also a ColumnIndex and an OffsetIndex for each requested chunk that has
+  // neither (flat columns; needs every data page decoded, even where the
+  // filter alone would read the dictionary page). The ColumnIndex is left out
+  // where min/max mean nothing (INT96, a page of only NaN).
+  bool page_index = true;
   ParseLimits limits;
   // Called by index_local_file after the new file is complete beside the old
   // one and before the re-check and rename (tests play a concurrent writer
@@ -66,6 +71,8 @@ struct ChunkIndexInfo {
   uint64_t ndv = 0;              // distinct values counted (or IndexOptions::ndv)
   uint32_t filter_bytes = 0;     // header + bitset written
   int64_t bloom_filter_offset = -1;
+  bool offset_index = false;     // an OffsetIndex was built for it
+  bool column_index = false;     // a ColumnIndex was built for it
   std::string reason;            // for kUnsupported
 };
 
@@ -78,6 +85,8 @@ struct IndexPlan {
   int32_t chunks_had_filter = 0;
   int32_t chunks_unsupported = 0;
   int32_t chunks_from_dictionary = 0;
+  int32_t offset_indexes = 0;  // page indexes built (OffsetIndex, ColumnIndex)
+  int32_t column_indexes = 0;
 };
 
 // Plans the append for a file open for reading: reads the footer and the

@@ -35,6 +35,8 @@ class IndexSummary:
     chunks_had_filter: int = 0
     chunks_unsupported: int = 0    # BOOLEAN, nested or encrypted chunks
     chunks_from_dictionary: int = 0
+    offset_indexes: int = 0        # page indexes appended (OffsetIndex, ColumnIndex)
+    column_indexes: int = 0
     bytes_appended: int = 0
     bytes_copied: int = 0          # bytes copied through user space (0 when cloned or copied in the kernel)
     seconds: float = 0.0
@@ -75,8 +77,10 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
     error in ``summary.errors`` and goes on; by default the first error is
     raised once the other files are done.
 
-    ``page_index`` is accepted for the interface to come: page indexes are not
-    written yet. ``s3://`` sources are not supported yet.
+    ``page_index=True`` also appends a ColumnIndex and an OffsetIndex for each
+    requested chunk that has neither (as parquet-java and arrow-rs write them:
+    per data page its location, first row, min/max, null count); it decodes
+    every data page of those chunks. ``s3://`` sources are not supported yet.
     """
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
@@ -98,7 +102,8 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
 
     def one(path: str):
         try:
-            return path, _pqfast._index_file(os.fsencode(path), cols, float(fpp), int(ndv or 0), bool(dry_run)), None
+            return path, _pqfast._index_file(os.fsencode(path), cols, float(fpp), int(ndv or 0), bool(dry_run),
+                                                bool(page_index)), None
         except (_pqfast.FormatError, OSError) as e:
             return path, None, e
 
@@ -123,7 +128,7 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
             else:
                 summary.files_unchanged += 1
             for k in ("chunks_indexed", "chunks_had_filter", "chunks_unsupported", "chunks_from_dictionary",
-                      "bytes_appended", "bytes_copied"):
+                      "offset_indexes", "column_indexes", "bytes_appended", "bytes_copied"):
                 setattr(summary, k, getattr(summary, k) + res[k])
             res["path"] = path
             summary.details.append(res)

@@ -4,6 +4,7 @@
 
 #include "common.h"
 #include "pqfast/index.h"
+#include "pqfast/page_index.h"
 
 namespace pqfast::py {
 
@@ -28,12 +29,13 @@ void bind_index(nb::module_& m) {
   // another process meanwhile is outcome "conflict", not an error.
   m.def(
       "_index_file",
-      [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool dry_run) {
+      [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool dry_run, bool page_index) {
         pq::IndexOptions opt;
         opt.columns = std::move(columns);
         opt.fpp = fpp;
         opt.ndv = ndv;
         opt.dry_run = dry_run;
+        opt.page_index = page_index;
         std::string p(path.c_str(), path.size());
         Result<pq::IndexFileResult> r = Error{};
         {
@@ -52,6 +54,8 @@ void bind_index(nb::module_& m) {
         d["chunks_had_filter"] = res.plan.chunks_had_filter;
         d["chunks_unsupported"] = res.plan.chunks_unsupported;
         d["chunks_from_dictionary"] = res.plan.chunks_from_dictionary;
+        d["offset_indexes"] = res.plan.offset_indexes;
+        d["column_indexes"] = res.plan.column_indexes;
         nb::list chunks;
         for (const auto& c : res.plan.chunks) {
           nb::dict cd;
@@ -62,13 +66,69 @@ void bind_index(nb::module_& m) {
           cd["ndv"] = c.ndv;
           cd["filter_bytes"] = c.filter_bytes;
           cd["bloom_filter_offset"] = c.bloom_filter_offset;
+          cd["offset_index"] = c.offset_index;
+          cd["column_index"] = c.column_index;
           cd["reason"] = c.reason;
           chunks.append(cd);
         }
         d["chunks"] = chunks;
         return d;
       },
-      nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("dry_run"));
+      nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("dry_run"), nb::arg("page_index") = true);
+
+  // The ColumnIndex and OffsetIndex of one chunk as pqfast parses them (for
+  // tests): None for a structure the chunk lacks. The OffsetIndex is checked
+  // against the file (validate_offset_index).
+  m.def("_read_page_index", [](nb::bytes path, int row_group, int leaf) {
+    std::string p(path.c_str(), path.size());
+    auto file = unwrap(pq::LocalFile::open(p));
+    auto meta = unwrap(pq::read_file_metadata(*file));
+    if (row_group < 0 || static_cast<size_t>(row_group) >= meta.row_groups.size() || leaf < 0 ||
+        static_cast<size_t>(leaf) >= meta.row_groups[static_cast<size_t>(row_group)].columns.size()) {
+      throw nb::index_error("no such column chunk");
+    }
+    const auto& c = meta.row_groups[static_cast<size_t>(row_group)].columns[static_cast<size_t>(leaf)];
+    auto read = [&](int64_t off, int32_t len) {
+      if (off < 0 || len <= 0 || static_cast<uint64_t>(off) > file->size() ||
+          static_cast<uint64_t>(len) > file->size() - static_cast<uint64_t>(off)) {
+        raise(make_error(ErrorCode::kCorrupt, p + ": page index outside the file"));
+      }
+      std::vector<uint8_t> b(static_cast<size_t>(len));
+      throw_if_error(file->read_at(static_cast<uint64_t>(off), b.size(), b.data()));
+      return b;
+    };
+    nb::dict d;
+    d["column_index"] = nb::none();
+    d["offset_index"] = nb::none();
+    if (c.column_index_offset >= 0) {
+      auto b = read(c.column_index_offset, c.column_index_length);
+      auto ci = unwrap(pq::parse_column_index(b.data(), b.size(), static_cast<size_t>(c.column_index_offset)));
+      nb::dict x;
+      nb::list nulls, mins, maxs, counts;
+      for (bool v : ci.null_pages) nulls.append(v);
+      for (const auto& v : ci.min_values) mins.append(nb::bytes(v.data(), v.size()));
+      for (const auto& v : ci.max_values) maxs.append(nb::bytes(v.data(), v.size()));
+      for (int64_t v : ci.null_counts) counts.append(v);
+      x["null_pages"] = nulls;
+      x["min_values"] = mins;
+      x["max_values"] = maxs;
+      x["boundary_order"] = ci.boundary_order;
+      x["null_counts"] = counts;
+      d["column_index"] = x;
+    }
+    if (c.offset_index_offset >= 0) {
+      auto b = read(c.offset_index_offset, c.offset_index_length);
+      auto oi = unwrap(pq::parse_offset_index(b.data(), b.size(), static_cast<size_t>(c.offset_index_offset)));
+      throw_if_error(
+          pq::validate_offset_index(oi, file->size(), meta.row_groups[static_cast<size_t>(row_group)].num_rows, p));
+      nb::list locs;
+      for (const auto& l : oi.page_locations) {
+        locs.append(nb::make_tuple(l.offset, l.compressed_page_size, l.first_row_index));
+      }
+      d["offset_index"] = locs;
+    }
+    return d;
+  });
 }
 
 }  // namespace pqfast::py

@@ -178,33 +178,59 @@ std::string unsupported_reason(const FileMetaData& meta, int row_group, int leaf
   return "";
 }
 
-Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
-                                       const uint8_t* encoding_stats, size_t encoding_stats_len,
-                                       const IndexOptions& options) {
+std::string chunk_where(const RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf) {
+  return file.name() + ": row group " + std::to_string(row_group) + ", column '" +
+         meta.columns[static_cast<size_t>(leaf)].dotted_path + "'";
+}
+
+Result<DecodedChunk> read_decoded_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf) {
   const RowGroup& rg = meta.row_groups[static_cast<size_t>(row_group)];
   const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
-  const ColumnDescriptor& d = meta.columns[static_cast<size_t>(leaf)];
-  const std::string where =
-      file.name() + ": row group " + std::to_string(row_group) + ", column '" + d.dotted_path + "'";
+  const std::string where = chunk_where(file, meta, row_group, leaf);
   ColumnReadOptions opts;
-  const ColumnDescriptor hd = hashing_descriptor(d, &opts);
+  const ColumnDescriptor hd = hashing_descriptor(meta.columns[static_cast<size_t>(leaf)], &opts);
+  DecodedChunk out;
+  if (rg.num_rows == 0) {
+    auto col = decode_column_chunk(nullptr, 0, 0, hd, c.codec, 0, opts, where);
+    if (!col.ok()) return col.error();
+    out.values = std::move(*col);
+    return out;
+  }
+  PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
+  PQFAST_ASSIGN_OR_RETURN(out.bytes, read_range(file, extent.first, extent.second, where));
+  out.offset = extent.first;
+  auto col = decode_column_chunk(out.bytes.data(), out.bytes.size(), extent.first, hd, c.codec, rg.num_rows, opts, where);
+  if (!col.ok()) return col.error();
+  out.values = std::move(*col);
+  return out;
+}
+
+Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
+                                       const uint8_t* encoding_stats, size_t encoding_stats_len,
+                                       const IndexOptions& options, const DecodedChunk* decoded) {
+  const RowGroup& rg = meta.row_groups[static_cast<size_t>(row_group)];
+  const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
+  const std::string where = chunk_where(file, meta, row_group, leaf);
+  ColumnReadOptions opts;
+  const ColumnDescriptor hd = hashing_descriptor(meta.columns[static_cast<size_t>(leaf)], &opts);
 
   ChunkFilter out;
   std::vector<uint64_t> hashes;
-  if (rg.num_rows > 0) {
-    PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
+  if (decoded != nullptr) {
+    PQFAST_RETURN_IF_ERROR(hash_non_null_values(decoded->values, &hashes));
+  } else if (rg.num_rows > 0) {
     std::optional<ColumnArray> values;
     if (dictionary_only(c, encoding_stats, encoding_stats_len)) {
+      PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
       PQFAST_ASSIGN_OR_RETURN(values, read_dictionary(file, c, extent.first, extent.second, hd, opts, where));
       out.from_dictionary = values.has_value();
     }
-    if (!values) {
-      PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_range(file, extent.first, extent.second, where));
-      auto col = decode_column_chunk(bytes.data(), bytes.size(), extent.first, hd, c.codec, rg.num_rows, opts, where);
-      if (!col.ok()) return col.error();
-      values = std::move(*col);
+    if (values) {
+      PQFAST_RETURN_IF_ERROR(hash_non_null_values(*values, &hashes));
+    } else {
+      PQFAST_ASSIGN_OR_RETURN(DecodedChunk chunk, read_decoded_chunk(file, meta, row_group, leaf));
+      PQFAST_RETURN_IF_ERROR(hash_non_null_values(chunk.values, &hashes));
     }
-    PQFAST_RETURN_IF_ERROR(hash_non_null_values(*values, &hashes));
   }
   // Insertion is idempotent per hash, so the sorted, deduplicated hashes
   // set the same bits as the values in row order.

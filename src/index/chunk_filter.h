@@ -25,6 +25,16 @@ Status hash_non_null_values(const ColumnArray& column, std::vector<uint64_t>* ou
 // Number of distinct hashes (sorts *hashes).
 uint64_t count_distinct(std::vector<uint64_t>* hashes);
 
+// A column chunk's pages read whole and its values decoded in the layout
+// hashing and page indexes use (PLAIN bytes: fixed widths, large_binary;
+// INT96 as FIXED_LEN_BYTE_ARRAY(12)).
+struct DecodedChunk {
+  std::vector<uint8_t> bytes;  // the chunk's pages
+  uint64_t offset = 0;         // where they start in the file
+  ColumnArray values;
+};
+Result<DecodedChunk> read_decoded_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf);
+
 struct ChunkFilter {
   std::vector<uint8_t> bytes;  // BloomFilterHeader + bitset
   uint64_t ndv = 0;
@@ -35,9 +45,10 @@ struct ChunkFilter {
 // dictionary page alone when dictionary_only()), sizes it for ndv (counted,
 // or options.ndv) and fpp, folds it to fpp. The chunk must be flat, of a type
 // other than BOOLEAN, unencrypted and in this file (the caller checks).
+// `decoded` (optional): the chunk already read and decoded, hashed as it is.
 Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaData& meta, int row_group,
                                        int leaf, const uint8_t* encoding_stats, size_t encoding_stats_len,
-                                       const IndexOptions& options);
+                                       const IndexOptions& options, const DecodedChunk* decoded = nullptr);
 
 // Why a chunk gets no filter ("" when it can have one).
 std::string unsupported_reason(const FileMetaData& meta, int row_group, int leaf);

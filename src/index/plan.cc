@@ -5,11 +5,14 @@
 // starting at the old end of the file, so each bloom_filter_offset is
 // old_size + the filter's position in the tail. The new footer is checked by
 // parsing it back before anything is written.
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string>
 
 #include "index/chunk_filter.h"
 #include "index/footer_patch.h"
+#include "index/page_index_build.h"
 #include "parquet/internal.h"
 #include "parquet/thrift_util.h"
 #include "pqfast/index.h"
@@ -29,7 +32,9 @@ namespace {
 
 // Checks the new footer says what the old one said plus the filters.
 Status verify_new_footer(const FileMetaData& old_meta, const std::vector<uint8_t>& footer, uint64_t offset,
-                         const std::vector<index::ChunkLocation>& filters, const ParseLimits& limits,
+                         const std::vector<index::ChunkLocation>& filters,
+                         const std::vector<index::ChunkLocation>& offset_indexes,
+                         const std::vector<index::ChunkLocation>& column_indexes, const ParseLimits& limits,
                          const std::string& name) {
   auto meta = parse_file_metadata(footer.data(), footer.size(), offset, limits);
   if (!meta.ok()) return prefix_error(name + ": the new footer does not parse", meta.error());
@@ -42,6 +47,16 @@ Status verify_new_footer(const FileMetaData& old_meta, const std::vector<uint8_t
     if (!same) break;
     const ColumnChunk& c = meta->row_groups[static_cast<size_t>(f.row_group)].columns[static_cast<size_t>(f.leaf)];
     same = c.bloom_filter_offset == f.offset && c.bloom_filter_length == f.length;
+  }
+  for (const auto& f : offset_indexes) {
+    if (!same) break;
+    const ColumnChunk& c = meta->row_groups[static_cast<size_t>(f.row_group)].columns[static_cast<size_t>(f.leaf)];
+    same = c.offset_index_offset == f.offset && c.offset_index_length == f.length;
+  }
+  for (const auto& f : column_indexes) {
+    if (!same) break;
+    const ColumnChunk& c = meta->row_groups[static_cast<size_t>(f.row_group)].columns[static_cast<size_t>(f.leaf)];
+    same = c.column_index_offset == f.offset && c.column_index_length == f.length;
   }
   if (!same) {
     return make_error(ErrorCode::kCorrupt, name + ": the re-encoded footer does not match the old one "
@@ -75,7 +90,8 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
     if (std::find(leaves.begin(), leaves.end(), leaf) == leaves.end()) leaves.push_back(leaf);
   }
 
-  std::vector<index::ChunkLocation> locations;
+  std::vector<index::ChunkLocation> locations, oi_locations, ci_locations;
+  std::vector<std::vector<uint8_t>> oi_bytes, ci_bytes;  // laid out after the filters
   std::vector<uint8_t>& out = plan.tail;
   for (size_t g = 0; g < meta.row_groups.size(); ++g) {
     for (int leaf : leaves) {
@@ -90,13 +106,9 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
         continue;
       }
       const ColumnChunk& c = meta.row_groups[g].columns[static_cast<size_t>(leaf)];
-      if (c.bloom_filter_offset >= 0) {
-        info.action = ChunkAction::kHadFilter;
-        info.bloom_filter_offset = c.bloom_filter_offset;
-        ++plan.chunks_had_filter;
-        plan.chunks.push_back(std::move(info));
-        continue;
-      }
+      const bool need_filter = c.bloom_filter_offset < 0;
+      const bool need_page_index = options.page_index && c.offset_index_offset < 0 && c.column_index_offset < 0 &&
+                                   meta.row_groups[g].num_rows > 0;
       const uint8_t* es = nullptr;
       size_t es_len = 0;
       if (c.encoding_stats_offset >= 0 && static_cast<uint64_t>(c.encoding_stats_offset) >= footer.start &&
@@ -105,31 +117,75 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
         es = footer.data + (static_cast<uint64_t>(c.encoding_stats_offset) - footer.start);
         es_len = static_cast<size_t>(c.encoding_stats_length);
       }
-      PQFAST_ASSIGN_OR_RETURN(index::ChunkFilter f,
-                              index::build_chunk_filter(file, meta, static_cast<int>(g), leaf, es, es_len, options));
-      info.action = ChunkAction::kIndexed;
-      info.from_dictionary = f.from_dictionary;
-      info.ndv = f.ndv;
-      info.filter_bytes = static_cast<uint32_t>(f.bytes.size());
-      info.bloom_filter_offset = static_cast<int64_t>(plan.old_size + out.size());
-      locations.push_back({info.row_group, leaf, info.bloom_filter_offset, static_cast<int32_t>(f.bytes.size())});
-      out.insert(out.end(), f.bytes.begin(), f.bytes.end());
-      ++plan.chunks_indexed;
-      if (f.from_dictionary) ++plan.chunks_from_dictionary;
+      // Decode the pages once when the page index needs them (the filter is
+      // then hashed from them too) or the filter cannot use the dictionary.
+      std::optional<index::DecodedChunk> decoded;
+      if (need_page_index || (need_filter && !index::dictionary_only(c, es, es_len))) {
+        PQFAST_ASSIGN_OR_RETURN(decoded, index::read_decoded_chunk(file, meta, static_cast<int>(g), leaf));
+      }
+      if (need_filter) {
+        PQFAST_ASSIGN_OR_RETURN(index::ChunkFilter f,
+                                index::build_chunk_filter(file, meta, static_cast<int>(g), leaf, es, es_len, options,
+                                                          decoded ? &*decoded : nullptr));
+        info.action = ChunkAction::kIndexed;
+        info.from_dictionary = f.from_dictionary;
+        info.ndv = f.ndv;
+        info.filter_bytes = static_cast<uint32_t>(f.bytes.size());
+        info.bloom_filter_offset = static_cast<int64_t>(plan.old_size + out.size());
+        locations.push_back({info.row_group, leaf, info.bloom_filter_offset, static_cast<int32_t>(f.bytes.size())});
+        out.insert(out.end(), f.bytes.begin(), f.bytes.end());
+        ++plan.chunks_indexed;
+        if (f.from_dictionary) ++plan.chunks_from_dictionary;
+      } else {
+        info.action = ChunkAction::kHadFilter;
+        info.bloom_filter_offset = c.bloom_filter_offset;
+        ++plan.chunks_had_filter;
+      }
+      if (need_page_index) {
+        const std::string where = file.name() + ": row group " + std::to_string(g) + ", column '" +
+                                  meta.columns[static_cast<size_t>(leaf)].dotted_path + "'";
+        PQFAST_ASSIGN_OR_RETURN(
+            index::ChunkPageIndex pi,
+            index::build_chunk_page_index(decoded->bytes.data(), decoded->bytes.size(), decoded->offset,
+                                          meta.columns[static_cast<size_t>(leaf)], meta.row_groups[g].num_rows,
+                                          decoded->values, where));
+        oi_bytes.push_back(index::serialize_offset_index(pi.offset_index));
+        oi_locations.push_back({info.row_group, leaf, 0, static_cast<int32_t>(oi_bytes.back().size())});
+        info.offset_index = true;
+        ++plan.offset_indexes;
+        if (pi.column_index) {
+          ci_bytes.push_back(index::serialize_column_index(*pi.column_index));
+          ci_locations.push_back({info.row_group, leaf, 0, static_cast<int32_t>(ci_bytes.back().size())});
+          info.column_index = true;
+          ++plan.column_indexes;
+        }
+      }
       plan.chunks.push_back(std::move(info));
     }
   }
-  if (locations.empty()) {
+  if (locations.empty() && oi_locations.empty()) {
     out.clear();
     return plan;
   }
-  auto footer_bytes = index::patch_footer(footer.data, footer.len, footer.start, locations);
+  // Column indexes, then offset indexes, after the filters (as writers put
+  // all ColumnIndex before all OffsetIndex).
+  for (size_t i = 0; i < ci_bytes.size(); ++i) {
+    ci_locations[i].offset = static_cast<int64_t>(plan.old_size + out.size());
+    out.insert(out.end(), ci_bytes[i].begin(), ci_bytes[i].end());
+  }
+  for (size_t i = 0; i < oi_bytes.size(); ++i) {
+    oi_locations[i].offset = static_cast<int64_t>(plan.old_size + out.size());
+    out.insert(out.end(), oi_bytes[i].begin(), oi_bytes[i].end());
+  }
+  auto footer_bytes =
+      index::patch_footer(footer.data, footer.len, footer.start, locations, oi_locations, ci_locations);
   if (!footer_bytes.ok()) return prefix_error(file.name(), footer_bytes.error());
   if (footer_bytes->size() > 0xffffffffu) {
     return make_error(ErrorCode::kLimitExceeded, file.name() + ": the new footer exceeds 4 GiB");
   }
   const uint64_t footer_offset = plan.old_size + out.size();
-  PQFAST_RETURN_IF_ERROR(verify_new_footer(meta, *footer_bytes, footer_offset, locations, options.limits, file.name()));
+  PQFAST_RETURN_IF_ERROR(verify_new_footer(meta, *footer_bytes, footer_offset, locations, oi_locations,
+                                           ci_locations, options.limits, file.name()));
   out.insert(out.end(), footer_bytes->begin(), footer_bytes->end());
   const uint32_t flen = static_cast<uint32_t>(footer_bytes->size());
   const uint8_t trailer[8] = {static_cast<uint8_t>(flen), static_cast<uint8_t>(flen >> 8),

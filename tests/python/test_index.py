@@ -87,7 +87,7 @@ def test_filters_equal_pyarrow_for_every_physical_type(tmp_path, use_dictionary)
     table = typed_table()
     path = tmp_path / "t.parquet"
     write_plain(table, path, use_dictionary=use_dictionary)
-    summary = pqfast.index(path, INDEXED + ["b"], fpp=FPP)
+    summary = pqfast.index(path, INDEXED + ["b"], fpp=FPP, page_index=False)
     assert summary.chunks_indexed == len(INDEXED)
     assert summary.chunks_unsupported == 1  # BOOLEAN has no filter
     # pyarrow writes dictionary-encoded chunks with encoding_stats: the
@@ -261,6 +261,84 @@ def test_errors_are_clean(tmp_path):
         pqfast.index("s3://bucket/x.parquet", ["id"])
     proc = run_cli("index", str(truncated), "--columns", "id", check=False)
     assert proc.returncode == 1 and "error:" in proc.stderr
+
+
+def page_index_table(n=60000, seed=4):
+    rng = np.random.default_rng(seed)
+    ids = np.sort(rng.integers(0, 10**6, n))
+    dbl = rng.standard_normal(n)
+    dbl[:3] = [-0.0, 0.0, np.nan]
+    return pa.table({
+        "id": pa.array(ids),
+        "s": pa.array([f"k{i}" if i % 7 else None for i in ids]),
+        "d": pa.array(dbl),
+        "i": pa.array(rng.integers(-100, 100, n).astype(np.int32), mask=rng.random(n) < 0.2),
+        "u": pa.array(rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)),
+        "allnull": pa.array([None] * n, pa.int64()),
+        "flba": pa.array([int(i).to_bytes(4, "big") for i in ids], type=pa.binary(4)),
+    })
+
+
+def test_page_indexes_equal_pyarrow_and_datafusion_uses_them(tmp_path):
+    """ColumnIndex and OffsetIndex as pyarrow writes them (first rows, null
+    pages, min/max in the column's order, boundary order, null counts); the
+    locations point at the file's pages; DataFusion prunes pages with them."""
+    from pqfast import _pqfast
+
+    table = page_index_table()
+    kw = dict(row_group_size=20000, data_page_size=16000)
+    path, ref = tmp_path / "ours.parquet", tmp_path / "pyarrow.parquet"
+    pq.write_table(table, path, **kw)
+    pq.write_table(table, ref, write_page_index=True, **kw)
+    cols = table.column_names
+    before = pq.read_table(path)
+    s = pqfast.index(path, cols)
+    md = pq.read_metadata(path)
+    assert s.offset_indexes == md.num_row_groups * len(cols)
+    # "d" holds a NaN in its first page but not only NaN: every chunk gets a ColumnIndex.
+    assert s.column_indexes == md.num_row_groups * len(cols)
+    assert ipc_bytes(pq.read_table(path)) == ipc_bytes(before)  # NaN-safe equality
+    for rg in range(md.num_row_groups):
+        for c in range(md.num_columns):
+            assert md.row_group(rg).column(c).has_column_index and md.row_group(rg).column(c).has_offset_index
+            ours = _pqfast._read_page_index(os.fsencode(path), rg, c)
+            theirs = _pqfast._read_page_index(os.fsencode(ref), rg, c)
+            assert [p[2] for p in ours["offset_index"]] == [p[2] for p in theirs["offset_index"]], (rg, c)
+            assert ours["column_index"] == theirs["column_index"], (rg, cols[c])
+            data = path.read_bytes()
+            for off, size, _ in ours["offset_index"]:
+                h = _pqfast._parse_page_header(data[off : off + size])  # a data page's header starts there
+                assert h["header_size"] + h["compressed_page_size"] == size
+                assert h["type"] in ("DATA_PAGE", "DATA_PAGE_V2")
+    again = pqfast.index(path, cols)
+    assert again.bytes_appended == 0 and again.offset_indexes == 0
+
+    datafusion = pytest.importorskip("datafusion")
+    import re
+
+    value = table.column("id")[25000].as_py()
+    cfg = datafusion.SessionConfig().set("datafusion.execution.parquet.enable_page_index", "true")
+    ctx = datafusion.SessionContext(cfg)
+    ctx.register_parquet("t", str(path))
+    plan = str(ctx.sql(f"EXPLAIN ANALYZE SELECT count(*) FROM t WHERE id = {value}").to_arrow_table().column(1)[0])
+    m = re.search(r"page_index_rows_pruned=([\d.]+) K total → ([\d.]+) K matched", plan)
+    assert m and float(m.group(2)) < float(m.group(1)), plan
+    assert ctx.sql(f"SELECT count(*) AS n FROM t WHERE id = {value}").to_arrow_table().column(0)[0].as_py() == \
+        pc_count(table, value)
+
+
+def ipc_bytes(table):
+    sink = pa.BufferOutputStream()
+    t = table.combine_chunks()
+    with pa.ipc.new_stream(sink, t.schema) as w:
+        w.write_table(t)
+    return sink.getvalue().to_pybytes()
+
+
+def pc_count(table, value):
+    import pyarrow.compute as pc
+
+    return pc.sum(pc.equal(table.column("id"), value)).as_py()
 
 
 CRASH_CHILD = textwrap.dedent("""

@@ -21,6 +21,8 @@ def add_arguments(p) -> None:
                    help="size every filter for this many distinct values (default: each chunk's exact count)")
     p.add_argument("--threads", type=int, default=0, help="files indexed at once (0: all cores)")
     p.add_argument("--dry-run", action="store_true", help="plan and count, write nothing")
+    p.add_argument("--no-page-index", action="store_true",
+                   help="Bloom filters only: no ColumnIndex / OffsetIndex for chunks without them")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--details", action="store_true", help="with --json: one entry per file and chunk")
     p.add_argument("--keep-going", action="store_true", help="report files that fail and go on")
@@ -30,7 +32,7 @@ def run(args) -> int:
     import pqfast
 
     summary = pqfast.index(args.paths, args.columns, fpp=args.fpp, ndv=args.ndv, threads=args.threads or None,
-                           dry_run=args.dry_run, progress=not args.json,
+                           dry_run=args.dry_run, page_index=not args.no_page_index, progress=not args.json,
                            on_error="skip" if args.keep_going else "raise")
     if args.json:
         print(json.dumps(summary.as_dict(details=args.details)))
@@ -41,7 +43,8 @@ def run(args) -> int:
               f"{summary.files_failed} failed")
         print(f"chunks: {summary.chunks_indexed} indexed ({summary.chunks_from_dictionary} from the dictionary "
               f"page alone), {summary.chunks_had_filter} already had a filter, "
-              f"{summary.chunks_unsupported} unsupported")
+              f"{summary.chunks_unsupported} unsupported; page indexes: {summary.offset_indexes} OffsetIndex, "
+              f"{summary.column_indexes} ColumnIndex")
         print(f"{verb} {summary.bytes_appended:,} bytes in {summary.seconds:.3f} s")
         for path, msg in summary.errors:
             print(f"error: {msg}", file=sys.stderr)
