@@ -39,6 +39,7 @@ class IndexSummary:
     column_indexes: int = 0
     bytes_appended: int = 0
     bytes_copied: int = 0          # bytes copied through user space (0 when cloned or copied in the kernel)
+    files_cloned: int = 0          # files whose old bytes were shared by a reflink (no copy at all)
     seconds: float = 0.0
     dry_run: bool = False
     details: list = field(default_factory=list)  # one dict per file (path, outcome, chunks...)
@@ -123,6 +124,7 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
             outcome = res["outcome"]
             if outcome == "indexed":
                 summary.files_changed += 1
+                summary.files_cloned += bool(res["cloned"])
             elif outcome == "conflict":
                 summary.files_conflict += 1
             else:
