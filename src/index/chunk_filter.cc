@@ -104,6 +104,30 @@ Result<std::optional<ColumnArray>> read_dictionary(RandomAccessFile& file, const
   return std::optional<ColumnArray>(std::move(*dict));
 }
 
+// The pages' own headers prove the chunk dictionary-only: a dictionary page
+// first, then data pages all PLAIN_DICTIONARY / RLE_DICTIONARY. Headers are
+// parsed, no page is decompressed. False on anything else (or a bad header:
+// the full decode then reports it).
+bool pages_prove_dictionary(const uint8_t* chunk, size_t len, uint64_t offset) {
+  size_t pos = 0;
+  bool first = true, data_pages = false;
+  while (pos < len) {
+    auto h = parse_page_header(chunk + pos, len - pos, offset + pos);
+    if (!h.ok()) return false;
+    const uint64_t page_len = uint64_t{h->header_size} + static_cast<uint64_t>(h->compressed_page_size);
+    if (page_len > len - pos) return false;
+    if (first && h->type != PageType::kDictionaryPage) return false;
+    if (h->type == PageType::kDataPage || h->type == PageType::kDataPageV2) {
+      const int32_t e = h->type == PageType::kDataPage ? h->data_page.encoding : h->data_page_v2.encoding;
+      if (e != kPlainDictionary && e != kRleDictionary) return false;
+      data_pages = true;
+    }
+    first = false;
+    pos += static_cast<size_t>(page_len);
+  }
+  return data_pages;
+}
+
 }  // namespace
 
 bool dictionary_only(const ColumnChunk& c, const uint8_t* es, size_t es_len) {
@@ -160,8 +184,39 @@ Status hash_non_null_values(const ColumnArray& column, std::vector<uint64_t>* ou
 }
 
 uint64_t count_distinct(std::vector<uint64_t>* hashes) {
-  std::sort(hashes->begin(), hashes->end());
-  return static_cast<uint64_t>(std::unique(hashes->begin(), hashes->end()) - hashes->begin());
+  // An open-addressing set of the hashes themselves (already uniform: the
+  // top bits pick the slot), twice the input's size: one pass, a few ns per
+  // value, where sorting costs log n passes. Slot value 0 means empty; a zero
+  // hash is kept apart. The distinct hashes replace the input.
+  std::vector<uint64_t>& h = *hashes;
+  const size_t n = h.size();
+  if (n == 0) return 0;
+  int bits = 1;
+  while ((size_t{1} << bits) < 2 * n) ++bits;
+  const size_t mask = (size_t{1} << bits) - 1;
+  std::vector<uint64_t> table(mask + 1, 0);
+  bool zero = false;
+  size_t out = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t v = h[i];
+    if (v == 0) {
+      if (!zero) h[out++] = 0;
+      zero = true;
+      continue;
+    }
+    size_t slot = static_cast<size_t>(v >> (64 - bits));
+    while (true) {
+      if (table[slot] == 0) {
+        table[slot] = v;
+        h[out++] = v;  // out <= i: writes behind the read position
+        break;
+      }
+      if (table[slot] == v) break;
+      slot = (slot + 1) & mask;
+    }
+  }
+  h.resize(out);
+  return out;
 }
 
 std::string unsupported_reason(const FileMetaData& meta, int row_group, int leaf) {
@@ -219,23 +274,35 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   if (decoded != nullptr) {
     PQFAST_RETURN_IF_ERROR(hash_non_null_values(decoded->values, &hashes));
   } else if (rg.num_rows > 0) {
+    PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
     std::optional<ColumnArray> values;
     if (dictionary_only(c, encoding_stats, encoding_stats_len)) {
-      PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
+      // The footer proves it: read the dictionary page alone.
       PQFAST_ASSIGN_OR_RETURN(values, read_dictionary(file, c, extent.first, extent.second, hd, opts, where));
       out.from_dictionary = values.has_value();
     }
-    if (values) {
-      PQFAST_RETURN_IF_ERROR(hash_non_null_values(*values, &hashes));
-    } else {
-      PQFAST_ASSIGN_OR_RETURN(DecodedChunk chunk, read_decoded_chunk(file, meta, row_group, leaf));
-      PQFAST_RETURN_IF_ERROR(hash_non_null_values(chunk.values, &hashes));
+    if (!values) {
+      PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_range(file, extent.first, extent.second, where));
+      if (pages_prove_dictionary(bytes.data(), bytes.size(), extent.first)) {
+        // Writers that give no encoding_stats (polars): the page headers
+        // prove it; only the dictionary page is decompressed and decoded.
+        auto h = parse_page_header(bytes.data(), bytes.size(), extent.first);
+        const size_t page_len = h->header_size + static_cast<size_t>(h->compressed_page_size);
+        auto dict = decode_dictionary_page(bytes.data(), page_len, extent.first, hd, c.codec, opts, where);
+        if (!dict.ok()) return dict.error();
+        values = std::move(*dict);
+        out.from_dictionary = true;
+      } else {
+        auto col = decode_column_chunk(bytes.data(), bytes.size(), extent.first, hd, c.codec, rg.num_rows, opts, where);
+        if (!col.ok()) return col.error();
+        values = std::move(*col);
+      }
     }
+    PQFAST_RETURN_IF_ERROR(hash_non_null_values(*values, &hashes));
   }
-  // Insertion is idempotent per hash, so the sorted, deduplicated hashes
-  // set the same bits as the values in row order.
+  // Insertion is idempotent per hash, so the distinct hashes set the same
+  // bits as the values in row order.
   const uint64_t distinct = count_distinct(&hashes);
-  hashes.resize(static_cast<size_t>(distinct));
   out.ndv = options.ndv > 0 ? options.ndv : distinct;
   PQFAST_ASSIGN_OR_RETURN(Sbbf filter, Sbbf::for_ndv(out.ndv, options.fpp));
   filter.insert_hashes(hashes.data(), hashes.size());

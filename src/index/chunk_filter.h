@@ -12,7 +12,9 @@
 
 namespace pqfast::parquet::index {
 
-// True when the footer proves every data page of the chunk dictionary-encoded:
+// True when the footer proves every data page of the chunk dictionary-encoded
+// (without such proof, build_chunk_filter reads the chunk and checks its page
+// headers before decoding anything):
 // its encoding_stats say so, or (without them) its encodings list holds a
 // dictionary encoding and nothing a data page could use instead.
 // `encoding_stats` are the chunk's encoding_stats bytes (or null).
@@ -22,7 +24,7 @@ bool dictionary_only(const ColumnChunk& chunk, const uint8_t* encoding_stats, si
 // (fixed-width layouts and large_binary), in row order.
 Status hash_non_null_values(const ColumnArray& column, std::vector<uint64_t>* out);
 
-// Number of distinct hashes (sorts *hashes).
+// Number of distinct hashes; *hashes keeps one of each (first-seen order).
 uint64_t count_distinct(std::vector<uint64_t>* hashes);
 
 // A column chunk's pages read whole and its values decoded in the layout

@@ -118,9 +118,11 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
         es_len = static_cast<size_t>(c.encoding_stats_length);
       }
       // Decode the pages once when the page index needs them (the filter is
-      // then hashed from them too) or the filter cannot use the dictionary.
+      // then hashed from them too); otherwise the filter reads what it needs
+      // (the dictionary page alone where the footer or the page headers
+      // prove every data page dictionary-encoded).
       std::optional<index::DecodedChunk> decoded;
-      if (need_page_index || (need_filter && !index::dictionary_only(c, es, es_len))) {
+      if (need_page_index) {
         PQFAST_ASSIGN_OR_RETURN(decoded, index::read_decoded_chunk(file, meta, static_cast<int>(g), leaf));
       }
       if (need_filter) {

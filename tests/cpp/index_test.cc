@@ -421,20 +421,34 @@ TEST(Index, PageIndexesParseAndMatchTheValues) {
   EXPECT_EQ(again->outcome, pq::IndexOutcome::kUnchanged);
 }
 
-TEST(Index, DictionaryChunksWithoutProofAreDecoded) {
+TEST(Index, DictionaryProofFromPageHeadersWhenTheFooterGivesNone) {
   TempDir dir("dict");
   const std::string path = dir.copy("alltypes_dictionary.parquet");
   pq::IndexOptions opt;
   opt.columns = {"id", "string_col", "int_col"};
+  opt.page_index = false;
+  // Impala lists PLAIN beside PLAIN_DICTIONARY and gives no encoding_stats:
+  // the footer proves nothing, the page headers do (every data page
+  // PLAIN_DICTIONARY), so only the dictionary pages are decoded.
   auto r = pq::index_local_file(path, opt);
   ASSERT_TRUE(r.ok()) << r.error().to_string();
   EXPECT_EQ(r->plan.chunks_indexed, 3);
-  // Impala lists PLAIN beside PLAIN_DICTIONARY and gives no encoding_stats:
-  // no proof that every data page uses the dictionary, so the pages are read.
-  EXPECT_EQ(r->plan.chunks_from_dictionary, 0);
+  EXPECT_EQ(r->plan.chunks_from_dictionary, 3);
   int checked = 0;
   expect_values_in_filters(path, opt.columns, &checked);
   EXPECT_EQ(checked, 3);
+}
+
+TEST(Index, DistinctCountKeepsOneOfEachHash) {
+  std::vector<uint64_t> h = {5, 0, 7, 5, 0, 9, 7, 1ull << 63, 1ull << 63};
+  EXPECT_EQ(pq::index::count_distinct(&h), 5u);
+  EXPECT_EQ(h, (std::vector<uint64_t>{5, 0, 7, 9, 1ull << 63}));
+  std::vector<uint64_t> many;
+  for (uint64_t i = 0; i < 100000; ++i) many.push_back(xxh64(&i, 8) | 1);
+  for (uint64_t i = 0; i < 50000; ++i) many.push_back(many[i * 2]);
+  EXPECT_EQ(pq::index::count_distinct(&many), 100000u);
+  std::vector<uint64_t> none;
+  EXPECT_EQ(pq::index::count_distinct(&none), 0u);
 }
 
 TEST(Index, DictionaryOnlyNeedsProofFromTheFooter) {
