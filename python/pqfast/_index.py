@@ -39,6 +39,8 @@ class IndexSummary:
     column_indexes: int = 0
     bytes_appended: int = 0
     bytes_copied: int = 0          # bytes copied through user space (0 when cloned or copied in the kernel)
+    bytes_uploaded: int = 0        # s3://: bytes sent (the tails; whole objects under 5 MiB)
+    bytes_downloaded: int = 0      # s3://: bytes of the ranged GETs
     files_cloned: int = 0          # files whose old bytes were shared by a reflink (no copy at all)
     seconds: float = 0.0
     dry_run: bool = False
@@ -81,7 +83,13 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
     ``page_index=True`` also appends a ColumnIndex and an OffsetIndex for each
     requested chunk that has neither (as parquet-java and arrow-rs write them:
     per data page its location, first row, min/max, null count); it decodes
-    every data page of those chunks. ``s3://`` sources are not supported yet.
+    every data page of those chunks.
+
+    ``s3://`` URLs (a pattern, a prefix ending in "/", objects; with
+    ``storage_options`` as ``prune`` takes them): the plan reads ranges, then a
+    multipart upload copies the old bytes on the server (UploadPartCopy) and
+    appends the tail, conditional on the object's ETag (objects under 5 MiB are
+    put back whole); an object changed meanwhile is a conflict, left alone.
     """
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
@@ -89,11 +97,20 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
         raise ValueError(f"fpp must be in (0, 1), got {fpp!r}")
     if ndv is not None and int(ndv) <= 0:
         raise ValueError(f"ndv must be positive, got {ndv!r}")
-    if _remote_urls(source) or storage_options:
-        raise NotImplementedError("pqfast.index: s3:// sources are not supported yet (local files only)")
     cols = _columns(columns)
     start = time.perf_counter()
-    paths = expand_paths(source)
+    remote = _remote_urls(source)
+    if remote:
+        from . import _index_s3, remote as _remote
+
+        _, items = _remote.resolve(source, storage_options)
+        client = _index_s3.make_client(storage_options)
+        paths = [u for u, _, _ in items]
+        keys = {u: (_remote.split_url(u)[0], k) for u, k, _ in items}
+    elif storage_options:
+        raise ValueError("storage_options are for s3:// sources")
+    else:
+        paths = expand_paths(source)
     summary = IndexSummary(dry_run=bool(dry_run))
     bar = None
     if progress is not None and progress is not False:
@@ -102,6 +119,14 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
         bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="index")
 
     def one(path: str):
+        if remote:
+            bucket, key = keys[path]
+            try:
+                return path, _index_s3.index_object(client, bucket, key, path, cols, float(fpp), int(ndv or 0),
+                                                    bool(page_index), bool(dry_run)), None
+            except Exception as e:  # noqa: BLE001 - reported per object like a local file's error
+                return path, None, e if isinstance(e, _pqfast.FormatError) else _pqfast.FormatError(
+                    f"{path}: {type(e).__name__}: {e}")
         try:
             return path, _pqfast._index_file(os.fsencode(path), cols, float(fpp), int(ndv or 0), bool(dry_run),
                                                 bool(page_index)), None
@@ -130,8 +155,9 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
             else:
                 summary.files_unchanged += 1
             for k in ("chunks_indexed", "chunks_had_filter", "chunks_unsupported", "chunks_from_dictionary",
-                      "offset_indexes", "column_indexes", "bytes_appended", "bytes_copied"):
-                setattr(summary, k, getattr(summary, k) + res[k])
+                      "offset_indexes", "column_indexes", "bytes_appended", "bytes_copied", "bytes_uploaded"):
+                setattr(summary, k, getattr(summary, k) + res.get(k, 0))
+            summary.bytes_downloaded += res.get("get_bytes", 0)
             res["path"] = path
             summary.details.append(res)
     if bar is not None:

@@ -3,12 +3,11 @@
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
+#include "parquet_common.h"
 #include "pqfast/index.h"
 #include "pqfast/page_index.h"
 
 namespace pqfast::py {
-
-namespace pq = pqfast::parquet;
 
 namespace {
 
@@ -19,6 +18,34 @@ const char* action_name(pq::ChunkAction a) {
     case pq::ChunkAction::kUnsupported: return "unsupported";
   }
   return "?";
+}
+
+nb::dict plan_dict(const pq::IndexPlan& plan) {
+  nb::dict d;
+  d["old_size"] = plan.old_size;
+  d["chunks_indexed"] = plan.chunks_indexed;
+  d["chunks_had_filter"] = plan.chunks_had_filter;
+  d["chunks_unsupported"] = plan.chunks_unsupported;
+  d["chunks_from_dictionary"] = plan.chunks_from_dictionary;
+  d["offset_indexes"] = plan.offset_indexes;
+  d["column_indexes"] = plan.column_indexes;
+  nb::list chunks;
+  for (const auto& c : plan.chunks) {
+    nb::dict cd;
+    cd["row_group"] = c.row_group;
+    cd["leaf"] = c.leaf;
+    cd["action"] = action_name(c.action);
+    cd["from_dictionary"] = c.from_dictionary;
+    cd["ndv"] = c.ndv;
+    cd["filter_bytes"] = c.filter_bytes;
+    cd["bloom_filter_offset"] = c.bloom_filter_offset;
+    cd["offset_index"] = c.offset_index;
+    cd["column_index"] = c.column_index;
+    cd["reason"] = c.reason;
+    chunks.append(cd);
+  }
+  d["chunks"] = chunks;
+  return d;
 }
 
 }  // namespace
@@ -43,38 +70,39 @@ void bind_index(nb::module_& m) {
           r = pq::index_local_file(p, opt);
         }
         pq::IndexFileResult res = unwrap(std::move(r));
-        nb::dict d;
+        nb::dict d = plan_dict(res.plan);
         d["outcome"] = pq::index_outcome_name(res.outcome);
         d["message"] = res.message;
-        d["old_size"] = res.plan.old_size;
         d["bytes_appended"] = res.bytes_appended;
         d["bytes_copied"] = res.bytes_copied;
         d["cloned"] = res.cloned;
-        d["chunks_indexed"] = res.plan.chunks_indexed;
-        d["chunks_had_filter"] = res.plan.chunks_had_filter;
-        d["chunks_unsupported"] = res.plan.chunks_unsupported;
-        d["chunks_from_dictionary"] = res.plan.chunks_from_dictionary;
-        d["offset_indexes"] = res.plan.offset_indexes;
-        d["column_indexes"] = res.plan.column_indexes;
-        nb::list chunks;
-        for (const auto& c : res.plan.chunks) {
-          nb::dict cd;
-          cd["row_group"] = c.row_group;
-          cd["leaf"] = c.leaf;
-          cd["action"] = action_name(c.action);
-          cd["from_dictionary"] = c.from_dictionary;
-          cd["ndv"] = c.ndv;
-          cd["filter_bytes"] = c.filter_bytes;
-          cd["bloom_filter_offset"] = c.bloom_filter_offset;
-          cd["offset_index"] = c.offset_index;
-          cd["column_index"] = c.column_index;
-          cd["reason"] = c.reason;
-          chunks.append(cd);
-        }
-        d["chunks"] = chunks;
         return d;
       },
       nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("dry_run"), nb::arg("page_index") = true);
+
+  // The plan over any file read through read_at(offset, n) -> bytes (object
+  // stores): (summary dict, the bytes to append: empty when nothing to add).
+  m.def(
+      "_plan_index",
+      [](nb::object read_at, uint64_t size, std::string name, std::vector<std::string> columns, double fpp,
+         uint64_t ndv, bool page_index) {
+        pq::IndexOptions opt;
+        opt.columns = std::move(columns);
+        opt.fpp = fpp;
+        opt.ndv = ndv;
+        opt.page_index = page_index;
+        PyFile file(std::move(read_at), size, std::move(name));
+        Result<pq::IndexPlan> r = Error{};
+        {
+          nb::gil_scoped_release release;
+          r = pq::plan_index(file, opt);
+        }
+        pq::IndexPlan plan = unwrap(std::move(r));
+        nb::bytes tail(reinterpret_cast<const char*>(plan.tail.data()), plan.tail.size());
+        return nb::make_tuple(plan_dict(plan), tail);
+      },
+      nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"),
+      nb::arg("page_index"));
 
   // The ColumnIndex and OffsetIndex of one chunk as pqfast parses them (for
   // tests): None for a structure the chunk lacks. The OffsetIndex is checked

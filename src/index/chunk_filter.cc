@@ -85,8 +85,16 @@ Result<std::pair<uint64_t, uint64_t>> chunk_extent(const RandomAccessFile& file,
 Result<std::optional<ColumnArray>> read_dictionary(RandomAccessFile& file, const ColumnChunk& c,
                                                    uint64_t start, uint64_t len, const ColumnDescriptor& d,
                                                    const ColumnReadOptions& opts, const std::string& where) {
-  // A dictionary page header is small; 64 KiB covers it with room for statistics.
-  const uint64_t probe = std::min<uint64_t>(len, 64 * 1024);
+  // The dictionary page lies in [dictionary_page_offset, data_page_offset)
+  // when the footer says so: one read of exactly that (no byte of a data
+  // page). Otherwise a probe: a dictionary page header is small, 64 KiB
+  // covers it with room for statistics.
+  uint64_t probe = std::min<uint64_t>(len, 64 * 1024);
+  if (c.dictionary_page_offset >= 0 && static_cast<uint64_t>(c.dictionary_page_offset) == start &&
+      c.data_page_offset > c.dictionary_page_offset &&
+      static_cast<uint64_t>(c.data_page_offset - c.dictionary_page_offset) <= len) {
+    probe = static_cast<uint64_t>(c.data_page_offset - c.dictionary_page_offset);
+  }
   PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> head, read_range(file, start, probe, where));
   auto h = parse_page_header(head.data(), head.size(), start);
   if (!h.ok()) return prefix_error(where, h.error());

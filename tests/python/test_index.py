@@ -257,8 +257,8 @@ def test_errors_are_clean(tmp_path):
     assert s.files_failed == 1 and s.files_changed == 1 and s.errors[0][0] == str(truncated)
     with pytest.raises(ValueError):
         pqfast.index(good, ["id"], fpp=0)
-    with pytest.raises(NotImplementedError):
-        pqfast.index("s3://bucket/x.parquet", ["id"])
+    with pytest.raises(ValueError, match="storage_options"):
+        pqfast.index(good, ["id"], storage_options={"region": "x"})
     proc = run_cli("index", str(truncated), "--columns", "id", check=False)
     assert proc.returncode == 1 and "error:" in proc.stderr
 
