@@ -1,7 +1,8 @@
 """`pqfast index LAKE --columns a,b`: append Bloom filters to files that have none.
 
 The data pages are not rewritten: the filters and a new footer go after the
-old end of each file, which is swapped in atomically (see pqfast.index)."""
+old end of each file, which is swapped in atomically (see pqfast.index).
+LAKE may be s3:// URLs (with --storage-option KEY=VALUE)."""
 
 from __future__ import annotations
 
@@ -26,12 +27,18 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--details", action="store_true", help="with --json: one entry per file and chunk")
     p.add_argument("--keep-going", action="store_true", help="report files that fail and go on")
+    p.add_argument("--storage-option", "-o", dest="storage_options", action="append", default=[],
+                   metavar="KEY=VALUE",
+                   help="for s3:// URLs: endpoint, region, access_key_id, secret_access_key, ... (repeatable)")
 
 
 def run(args) -> int:
     import pqfast
 
-    summary = pqfast.index(args.paths, args.columns, fpp=args.fpp, ndv=args.ndv, threads=args.threads or None,
+    from .probe import _storage_options
+
+    source = args.paths if len(args.paths) > 1 else args.paths[0]
+    summary = pqfast.index(source, args.columns, storage_options=_storage_options(args.storage_options) or None, fpp=args.fpp, ndv=args.ndv, threads=args.threads or None,
                            dry_run=args.dry_run, page_index=not args.no_page_index, progress=not args.json,
                            on_error="skip" if args.keep_going else "raise")
     if args.json:
