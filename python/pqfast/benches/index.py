@@ -149,6 +149,31 @@ def lookup_times(lake: Path, column: str, key, repeat: int, threads: int) -> dic
     return out
 
 
+def dictionary_floor(lake: Path, column: str) -> tuple[float, int]:
+    """Seconds to read the footers and, for every chunk of `column`, its
+    dictionary page bytes ([dictionary_page_offset, data_page_offset)); and
+    the bytes read: what indexing a dictionary-only chunk cannot do without."""
+    import pyarrow.parquet as pq
+
+    t0 = time.perf_counter()
+    total = 0
+    for p in sorted(lake.glob("*.parquet")):
+        md = pq.read_metadata(p)
+        names = [md.schema.column(i).path for i in range(md.num_columns)]
+        j = names.index(column)
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            for g in range(md.num_row_groups):
+                c = md.row_group(g).column(j)
+                if c.dictionary_page_offset is None:
+                    continue
+                n = c.data_page_offset - c.dictionary_page_offset
+                total += len(os.pread(fd, n, c.dictionary_page_offset))
+        finally:
+            os.close(fd)
+    return time.perf_counter() - t0, total
+
+
 def run(args) -> int:
     import pyarrow.parquet as pq
 
@@ -192,6 +217,17 @@ def run(args) -> int:
     progress.message("lookups on the indexed lake ...")
     after = lookups_on(work / "pqfast")
 
+    # Dictionary-only chunks (l_orderkey in polars' files): indexing them
+    # (dry run: no commit) against reading their dictionary pages.
+    dict_index, dict_read = [], []
+    dict_summary = None
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        dict_summary = pqfast.index(lake, ["l_orderkey"], fpp=FPP, page_index=False, dry_run=True,
+                                    threads=args.threads or None)
+        dict_index.append(time.perf_counter() - t0)
+        dict_read.append(dictionary_floor(lake, "l_orderkey")[0])
+
     times = []
     written = 0
     for r in range(args.runs):
@@ -217,6 +253,9 @@ def run(args) -> int:
             print(json.dumps(r))
         for r in lookups:
             print(json.dumps(r))
+        print(json.dumps({"dictionary_only_index_ms": statistics.median(dict_index) * 1e3,
+                          "dictionary_pages_read_ms": statistics.median(dict_read) * 1e3,
+                          "chunks_from_dictionary": dict_summary.chunks_from_dictionary}))
         return 0
     print(f"lake: {args.files} files of TPC-H lineitem SF{args.scale:g} written by polars, "
           f"{total / 2**20:,.1f} MiB; columns {', '.join(COLUMNS)}; fpp {FPP}; medians of {args.runs} runs")
@@ -227,6 +266,9 @@ def run(args) -> int:
     if rows[0]["kernel_copy_bytes"]:
         print(f"(no reflink on this filesystem: each indexed file was also copied in the kernel by "
               f"copy_file_range before the rename, {rows[0]['kernel_copy_bytes']:,} bytes)")
+    print(f"l_orderkey alone ({dict_summary.chunks_from_dictionary} of {dict_summary.chunks_indexed} chunks from the "
+          f"dictionary page): index (dry run) {statistics.median(dict_index) * 1e3:.1f} ms, reading the footers and "
+          f"dictionary pages (pyarrow footer + pread) {statistics.median(dict_read) * 1e3:.1f} ms")
     print()
     print(f"one lookup per column (l_orderkey = {keys['l_orderkey']}: {before['l_orderkey'].get('rows')} rows; "
           f"l_comment = {keys['l_comment']!r}: {before['l_comment'].get('rows')} rows), median ms of {args.lookups}:")
