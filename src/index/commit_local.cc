@@ -27,7 +27,8 @@
 // new file is complete on disk. The only window left is between step 4 and
 // step 5 (microseconds): a writer that modifies the file in place in that
 // window loses its change, as with any rename-based writer (editors, rsync).
-// Ownership, ACLs and xattrs of the original are not carried over.
+// Ownership, ACLs and xattrs of the original are not carried over, and other
+// hard links to it keep the old file. A symbolic link is followed.
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -36,6 +37,8 @@
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -158,7 +161,14 @@ std::atomic<uint64_t> g_temp_counter{0};
 
 }  // namespace
 
-Result<IndexFileResult> index_local_file(const std::string& path, const IndexOptions& options) {
+Result<IndexFileResult> index_local_file(const std::string& given_path, const IndexOptions& options) {
+  // A symbolic link is followed: the file it names is replaced in its own
+  // directory (renaming over the link would replace the link instead).
+  std::string path = given_path;
+  if (char* real = ::realpath(given_path.c_str(), nullptr)) {
+    path = real;
+    ::free(real);
+  }
   Fd src;
   src.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (src.fd < 0) return os_error("open", path);
@@ -168,7 +178,7 @@ Result<IndexFileResult> index_local_file(const std::string& path, const IndexOpt
   const Identity before = identity_of(st);
 
   IndexFileResult result;
-  FdFile file(src.fd, static_cast<uint64_t>(st.st_size), path);
+  FdFile file(src.fd, static_cast<uint64_t>(st.st_size), given_path);
   PQFAST_ASSIGN_OR_RETURN(result.plan, plan_index(file, options));
   if (result.plan.tail.empty()) {
     result.outcome = IndexOutcome::kUnchanged;
@@ -209,7 +219,7 @@ Result<IndexFileResult> index_local_file(const std::string& path, const IndexOpt
   if (!same) {
     ::unlink(temp.c_str());
     result.outcome = IndexOutcome::kConflict;
-    result.message = path + ": changed by another process while it was indexed; left as it is";
+    result.message = given_path + ": changed by another process while it was indexed; left as it is";
     result.bytes_appended = 0;
     result.plan.tail = {};
     return result;

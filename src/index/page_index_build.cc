@@ -90,10 +90,17 @@ Result<ChunkPageIndex> build_chunk_page_index(const uint8_t* chunk, size_t len, 
       return make_error(ErrorCode::kCorrupt, where + ": page at byte " + std::to_string(offset + pos) +
                                                  " runs past its column chunk");
     }
-    int64_t n = -1;
+    int64_t n = -1;  // stays -1 for dictionary and index pages
     if (h->type == PageType::kDataPage) n = h->data_page.num_values;
     if (h->type == PageType::kDataPageV2) n = h->data_page_v2.num_rows;
-    if (n >= 0) {
+    if (n < 0) {
+      if (h->type == PageType::kDataPage || h->type == PageType::kDataPageV2) {
+        return make_error(ErrorCode::kCorrupt, where + ": page at byte " + std::to_string(offset + pos) +
+                                                   " announces " + std::to_string(n) + " rows");
+      }
+    } else if (n > 0) {
+      // Pages of no rows (writers emit empty v2 pages) hold nothing to
+      // locate; readers want strictly increasing first rows.
       if (page_len > 0x7fffffffu) return make_error(ErrorCode::kCorrupt, where + ": page larger than 2 GiB");
       out.offset_index.page_locations.push_back(
           PageLocation{static_cast<int64_t>(offset + pos), static_cast<int32_t>(page_len), rows});

@@ -526,6 +526,23 @@ TEST(Index, AFileChangedMeanwhileIsLeftAlone) {
   EXPECT_EQ(testing::read_all(path2), original);
 }
 
+TEST(Index, ASymbolicLinkIsFollowedAndStaysALink) {
+  TempDir dir("link");
+  const std::string target = dir.copy("alltypes_plain.parquet");
+  const std::string link = (dir.path() / "link.parquet").string();
+  fs::create_symlink(target, link);
+  const auto before = testing::read_all(target);
+  pq::IndexOptions opt;
+  opt.columns = {"id"};
+  auto r = pq::index_local_file(link, opt);
+  ASSERT_TRUE(r.ok()) << r.error().to_string();
+  EXPECT_EQ(r->outcome, pq::IndexOutcome::kIndexed);
+  EXPECT_TRUE(fs::is_symlink(link));
+  const auto after = testing::read_all(target);
+  EXPECT_EQ(after.size(), before.size() + r->bytes_appended);
+  EXPECT_TRUE(std::equal(before.begin(), before.end(), after.begin()));
+}
+
 TEST(Index, DryRunWritesNothingAndErrorsNameTheFile) {
   TempDir dir("dry");
   const std::string path = dir.copy("alltypes_plain.parquet");
