@@ -18,8 +18,9 @@
 //      temporary file is fsync'ed and given the original's permissions;
 //   4. the original path is stat'ed again: a different inode, size or mtime
 //      means another process changed or replaced it since step 1 (its bytes
-//      would be lost); the temporary file is removed and the outcome is
-//      kConflict;
+//      would be lost); so do different last 64 KiB (a same-size rewrite
+//      within one coarse mtime tick); the temporary file is removed and the
+//      outcome is kConflict;
 //   5. rename(2) over the original, then fsync of the directory.
 // At every instant the path names the whole old file or the whole new file;
 // readers holding the old file open keep reading it. A crash before step 5
@@ -159,6 +160,9 @@ Status copy_prefix(int src, int dst, uint64_t size, const std::string& path, Ind
 
 std::atomic<uint64_t> g_temp_counter{0};
 
+// Bytes at the end of the file compared at the re-check (the footer, most often whole).
+constexpr uint64_t kRecheckBytes = 64 * 1024;
+
 }  // namespace
 
 Result<IndexFileResult> index_local_file(const std::string& given_path, const IndexOptions& options) {
@@ -179,6 +183,11 @@ Result<IndexFileResult> index_local_file(const std::string& given_path, const In
 
   IndexFileResult result;
   FdFile file(src.fd, static_cast<uint64_t>(st.st_size), given_path);
+  // The last bytes as they were, compared again at the re-check: a rewrite
+  // of the same size inside one mtime tick (ext4 stamps times from a coarse
+  // clock) still changes the footer.
+  std::vector<uint8_t> tail_before(static_cast<size_t>(std::min<uint64_t>(file.size(), kRecheckBytes)));
+  PQFAST_RETURN_IF_ERROR(file.read_at(file.size() - tail_before.size(), tail_before.size(), tail_before.data()));
   PQFAST_ASSIGN_OR_RETURN(result.plan, plan_index(file, options));
   if (result.plan.tail.empty()) {
     result.outcome = IndexOutcome::kUnchanged;
@@ -215,7 +224,15 @@ Result<IndexFileResult> index_local_file(const std::string& given_path, const In
   if (options.before_commit) options.before_commit();
   // The re-check: the path must still name the file we read, unchanged.
   struct stat now;
-  const bool same = ::stat(path.c_str(), &now) == 0 && identity_of(now) == before;
+  bool same = ::stat(path.c_str(), &now) == 0 && identity_of(now) == before;
+  if (same) {
+    Fd again;
+    again.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    std::vector<uint8_t> tail_now(tail_before.size());
+    FdFile f(again.fd, static_cast<uint64_t>(now.st_size), given_path);
+    same = again.fd >= 0 && f.read_at(f.size() - tail_now.size(), tail_now.size(), tail_now.data()).ok() &&
+           tail_now == tail_before;
+  }
   if (!same) {
     ::unlink(temp.c_str());
     result.outcome = IndexOutcome::kConflict;

@@ -2,6 +2,8 @@
 // parquet-testing files (values present, old bytes untouched, idempotence,
 // the dictionary-only path, INT96, a concurrent writer, hostile footers).
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -524,6 +526,26 @@ TEST(Index, AFileChangedMeanwhileIsLeftAlone) {
   ASSERT_TRUE(r2.ok());
   EXPECT_EQ(r2->outcome, pq::IndexOutcome::kConflict);
   EXPECT_EQ(testing::read_all(path2), original);
+
+  // Rewritten in place with the same size and its mtime put back (as a
+  // write inside one coarse timestamp tick looks): the footer bytes differ.
+  const std::string path3 = dir.copy("alltypes_tiny_pages_plain.parquet");
+  auto changed = testing::read_all(path3);
+  changed[changed.size() - 20] ^= 0x01;  // inside the footer
+  struct stat st0;
+  ASSERT_EQ(::stat(path3.c_str(), &st0), 0);
+  opt.before_commit = [&] {
+    std::fstream f(path3, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(changed.size() - 20));
+    f.put(static_cast<char>(changed[changed.size() - 20]));
+    f.close();
+    const struct timespec times[2] = {st0.st_atim, st0.st_mtim};
+    ::utimensat(AT_FDCWD, path3.c_str(), times, 0);
+  };
+  auto r3 = pq::index_local_file(path3, opt);
+  ASSERT_TRUE(r3.ok());
+  EXPECT_EQ(r3->outcome, pq::IndexOutcome::kConflict);
+  EXPECT_EQ(testing::read_all(path3), changed);
 }
 
 TEST(Index, ASymbolicLinkIsFollowedAndStaysALink) {
