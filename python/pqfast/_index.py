@@ -44,6 +44,7 @@ class IndexSummary:
     files_cloned: int = 0          # files whose old bytes were shared by a reflink (no copy at all)
     seconds: float = 0.0
     dry_run: bool = False
+    sidecar: str | None = None     # the sidecar index written (sidecar=); bytes_appended is its size
     details: list = field(default_factory=list)  # one dict per file (path, outcome, chunks...)
     errors: list = field(default_factory=list)   # (path, message) with on_error="skip"
 
@@ -66,7 +67,7 @@ def _columns(columns: Any) -> list[str]:
 
 def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = None, page_index: bool = True,
           storage_options: dict | None = None, threads: int | None = None, dry_run: bool = False,
-          progress: Any = None, on_error: str = "raise") -> IndexSummary:
+          progress: Any = None, on_error: str = "raise", sidecar: Any = None) -> IndexSummary:
     """Append Bloom filters for ``columns`` to every file of ``source`` whose chunks have none.
 
     ``source``: a path, a directory (every ``*.parquet`` under it), a glob, or
@@ -90,6 +91,12 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
     multipart upload copies the old bytes on the server (UploadPartCopy) and
     appends the tail, conditional on the object's ETag (objects under 5 MiB are
     put back whole); an object changed meanwhile is a conflict, left alone.
+
+    ``sidecar=True`` (or a path): the data files are not touched; the same
+    filters go into one index file for the lake (``_pqfast_index`` in the
+    source directory, or the files' common parent; format in
+    ``pqfast._sidecar``), which ``prune`` reads. Entries of unchanged files
+    are kept, those of changed files rebuilt. No page indexes there.
     """
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
@@ -99,6 +106,11 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
         raise ValueError(f"ndv must be positive, got {ndv!r}")
     cols = _columns(columns)
     start = time.perf_counter()
+    if sidecar not in (None, False):
+        if _remote_urls(source) or storage_options:
+            raise NotImplementedError("pqfast.index: sidecar= is for local files only")
+        return _index_sidecar(source, cols, float(fpp), int(ndv or 0), sidecar, threads, progress, on_error,
+                              bool(dry_run), start)
     remote = _remote_urls(source)
     if remote:
         from . import _index_s3, remote as _remote
@@ -165,4 +177,109 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
     summary.seconds = time.perf_counter() - start
     if first_error is not None and on_error == "raise":
         raise first_error
+    return summary
+
+
+def _index_sidecar(source, cols, fpp, ndv, sidecar, threads, progress, on_error, dry_run, start) -> IndexSummary:
+    from . import _sidecar
+
+    paths = [os.path.abspath(p) for p in expand_paths(source)]
+    if sidecar is True:
+        if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+            base = os.path.abspath(source)
+        else:
+            base = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else os.getcwd()
+        target = os.path.join(base, _sidecar.DEFAULT_NAME)
+    else:
+        target = os.path.abspath(os.fspath(sidecar))
+    old = None
+    if os.path.exists(target):
+        try:
+            old = _sidecar.read(target)
+        except _pqfast.FormatError:
+            old = None  # rebuilt whole
+    summary = IndexSummary(dry_run=dry_run)
+    summary.sidecar = target
+    bar = None
+    if progress is not None and progress is not False:
+        from ._progress import Progress
+
+        bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="index")
+    base_dir = os.path.dirname(target)
+
+    def rel(p):
+        return os.path.relpath(p, base_dir).replace(os.sep, "/")
+
+    def one(path):
+        r = rel(path)
+        try:
+            fp = _sidecar.fingerprint(path)
+            plan, tail = _pqfast._plan_index_path(os.fsencode(path), cols, fpp, ndv, False)
+        except (_pqfast.FormatError, OSError) as e:
+            return path, None, e
+        keep = old is not None and r in old.files and old.fresh(r)
+        filters, reused = [], 0
+        for c in plan["chunks"]:
+            if c["action"] != "indexed":
+                continue
+            column = cols_by_leaf(path, c["leaf"])
+            if keep and (c["row_group"], column) in old.files[r]["filters"]:
+                off, length, n, f = old.files[r]["filters"][(c["row_group"], column)]
+                if abs(f - fpp) < 1e-12 and (ndv == 0 or n == ndv):
+                    filters.append((c["row_group"], column, old.blob(off, length), n, f))
+                    reused += 1
+                    continue
+            at = c["bloom_filter_offset"] - plan["old_size"]
+            filters.append((c["row_group"], column, bytes(tail[at : at + c["filter_bytes"]]), c["ndv"], fpp))
+        plan["reused"] = reused
+        return path, (r, fp, filters, plan), None
+
+    leaf_names: dict = {}
+
+    def cols_by_leaf(path, leaf):
+        if path not in leaf_names:
+            import pyarrow.parquet as pq
+
+            md = pq.read_metadata(path)
+            leaf_names[path] = [md.schema.column(i).path for i in range(md.num_columns)]
+        return leaf_names[path][leaf]
+
+    entries = []
+    first_error = None
+    workers = max(1, min(threads or os.cpu_count() or 1, len(paths) or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for path, res, err in pool.map(one, paths):
+            summary.files += 1
+            if bar is not None:
+                bar.advance()
+            if err is not None:
+                summary.files_failed += 1
+                summary.errors.append((path, str(err)))
+                first_error = first_error or err
+                continue
+            r, fp, filters, plan = res
+            entries.append((r, fp, filters))
+            built = len(filters) - plan["reused"]
+            summary.chunks_indexed += built
+            summary.chunks_had_filter += plan["chunks_had_filter"] + plan["reused"]
+            summary.chunks_unsupported += plan["chunks_unsupported"]
+            summary.chunks_from_dictionary += plan["chunks_from_dictionary"]
+            summary.files_unchanged += 1  # data files are never touched with a sidecar
+            summary.details.append({"path": path, "filters_built": built, "filters_kept": plan["reused"],
+                                    "chunks": plan["chunks"]})
+    if bar is not None:
+        bar.close()
+    if first_error is not None and on_error == "raise":
+        raise first_error
+    # Entries of files outside this run that are still fresh are kept.
+    if old is not None:
+        mine = {e[0] for e in entries}
+        for r, e in old.files.items():
+            if r not in mine and old.fresh(r):
+                entries.append((r, {k: e[k] for k in ("size", "mtime_ns", "tail_xxh64")},
+                                [(g, c, old.blob(o, n), nd, f) for (g, c), (o, n, nd, f) in e["filters"].items()]))
+    entries.sort(key=lambda e: e[0])
+    if not dry_run and (summary.chunks_indexed or old is None or len(entries) != len(old.files)):
+        summary.bytes_appended = _sidecar.write(target, entries)
+    summary.seconds = time.perf_counter() - start
     return summary

@@ -104,6 +104,29 @@ void bind_index(nb::module_& m) {
       nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"),
       nb::arg("page_index"));
 
+  // The same plan over a local file (os.fsencode'd path), for the sidecar
+  // writer: nothing is written.
+  m.def(
+      "_plan_index_path",
+      [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool page_index) {
+        pq::IndexOptions opt;
+        opt.columns = std::move(columns);
+        opt.fpp = fpp;
+        opt.ndv = ndv;
+        opt.page_index = page_index;
+        std::string p(path.c_str(), path.size());
+        Result<pq::IndexPlan> r = Error{};
+        {
+          nb::gil_scoped_release release;
+          auto file = pq::LocalFile::open(p);
+          r = file.ok() ? pq::plan_index(**file, opt) : Result<pq::IndexPlan>(file.error());
+        }
+        pq::IndexPlan plan = unwrap(std::move(r));
+        nb::bytes tail(reinterpret_cast<const char*>(plan.tail.data()), plan.tail.size());
+        return nb::make_tuple(plan_dict(plan), tail);
+      },
+      nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("page_index"));
+
   // The ColumnIndex and OffsetIndex of one chunk as pqfast parses them (for
   // tests): None for a structure the chunk lacks. The OffsetIndex is checked
   // against the file (validate_offset_index).

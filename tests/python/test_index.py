@@ -433,3 +433,74 @@ def test_parquet_testing_files_index_and_read_the_same(data_dir, tmp_path, name)
         assert "absent" not in got["verdict"].to_pylist(), (name, col)
     again = pqfast.index(path, cols)
     assert again.bytes_appended == 0 and again.files_unchanged == 1
+
+
+def test_sidecar_leaves_files_alone_and_prune_uses_it(tmp_path):
+    """sidecar=True: one index file beside the lake, data files untouched;
+    prune reads it (absent / maybe, reason "bloom filter (sidecar)"), with
+    the filters index would append; stale entries ignored with a warning;
+    a second run rewrites nothing; a corrupt sidecar is ignored, with a warning."""
+    import warnings
+
+    pytest.importorskip("polars")
+    import polars as pl
+    from pqfast import _sidecar
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    rng = np.random.default_rng(3)
+    for i in range(4):
+        ids = rng.permutation(20000) * 2 + i * 100_000
+        pl.DataFrame({"id": ids, "key": [f"k{x}" for x in ids]}).write_parquet(lake / f"f{i}.parquet",
+                                                                              row_group_size=5000)
+    before = {p: p.read_bytes() for p in lake.glob("*.parquet")}
+    s = pqfast.index(lake, ["id", "key"], sidecar=True)
+    assert s.sidecar == str(lake / "_pqfast_index")
+    assert s.chunks_indexed == 2 * sum(pq.read_metadata(p).num_row_groups for p in before)
+    assert {p: p.read_bytes() for p in lake.glob("*.parquet")} == before
+
+    # The sidecar's filters are the bytes index would append to the file.
+    copy = tmp_path / "copy.parquet"
+    shutil.copy(lake / "f1.parquet", copy)
+    pqfast.index(copy, ["id"], page_index=False)
+    sc = _sidecar.read(str(lake / "_pqfast_index"))
+    off, length, _, _ = sc.files["f1.parquet"]["filters"][(0, "id")]
+    assert sc.blob(off, length) == filter_bytes(copy, 0, "id")
+
+    present = [int(x) for x in pl.read_parquet(lake / "f1.parquet")["id"][:50]]
+    got = pqfast.prune(lake, "id", present, by_value=True)
+    per_rg = {}
+    for row in got.to_pylist():
+        per_rg.setdefault((row["path"], row["row_group"], row["value"]), row["verdict"])
+    f1 = pl.read_parquet(lake / "f1.parquet")["id"].to_list()
+    for v in present:  # the row group holding each value is kept
+        rg = f1.index(v) // 5000
+        assert per_rg[(str(lake / "f1.parquet"), rg, str(v))] == "maybe"
+    absent = [100_000 + 2 * k + 1 for k in range(500)]  # odd: inside f1's min/max, never written
+    got = pqfast.prune(lake, "id", absent, by_value=True)
+    verdicts = got["verdict"].to_pylist()
+    assert verdicts.count("absent") >= 0.95 * len(verdicts)
+    assert "bloom filter (sidecar)" in got["reason"].to_pylist()
+
+    again = pqfast.index(lake, ["id", "key"], sidecar=True)
+    assert again.chunks_indexed == 0 and again.bytes_appended == 0
+
+    pl.DataFrame({"id": [1, 2, 3], "key": ["a", "b", "c"]}).write_parquet(lake / "f2.parquet")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = pqfast.prune(lake, "id", [2])
+    assert any("changed since" in str(x.message) and "f2.parquet" in str(x.message) for x in w)
+    assert got.filter(pa.compute.match_substring(got["path"], "f2"))["verdict"].to_pylist() == ["no_filter"]
+    rebuilt = pqfast.index(lake, ["id", "key"], sidecar=True)
+    assert rebuilt.chunks_indexed == 2 and rebuilt.bytes_appended > 0
+
+    data = (lake / "_pqfast_index").read_bytes()
+    (lake / "_pqfast_index").write_bytes(b"XXXXXXXX" + data[8:])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got = pqfast.prune(lake, "id", [2])
+    assert any("sidecar ignored" in str(x.message) for x in w)
+    for cut in (4, 15, 40, len(data) // 2):
+        (lake / "_pqfast_index").write_bytes(data[:cut])
+        with pytest.raises(pqfast.FormatError):
+            _sidecar.read(str(lake / "_pqfast_index"))

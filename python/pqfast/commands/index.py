@@ -27,6 +27,9 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--details", action="store_true", help="with --json: one entry per file and chunk")
     p.add_argument("--keep-going", action="store_true", help="report files that fail and go on")
+    p.add_argument("--sidecar", nargs="?", const=True, default=None, metavar="PATH",
+                   help="leave the files alone: write the filters into one index file (default "
+                        "LAKE/_pqfast_index), which `pqfast probe` / pqfast.prune read")
     p.add_argument("--storage-option", "-o", dest="storage_options", action="append", default=[],
                    metavar="KEY=VALUE",
                    help="for s3:// URLs: endpoint, region, access_key_id, secret_access_key, ... (repeatable)")
@@ -40,6 +43,7 @@ def run(args) -> int:
     source = args.paths if len(args.paths) > 1 else args.paths[0]
     summary = pqfast.index(source, args.columns, storage_options=_storage_options(args.storage_options) or None, fpp=args.fpp, ndv=args.ndv, threads=args.threads or None,
                            dry_run=args.dry_run, page_index=not args.no_page_index, progress=not args.json,
+                           sidecar=args.sidecar,
                            on_error="skip" if args.keep_going else "raise")
     if args.json:
         print(json.dumps(summary.as_dict(details=args.details)))
@@ -52,7 +56,10 @@ def run(args) -> int:
               f"page alone), {summary.chunks_had_filter} already had a filter, "
               f"{summary.chunks_unsupported} unsupported; page indexes: {summary.offset_indexes} OffsetIndex, "
               f"{summary.column_indexes} ColumnIndex")
-        print(f"{verb} {summary.bytes_appended:,} bytes in {summary.seconds:.3f} s")
+        if summary.sidecar:
+            print(f"sidecar {summary.sidecar}: {summary.bytes_appended:,} bytes written in {summary.seconds:.3f} s")
+        else:
+            print(f"{verb} {summary.bytes_appended:,} bytes in {summary.seconds:.3f} s")
         for path, msg in summary.errors:
             print(f"error: {msg}", file=sys.stderr)
     return 1 if summary.files_failed else 0
