@@ -28,10 +28,13 @@
 // new file is complete on disk. The only window left is between step 4 and
 // step 5 (microseconds): a writer that modifies the file in place in that
 // window loses its change, as with any rename-based writer (editors, rsync).
+// Two pqfast indexers of one file are serialised by flock(2) on it; the
+// second then sees the file replaced and leaves it (kConflict).
 // Ownership, ACLs and xattrs of the original are not carried over, and other
 // hard links to it keep the old file. A symbolic link is followed.
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -176,6 +179,12 @@ Result<IndexFileResult> index_local_file(const std::string& given_path, const In
   Fd src;
   src.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (src.fd < 0) return os_error("open", path);
+  // Indexers of the same file take turns (an advisory lock, which only
+  // pqfast takes): the second finds the file replaced at its re-check and
+  // leaves it (kConflict) instead of racing the first to the rename.
+  while (::flock(src.fd, LOCK_EX) != 0) {
+    if (errno != EINTR) return os_error("lock", path);
+  }
   struct stat st;
   if (::fstat(src.fd, &st) != 0) return os_error("stat", path);
   if (!S_ISREG(st.st_mode)) return make_error(ErrorCode::kInvalidArgument, path + ": not a regular file");

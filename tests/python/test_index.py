@@ -504,3 +504,29 @@ def test_sidecar_leaves_files_alone_and_prune_uses_it(tmp_path):
         (lake / "_pqfast_index").write_bytes(data[:cut])
         with pytest.raises(pqfast.FormatError):
             _sidecar.read(str(lake / "_pqfast_index"))
+
+
+def test_two_indexers_of_one_file_take_turns(tmp_path):
+    """Two indexers at once (threads; flock serialises them): one appends,
+    the other either finds the file replaced and leaves it ("conflict") or
+    comes after and adds its own column; no filter is ever lost silently."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pqfast import _pqfast
+
+    table = lake_table(n=200_000, seed=8)
+    for trial in range(4):
+        path = tmp_path / f"two{trial}.parquet"
+        pq.write_table(table, path, row_group_size=50_000, use_dictionary=False)
+        expected = pq.read_table(path)
+        with ThreadPoolExecutor(2) as pool:
+            a, b = pool.map(lambda col: _pqfast._index_file(os.fsencode(path), [col], 0.01, 0, False, False),
+                            ["id", "key"])
+        outcomes = sorted([a["outcome"], b["outcome"]])
+        assert outcomes in (["conflict", "indexed"], ["indexed", "indexed"]), outcomes
+        md = pq.read_metadata(path)
+        names = [md.schema.column(i).path for i in range(md.num_columns)]
+        has = {c: md.row_group(0).column(names.index(c)).bloom_filter_offset is not None for c in ("id", "key")}
+        for res, col in ((a, "id"), (b, "key")):
+            assert has[col] == (res["outcome"] == "indexed"), (res["outcome"], col, has)
+        assert pq.read_table(path).equals(expected)
