@@ -6,20 +6,28 @@
 // non-null value's PLAIN bytes, sized from (ndv, fpp) by
 // Sbbf::optimal_num_bytes, then folded to fpp (Sbbf::fold). ndv is the
 // chunk's exact number of distinct values unless given. A chunk whose data
-// pages are all dictionary-encoded is hashed from its dictionary page alone.
+// pages are all dictionary-encoded (by its encoding_stats, its encodings
+// list, or else its page headers) is hashed from its dictionary page alone.
+// With IndexOptions::page_index, chunks without page indexes also get a
+// ColumnIndex and an OffsetIndex (as parquet-java and arrow-rs write them).
 //
-// The file then gets, after its old end: the filters, a new FileMetaData and
-// the 8-byte trailer. Every byte before the old end stays as it was. The new
+// The file then gets, after its old end: the filters, the page indexes, a
+// new FileMetaData and the 8-byte trailer. Every byte before the old end stays as it was. The new
 // FileMetaData is the old one's bytes re-encoded losslessly (unknown fields,
 // created_by and key-value metadata kept), with bloom_filter_offset (14) and
-// bloom_filter_length (15) set in each indexed chunk's ColumnMetaData.
+// bloom_filter_length (15) set in each indexed chunk's ColumnMetaData, and
+// ColumnChunk fields 4-7 (offset_index_offset/length, column_index_offset/
+// length) for the page indexes.
+//
+// plan_index() is the sans-IO half (any RandomAccessFile: local, ranged GETs
+// of an object store); index_local_file() plans and commits a local file.
 //
 // Local files are changed by copy and rename (see commit_local.cc and
 // docs/architecture.md): the old size is cloned (FICLONE, else
 // copy_file_range, else read/write) into a temporary file of the same
 // directory, the new bytes appended, fsync, the original re-checked (device,
-// inode, size, mtime unchanged since it was read), rename over it, fsync of
-// the directory. At every instant the path names the old file or the whole
+// inode, size, mtime and last 64 KiB unchanged since it was read), rename
+// over it, fsync of the directory. Indexers of one file take turns (flock). At every instant the path names the old file or the whole
 // new one; a crash leaves at most a stray ".<name>.pqfast-index-*" file; a
 // file changed by another process meanwhile is left as that process made it.
 //
