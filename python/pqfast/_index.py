@@ -232,6 +232,7 @@ def _index_sidecar(source, cols, fpp, ndv, sidecar, threads, progress, on_error,
             at = c["bloom_filter_offset"] - plan["old_size"]
             filters.append((c["row_group"], column, bytes(tail[at : at + c["filter_bytes"]]), c["ndv"], fpp))
         plan["reused"] = reused
+        fp["num_row_groups"] = len({c["row_group"] for c in plan["chunks"]})
         return path, (r, fp, filters, plan), None
 
     leaf_names: dict = {}
@@ -276,7 +277,7 @@ def _index_sidecar(source, cols, fpp, ndv, sidecar, threads, progress, on_error,
         mine = {e[0] for e in entries}
         for r, e in old.files.items():
             if r not in mine and old.fresh(r):
-                entries.append((r, {k: e[k] for k in ("size", "mtime_ns", "tail_xxh64")},
+                entries.append((r, {k: e[k] for k in ("size", "mtime_ns", "tail_xxh64", "num_row_groups")},
                                 [(g, c, old.blob(o, n), nd, f) for (g, c), (o, n, nd, f) in e["filters"].items()]))
     entries.sort(key=lambda e: e[0])
     if not dry_run and (summary.chunks_indexed or old is None or len(entries) != len(old.files)):

@@ -14,6 +14,7 @@ Format (version 1), all integers little-endian:
     manifest = {"format": "pqfast-index", "version": 1, "created_by": "pqfast <version>",
                 "files": [{"path": "<relative to the sidecar's directory, '/'-separated>",
                            "size": <bytes>, "mtime_ns": <int>, "tail_xxh64": "<16 hex digits>",
+                           "num_row_groups": <int>,
                            "filters": [{"row_group": g, "column": "<dotted path>",
                                         "offset": <absolute offset in the sidecar>, "length": <bytes>,
                                         "ndv": n, "fpp": f}]}]}
@@ -109,7 +110,8 @@ def read(path: str) -> Sidecar:
                 filters[(int(flt["row_group"]), str(flt["column"]))] = (off, length, int(flt.get("ndv", 0)),
                                                                          float(flt.get("fpp", 0)))
             files[str(e["path"])] = {"size": int(e["size"]), "mtime_ns": int(e["mtime_ns"]),
-                                     "tail_xxh64": str(e["tail_xxh64"]), "filters": filters}
+                                     "tail_xxh64": str(e["tail_xxh64"]),
+                                     "num_row_groups": int(e.get("num_row_groups", -1)), "filters": filters}
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
         raise FormatError(f"corrupt: {path}: bad sidecar manifest ({e})") from None
     return Sidecar(path, files)
@@ -192,17 +194,10 @@ def apply(table, column: str, values: Any, sidecar_path: str, by_value: bool):
     raw = _as_list_or_array(values)
     pt, tl, data, offsets = encode_values(desc, raw)
     if pt == "BYTE_ARRAY":
-        hashes = [_pqfast._hash_byte_arrays(data, offsets)]
+        hashes = [_pqfast._hash_byte_arrays(np.frombuffer(bytes(data), np.uint8), np.asarray(offsets, np.int64))]
     else:
         width = tl or {"INT32": 4, "INT64": 8, "FLOAT": 4, "DOUBLE": 8, "INT96": 12}[pt]
-        n = len(data) // width
-        hashes = [_pqfast._hash_fixed(data, n, pt, width if pt == "FIXED_LEN_BYTE_ARRAY" else 0)]
-        if pt in ("FLOAT", "DOUBLE"):
-            # 0.0 == -0.0: a filter holding either sign may hold the value.
-            arr = np.frombuffer(bytes(data), dtype="<f4" if pt == "FLOAT" else "<f8").copy()
-            if (arr == 0).any():
-                arr[arr == 0] = -arr[arr == 0]
-                hashes.append(_pqfast._hash_fixed(arr.tobytes(), n, pt, 0))
+        hashes = _fixed_hashes(pt, tl, data, len(data) // width)
     stale = set()
     cache: dict = {}
     value_list = table.column("value").to_pylist() if by_value else None
@@ -252,3 +247,111 @@ def apply(table, column: str, values: Any, sidecar_path: str, by_value: bool):
     cols["verdict"] = pa.array(verdicts, pa.string())
     cols["reason"] = pa.array(reasons, pa.string())
     return pa.table(cols)
+
+
+def _fixed_hashes(pt: str, tl: int, data, n: int) -> list:
+    """The hashes of n fixed-width values, and for floats those with the sign
+    of any zero flipped (0.0 == -0.0, and a filter holds one of them)."""
+    import numpy as np
+
+    raw = np.frombuffer(bytes(data), dtype=np.uint8)
+    out = [_pqfast._hash_fixed(raw, n, pt, int(tl) if pt == "FIXED_LEN_BYTE_ARRAY" else 0)]
+    if pt in ("FLOAT", "DOUBLE"):
+        arr = raw.view("<f4" if pt == "FLOAT" else "<f8").copy()
+        if (arr == 0).any():
+            arr[arr == 0] = -arr[arr == 0]
+            out.append(_pqfast._hash_fixed(arr.view(np.uint8), n, pt, 0))
+    return out
+
+
+def _atom_hashes(atom) -> list | None:
+    """Hashes a sidecar filter can rule out for an encoded scan atom (column,
+    op, negate, type, type_length, data, offsets, set_has_null, scale), or
+    None when a Bloom filter proves nothing for it (not = / in, negated, or
+    an IN list holding None, which matches null rows)."""
+    import numpy as np
+
+    column, op, negate, pt, tl, data, offsets, has_null, _scale = atom
+    if negate or op not in ("eq", "in") or has_null:
+        return None
+    if pt == "BYTE_ARRAY":
+        if offsets is None:
+            return None
+        return [_pqfast._hash_byte_arrays(np.frombuffer(bytes(data), np.uint8), np.asarray(offsets, np.int64))]
+    if pt == "BOOLEAN":
+        return None
+    width = tl or {"INT32": 4, "INT64": 8, "FLOAT": 4, "DOUBLE": 8, "INT96": 12}[pt]
+    n = len(data) // width
+    if n == 0:
+        return None
+    return _fixed_hashes(pt, tl, data, n)
+
+
+def scan_row_groups(paths: list[str], dnf: list):
+    """For read_table(filters=): the row groups a sidecar beside the files
+    rules out. A row group is ruled out when every conjunction of the filter
+    has an = / IN atom whose values the row group's (fresh) sidecar filter
+    excludes. Returns None (no sidecar, or nothing it can prove), else
+    (paths kept, row groups per kept path ([] = all), row groups ruled out)."""
+    import numpy as np
+
+    from .sbbf import Sbbf
+
+    if not dnf or not paths:
+        return None
+    path = find(paths)
+    if path is None:
+        return None
+    try:
+        sc = read(path)
+    except (OSError, _pqfast.FormatError) as e:
+        warnings.warn(f"pqfast: sidecar ignored: {e}", stacklevel=3)
+        return None
+    conj = []
+    for atoms in dnf:
+        usable = [(a[0], h) for a in atoms if (h := _atom_hashes(a)) is not None]
+        if not usable:
+            return None  # this conjunction may hold anywhere: nothing to prune
+        conj.append(usable)
+    filters: dict = {}
+
+    def excluded(rel, e, g, column, hashes) -> bool:
+        loc = e["filters"].get((g, column))
+        if loc is None:
+            return False
+        key = (rel, g, column)
+        if key not in filters:
+            try:
+                filters[key] = Sbbf.parse(sc.blob(loc[0], loc[1]))
+            except _pqfast.FormatError:
+                filters[key] = None
+        f = filters[key]
+        if f is None:
+            return False
+        maybe = np.zeros(len(hashes[0]), dtype=bool)
+        for h in hashes:
+            maybe |= np.asarray(f.check_hashes(h), dtype=bool)
+        return not maybe.any()
+
+    kept_paths, kept_groups, pruned, stale = [], [], 0, []
+    for p in paths:
+        rel = sc.rel(p)
+        e = sc.files.get(rel)
+        if e is None or e["num_row_groups"] < 0 or not sc.fresh(rel):
+            if e is not None and not sc.fresh(rel):
+                stale.append(p)
+            kept_paths.append(p)
+            kept_groups.append([])
+            continue
+        n = e["num_row_groups"]
+        keep = [g for g in range(n)
+                if not all(any(excluded(rel, e, g, c, h) for c, h in usable) for usable in conj)]
+        pruned += n - len(keep)
+        if keep:
+            kept_paths.append(p)
+            kept_groups.append([] if len(keep) == n else keep)
+    if stale:
+        warnings.warn(f"pqfast: sidecar {path}: {len(stale)} file(s) changed since it was written "
+                      f"(their entries are ignored; run pqfast.index(..., sidecar=...) again): "
+                      f"{', '.join(sorted(stale)[:5])}", stacklevel=3)
+    return kept_paths, kept_groups, pruned

@@ -482,6 +482,21 @@ def test_sidecar_leaves_files_alone_and_prune_uses_it(tmp_path):
     assert verdicts.count("absent") >= 0.95 * len(verdicts)
     assert "bloom filter (sidecar)" in got["reason"].to_pylist()
 
+    # read_table(filters=) skips the row groups the sidecar rules out, and
+    # returns the rows pyarrow returns.
+    v = present[7]
+    for f in ([("id", "=", v)], [("key", "in", [f"k{v}", "nope"])], [("id", "in", absent[:20])],
+              [[("id", "=", v)], [("key", "=", f"k{present[9]}")]], [[("id", "=", v)], [("id", ">", 390_000)]],
+              [("id", "!=", v)], [("key", "in", [f"k{v}", None])]):
+        got, st = pqfast.read_table(lake, filters=f, stats=True)
+        want = pq.read_table(lake, filters=f)
+        assert sorted(got["id"].to_pylist()) == sorted(want["id"].to_pylist()), f
+        if f[0] == ("id", "=", v) or f[0] == ("id", "in", absent[:20]):
+            n_rg = sum(pq.read_metadata(p).num_row_groups for p in before)
+            assert st["row_groups_pruned_by_sidecar"] >= n_rg - 2, (f, st)
+        if f in ([("id", "!=", v)], [("key", "in", [f"k{v}", None])]):
+            assert "row_groups_pruned_by_sidecar" not in st  # nothing a Bloom filter can prove
+
     again = pqfast.index(lake, ["id", "key"], sidecar=True)
     assert again.chunks_indexed == 0 and again.bytes_appended == 0
 
