@@ -123,7 +123,7 @@ def engine_reads(path):
 
     out = {"pyarrow": pq.read_table(path)}
     out["polars"] = pl.read_parquet(path)
-    out["duckdb"] = duckdb.connect().execute(f"SELECT * FROM read_parquet('{path}')").to_arrow_table()
+    out["duckdb"] = duckdb.connect().sql(f"SELECT * FROM read_parquet('{path}')").to_arrow_table()
     out["datafusion"] = SessionContext().read_parquet(str(path)).to_arrow_table()
     return out
 
