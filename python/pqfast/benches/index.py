@@ -213,7 +213,8 @@ def run(args) -> int:
                      # Files neither cloned nor copied in user space were copied by copy_file_range.
                      "kernel_copy_bytes": 0 if summary.files_cloned else total - summary.bytes_copied,
                      "chunks_indexed": summary.chunks_indexed,
-                     "from_dictionary": summary.chunks_from_dictionary})
+                     "from_dictionary": summary.chunks_from_dictionary,
+                     "page_indexes": summary.offset_indexes})
     progress.message("lookups on the indexed lake ...")
     after = lookups_on(work / "pqfast")
 
@@ -238,7 +239,7 @@ def run(args) -> int:
         times.append(time.perf_counter() - t0)
     rows.append({"method": "pyarrow rewrite (bloom_filter_options)", "seconds": statistics.median(times),
                  "bytes_written": written, "pct_of_lake": 100.0 * written / total, "kernel_copy_bytes": 0,
-                 "chunks_indexed": None, "from_dictionary": None})
+                 "chunks_indexed": None, "from_dictionary": None, "page_indexes": None})
     after_pa = lookups_on(work / "pyarrow")
     progress.close()
 
@@ -259,10 +260,13 @@ def run(args) -> int:
         return 0
     print(f"lake: {args.files} files of TPC-H lineitem SF{args.scale:g} written by polars, "
           f"{total / 2**20:,.1f} MiB; columns {', '.join(COLUMNS)}; fpp {FPP}; medians of {args.runs} runs")
-    print(format_table(["method", "time (s)", "vs pyarrow", "bytes written", "% of lake", "chunks", "from dict"],
+    print(format_table(["method", "time (s)", "vs pyarrow", "bytes written", "% of lake", "chunks", "from dict",
+                        "page idx"],
                        [[r["method"], r["seconds"], f"{r['speedup_vs_pyarrow']:.1f}x", f"{r['bytes_written']:,}",
                          r["pct_of_lake"], r["chunks_indexed"] if r["chunks_indexed"] is not None else "-",
-                         r["from_dictionary"] if r["from_dictionary"] is not None else "-"] for r in rows]))
+                         r["from_dictionary"] if r["from_dictionary"] is not None else "-",
+                         r["page_indexes"] if r["page_indexes"] is not None else "-"] for r in rows]))
+    print("(page idx: chunks given a ColumnIndex/OffsetIndex; polars writes page indexes itself)")
     if rows[0]["kernel_copy_bytes"]:
         print(f"(no reflink on this filesystem: each indexed file was also copied in the kernel by "
               f"copy_file_range before the rename, {rows[0]['kernel_copy_bytes']:,} bytes)")
