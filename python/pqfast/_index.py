@@ -95,8 +95,12 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
     ``sidecar=True`` (or a path): the data files are not touched; the same
     filters go into one index file for the lake (``_pqfast_index`` in the
     source directory, or the files' common parent; format in
-    ``pqfast._sidecar``), which ``prune`` reads. Entries of unchanged files
-    are kept, those of changed files rebuilt. No page indexes there.
+    ``pqfast._sidecar``), which ``prune`` and ``read_table(filters=)`` read.
+    Entries of unchanged files are kept, those of changed files rebuilt. No
+    page indexes there; local lakes only.
+
+    Returns an :class:`IndexSummary` (files, chunks indexed, chunks that
+    already had a filter, bytes appended, seconds, per-file details).
     """
     if on_error not in ("raise", "skip"):
         raise ValueError("on_error must be 'raise' or 'skip'")
