@@ -545,3 +545,20 @@ def test_two_indexers_of_one_file_take_turns(tmp_path):
         for res, col in ((a, "id"), (b, "key")):
             assert has[col] == (res["outcome"] == "indexed"), (res["outcome"], col, has)
         assert pq.read_table(path).equals(expected)
+
+
+def test_cli_sidecar_then_probe(tmp_path):
+    table = lake_table(n=8000, seed=12)
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    for i in range(2):
+        pq.write_table(table.slice(i * 4000, 4000), lake / f"p{i}.parquet", row_group_size=2000)
+    before = {p: p.read_bytes() for p in lake.glob("*.parquet")}
+    out = run_cli("index", str(lake), "--columns", "id", "--sidecar").stdout
+    assert "sidecar" in out and (lake / "_pqfast_index").exists()
+    assert {p: p.read_bytes() for p in lake.glob("*.parquet")} == before
+    present = int(table.column("id")[100].as_py())
+    rows = [json.loads(line) for line in run_cli("probe", str(lake), "--column", "id", "--json",
+                                                 str(present)).stdout.splitlines()]
+    assert any(r["verdict"] == "maybe" and "sidecar" in r["reason"] for r in rows)
+    assert not any(r["verdict"] == "no_filter" for r in rows)  # every chunk has a sidecar filter
