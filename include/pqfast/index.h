@@ -52,6 +52,10 @@ struct IndexOptions {
   double fpp = 0.01;                 // target false positive probability, 0 < fpp < 1
   uint64_t ndv = 0;                  // 0: each chunk's exact distinct count
   bool dry_run = false;              // plan and count, write nothing
+  // Chunks of one file built at once. Above 1 the file's read_at is called
+  // from several threads (LocalFile, the commit's descriptor and the Python
+  // binding's callbacks allow it). The bytes do not depend on it.
+  int threads = 1;
   // Also a ColumnIndex and an OffsetIndex for each requested chunk that has
   // neither (flat columns; needs every data page decoded, even where the
   // filter alone would read the dictionary page). The ColumnIndex is left out

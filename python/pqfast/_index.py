@@ -134,22 +134,27 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
 
         bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="index")
 
+    # Threads left over by the files (fewer files than threads) build the
+    # chunks of each file in parallel.
+    inner_threads = max(1, (threads or os.cpu_count() or 1) // max(1, len(paths)))
+
     def one(path: str):
         if remote:
             bucket, key = keys[path]
             try:
                 return path, _index_s3.index_object(client, bucket, key, path, cols, float(fpp), int(ndv or 0),
-                                                    bool(page_index), bool(dry_run)), None
+                                                    bool(page_index), bool(dry_run), inner_threads), None
             except Exception as e:  # noqa: BLE001 - reported per object like a local file's error
                 return path, None, e if isinstance(e, _pqfast.FormatError) else _pqfast.FormatError(
                     f"{path}: {type(e).__name__}: {e}")
         try:
             return path, _pqfast._index_file(os.fsencode(path), cols, float(fpp), int(ndv or 0), bool(dry_run),
-                                                bool(page_index)), None
+                                                bool(page_index), inner_threads), None
         except (_pqfast.FormatError, OSError) as e:
             return path, None, e
 
-    workers = max(1, min(threads or os.cpu_count() or 1, len(paths) or 1))
+    total_threads = threads or os.cpu_count() or 1
+    workers = max(1, min(total_threads, len(paths) or 1))
     first_error = None
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for path, res, err in pool.map(one, paths):

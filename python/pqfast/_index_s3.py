@@ -66,7 +66,7 @@ def _precondition_failed(e: Exception) -> bool:
 
 
 def index_object(client, bucket: str, key: str, url: str, cols: list[str], fpp: float, ndv: int,
-                 page_index: bool, dry_run: bool) -> dict:
+                 page_index: bool, dry_run: bool, threads: int = 1) -> dict:
     """Plans and commits one object; returns the same dict as _index_file."""
     head = client.head_object(Bucket=bucket, Key=key)
     size, etag = int(head["ContentLength"]), head["ETag"]
@@ -91,7 +91,7 @@ def index_object(client, bucket: str, key: str, url: str, cols: list[str], fpp: 
         return body
 
     try:
-        summary, tail = _pqfast._plan_index(read_at, size, url, cols, fpp, ndv, page_index)
+        summary, tail = _pqfast._plan_index(read_at, size, url, cols, fpp, ndv, page_index, threads)
     except _pqfast.FormatError:
         if changed:
             return _conflict(size, url)

@@ -56,13 +56,15 @@ void bind_index(nb::module_& m) {
   // another process meanwhile is outcome "conflict", not an error.
   m.def(
       "_index_file",
-      [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool dry_run, bool page_index) {
+      [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool dry_run, bool page_index,
+         int threads) {
         pq::IndexOptions opt;
         opt.columns = std::move(columns);
         opt.fpp = fpp;
         opt.ndv = ndv;
         opt.dry_run = dry_run;
         opt.page_index = page_index;
+        opt.threads = threads;
         std::string p(path.c_str(), path.size());
         Result<pq::IndexFileResult> r = Error{};
         {
@@ -78,19 +80,21 @@ void bind_index(nb::module_& m) {
         d["cloned"] = res.cloned;
         return d;
       },
-      nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("dry_run"), nb::arg("page_index") = true);
+      nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("dry_run"), nb::arg("page_index") = true,
+      nb::arg("threads") = 1);
 
   // The plan over any file read through read_at(offset, n) -> bytes (object
   // stores): (summary dict, the bytes to append: empty when nothing to add).
   m.def(
       "_plan_index",
       [](nb::object read_at, uint64_t size, std::string name, std::vector<std::string> columns, double fpp,
-         uint64_t ndv, bool page_index) {
+         uint64_t ndv, bool page_index, int threads) {
         pq::IndexOptions opt;
         opt.columns = std::move(columns);
         opt.fpp = fpp;
         opt.ndv = ndv;
         opt.page_index = page_index;
+        opt.threads = threads;
         PyFile file(std::move(read_at), size, std::move(name));
         Result<pq::IndexPlan> r = Error{};
         {
@@ -102,7 +106,7 @@ void bind_index(nb::module_& m) {
         return nb::make_tuple(plan_dict(plan), tail);
       },
       nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"),
-      nb::arg("page_index"));
+      nb::arg("page_index"), nb::arg("threads") = 1);
 
   // The same plan over a local file (os.fsencode'd path), for the sidecar
   // writer: nothing is written.

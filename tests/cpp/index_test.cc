@@ -441,6 +441,39 @@ TEST(Index, DictionaryProofFromPageHeadersWhenTheFooterGivesNone) {
   EXPECT_EQ(checked, 3);
 }
 
+TEST(Index, ThreadsDoNotChangeTheBytes) {
+  for (const std::string name : {"alltypes_plain.parquet", "alltypes_tiny_pages_plain.parquet",
+                                 "delta_encoding_optional_column.parquet"}) {
+    auto file = pq::LocalFile::open((kData / name).string());
+    ASSERT_TRUE(file.ok());
+    auto meta = pq::read_file_metadata(**file);
+    ASSERT_TRUE(meta.ok());
+    pq::IndexOptions opt;
+    for (const auto& c : meta->columns) opt.columns.push_back(c.dotted_path);
+    auto one = pq::plan_index(**file, opt);
+    ASSERT_TRUE(one.ok()) << one.error().to_string();
+    opt.threads = 4;
+    auto four = pq::plan_index(**file, opt);
+    ASSERT_TRUE(four.ok());
+    EXPECT_EQ(one->tail, four->tail) << name;
+    EXPECT_EQ(one->chunks_indexed, four->chunks_indexed);
+    EXPECT_GT(one->chunks_indexed, 0);
+  }
+  // An error in one chunk is the plan's error, whatever the threads.
+  TempDir dir("threads");
+  auto bytes = testing::read_all(kData / "alltypes_plain.parquet");
+  auto meta = pq::parse_file_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(meta.ok());
+  const auto& c = meta->row_groups[0].columns[0];
+  bytes[static_cast<size_t>(c.data_page_offset)] = 0xff;  // a page header that does not parse
+  pq::BufferFile buf(bytes.data(), bytes.size(), "broken.parquet");
+  pq::IndexOptions opt;
+  opt.columns = {meta->columns[0].dotted_path, meta->columns[1].dotted_path};
+  opt.threads = 3;
+  auto r = pq::plan_index(buf, opt);
+  EXPECT_FALSE(r.ok());
+}
+
 TEST(Index, DistinctCountKeepsOneOfEachHash) {
   std::vector<uint64_t> h = {5, 0, 7, 5, 0, 9, 7, 1ull << 63, 1ull << 63};
   EXPECT_EQ(pq::index::count_distinct(&h), 5u);
