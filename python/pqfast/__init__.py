@@ -45,6 +45,7 @@ from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf, check_product  # noqa: E402
 from .reader import read_table  # noqa: E402
+from ._index import IndexSummary, index  # noqa: E402
 
 
 def default_memory_limit() -> int:
@@ -52,6 +53,7 @@ def default_memory_limit() -> int:
     the smallest of physical memory, the cgroup's memory.max and what RLIMIT_AS
     leaves free, read once per process."""
     return int(_pqfast._default_memory_limit())
+
 
 from .parquet import (  # noqa: E402
     ColumnChunkMetaData,
@@ -67,6 +69,8 @@ __all__ = [
     "ColumnChunkMetaData",
     "FormatError",
     "MemoryLimitError",
+    "IndexSummary",
+    "index",
     "ParquetFile",
     "RowGroupMetaData",
     "Statistics",

@@ -8,7 +8,7 @@ import importlib
 import sys
 
 # Subcommand modules, in the order `pqfast --help` lists them.
-COMMANDS = ["demo", "inspect", "head", "probe", "lookup", "bench"]
+COMMANDS = ["demo", "inspect", "head", "probe", "lookup", "index", "bench"]
 
 
 def _version_line() -> str:

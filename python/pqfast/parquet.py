@@ -828,7 +828,28 @@ def clear_footer_cache() -> None:
 def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
           threads: int | None = None, by_value: bool = False, use_statistics: bool = True,
           use_bloom: bool = True, on_error: str = "raise", progress: Any = None, cache: bool = False,
-          storage_options: dict | None = None, concurrency: int = 256):
+          storage_options: dict | None = None, concurrency: int = 256, sidecar: Any = None):
+    table = _prune(paths_or_glob, column, values, filesystem, threads=threads, by_value=by_value,
+                   use_statistics=use_statistics, use_bloom=use_bloom, on_error=on_error, progress=progress,
+                   cache=cache, storage_options=storage_options, concurrency=concurrency)
+    # A sidecar index (pqfast.index(..., sidecar=...)) beside local files:
+    # its filters judge the row groups the files' own metadata cannot.
+    if sidecar is False or not use_bloom or filesystem is not None or _remote_urls(paths_or_glob):
+        return table
+    if table.num_rows == 0 or "no_filter" not in table.column("verdict").unique().to_pylist():
+        return table
+    from . import _sidecar
+
+    path = os.fspath(sidecar) if sidecar not in (None, True) else _sidecar.find(table.column("path")[:1].to_pylist())
+    if path is None:
+        return table
+    return _sidecar.apply(table, column, values, path, by_value)
+
+
+def _prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
+           threads: int | None = None, by_value: bool = False, use_statistics: bool = True,
+           use_bloom: bool = True, on_error: str = "raise", progress: Any = None, cache: bool = False,
+           storage_options: dict | None = None, concurrency: int = 256):
     """Which files and row groups can hold these values of ``column``?
 
     Returns a pyarrow Table with one row per (file, row group): ``path``,
@@ -936,6 +957,16 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     res = _pqfast._prune_paths(paths, column, pt, tl, data, offsets, int(threads or 0), by_value,
                                use_statistics, use_bloom, cb, cache)
     return verdict_table([(res, None)], paths, nv, by_value, raw_values, on_error)
+
+
+prune.__doc__ = (_prune.__doc__ or "") + """
+    ``sidecar``: a sidecar index written by ``pqfast.index(..., sidecar=...)``
+    (a path; by default ``_pqfast_index`` is looked for beside the files, up to
+    three parent directories; False: never). Its filters turn "no_filter"
+    row groups into "absent" when they rule out every value, else "maybe"
+    (reason "bloom filter (sidecar)"); entries of files changed since (size,
+    mtime or footer) are ignored with a warning. Local files only.
+    """
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,

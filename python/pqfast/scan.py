@@ -268,8 +268,24 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
         dnf = _encode_filter(normalize(filters), descs, paths[0])
     n_threads = threads if threads is not None else (0 if use_threads else 1)
     specs = [(p.name, p.layout, p.format) for p in plans]
-    pieces, st = _pqfast._scan_local(paths, specs, dnf, int(n_threads), use_statistics, use_bloom,
-                                     use_dictionary, use_page_index, _memory_limit(memory_limit))
+    sel = None
+    if use_bloom and dnf:
+        # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
+        # the row groups its filters rule out are not scanned.
+        from ._sidecar import scan_row_groups
+
+        sel = scan_row_groups(paths, dnf)
+    if sel is not None:
+        kept, groups, pruned = sel
+        pieces, st = _pqfast._scan_local_row_groups(kept, groups, specs, dnf, int(n_threads), use_statistics,
+                                                    use_bloom, use_dictionary, use_page_index,
+                                                    _memory_limit(memory_limit))
+        st = dict(st)
+        st["files"] = len(paths)
+        st["row_groups_pruned_by_sidecar"] = pruned
+    else:
+        pieces, st = _pqfast._scan_local(paths, specs, dnf, int(n_threads), use_statistics, use_bloom,
+                                         use_dictionary, use_page_index, _memory_limit(memory_limit))
     table = _assemble(plans, meta, pieces)
     if stats:
         st = dict(st)

@@ -113,5 +113,6 @@ void bind_parquet(nb::module_& m);
 void bind_read(nb::module_& m);
 void bind_scan(nb::module_& m);
 void bind_sansio(nb::module_& m);
+void bind_index(nb::module_& m);
 
 }  // namespace pqfast::py

@@ -41,4 +41,5 @@ NB_MODULE(_pqfast, m) {
   bind_read(m);
   bind_scan(m);
   bind_sansio(m);
+  bind_index(m);
 }

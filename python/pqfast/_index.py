@@ -1,0 +1,295 @@
+"""``pqfast.index``: Bloom filters appended to the files of a lake that have none.
+
+The work per file is C++ (pqfast/index.h): each requested column chunk without
+a filter gets the SBBF pyarrow would write for its values (XXH64 of the PLAIN
+bytes, Arrow C++'s size for the chunk's distinct count and ``fpp``, folded to
+``fpp``), built from the dictionary page alone when every data page uses it;
+the filters and a new footer, the old one re-encoded losslessly, are appended
+after the old end of the file. The file is swapped atomically (a clone or copy
+beside it, then rename), so readers see the old file or the new one, never a
+mix; a file changed by another process meanwhile is left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import _pqfast
+from .parquet import _remote_urls, expand_paths
+
+
+@dataclass
+class IndexSummary:
+    """What ``pqfast.index`` did (or, with ``dry_run``, would do)."""
+
+    files: int = 0                 # files looked at
+    files_changed: int = 0         # files that got new bytes (would, in a dry run)
+    files_unchanged: int = 0       # nothing to add
+    files_conflict: int = 0        # changed by another process meanwhile: left alone
+    files_failed: int = 0          # errors (only with on_error="skip")
+    chunks_indexed: int = 0
+    chunks_had_filter: int = 0
+    chunks_unsupported: int = 0    # BOOLEAN, nested or encrypted chunks
+    chunks_from_dictionary: int = 0
+    offset_indexes: int = 0        # page indexes appended (OffsetIndex, ColumnIndex)
+    column_indexes: int = 0
+    bytes_appended: int = 0
+    bytes_copied: int = 0          # bytes copied through user space (0 when cloned or copied in the kernel)
+    bytes_uploaded: int = 0        # s3://: bytes sent (the tails; whole objects under 5 MiB)
+    bytes_downloaded: int = 0      # s3://: bytes of the ranged GETs
+    files_cloned: int = 0          # files whose old bytes were shared by a reflink (no copy at all)
+    seconds: float = 0.0
+    dry_run: bool = False
+    sidecar: str | None = None     # the sidecar index written (sidecar=); bytes_appended is its size
+    details: list = field(default_factory=list)  # one dict per file (path, outcome, chunks...)
+    errors: list = field(default_factory=list)   # (path, message) with on_error="skip"
+
+    def as_dict(self, details: bool = False) -> dict:
+        out = {k: v for k, v in self.__dict__.items() if k not in ("details", "errors")}
+        out["errors"] = [{"path": p, "error": m} for p, m in self.errors]
+        if details:
+            out["details"] = self.details
+        return out
+
+
+def _columns(columns: Any) -> list[str]:
+    if isinstance(columns, str):
+        columns = [c for c in columns.split(",")]
+    cols = [str(c).strip() for c in columns]
+    if not cols or any(not c for c in cols):
+        raise ValueError(f"columns must name at least one column, got {columns!r}")
+    return cols
+
+
+def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = None, page_index: bool = True,
+          storage_options: dict | None = None, threads: int | None = None, dry_run: bool = False,
+          progress: Any = None, on_error: str = "raise", sidecar: Any = None) -> IndexSummary:
+    """Append Bloom filters for ``columns`` to every file of ``source`` whose chunks have none.
+
+    ``source``: a path, a directory (every ``*.parquet`` under it), a glob, or
+    a list of them. ``columns``: names or dotted paths (a list, or one string
+    "a,b"). ``fpp``: the target false-positive probability; ``ndv``: the
+    distinct count to size every filter for (default: each chunk's exact
+    count, as pyarrow would be told). Chunks that already have a filter are
+    left alone, so a second run appends nothing. ``dry_run`` plans and counts
+    without writing. ``progress``: True for a bar on stderr (or a
+    ``pqfast._progress.Progress``). ``on_error="skip"`` records a file's
+    error in ``summary.errors`` and goes on; by default the first error is
+    raised once the other files are done.
+
+    ``page_index=True`` also appends a ColumnIndex and an OffsetIndex for each
+    requested chunk that has neither (as parquet-java and arrow-rs write them:
+    per data page its location, first row, min/max, null count); it decodes
+    every data page of those chunks.
+
+    ``s3://`` URLs (a pattern, a prefix ending in "/", objects; with
+    ``storage_options`` as ``prune`` takes them): the plan reads ranges, then a
+    multipart upload copies the old bytes on the server (UploadPartCopy) and
+    appends the tail, conditional on the object's ETag (objects under 5 MiB are
+    put back whole); an object changed meanwhile is a conflict, left alone.
+
+    ``sidecar=True`` (or a path): the data files are not touched; the same
+    filters go into one index file for the lake (``_pqfast_index`` in the
+    source directory, or the files' common parent; format in
+    ``pqfast._sidecar``), which ``prune`` and ``read_table(filters=)`` read.
+    Entries of unchanged files are kept, those of changed files rebuilt. No
+    page indexes there; local lakes only.
+
+    Returns an :class:`IndexSummary` (files, chunks indexed, chunks that
+    already had a filter, bytes appended, seconds, per-file details).
+    """
+    if on_error not in ("raise", "skip"):
+        raise ValueError("on_error must be 'raise' or 'skip'")
+    if not (0.0 < float(fpp) < 1.0):
+        raise ValueError(f"fpp must be in (0, 1), got {fpp!r}")
+    if ndv is not None and int(ndv) <= 0:
+        raise ValueError(f"ndv must be positive, got {ndv!r}")
+    cols = _columns(columns)
+    start = time.perf_counter()
+    if sidecar not in (None, False):
+        if _remote_urls(source) or storage_options:
+            raise NotImplementedError("pqfast.index: sidecar= is for local files only")
+        return _index_sidecar(source, cols, float(fpp), int(ndv or 0), sidecar, threads, progress, on_error,
+                              bool(dry_run), start)
+    remote = _remote_urls(source)
+    if remote:
+        from . import _index_s3, remote as _remote
+
+        _, items = _remote.resolve(source, storage_options)
+        client = _index_s3.make_client(storage_options)
+        paths = [u for u, _, _ in items]
+        keys = {u: (_remote.split_url(u)[0], k) for u, k, _ in items}
+    elif storage_options:
+        raise ValueError("storage_options are for s3:// sources")
+    else:
+        paths = expand_paths(source)
+    summary = IndexSummary(dry_run=bool(dry_run))
+    bar = None
+    if progress is not None and progress is not False:
+        from ._progress import Progress
+
+        bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="index")
+
+    # Threads left over by the files (fewer files than threads) build the
+    # chunks of each file in parallel.
+    inner_threads = max(1, (threads or os.cpu_count() or 1) // max(1, len(paths)))
+
+    def one(path: str):
+        if remote:
+            bucket, key = keys[path]
+            try:
+                return path, _index_s3.index_object(client, bucket, key, path, cols, float(fpp), int(ndv or 0),
+                                                    bool(page_index), bool(dry_run), inner_threads), None
+            except Exception as e:  # noqa: BLE001 - reported per object like a local file's error
+                return path, None, e if isinstance(e, _pqfast.FormatError) else _pqfast.FormatError(
+                    f"{path}: {type(e).__name__}: {e}")
+        try:
+            return path, _pqfast._index_file(os.fsencode(path), cols, float(fpp), int(ndv or 0), bool(dry_run),
+                                                bool(page_index), inner_threads), None
+        except (_pqfast.FormatError, OSError) as e:
+            return path, None, e
+
+    total_threads = threads or os.cpu_count() or 1
+    workers = max(1, min(total_threads, len(paths) or 1))
+    first_error = None
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for path, res, err in pool.map(one, paths):
+            summary.files += 1
+            if bar is not None:
+                bar.advance()
+            if err is not None:
+                summary.files_failed += 1
+                summary.errors.append((path, str(err)))
+                if first_error is None:
+                    first_error = err
+                continue
+            outcome = res["outcome"]
+            if outcome == "indexed":
+                summary.files_changed += 1
+                summary.files_cloned += bool(res["cloned"])
+            elif outcome == "conflict":
+                summary.files_conflict += 1
+            else:
+                summary.files_unchanged += 1
+            for k in ("chunks_indexed", "chunks_had_filter", "chunks_unsupported", "chunks_from_dictionary",
+                      "offset_indexes", "column_indexes", "bytes_appended", "bytes_copied", "bytes_uploaded"):
+                setattr(summary, k, getattr(summary, k) + res.get(k, 0))
+            summary.bytes_downloaded += res.get("get_bytes", 0)
+            res["path"] = path
+            summary.details.append(res)
+    if bar is not None:
+        bar.close()
+    summary.seconds = time.perf_counter() - start
+    if first_error is not None and on_error == "raise":
+        raise first_error
+    return summary
+
+
+def _index_sidecar(source, cols, fpp, ndv, sidecar, threads, progress, on_error, dry_run, start) -> IndexSummary:
+    from . import _sidecar
+
+    paths = [os.path.abspath(p) for p in expand_paths(source)]
+    if sidecar is True:
+        if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
+            base = os.path.abspath(source)
+        else:
+            base = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else os.getcwd()
+        target = os.path.join(base, _sidecar.DEFAULT_NAME)
+    else:
+        target = os.path.abspath(os.fspath(sidecar))
+    old = None
+    if os.path.exists(target):
+        try:
+            old = _sidecar.read(target)
+        except _pqfast.FormatError:
+            old = None  # rebuilt whole
+    summary = IndexSummary(dry_run=dry_run)
+    summary.sidecar = target
+    bar = None
+    if progress is not None and progress is not False:
+        from ._progress import Progress
+
+        bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="index")
+    base_dir = os.path.dirname(target)
+
+    def rel(p):
+        return os.path.relpath(p, base_dir).replace(os.sep, "/")
+
+    def one(path):
+        r = rel(path)
+        try:
+            fp = _sidecar.fingerprint(path)
+            plan, tail = _pqfast._plan_index_path(os.fsencode(path), cols, fpp, ndv, False)
+        except (_pqfast.FormatError, OSError) as e:
+            return path, None, e
+        keep = old is not None and r in old.files and old.fresh(r)
+        filters, reused = [], 0
+        for c in plan["chunks"]:
+            if c["action"] != "indexed":
+                continue
+            column = cols_by_leaf(path, c["leaf"])
+            if keep and (c["row_group"], column) in old.files[r]["filters"]:
+                off, length, n, f = old.files[r]["filters"][(c["row_group"], column)]
+                if abs(f - fpp) < 1e-12 and (ndv == 0 or n == ndv):
+                    filters.append((c["row_group"], column, old.blob(off, length), n, f))
+                    reused += 1
+                    continue
+            at = c["bloom_filter_offset"] - plan["old_size"]
+            filters.append((c["row_group"], column, bytes(tail[at : at + c["filter_bytes"]]), c["ndv"], fpp))
+        plan["reused"] = reused
+        fp["num_row_groups"] = len({c["row_group"] for c in plan["chunks"]})
+        return path, (r, fp, filters, plan), None
+
+    leaf_names: dict = {}
+
+    def cols_by_leaf(path, leaf):
+        if path not in leaf_names:
+            import pyarrow.parquet as pq
+
+            md = pq.read_metadata(path)
+            leaf_names[path] = [md.schema.column(i).path for i in range(md.num_columns)]
+        return leaf_names[path][leaf]
+
+    entries = []
+    first_error = None
+    workers = max(1, min(threads or os.cpu_count() or 1, len(paths) or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for path, res, err in pool.map(one, paths):
+            summary.files += 1
+            if bar is not None:
+                bar.advance()
+            if err is not None:
+                summary.files_failed += 1
+                summary.errors.append((path, str(err)))
+                first_error = first_error or err
+                continue
+            r, fp, filters, plan = res
+            entries.append((r, fp, filters))
+            built = len(filters) - plan["reused"]
+            summary.chunks_indexed += built
+            summary.chunks_had_filter += plan["chunks_had_filter"] + plan["reused"]
+            summary.chunks_unsupported += plan["chunks_unsupported"]
+            summary.chunks_from_dictionary += plan["chunks_from_dictionary"]
+            summary.files_unchanged += 1  # data files are never touched with a sidecar
+            summary.details.append({"path": path, "filters_built": built, "filters_kept": plan["reused"],
+                                    "chunks": plan["chunks"]})
+    if bar is not None:
+        bar.close()
+    if first_error is not None and on_error == "raise":
+        raise first_error
+    # Entries of files outside this run that are still fresh are kept.
+    if old is not None:
+        mine = {e[0] for e in entries}
+        for r, e in old.files.items():
+            if r not in mine and old.fresh(r):
+                entries.append((r, {k: e[k] for k in ("size", "mtime_ns", "tail_xxh64", "num_row_groups")},
+                                [(g, c, old.blob(o, n), nd, f) for (g, c), (o, n, nd, f) in e["filters"].items()]))
+    entries.sort(key=lambda e: e[0])
+    if not dry_run and (summary.chunks_indexed or old is None or len(entries) != len(old.files)):
+        summary.bytes_appended = _sidecar.write(target, entries)
+    summary.seconds = time.perf_counter() - start
+    return summary
