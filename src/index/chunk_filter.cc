@@ -14,6 +14,7 @@
 #include "parquet/decode.h"
 #include "parquet/internal.h"
 #include "parquet/thrift_util.h"
+#include "pqfast/page_index.h"
 #include "pqfast/hash.h"
 #include "pqfast/sbbf.h"
 
@@ -134,6 +135,51 @@ bool pages_prove_dictionary(const uint8_t* chunk, size_t len, uint64_t offset) {
     pos += static_cast<size_t>(page_len);
   }
   return data_pages;
+}
+
+// The same proof from the headers alone, found by the chunk's OffsetIndex
+// (polars and arrow-rs write one and no encoding_stats): a few hundred bytes
+// per data page instead of the whole chunk. nullopt when there is no usable
+// OffsetIndex or a header does not fit the bytes read (the caller then reads
+// the chunk); true/false when the headers decide.
+Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& file, const ColumnChunk& c,
+                                                           int64_t num_rows, uint64_t start, uint64_t len,
+                                                           const std::string& where) {
+  constexpr uint64_t kHeaderRead = 512;  // a data page header with statistics of short values
+  if (c.offset_index_offset < 0 || c.offset_index_length <= 0 || c.offset_index_length > (1 << 24)) {
+    return std::optional<bool>();
+  }
+  auto bytes = read_range(file, static_cast<uint64_t>(c.offset_index_offset),
+                          static_cast<uint64_t>(c.offset_index_length), where);
+  if (!bytes.ok()) return std::optional<bool>();
+  auto oi = parse_offset_index(bytes->data(), bytes->size(), static_cast<size_t>(c.offset_index_offset));
+  if (!oi.ok() || oi->page_locations.empty() || !validate_offset_index(*oi, file.size(), num_rows, where).ok()) {
+    return std::optional<bool>();
+  }
+  // Every page accounted for: the dictionary page at the chunk's start,
+  // then the data pages tiling the rest of it exactly (an index that left a
+  // PLAIN fallback page out would make the filter miss its values).
+  const auto& pages = oi->page_locations;
+  std::vector<uint8_t> head;
+  PQFAST_ASSIGN_OR_RETURN(head, read_range(file, start, std::min<uint64_t>(kHeaderRead, len), where));
+  auto dh = parse_page_header(head.data(), head.size(), start);
+  if (!dh.ok() || dh->type != PageType::kDictionaryPage) return std::optional<bool>();
+  uint64_t at = start + dh->header_size + static_cast<uint64_t>(dh->compressed_page_size);
+  for (const PageLocation& pl : pages) {
+    if (static_cast<uint64_t>(pl.offset) != at || pl.compressed_page_size <= 0) return std::optional<bool>();
+    at += static_cast<uint64_t>(pl.compressed_page_size);
+  }
+  if (at != start + static_cast<uint64_t>(c.total_compressed_size) || at > start + len) return std::optional<bool>();
+  for (const PageLocation& pl : pages) {
+    const uint64_t n = std::min<uint64_t>(kHeaderRead, static_cast<uint64_t>(std::max(pl.compressed_page_size, 0)));
+    PQFAST_ASSIGN_OR_RETURN(head, read_range(file, static_cast<uint64_t>(pl.offset), n, where));
+    auto h = parse_page_header(head.data(), head.size(), static_cast<uint64_t>(pl.offset));
+    if (!h.ok()) return std::optional<bool>();  // a longer header, or a bad one: the chunk's walk decides
+    if (h->type != PageType::kDataPage && h->type != PageType::kDataPageV2) return std::optional<bool>(false);
+    const int32_t e = h->type == PageType::kDataPage ? h->data_page.encoding : h->data_page_v2.encoding;
+    if (e != kPlainDictionary && e != kRleDictionary) return std::optional<bool>(false);
+  }
+  return std::optional<bool>(true);
 }
 
 }  // namespace
@@ -284,8 +330,15 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   } else if (rg.num_rows > 0) {
     PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
     std::optional<ColumnArray> values;
-    if (dictionary_only(c, encoding_stats, encoding_stats_len)) {
-      // The footer proves it: read the dictionary page alone.
+    bool proven = dictionary_only(c, encoding_stats, encoding_stats_len);
+    if (!proven && (encoding_stats == nullptr || encoding_stats_len == 0)) {
+      // No encoding_stats: the data pages' headers, located by the OffsetIndex.
+      PQFAST_ASSIGN_OR_RETURN(auto by_index, offset_index_proves_dictionary(file, c, rg.num_rows, extent.first,
+                                                                            extent.second, where));
+      proven = by_index.value_or(false);
+    }
+    if (proven) {
+      // The footer (or the headers) prove it: read the dictionary page alone.
       PQFAST_ASSIGN_OR_RETURN(values, read_dictionary(file, c, extent.first, extent.second, hd, opts, where));
       out.from_dictionary = values.has_value();
     }

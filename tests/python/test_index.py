@@ -562,3 +562,52 @@ def test_cli_sidecar_then_probe(tmp_path):
                                                  str(present)).stdout.splitlines()]
     assert any(r["verdict"] == "maybe" and "sidecar" in r["reason"] for r in rows)
     assert not any(r["verdict"] == "no_filter" for r in rows)  # every chunk has a sidecar filter
+
+
+def test_polars_dictionary_chunks_proven_by_the_offset_index(tmp_path):
+    """polars writes no encoding_stats but an OffsetIndex: the data pages'
+    headers found through it prove a chunk dictionary-only, and the filter
+    (built from the dictionary page alone) equals the one built with the
+    OffsetIndex removed (where the whole chunk is read)."""
+    import polars as pl
+
+    import footer_edit
+
+    rng = np.random.default_rng(3)
+    n = 40_000
+    table = pa.table({"k": pa.array([f"key-{int(x)}" for x in rng.integers(0, 300, n)]),
+                      "v": pa.array(rng.integers(0, 50, n), pa.int64())})
+    src = tmp_path / "polars.parquet"
+    pl.from_arrow(table).write_parquet(src, row_group_size=10_000, data_page_size=16384)
+    md = pq.read_metadata(src)
+    assert md.row_group(0).column(0).has_offset_index
+    no_oi = tmp_path / "no_offset_index.parquet"
+    head, meta = footer_edit.read_footer(src)
+    for rg in meta[4][1][1]:  # FileMetaData.row_groups
+        for chunk in rg[1][1][1]:  # RowGroup.columns
+            for f in (4, 5):  # offset_index_offset / _length
+                chunk.pop(f, None)
+    footer_edit.write_footer(no_oi, head, meta)
+    def rchar():  # bytes this process read through syscalls
+        with open("/proc/self/io") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("rchar:"))
+
+    r0 = rchar()
+    a = pqfast.index(str(src), ["k", "v"], page_index=False)
+    r1 = rchar()
+    b = pqfast.index(str(no_oi), ["k", "v"], page_index=False)
+    r2 = rchar()
+    # The data pages were not read where the OffsetIndex located their headers.
+    data_pages = sum(c.total_compressed_size - (c.data_page_offset - c.dictionary_page_offset)
+                     for c in (md.row_group(r).column(i) for r in range(md.num_row_groups) for i in range(2)))
+    assert (r2 - r1) - (r1 - r0) > data_pages // 2, (r1 - r0, r2 - r1, data_pages)
+    chunks = 2 * md.num_row_groups
+    assert a.chunks_indexed == b.chunks_indexed == chunks
+    assert a.chunks_from_dictionary == b.chunks_from_dictionary == chunks
+    for rg in range(md.num_row_groups):
+        for col in ("k", "v"):
+            assert filter_bytes(src, rg, col) == filter_bytes(no_oi, rg, col)
+    assert pqfast.read_table(src).equals(pqfast.read_table(no_oi))
+    keys = set(table.column("k").to_pylist())
+    hits = pqfast.prune(str(src), "k", sorted(keys)[:20])
+    assert hits.num_rows > 0
