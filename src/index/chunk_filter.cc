@@ -363,7 +363,10 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   }
   // Insertion is idempotent per hash, so the distinct hashes set the same
   // bits as the values in row order.
-  const uint64_t distinct = count_distinct(&hashes);
+  // A dictionary page holds each value once (writers dedupe it: that is
+  // what a dictionary is), so its hashes are the distinct ones already;
+  // decoded pages repeat values and are counted.
+  const uint64_t distinct = out.from_dictionary ? hashes.size() : count_distinct(&hashes);
   out.ndv = options.ndv > 0 ? options.ndv : distinct;
   PQFAST_ASSIGN_OR_RETURN(Sbbf filter, Sbbf::for_ndv(out.ndv, options.fpp));
   filter.insert_hashes(hashes.data(), hashes.size());
