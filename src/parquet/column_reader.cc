@@ -659,6 +659,32 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
   const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
   const size_t n = static_cast<size_t>(h.dictionary_page.num_values);
   PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, n, where + " (dictionary)"));
+  if (codec_ != 0 && family_ == Family::kFixed && d_.physical_type != PhysicalType::kByteArray &&
+      is_identity(layout_, d_.physical_type, d_.type_length)) {
+    // Fixed-width values kept as stored: the page inflates straight into
+    // the dictionary, not into the page buffer and then a copy (an 800 KB
+    // dictionary per row group a lookup checks).
+    const size_t pw = static_cast<size_t>(phys_width_);
+    if (n > usize / pw) {
+      return make_error(ErrorCode::kTruncated, where + " (dictionary): " + std::to_string(n) + " values of " +
+                                                   std::to_string(pw) + " bytes cannot fit " + std::to_string(usize) +
+                                                   " bytes");
+    }
+    if (static_cast<int64_t>(usize) > opts_.max_page_bytes) {
+      return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(usize) +
+                                                       " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
+    }
+    if (usize > max_inflated_size(codec_, csize)) {
+      return make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(csize) +
+                                                 " compressed bytes cannot inflate to " + std::to_string(usize));
+    }
+    dict_.fixed.resize(usize);
+    PQFAST_RETURN_IF_ERROR(decompress(codec_, body, csize, dict_.fixed.data(), usize, where));
+    dict_.fixed.resize(n * pw);
+    dict_.size = n;
+    dict_.present = true;
+    return Status::Ok();
+  }
   PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
   const size_t len = codec_ == 0 ? csize : usize;
   const std::string w = where + " (dictionary)";
