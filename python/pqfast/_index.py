@@ -153,9 +153,36 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
         except (_pqfast.FormatError, OSError) as e:
             return path, None, e
 
-    total_threads = threads or os.cpu_count() or 1
-    workers = max(1, min(total_threads, len(paths) or 1))
-    first_error = None
+    failures: list = []
+    for path, res in _per_file(paths, one, threads, bar, summary, failures):
+        outcome = res["outcome"]
+        if outcome == "indexed":
+            summary.files_changed += 1
+            summary.files_cloned += bool(res["cloned"])
+        elif outcome == "conflict":
+            summary.files_conflict += 1
+        else:
+            summary.files_unchanged += 1
+        for k in ("chunks_indexed", "chunks_had_filter", "chunks_unsupported", "chunks_from_dictionary",
+                  "offset_indexes", "column_indexes", "bytes_appended", "bytes_copied", "bytes_uploaded"):
+            setattr(summary, k, getattr(summary, k) + res.get(k, 0))
+        summary.bytes_downloaded += res.get("get_bytes", 0)
+        res["path"] = path
+        summary.details.append(res)
+    if bar is not None:
+        bar.close()
+    summary.seconds = time.perf_counter() - start
+    if failures and on_error == "raise":
+        raise failures[0]
+    return summary
+
+
+def _per_file(paths, one, threads, bar, summary, failures: list):
+    """Runs one(path) -> (path, result, error) for every path on up to
+    `threads` threads; yields (path, result) in path order for the files
+    that succeeded, after counting each file (and each failure, whose
+    exception goes to `failures`) into `summary` and advancing `bar`."""
+    workers = max(1, min(threads or os.cpu_count() or 1, len(paths) or 1))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for path, res, err in pool.map(one, paths):
             summary.files += 1
@@ -164,29 +191,9 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
             if err is not None:
                 summary.files_failed += 1
                 summary.errors.append((path, str(err)))
-                if first_error is None:
-                    first_error = err
+                failures.append(err)
                 continue
-            outcome = res["outcome"]
-            if outcome == "indexed":
-                summary.files_changed += 1
-                summary.files_cloned += bool(res["cloned"])
-            elif outcome == "conflict":
-                summary.files_conflict += 1
-            else:
-                summary.files_unchanged += 1
-            for k in ("chunks_indexed", "chunks_had_filter", "chunks_unsupported", "chunks_from_dictionary",
-                      "offset_indexes", "column_indexes", "bytes_appended", "bytes_copied", "bytes_uploaded"):
-                setattr(summary, k, getattr(summary, k) + res.get(k, 0))
-            summary.bytes_downloaded += res.get("get_bytes", 0)
-            res["path"] = path
-            summary.details.append(res)
-    if bar is not None:
-        bar.close()
-    summary.seconds = time.perf_counter() - start
-    if first_error is not None and on_error == "raise":
-        raise first_error
-    return summary
+            yield path, res
 
 
 def _index_sidecar(source, cols, fpp, ndv, sidecar, threads, progress, on_error, dry_run, start) -> IndexSummary:
@@ -255,32 +262,22 @@ def _index_sidecar(source, cols, fpp, ndv, sidecar, threads, progress, on_error,
         return leaf_names[path][leaf]
 
     entries = []
-    first_error = None
-    workers = max(1, min(threads or os.cpu_count() or 1, len(paths) or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for path, res, err in pool.map(one, paths):
-            summary.files += 1
-            if bar is not None:
-                bar.advance()
-            if err is not None:
-                summary.files_failed += 1
-                summary.errors.append((path, str(err)))
-                first_error = first_error or err
-                continue
-            r, fp, filters, plan = res
-            entries.append((r, fp, filters))
-            built = len(filters) - plan["reused"]
-            summary.chunks_indexed += built
-            summary.chunks_had_filter += plan["chunks_had_filter"] + plan["reused"]
-            summary.chunks_unsupported += plan["chunks_unsupported"]
-            summary.chunks_from_dictionary += plan["chunks_from_dictionary"]
-            summary.files_unchanged += 1  # data files are never touched with a sidecar
-            summary.details.append({"path": path, "filters_built": built, "filters_kept": plan["reused"],
-                                    "chunks": plan["chunks"]})
+    failures: list = []
+    for path, res in _per_file(paths, one, threads, bar, summary, failures):
+        r, fp, filters, plan = res
+        entries.append((r, fp, filters))
+        built = len(filters) - plan["reused"]
+        summary.chunks_indexed += built
+        summary.chunks_had_filter += plan["chunks_had_filter"] + plan["reused"]
+        summary.chunks_unsupported += plan["chunks_unsupported"]
+        summary.chunks_from_dictionary += plan["chunks_from_dictionary"]
+        summary.files_unchanged += 1  # data files are never touched with a sidecar
+        summary.details.append({"path": path, "filters_built": built, "filters_kept": plan["reused"],
+                                "chunks": plan["chunks"]})
     if bar is not None:
         bar.close()
-    if first_error is not None and on_error == "raise":
-        raise first_error
+    if failures and on_error == "raise":
+        raise failures[0]
     # Entries of files outside this run that are still fresh are kept.
     if old is not None:
         mine = {e[0] for e in entries}

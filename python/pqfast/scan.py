@@ -275,17 +275,13 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
         from ._sidecar import scan_row_groups
 
         sel = scan_row_groups(paths, dnf)
+    kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
+    pieces, st = _pqfast._scan_local(kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary,
+                                     use_page_index, _memory_limit(memory_limit), groups)
     if sel is not None:
-        kept, groups, pruned = sel
-        pieces, st = _pqfast._scan_local_row_groups(kept, groups, specs, dnf, int(n_threads), use_statistics,
-                                                    use_bloom, use_dictionary, use_page_index,
-                                                    _memory_limit(memory_limit))
         st = dict(st)
         st["files"] = len(paths)
-        st["row_groups_pruned_by_sidecar"] = pruned
-    else:
-        pieces, st = _pqfast._scan_local(paths, specs, dnf, int(n_threads), use_statistics, use_bloom,
-                                         use_dictionary, use_page_index, _memory_limit(memory_limit))
+        st["row_groups_pruned_by_sidecar"] = sel[2]
     table = _assemble(plans, meta, pieces)
     if stats:
         st = dict(st)

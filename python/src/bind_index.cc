@@ -48,6 +48,24 @@ nb::dict plan_dict(const pq::IndexPlan& plan) {
   return d;
 }
 
+// The options every index binding takes alike.
+pq::IndexOptions index_options(std::vector<std::string> columns, double fpp, uint64_t ndv, bool page_index,
+                               int threads) {
+  pq::IndexOptions opt;
+  opt.columns = std::move(columns);
+  opt.fpp = fpp;
+  opt.ndv = ndv;
+  opt.page_index = page_index;
+  opt.threads = threads;
+  return opt;
+}
+
+// (summary dict, the bytes to append: empty when nothing to add).
+nb::tuple plan_tuple(const pq::IndexPlan& plan) {
+  nb::bytes tail(reinterpret_cast<const char*>(plan.tail.data()), plan.tail.size());
+  return nb::make_tuple(plan_dict(plan), tail);
+}
+
 }  // namespace
 
 void bind_index(nb::module_& m) {
@@ -58,13 +76,8 @@ void bind_index(nb::module_& m) {
       "_index_file",
       [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool dry_run, bool page_index,
          int threads) {
-        pq::IndexOptions opt;
-        opt.columns = std::move(columns);
-        opt.fpp = fpp;
-        opt.ndv = ndv;
+        pq::IndexOptions opt = index_options(std::move(columns), fpp, ndv, page_index, threads);
         opt.dry_run = dry_run;
-        opt.page_index = page_index;
-        opt.threads = threads;
         std::string p(path.c_str(), path.size());
         Result<pq::IndexFileResult> r = Error{};
         {
@@ -89,21 +102,14 @@ void bind_index(nb::module_& m) {
       "_plan_index",
       [](nb::object read_at, uint64_t size, std::string name, std::vector<std::string> columns, double fpp,
          uint64_t ndv, bool page_index, int threads) {
-        pq::IndexOptions opt;
-        opt.columns = std::move(columns);
-        opt.fpp = fpp;
-        opt.ndv = ndv;
-        opt.page_index = page_index;
-        opt.threads = threads;
+        pq::IndexOptions opt = index_options(std::move(columns), fpp, ndv, page_index, threads);
         PyFile file(std::move(read_at), size, std::move(name));
         Result<pq::IndexPlan> r = Error{};
         {
           nb::gil_scoped_release release;
           r = pq::plan_index(file, opt);
         }
-        pq::IndexPlan plan = unwrap(std::move(r));
-        nb::bytes tail(reinterpret_cast<const char*>(plan.tail.data()), plan.tail.size());
-        return nb::make_tuple(plan_dict(plan), tail);
+        return plan_tuple(unwrap(std::move(r)));
       },
       nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"),
       nb::arg("page_index"), nb::arg("threads") = 1);
@@ -113,11 +119,7 @@ void bind_index(nb::module_& m) {
   m.def(
       "_plan_index_path",
       [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool page_index) {
-        pq::IndexOptions opt;
-        opt.columns = std::move(columns);
-        opt.fpp = fpp;
-        opt.ndv = ndv;
-        opt.page_index = page_index;
+        pq::IndexOptions opt = index_options(std::move(columns), fpp, ndv, page_index, 1);
         std::string p(path.c_str(), path.size());
         Result<pq::IndexPlan> r = Error{};
         {
@@ -125,9 +127,7 @@ void bind_index(nb::module_& m) {
           auto file = pq::LocalFile::open(p);
           r = file.ok() ? pq::plan_index(**file, opt) : Result<pq::IndexPlan>(file.error());
         }
-        pq::IndexPlan plan = unwrap(std::move(r));
-        nb::bytes tail(reinterpret_cast<const char*>(plan.tail.data()), plan.tail.size());
-        return nb::make_tuple(plan_dict(plan), tail);
+        return plan_tuple(unwrap(std::move(r)));
       },
       nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("page_index"));
 

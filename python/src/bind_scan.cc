@@ -258,11 +258,15 @@ void bind_scan(nb::module_& m) {
       },
       nb::arg("tail"), nb::arg("size"), nb::arg("row_groups"),
       "(footer bytes + 8 needed from the end, [(start, length)] of the row groups' chunks) from a file's tail.");
+  // row_groups: per file the row groups to scan (those a sidecar index
+  // keeps; an empty list: all of them); None: every row group of every file,
+  // through scan_files and its footer cache.
   m.def(
       "_scan_local",
       [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns,
          const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
-         bool use_bloom, bool use_dictionary, bool use_page_index, int64_t memory_limit) {
+         bool use_bloom, bool use_dictionary, bool use_page_index, int64_t memory_limit,
+         const std::optional<std::vector<std::vector<int32_t>>>& row_groups) {
         std::vector<pq::ScanColumn> cols = make_columns(columns);
         pq::ScanFilter filter = make_filter(dnf);
         pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index,
@@ -270,49 +274,30 @@ void bind_scan(nb::module_& m) {
         Result<pq::ScanResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
         {
           nb::gil_scoped_release release;
-          r = pq::scan_files(paths, cols, filter, o);
+          if (!row_groups) {
+            r = pq::scan_files(paths, cols, filter, o);
+          } else {
+            std::vector<std::unique_ptr<pq::LocalFile>> files;
+            std::vector<pq::RandomAccessFile*> ptrs;
+            for (const std::string& p : paths) {
+              auto f = pq::LocalFile::open(p);
+              if (!f.ok()) {
+                r = f.error();
+                break;
+              }
+              ptrs.push_back(f->get());
+              files.push_back(std::move(*f));
+            }
+            if (files.size() == paths.size()) r = pq::scan_opened(ptrs, *row_groups, cols, filter, o);
+          }
         }
         if (!r.ok()) raise(r.error());
         return pieces_and_stats(*r, columns);
       },
       nb::arg("paths"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 0,
       nb::arg("use_statistics") = true, nb::arg("use_bloom") = true, nb::arg("use_dictionary") = true,
-      nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0,
+      nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0, nb::arg("row_groups").none() = nb::none(),
       "Scans local files: ([(file, row_group, num_rows, [(schema capsule, array capsule)])], stats dict).");
-  // The same restricted to some row groups of each file (row_groups[i]:
-  // those of paths[i]; empty: all), for row groups a sidecar index prunes.
-  m.def(
-      "_scan_local_row_groups",
-      [](const std::vector<std::string>& paths, const std::vector<std::vector<int32_t>>& row_groups,
-         const std::vector<ColumnSpec>& columns, const std::optional<std::vector<std::vector<AtomSpec>>>& dnf,
-         int threads, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-         int64_t memory_limit) {
-        std::vector<pq::ScanColumn> cols = make_columns(columns);
-        pq::ScanFilter filter = make_filter(dnf);
-        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index,
-                                         memory_limit);
-        Result<pq::ScanResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
-        {
-          nb::gil_scoped_release release;
-          std::vector<std::unique_ptr<pq::LocalFile>> files;
-          std::vector<pq::RandomAccessFile*> ptrs;
-          for (const std::string& p : paths) {
-            auto f = pq::LocalFile::open(p);
-            if (!f.ok()) {
-              r = f.error();
-              break;
-            }
-            ptrs.push_back(f->get());
-            files.push_back(std::move(*f));
-          }
-          if (files.size() == paths.size()) r = pq::scan_opened(ptrs, row_groups, cols, filter, o);
-        }
-        if (!r.ok()) raise(r.error());
-        return pieces_and_stats(*r, columns);
-      },
-      nb::arg("paths"), nb::arg("row_groups"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 0,
-      nb::arg("use_statistics") = true, nb::arg("use_bloom") = true, nb::arg("use_dictionary") = true,
-      nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0);
 }
 
 }  // namespace pqfast::py

@@ -133,6 +133,7 @@ class ChunkReader {
                       const std::string& where);
   Result<const uint8_t*> decompressed(const uint8_t* src, size_t csize, size_t usize, const std::string& where);
   Status check_inflated_size(size_t usize, size_t count, const std::string& where) const;
+  Status check_codec_inflation(size_t csize, size_t usize, const std::string& where) const;
 
   const ColumnDescriptor& d_;
   int32_t codec_;
@@ -190,14 +191,9 @@ Status ChunkReader::check_inflated_size(size_t usize, size_t count, const std::s
                                              " bytes (no encoding needs more than " + std::to_string(most) + ")");
 }
 
-Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csize, size_t usize,
-                                                 const std::string& where) {
-  if (csize == 0 && usize == 0) return src;  // an empty page (no codec frame at all)
-  if (codec_ == 0) {
-    // Uncompressed: the body is the page (a smaller uncompressed size is
-    // tolerated; the body's own length bounds every read).
-    return src;
-  }
+// What a compressed page may say it inflates to: at most the reader's page
+// limit, and at most what its codec can make of its bytes.
+Status ChunkReader::check_codec_inflation(size_t csize, size_t usize, const std::string& where) const {
   if (static_cast<int64_t>(usize) > opts_.max_page_bytes) {
     return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(usize) +
                                                      " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
@@ -207,6 +203,18 @@ Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csiz
     return make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(csize) + " compressed bytes cannot inflate to " +
                                                std::to_string(usize) + " under " + (name ? name : "this codec"));
   }
+  return Status::Ok();
+}
+
+Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csize, size_t usize,
+                                                 const std::string& where) {
+  if (csize == 0 && usize == 0) return src;  // an empty page (no codec frame at all)
+  if (codec_ == 0) {
+    // Uncompressed: the body is the page (a smaller uncompressed size is
+    // tolerated; the body's own length bounds every read).
+    return src;
+  }
+  PQFAST_RETURN_IF_ERROR(check_codec_inflation(csize, usize, where));
   page_.reserve_exact(usize);
   PQFAST_RETURN_IF_ERROR(decompress(codec_, src, csize, page_.data(), usize, where));
   return static_cast<const uint8_t*>(page_.data());
@@ -447,10 +455,7 @@ Result<std::string_view> ChunkReader::lazy_entry(uint32_t idx, const std::string
       z.bytes.resize(z.csize);
       if (z.csize) std::memcpy(z.bytes.data(), z.body, z.csize);
     } else {
-      if (z.usize > max_inflated_size(codec_, z.csize)) {
-        return make_error(ErrorCode::kCorrupt, w + ": " + std::to_string(z.csize) + " compressed bytes cannot inflate to " +
-                                                   std::to_string(z.usize));
-      }
+      PQFAST_RETURN_IF_ERROR(check_codec_inflation(z.csize, z.usize, w));
       z.bytes.resize(z.usize);
       PQFAST_RETURN_IF_ERROR(decompress(codec_, z.body, z.csize, z.bytes.data(), z.usize, w));
     }
@@ -638,10 +643,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     lazy_.size = static_cast<size_t>(h.dictionary_page.num_values);
     const size_t len = codec_ == 0 ? lazy_.csize : lazy_.usize;
     PQFAST_RETURN_IF_ERROR(check_inflated_size(lazy_.usize, lazy_.size, where + " (dictionary)"));
-    if (codec_ != 0 && static_cast<int64_t>(lazy_.usize) > opts_.max_page_bytes) {
-      return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(lazy_.usize) +
-                                                       " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
-    }
+    if (codec_ != 0) PQFAST_RETURN_IF_ERROR(check_codec_inflation(lazy_.csize, lazy_.usize, where));
     const size_t need = d_.physical_type == PhysicalType::kByteArray ? 4 : static_cast<size_t>(phys_width_);
     if (lazy_.size > len / need) {
       return make_error(ErrorCode::kTruncated, where + " (dictionary): " + std::to_string(lazy_.size) +
@@ -670,14 +672,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
                                                    std::to_string(pw) + " bytes cannot fit " + std::to_string(usize) +
                                                    " bytes");
     }
-    if (static_cast<int64_t>(usize) > opts_.max_page_bytes) {
-      return make_error(ErrorCode::kLimitExceeded, where + ": uncompressed page size " + std::to_string(usize) +
-                                                       " exceeds the limit of " + std::to_string(opts_.max_page_bytes));
-    }
-    if (usize > max_inflated_size(codec_, csize)) {
-      return make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(csize) +
-                                                 " compressed bytes cannot inflate to " + std::to_string(usize));
-    }
+    PQFAST_RETURN_IF_ERROR(check_codec_inflation(csize, usize, where));
     dict_.fixed.resize(usize);
     PQFAST_RETURN_IF_ERROR(decompress(codec_, body, csize, dict_.fixed.data(), usize, where));
     dict_.fixed.resize(n * pw);
