@@ -23,8 +23,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -51,13 +49,6 @@ def add_arguments(p) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per row instead of a table")
 
 
-def _tpchgen() -> str:
-    exe = shutil.which("tpchgen-cli") or str(Path(sys.executable).parent / "tpchgen-cli")
-    if not Path(exe).exists():
-        raise SystemExit("error: tpchgen-cli not found (pip install tpchgen-cli)")
-    return exe
-
-
 def ensure_lake(base: Path, scale: float, files: int, log) -> Path:
     """lineitem split into `files` polars-written files; built once."""
     import polars as pl
@@ -66,12 +57,9 @@ def ensure_lake(base: Path, scale: float, files: int, log) -> Path:
     lake = d / "polars"
     if lake.is_dir() and len(list(lake.glob("*.parquet"))) == files:
         return lake
-    d.mkdir(parents=True, exist_ok=True)
-    src = d / "lineitem.parquet"
-    if not src.exists():
-        log(f"generating lineitem at scale {scale:g} with tpchgen-cli ...")
-        subprocess.run([_tpchgen(), "parquet", "-s", f"{scale:g}", "--tables=lineitem", f"--output-dir={d}"],
-                       check=True, stdout=subprocess.DEVNULL)
+    from .read import lineitem
+
+    src = lineitem(d, scale, log)
     log(f"splitting lineitem into {files} files with polars ...")
     df = pl.read_parquet(src)
     tmp = d / "polars.tmp"

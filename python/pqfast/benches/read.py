@@ -48,18 +48,24 @@ def _tpchgen() -> str:
     return exe
 
 
-def ensure_files(d: Path, scale: float, log=print) -> dict[tuple[str, str], Path]:
-    """lineitem from tpchgen-cli, rewritten by pyarrow six ways; built once, then reused."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    import pyarrow.types as pt
-
+def lineitem(d: Path, scale: float, log=print) -> Path:
+    """d/lineitem.parquet as tpchgen-cli writes it at `scale`; generated once."""
     d.mkdir(parents=True, exist_ok=True)
     src = d / "lineitem.parquet"
     if not src.exists():
         log(f"generating lineitem at scale {scale:g} with tpchgen-cli ...")
         subprocess.run([_tpchgen(), "parquet", "-s", f"{scale:g}", "--tables=lineitem", f"--output-dir={d}"],
                        check=True, stdout=subprocess.DEVNULL)
+    return src
+
+
+def ensure_files(d: Path, scale: float, log=print) -> dict[tuple[str, str], Path]:
+    """lineitem from tpchgen-cli, rewritten by pyarrow six ways; built once, then reused."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    import pyarrow.types as pt
+
+    src = lineitem(d, scale, log)
     out = {}
     for enc in ENCODINGS:
         for codec in CODECS:
