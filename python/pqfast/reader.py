@@ -310,18 +310,22 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
             # A dotted leaf path names a nested column's leaf.
             j = meta.find_column(name)
             if j >= 0:
-                raise FormatError(f"{path}: column '{descs[j]['dotted_path']}': nested columns are not read yet")
+                raise FormatError(f"{path}: column '{descs[j]['dotted_path']}': reading single leaves of a nested "
+                                  f"column is not supported yet (read '{descs[j]['path'][0]}')")
             raise KeyError(f"{path}: no column {name!r} (columns: {', '.join(list(top)[:12])})")
-        if len(leaves) != 1:
-            raise FormatError(f"{path}: column '{name}': nested columns are not read yet")
-        problem = _pqfast._flat_column_problem(meta, leaves[0])
-        if problem:
-            raise FormatError(f"{path}: {problem}")
         field = None
         if arrow_schema is not None:
             k = arrow_schema.get_field_index(name)
             if k >= 0:
                 field = arrow_schema.field(k)
+        if len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
+            from ._nested import NestedPlan
+
+            plans.append(NestedPlan(meta, name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field))
+            continue
+        problem = _pqfast._flat_column_problem(meta, leaves[0])
+        if problem:
+            raise FormatError(f"{path}: {problem}")
         plans.append(_Plan(name, leaves[0], descs[leaves[0]], field))
     return plans
 
@@ -383,25 +387,38 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
             if not -nrg <= r < nrg:
                 raise IndexError(f"row group index {r} out of range (0..{nrg - 1})")
             rgs.append(r % nrg)
-    specs = [p.spec(rg) for rg in rgs for p in plans]
+    flat = [p for p in plans if isinstance(p, _Plan)]
+    nested = [p for p in plans if not isinstance(p, _Plan)]
+    specs = [p.spec(rg) for rg in rgs for p in flat]
+    nested_specs = [p.nested_spec(rg) for rg in rgs for p in nested]
     threads = 0 if use_threads else 1
     if not source.local and not getattr(source, "positional", False):
         threads = 1  # seek + read on a shared file object: one reader at a time
-    if specs:
+    if specs or nested_specs:
         from .scan import _memory_limit
 
         limit = _memory_limit(memory_limit)
         if source.local:
-            caps = _pqfast._read_chunks_path(source.path, meta, specs, threads, limit)
+            caps = _pqfast._read_chunks_path(source.path, meta, specs, threads, limit, nested_specs)
         else:
-            caps = _pqfast._read_chunks_file(source.read_at, source.size, source.path, meta, specs, threads, limit)
+            caps = _pqfast._read_chunks_file(source.read_at, source.size, source.path, meta, specs, threads, limit,
+                                             nested_specs)
     else:
         caps = []
+    by_plan = {}
+    for j, p in enumerate(flat):
+        by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[i * len(flat) + j]) for i in range(len(rgs))]
+    base = len(specs)
+    for j, p in enumerate(nested):
+        by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[base + i * len(nested) + j]) for i in range(len(rgs))]
     arrays, fields = [], []
-    for j, p in enumerate(plans):
-        chunks = [pa.Array._import_from_c_capsule(*caps[i * len(plans) + j]) for i in range(len(rgs))]
-        pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
-        arr = p.finish(chunks, pages)
+    for p in plans:
+        chunks = by_plan[id(p)]
+        if isinstance(p, _Plan):
+            pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
+            arr = p.finish(chunks, pages)
+        else:
+            arr = p.finish(chunks)
         arrays.append(arr)
         fields.append(p.field(arr))
     schema = pa.schema(fields, metadata=_schema_metadata(meta))

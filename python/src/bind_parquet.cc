@@ -20,13 +20,6 @@ namespace pqfast::py {
 
 namespace pq = pqfast::parquet;
 
-namespace {
-
-// Names and paths come from the file: decode leniently.
-nb::object py_str(const std::string& s) {
-  return nb::bytes(s.data(), s.size()).attr("decode")("utf-8", "replace");
-}
-
 // Column names are UTF-8 by the format's definition; one that is not is
 // refused (pyarrow fails with a UnicodeDecodeError) rather than renamed:
 // a column read, filtered or written back under a replaced name would not
@@ -38,6 +31,13 @@ nb::object name_str(const std::string& s) {
     raise(make_error(ErrorCode::kCorrupt, "column name '" + s + "' is not valid UTF-8"));
   }
   return nb::steal(o);
+}
+
+namespace {
+
+// Names and paths come from the file: decode leniently.
+nb::object py_str(const std::string& s) {
+  return nb::bytes(s.data(), s.size()).attr("decode")("utf-8", "replace");
 }
 
 nb::object opt_i64(int64_t v) { return v < 0 ? nb::none() : nb::cast(v); }

@@ -3,11 +3,14 @@
 // ("arrow_schema", "arrow_array") that pyarrow imports without a copy.
 // python/pqfast/reader.py builds read_table and friends on top.
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <utility>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -15,6 +18,7 @@
 #include "arrow_capsules.h"
 #include "common.h"
 #include "parquet_common.h"
+#include "pqfast/parquet_nested.h"
 #include "pqfast/parquet_read.h"
 
 namespace pqfast::py {
@@ -28,57 +32,172 @@ nb::tuple to_capsules(pq::ColumnArray&& col) {
   return pqfast::py::to_capsules(s, a);
 }
 
+// A flat chunk (leaf >= 0), or a nested field's chunk (shape set): its
+// leaves are read as separate jobs, then assembled.
 struct Task {
   int row_group;
   int leaf;
   pq::ColumnReadOptions options;
+  std::shared_ptr<pq::NestedNode> shape;
+  std::vector<pq::ColumnReadOptions> leaf_options;
+  std::vector<std::pair<int, int16_t>> leaves;  // (leaf column, slot_def) in shape order
 };
 
-// Reads every task on up to `threads` threads; results in task order.
+// Runs job(i) for i < n on up to `threads` threads (the caller's included);
+// nothing a job throws escapes its thread.
+template <class Job>
+void run_jobs(size_t n, int threads, const std::string& name, std::vector<Error>* thrown, Job&& job) {
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        job(i);
+      } catch (const std::bad_alloc&) {
+        std::lock_guard<std::mutex> lock(mu);
+        thrown->push_back(Error{ErrorCode::kMemoryLimit, name + ": out of memory"});
+      } catch (const std::exception& e) {
+        std::lock_guard<std::mutex> lock(mu);
+        thrown->push_back(Error{ErrorCode::kInvalidArgument, name + ": " + e.what()});
+      }
+    }
+  };
+  const size_t k = std::min<size_t>(n, static_cast<size_t>(std::max(threads, 1)));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < k; ++t) pool.emplace_back(work);
+  work();
+  for (auto& th : pool) th.join();
+}
+
+// Reads every task on up to `threads` threads; results in task order. The
+// leaves of nested tasks are jobs of their own (a struct of five fields
+// reads on every thread), assembled once all are read.
 std::vector<Result<pq::ColumnArray>> run_tasks(pq::RandomAccessFile& file, const pq::FileMetaData& meta,
                                                const std::vector<Task>& tasks, int threads) {
   std::vector<Result<pq::ColumnArray>> out;
   out.reserve(tasks.size());
   for (size_t i = 0; i < tasks.size(); ++i) out.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
-  std::atomic<size_t> next{0};
-  // read_column_chunk returns errors, memory errors included; the catch is
-  // the last guard of a thread that nothing may escape.
-  auto work = [&] {
-    for (size_t i; (i = next.fetch_add(1)) < tasks.size();) {
-      const Task& t = tasks[i];
-      try {
-        out[i] = pq::read_column_chunk(file, meta, t.row_group, t.leaf, t.options);
-      } catch (const std::bad_alloc&) {
-        out[i] = Error{ErrorCode::kMemoryLimit, file.name() + ": out of memory"};
-      } catch (const std::exception& e) {
-        out[i] = Error{ErrorCode::kInvalidArgument, file.name() + ": " + e.what()};
-      }
-    }
+  struct Job {
+    size_t task;
+    size_t leaf;  // index into the task's leaves (nested), 0 for flat
   };
-  const size_t n = std::min<size_t>(tasks.size(), static_cast<size_t>(std::max(threads, 1)));
-  std::vector<std::thread> pool;
-  for (size_t k = 1; k < n; ++k) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
+  std::vector<Job> jobs;
+  std::vector<std::vector<Result<pq::LeafChunk>>> leaf_out(tasks.size());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (!tasks[i].shape) {
+      jobs.push_back({i, 0});
+      continue;
+    }
+    for (size_t j = 0; j < tasks[i].leaves.size(); ++j) {
+      leaf_out[i].emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+      jobs.push_back({i, j});
+    }
+  }
+  std::vector<Error> thrown;
+  run_jobs(jobs.size(), threads, file.name(), &thrown, [&](size_t k) {
+    const Job& j = jobs[k];
+    const Task& t = tasks[j.task];
+    if (!t.shape) {
+      out[j.task] = pq::read_column_chunk(file, meta, t.row_group, t.leaf, t.options);
+      return;
+    }
+    const auto& [leaf, slot_def] = t.leaves[j.leaf];
+    leaf_out[j.task][j.leaf] = pq::read_leaf_chunk(file, meta, t.row_group, leaf, slot_def, t.leaf_options[j.leaf]);
+  });
+  if (!thrown.empty()) {
+    for (auto& r : out) r = thrown[0];
+    return out;
+  }
+  std::vector<size_t> nested;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (tasks[i].shape) nested.push_back(i);
+  }
+  run_jobs(nested.size(), threads, file.name(), &thrown, [&](size_t k) {
+    const size_t i = nested[k];
+    const Task& t = tasks[i];
+    std::vector<pq::LeafChunk> leaves;
+    for (auto& r : leaf_out[i]) {
+      if (!r.ok()) {
+        out[i] = r.error();
+        return;
+      }
+      leaves.push_back(std::move(r).value());
+    }
+    out[i] = pq::assemble_nested(*t.shape, leaves, meta.row_groups[static_cast<size_t>(t.row_group)].num_rows,
+                                 file.name() + ": row group " + std::to_string(t.row_group) + ", column '" +
+                                     t.shape->name + "'");
+  });
+  if (!thrown.empty()) {
+    for (auto& r : out) r = thrown[0];
+  }
   return out;
+}
+
+using Specs = std::vector<std::tuple<int, int, std::string, std::string>>;
+// (row group, top-level field, [(layout, format) per leaf])
+using NestedSpecs = std::vector<std::tuple<int, int, std::vector<std::pair<std::string, std::string>>>>;
+
+pq::ColumnReadOptions read_options(const std::string& layout, const std::string& format,
+                                   const std::shared_ptr<MemoryBudget>& budget) {
+  pq::ColumnReadOptions o;
+  o.budget = budget;
+  if (!pq::parse_arrow_layout(layout, &o.layout)) {
+    throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
+  }
+  o.format = format;
+  return o;
+}
+
+void collect_leaves(const pq::NestedNode& n, std::vector<std::pair<int, int16_t>>* out) {
+  if (n.kind == pq::NestedNode::Kind::kLeaf) {
+    out->emplace_back(n.leaf, n.slot_def);
+    return;
+  }
+  for (const auto& c : n.children) collect_leaves(c, out);
 }
 
 // The tasks of one read share one memory budget (memory_limit <= 0: the
 // default limit).
-std::vector<Task> parse_tasks(const std::vector<std::tuple<int, int, std::string, std::string>>& specs,
+std::vector<Task> parse_tasks(const pq::FileMetaData& meta, const Specs& specs, const NestedSpecs& nested,
                               int64_t memory_limit) {
   std::vector<Task> tasks;
   auto budget = MemoryBudget::make(memory_limit);
   for (const auto& [rg, leaf, layout, format] : specs) {
-    Task t{rg, leaf, {}};
-    t.options.budget = budget;
-    if (!pq::parse_arrow_layout(layout, &t.options.layout)) {
-      throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
+    tasks.push_back(Task{rg, leaf, read_options(layout, format, budget), nullptr, {}, {}});
+  }
+  std::vector<std::shared_ptr<pq::NestedNode>> shapes;  // one per field, shared by its row groups
+  for (const auto& [rg, field, leaf_specs] : nested) {
+    if (field < 0) throw FormatError("invalid argument: no top-level field " + std::to_string(field));
+    if (shapes.size() <= static_cast<size_t>(field)) shapes.resize(static_cast<size_t>(field) + 1);
+    auto& shape = shapes[static_cast<size_t>(field)];
+    if (!shape) {
+      auto r = pq::nested_field(meta, field);
+      if (!r.ok()) raise(r.error());
+      shape = std::make_shared<pq::NestedNode>(std::move(r).value());
     }
-    t.options.format = format;
+    Task t{rg, -1, {}, shape, {}, {}};
+    collect_leaves(*shape, &t.leaves);
+    if (leaf_specs.size() != t.leaves.size()) {
+      throw FormatError("invalid argument: " + std::to_string(leaf_specs.size()) + " leaf layouts for field " +
+                        std::to_string(field) + " of " + std::to_string(t.leaves.size()) + " leaves");
+    }
+    for (const auto& [layout, format] : leaf_specs) t.leaf_options.push_back(read_options(layout, format, budget));
     tasks.push_back(std::move(t));
   }
   return tasks;
+}
+
+nb::dict shape_dict(const pq::NestedNode& n) {
+  static const char* kinds[] = {"leaf", "struct", "list", "map"};
+  nb::dict d;
+  d["kind"] = kinds[static_cast<int>(n.kind)];
+  d["name"] = name_str(n.name);
+  d["nullable"] = n.nullable;
+  if (n.kind == pq::NestedNode::Kind::kLeaf) d["leaf"] = n.leaf;
+  nb::list children;
+  for (const auto& c : n.children) children.append(shape_dict(c));
+  d["children"] = children;
+  return d;
 }
 
 nb::list results_to_list(std::vector<Result<pq::ColumnArray>>&& rs) {
@@ -98,11 +217,11 @@ int hardware_threads() {
 }  // namespace
 
 void bind_read(nb::module_& m) {
-  using Specs = std::vector<std::tuple<int, int, std::string, std::string>>;
   m.def(
       "_read_chunks_path",
-      [](const std::string& path, const PyMeta& meta, const Specs& specs, int threads, int64_t memory_limit) {
-        auto tasks = parse_tasks(specs, memory_limit);
+      [](const std::string& path, const PyMeta& meta, const Specs& specs, int threads, int64_t memory_limit,
+         const NestedSpecs& nested) {
+        auto tasks = parse_tasks(*meta.m, specs, nested, memory_limit);
         std::vector<Result<pq::ColumnArray>> rs;
         {
           nb::gil_scoped_release release;
@@ -116,12 +235,14 @@ void bind_read(nb::module_& m) {
         return results_to_list(std::move(rs));
       },
       nb::arg("path"), nb::arg("meta"), nb::arg("specs"), nb::arg("threads") = 0, nb::arg("memory_limit") = 0,
-      "Reads column chunks (row_group, leaf, layout, format) of a local file: [(schema capsule, array capsule)].");
+      nb::arg("nested") = NestedSpecs{},
+      "Reads column chunks (row_group, leaf, layout, format) and nested fields' chunks (row_group, field, "
+      "[(layout, format) per leaf]) of a local file: [(schema capsule, array capsule)], flat ones first.");
   m.def(
       "_read_chunks_file",
       [](nb::object read_at, uint64_t size, const std::string& name, const PyMeta& meta, const Specs& specs,
-         int threads, int64_t memory_limit) {
-        auto tasks = parse_tasks(specs, memory_limit);
+         int threads, int64_t memory_limit, const NestedSpecs& nested) {
+        auto tasks = parse_tasks(*meta.m, specs, nested, memory_limit);
         PyFile f(std::move(read_at), size, name);
         std::vector<Result<pq::ColumnArray>> rs;
         {
@@ -132,7 +253,18 @@ void bind_read(nb::module_& m) {
         return results_to_list(std::move(rs));
       },
       nb::arg("read_at"), nb::arg("size"), nb::arg("name"), nb::arg("meta"), nb::arg("specs"),
-      nb::arg("threads") = 0, nb::arg("memory_limit") = 0);
+      nb::arg("threads") = 0, nb::arg("memory_limit") = 0, nb::arg("nested") = NestedSpecs{});
+  m.def(
+      "_nested_field",
+      [](const PyMeta& meta, int field) {
+        auto r = pq::nested_field(*meta.m, field);
+        if (!r.ok()) raise(r.error());
+        return shape_dict(*r);
+      },
+      nb::arg("meta"), nb::arg("field"),
+      "The Arrow tree of the root's field-th child: {kind, name, nullable, leaf?, children}.");
+  m.def("_is_nested_leaf", [](const PyMeta& meta, int leaf) { return pq::is_nested_leaf(*meta.m, leaf); });
+  m.def("_top_level_field_of", [](const PyMeta& meta, int leaf) { return pq::top_level_field_of(*meta.m, leaf); });
   m.def("_default_memory_limit", [] { return default_memory_limit(); },
         "The default memory budget of a read, in bytes (pqfast/memory_budget.h).");
   m.def(

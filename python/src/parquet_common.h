@@ -14,6 +14,10 @@ namespace pqfast::py {
 namespace pq = pqfast::parquet;
 
 // A parsed footer as Python holds it (_FileMetaData).
+// A column or field name of the file as str: UTF-8 by the format's
+// definition, refused (FormatError) when it is not.
+nb::object name_str(const std::string& s);
+
 struct PyMeta {
   std::shared_ptr<pq::FileMetaData> m;
 };

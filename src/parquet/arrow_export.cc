@@ -20,22 +20,120 @@ struct ArrayHolder {
   std::unique_ptr<ColumnArray::Impl> impl;
   std::vector<const void*> buffers;
   std::vector<int64_t> variadic_sizes;
+  std::vector<ArrowArray> children;
+  std::vector<ArrowArray*> child_ptrs;
 };
 
 struct SchemaHolder {
   std::string format, name;
+  std::vector<ArrowSchema> children;
+  std::vector<ArrowSchema*> child_ptrs;
 };
 
 void release_array(ArrowArray* a) {
   if (a == nullptr || a->release == nullptr) return;
-  delete static_cast<ArrayHolder*>(a->private_data);
+  auto* h = static_cast<ArrayHolder*>(a->private_data);
+  for (auto& c : h->children) {
+    if (c.release) c.release(&c);
+  }
+  delete h;
   a->release = nullptr;
 }
 
 void release_schema(ArrowSchema* s) {
   if (s == nullptr || s->release == nullptr) return;
-  delete static_cast<SchemaHolder*>(s->private_data);
+  auto* h = static_cast<SchemaHolder*>(s->private_data);
+  for (auto& c : h->children) {
+    if (c.release) c.release(&c);
+  }
+  delete h;
   s->release = nullptr;
+}
+
+const char* nest_format(ColumnArray::Impl::Nest n) {
+  switch (n) {
+    case ColumnArray::Impl::Nest::kList: return "+l";
+    case ColumnArray::Impl::Nest::kStruct: return "+s";
+    case ColumnArray::Impl::Nest::kMap: return "+m";
+    case ColumnArray::Impl::Nest::kNone: break;
+  }
+  return "";
+}
+
+void export_schema(const ColumnArray::Impl& c, ArrowSchema* schema, const std::string& name) {
+  const bool nested = c.nest != ColumnArray::Impl::Nest::kNone;
+  auto* sh = new SchemaHolder{nested ? nest_format(c.nest) : c.format, name, {}, {}};
+  std::memset(schema, 0, sizeof *schema);
+  sh->children.resize(c.children.size());
+  for (size_t i = 0; i < c.children.size(); ++i) {
+    export_schema(*c.children[i], &sh->children[i], c.children[i]->name);
+    sh->child_ptrs.push_back(&sh->children[i]);
+  }
+  schema->format = sh->format.c_str();
+  schema->name = sh->name.c_str();
+  schema->flags = c.nullable ? ARROW_FLAG_NULLABLE : 0;
+  schema->n_children = static_cast<int64_t>(sh->children.size());
+  schema->children = sh->child_ptrs.empty() ? nullptr : sh->child_ptrs.data();
+  schema->release = release_schema;
+  schema->private_data = sh;
+}
+
+using Impl = ColumnArray::Impl;
+
+void export_array(std::unique_ptr<Impl> impl, ArrowArray* array) {
+  auto* h = new ArrayHolder;
+  h->impl = std::move(impl);
+  Impl& c = *h->impl;
+  const bool any_null = c.null_count > 0;
+  if (c.nest == Impl::Nest::kStruct) {
+    h->buffers.push_back(any_null && c.validity.size() ? c.validity.data() : nullptr);
+  } else if (c.nest != Impl::Nest::kNone) {
+    h->buffers.push_back(any_null && c.validity.size() ? c.validity.data() : nullptr);
+    h->buffers.push_back(c.values.data());
+  } else if (c.layout == ArrowLayout::kNull) {
+    // The null layout has no buffers.
+  } else {
+    h->buffers.push_back(any_null && c.validity.size() ? c.validity.data() : nullptr);
+    switch (c.layout) {
+      case ArrowLayout::kBinary:
+      case ArrowLayout::kLargeBinary:
+        h->buffers.push_back(c.values.data());
+        h->buffers.push_back(c.data.data() ? c.data.data() : c.values.data());  // never null for consumers
+        break;
+      case ArrowLayout::kBinaryView: {
+        h->buffers.push_back(c.values.data() ? c.values.data() : c.validity.data());
+        for (auto& b : c.view_buffers) {
+          h->buffers.push_back(b.data());
+          h->variadic_sizes.push_back(static_cast<int64_t>(b.size()));
+        }
+        h->buffers.push_back(h->variadic_sizes.data());
+        break;
+      }
+      default:
+        h->buffers.push_back(c.values.data());
+    }
+  }
+  // Empty arrays: some consumers dislike null data pointers; give them a
+  // valid (unused) address.
+  static const int64_t kEmpty[2] = {0, 0};
+  for (size_t i = 1; i < h->buffers.size(); ++i) {
+    if (h->buffers[i] == nullptr) h->buffers[i] = kEmpty;
+  }
+  h->children.resize(c.children.size());
+  for (size_t i = 0; i < c.children.size(); ++i) {
+    export_array(std::move(c.children[i]), &h->children[i]);
+    h->child_ptrs.push_back(&h->children[i]);
+  }
+  std::memset(array, 0, sizeof *array);
+  array->length = c.length;
+  array->null_count = c.null_count;
+  array->offset = 0;
+  array->n_buffers = static_cast<int64_t>(h->buffers.size());
+  array->buffers = h->buffers.empty() ? nullptr : h->buffers.data();
+  array->n_children = static_cast<int64_t>(h->children.size());
+  array->children = h->child_ptrs.empty() ? nullptr : h->child_ptrs.data();
+  array->release = release_array;
+  array->private_data = h;
 }
 
 }  // namespace
@@ -65,56 +163,9 @@ int64_t ColumnArray::null_count() const { return impl_->null_count; }
 const std::string& ColumnArray::format() const { return impl_->format; }
 
 void ColumnArray::export_to(ArrowArray* array, ArrowSchema* schema, const std::string& name) && {
-  auto* sh = new SchemaHolder{impl_->format, name};
-  std::memset(schema, 0, sizeof *schema);
-  schema->format = sh->format.c_str();
-  schema->name = sh->name.c_str();
-  schema->flags = impl_->nullable ? ARROW_FLAG_NULLABLE : 0;
-  schema->release = release_schema;
-  schema->private_data = sh;
-
-  auto* h = new ArrayHolder;
-  h->impl = std::move(impl_);
+  export_schema(*impl_, schema, name);
+  export_array(std::move(impl_), array);
   impl_ = std::make_unique<Impl>();
-  Impl& c = *h->impl;
-  const bool any_null = c.null_count > 0;
-  if (c.layout == ArrowLayout::kNull) {
-    // The null layout has no buffers.
-  } else {
-    h->buffers.push_back(any_null && c.validity.size() ? c.validity.data() : nullptr);
-    switch (c.layout) {
-      case ArrowLayout::kBinary:
-      case ArrowLayout::kLargeBinary:
-        h->buffers.push_back(c.values.data());
-        h->buffers.push_back(c.data.data() ? c.data.data() : c.values.data());  // never null for consumers
-        break;
-      case ArrowLayout::kBinaryView: {
-        h->buffers.push_back(c.values.data() ? c.values.data() : c.validity.data());
-        for (auto& b : c.view_buffers) {
-          h->buffers.push_back(b.data());
-          h->variadic_sizes.push_back(static_cast<int64_t>(b.size()));
-        }
-        h->buffers.push_back(h->variadic_sizes.data());
-        break;
-      }
-      default:
-        h->buffers.push_back(c.values.data());
-    }
-  }
-  // Empty arrays: some consumers dislike null data pointers; give them a
-  // valid (unused) address.
-  static const int64_t kEmpty[2] = {0, 0};
-  for (size_t i = 1; i < h->buffers.size(); ++i) {
-    if (h->buffers[i] == nullptr) h->buffers[i] = kEmpty;
-  }
-  std::memset(array, 0, sizeof *array);
-  array->length = c.length;
-  array->null_count = c.null_count;
-  array->offset = 0;
-  array->n_buffers = static_cast<int64_t>(h->buffers.size());
-  array->buffers = h->buffers.empty() ? nullptr : h->buffers.data();
-  array->release = release_array;
-  array->private_data = h;
 }
 
 }  // namespace pqfast::parquet

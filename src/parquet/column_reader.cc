@@ -8,9 +8,11 @@
 #include <cstring>
 
 #include "pqfast/delta.h"
+#include "pqfast/parquet_nested.h"
 #include "pqfast/parquet_read.h"
 #include "parquet/codec.h"
 #include "parquet/decode.h"
+#include "parquet/nested_page.h"
 #include "parquet/rle.h"
 #include "parquet/snappy_range.h"
 #include "parquet/thrift_util.h"
@@ -109,6 +111,18 @@ class ChunkReader {
   // The dictionary page's values (after begin() and feed() of the page) as
   // an array of the reader's layout (fixed-width and binary layouts only).
   Result<ColumnArray> dictionary_array();
+  // A leaf of a nested field (before begin()): each page's levels are kept,
+  // the output holds a slot per level entry with def >= slot_def (null
+  // where def < max_def), rows are counted as records (repetition level 0).
+  void keep_levels(int16_t slot_def) {
+    levels_mode_ = true;
+    slot_def_ = slot_def;
+  }
+  // After finish(): the levels kept.
+  std::shared_ptr<LevelBuffers> take_levels(int64_t* n) {
+    *n = nlevels_;
+    return std::move(levels_);
+  }
 
  private:
   Status dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where);
@@ -118,6 +132,9 @@ class ChunkReader {
   Result<std::string_view> lazy_entry(uint32_t idx, const std::string& where);
   Status emit_sparse(const uint32_t* idx, const std::string& where);
   Status data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  Status nested_data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  Status level_stream(int32_t enc, int width, const uint8_t* p, size_t len, size_t* at, size_t n, uint8_t* out,
+                      const std::string& what);
   Status values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
   Status fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
   Status physical_values(int32_t enc, const uint8_t* p, size_t len, size_t n, uint8_t* out, const std::string& where);
@@ -169,6 +186,12 @@ class ChunkReader {
   } lazy_;
   ReadBuffer sparse_valid_, sparse_idx_;
   int32_t sparse_view_buffer_ = -1;
+  // Nested leaves (keep_levels).
+  bool levels_mode_ = false;
+  int16_t slot_def_ = 0;
+  int64_t nlevels_ = 0;
+  std::shared_ptr<LevelBuffers> levels_;
+  std::vector<uint64_t> mask_a_;
   ReadBuffer page_;      // a decompressed page
   ReadBuffer scratch_;   // physical values before conversion, dense bits
   ReadBuffer scratch2_;  // binary bytes before conversion
@@ -222,7 +245,7 @@ Result<const uint8_t*> ChunkReader::decompressed(const uint8_t* src, size_t csiz
 
 Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t file_offset, int64_t num_rows) {
   PQFAST_RETURN_IF_ERROR(begin(len, num_rows, nullptr));
-  if (out_->layout == ArrowLayout::kNull || family_ == Family::kNull) return finish(nullptr);
+  if ((out_->layout == ArrowLayout::kNull || family_ == Family::kNull) && !levels_mode_) return finish(nullptr);
   PQFAST_RETURN_IF_ERROR(feed(chunk, len, file_offset, 0, true));
   return finish(nullptr);
 }
@@ -250,7 +273,9 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
     return make_error(ErrorCode::kCorrupt, where_ + ": FIXED_LEN_BYTE_ARRAY column with type_length " +
                                                std::to_string(d_.type_length));
   }
-  nullable_ = d_.max_definition_level > 0;
+  // A nested leaf's slot is null where its levels stop short of the leaf.
+  nullable_ = d_.max_definition_level > (levels_mode_ ? slot_def_ : 0);
+  if (levels_mode_) levels_ = std::make_shared<LevelBuffers>();
   out_ = std::make_unique<ColumnArray::Impl>();
   out_->layout = layout_;
   out_->format = opts_.format.empty() ? default_format(layout_, d_.type_length, d_) : opts_.format;
@@ -259,7 +284,7 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
   if (family_ == Family::kBinary) {
     out_->values.resize_zeroed(layout_ == ArrowLayout::kBinary ? 4 : 8);
   }
-  if (family_ == Family::kNull) {
+  if (family_ == Family::kNull && !levels_mode_) {
     // Every value is null: nothing to decode (the UNKNOWN logical type).
     int64_t n = num_rows;
     if (keep) {
@@ -327,7 +352,7 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
 }
 
 Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset, int64_t first_row, bool whole_chunk) {
-  if (family_ == Family::kNull) return Status::Ok();
+  if (family_ == Family::kNull && !levels_mode_) return Status::Ok();
   if (first_row < row_ || first_row > num_rows_) {
     return make_error(ErrorCode::kCorrupt, where_ + ": pages at byte " + std::to_string(file_offset) + " start at row " +
                                                std::to_string(first_row) + ", after " + std::to_string(row_) +
@@ -336,8 +361,10 @@ Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset,
   row_ = first_row;
   size_t at = 0;
   // A whole chunk is walked until its rows are read (bytes after them are
-  // ignored, as other readers do); a run of pages until its bytes end.
-  while (whole_chunk ? row_ < num_rows_ : at < len) {
+  // ignored, as other readers do); a run of pages until its bytes end. A
+  // nested leaf's last record may go on in the next page (data page v1):
+  // its chunk is walked to the end of its bytes.
+  while (whole_chunk ? (row_ < num_rows_ || (levels_mode_ && at < len)) : at < len) {
     const uint64_t page_off = file_offset + at;
     const std::string where = where_ + ", page at byte " + std::to_string(page_off);
     if (at >= len) {
@@ -345,6 +372,7 @@ Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset,
                                                    " of the row group's " + std::to_string(num_rows_) + " values");
     }
     auto h = parse_page_header(chunk + at, len - at, page_off);
+    if (!h.ok() && levels_mode_ && row_ >= num_rows_) break;  // bytes past the last page
     if (!h.ok()) return make_error(h.error().code, where_ + ": " + h.error().message);
     const size_t body = static_cast<size_t>(h->compressed_page_size);
     if (body > len - at - h->header_size) {
@@ -734,6 +762,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
 }
 
 Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const std::string& where) {
+  if (levels_mode_) return nested_data_page(h, body, where);
   const bool v2 = h.type == PageType::kDataPageV2;
   const int64_t count64 = v2 ? h.data_page_v2.num_values : h.data_page.num_values;
   const int32_t enc = v2 ? h.data_page_v2.encoding : h.data_page.encoding;
@@ -825,6 +854,64 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   pos_ += static_cast<int64_t>(count);
   row_ += static_cast<int64_t>(count);
   out_->null_count += static_cast<int64_t>(count - nonnull);
+  return Status::Ok();
+}
+
+// A data page of a nested leaf: its levels are kept (nested_page.h), its
+// values fill the leaf's slots, and rows are counted as records begun.
+Status ChunkReader::nested_data_page(const PageHeader& h, const uint8_t* body, const std::string& where) {
+  const bool v2 = h.type == PageType::kDataPageV2;
+  const int64_t count64 = v2 ? h.data_page_v2.num_values : h.data_page.num_values;
+  const int32_t enc = v2 ? h.data_page_v2.encoding : h.data_page.encoding;
+  if (count64 < 0 || count64 > opts_.max_page_values) {
+    return make_error(ErrorCode::kLimitExceeded, where + ": page of " + std::to_string(count64) +
+                                                     " values exceeds the limit of " + std::to_string(opts_.max_page_values));
+  }
+  const size_t n = static_cast<size_t>(count64);
+  const size_t csize = static_cast<size_t>(h.compressed_page_size);
+  const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
+  PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, n, where));
+  PageLevels pl;
+  const uint8_t* vals = nullptr;
+  size_t vals_len = 0;
+  if (!v2) {
+    PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
+    const size_t len = codec_ == 0 ? csize : usize;
+    PQFAST_RETURN_IF_ERROR(page_levels_v1(h, d_, p, len, n, *levels_, nlevels_, &pl, where));
+    vals = p + pl.values_at;
+    vals_len = len - pl.values_at;
+  } else {
+    const auto& v = h.data_page_v2;
+    const size_t rl = static_cast<size_t>(v.repetition_levels_byte_length);
+    const size_t dl = static_cast<size_t>(v.definition_levels_byte_length);
+    // parse_page_header checked rl + dl <= compressed size.
+    PQFAST_RETURN_IF_ERROR(page_levels_v2(d_, body, rl, body + rl, dl, n, *levels_, nlevels_, &pl, where));
+    const size_t vc = csize - rl - dl;
+    if (v.is_compressed && codec_ != 0) {
+      if (usize < rl + dl) {
+        return make_error(ErrorCode::kCorrupt, where + ": uncompressed page size " + std::to_string(usize) +
+                                                   " is smaller than its levels");
+      }
+      PQFAST_ASSIGN_OR_RETURN(vals, decompressed(body + rl + dl, vc, usize - rl - dl, where));
+      vals_len = usize - rl - dl;
+    } else {
+      vals = body + rl + dl;
+      vals_len = vc;
+    }
+  }
+  if (pl.records > num_rows_ - row_) {
+    return make_error(ErrorCode::kCorrupt, where + ": page begins " + std::to_string(pl.records) +
+                                               " records, past the row group's " + std::to_string(num_rows_) + " rows (" +
+                                               std::to_string(row_) + " begun before it)");
+  }
+  const uint8_t* def = d_.max_definition_level > 0 ? levels_->def.data() + nlevels_ : nullptr;
+  detail::leaf_slots(def, n, slot_def_, d_.max_definition_level, nullable_ ? &out_->validity : nullptr, pos_, &pl, mask_a_);
+  if (pl.slots > static_cast<size_t>(INT64_MAX - pos_)) return make_error(ErrorCode::kCorrupt, where + ": value count overflows");
+  PQFAST_RETURN_IF_ERROR(values(enc, vals, vals_len, pl.slots, pl.nonnull, where));
+  pos_ += static_cast<int64_t>(pl.slots);
+  row_ += pl.records;
+  nlevels_ += static_cast<int64_t>(n);
+  out_->null_count += static_cast<int64_t>(family_ == Family::kNull ? pl.slots : pl.slots - pl.nonnull);
   return Status::Ok();
 }
 
@@ -1183,13 +1270,20 @@ Result<ColumnArray> decode_dictionary_page(const uint8_t* bytes, size_t len, uin
   });
 }
 
-Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
-                                      const ColumnReadOptions& options) {
+namespace {
+
+// Reads the bytes of leaf `leaf`'s chunk in row group `row_group` (checked
+// against the file) and runs decode(bytes, len, file_offset, column, codec,
+// num_rows, where) on them, under the read's memory budget.
+template <class T, class Decode>
+Result<T> with_chunk_bytes(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
+                           const ColumnReadOptions& options, Decode&& decode) {
   if (row_group < 0 || static_cast<size_t>(row_group) >= meta.row_groups.size()) {
     return make_error(ErrorCode::kInvalidArgument, file.name() + ": no row group " + std::to_string(row_group));
   }
-  const std::string problem = flat_column_problem(meta, leaf);
-  if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file.name() + ": " + problem);
+  if (leaf < 0 || static_cast<size_t>(leaf) >= meta.columns.size()) {
+    return make_error(ErrorCode::kInvalidArgument, file.name() + ": no leaf column " + std::to_string(leaf));
+  }
   const RowGroup& rg = meta.row_groups[row_group];
   const ColumnDescriptor& d = meta.columns[leaf];
   const std::string where = file.name() + ": row group " + std::to_string(row_group) + ", column '" + d.dotted_path + "'";
@@ -1205,10 +1299,7 @@ Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData
     return make_error(ErrorCode::kCorrupt, where + ": chunk type " + physical_type_name(c.type) +
                                                " differs from the schema's " + physical_type_name(d.physical_type));
   }
-  ColumnReadOptions opts = options;
-  if (rg.num_rows == 0) {
-    return decode_column_chunk(nullptr, 0, 0, d, c.codec, 0, opts, where);
-  }
+  if (rg.num_rows == 0) return decode(nullptr, 0, 0, d, c.codec, int64_t{0}, where);
   int64_t start = c.data_page_offset;
   if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
   const int64_t len = c.total_compressed_size;
@@ -1225,13 +1316,53 @@ Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData
   if (parquet_mr_before_1_2_9(meta.created_by)) {
     read_len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
   }
-  return guard_memory(opts.budget, where, [&]() -> Result<ColumnArray> {
+  return guard_memory(options.budget, where, [&]() -> Result<T> {
     ReadBuffer buf;  // (charged to the read's budget like the decoded pages)
     buf.resize(static_cast<size_t>(read_len));
     PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
-    return decode_column_chunk(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, opts,
-                               where);
+    return decode(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, where);
   });
+}
+
+}  // namespace
+
+Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
+                                      const ColumnReadOptions& options) {
+  const std::string problem = flat_column_problem(meta, leaf);
+  if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file.name() + ": " + problem);
+  return with_chunk_bytes<ColumnArray>(
+      file, meta, row_group, leaf, options,
+      [&](const uint8_t* bytes, size_t len, uint64_t off, const ColumnDescriptor& d, int32_t codec, int64_t rows,
+          const std::string& where) { return decode_column_chunk(bytes, len, off, d, codec, rows, options, where); });
+}
+
+Result<LeafChunk> decode_leaf_chunk(const uint8_t* bytes, size_t len, uint64_t file_offset, const ColumnDescriptor& d,
+                                    int32_t codec, int64_t num_rows, int16_t slot_def, const ColumnReadOptions& options,
+                                    const std::string& where) {
+  const std::string at = where.empty() ? "column '" + d.dotted_path + "'" : where;
+  return guard_memory(options.budget, at, [&]() -> Result<LeafChunk> {
+    ChunkReader r(d, codec, options, at);
+    r.keep_levels(slot_def);
+    PQFAST_RETURN_IF_ERROR(r.begin(len, num_rows, nullptr));
+    if (num_rows > 0) PQFAST_RETURN_IF_ERROR(r.feed(bytes, len, file_offset, 0, true));
+    LeafChunk out;
+    out.values = r.finish(nullptr);
+    std::shared_ptr<LevelBuffers> lv = r.take_levels(&out.levels);
+    if (d.max_repetition_level > 0 && out.levels > 0) out.rep = lv->rep.data();
+    if (d.max_definition_level > 0 && out.levels > 0) out.def = lv->def.data();
+    out.owner = std::move(lv);
+    return out;
+  });
+}
+
+Result<LeafChunk> read_leaf_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
+                                  int16_t slot_def, const ColumnReadOptions& options) {
+  return with_chunk_bytes<LeafChunk>(
+      file, meta, row_group, leaf, options,
+      [&](const uint8_t* bytes, size_t len, uint64_t off, const ColumnDescriptor& d, int32_t codec, int64_t rows,
+          const std::string& where) {
+        return decode_leaf_chunk(bytes, len, off, d, codec, rows, slot_def, options, where);
+      });
 }
 
 }  // namespace pqfast::parquet

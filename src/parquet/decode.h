@@ -43,6 +43,12 @@ struct ColumnArray::Impl {
   detail::ReadBuffer values;   // fixed elements, offsets (int32/int64), views, or bits (bool)
   detail::ReadBuffer data;     // binary bytes
   std::vector<detail::ReadBuffer> view_buffers;  // binary_view's variadic buffers
+  // Nested arrays (pqfast/parquet_nested.h): a list or map keeps its int32
+  // offsets in `values`; children are exported under their names.
+  enum class Nest : uint8_t { kNone, kList, kStruct, kMap };
+  Nest nest = Nest::kNone;
+  std::string name;
+  std::vector<std::unique_ptr<Impl>> children;
 };
 
 namespace detail {

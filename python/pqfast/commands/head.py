@@ -30,6 +30,12 @@ def _jsonable(v):
         return v.isoformat()
     if isinstance(v, (decimal.Decimal, dt.timedelta)):
         return str(v)
+    # Nested values: lists (and a map's (key, value) pairs) as JSON arrays,
+    # structs as objects.
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
     return str(v)
 
 

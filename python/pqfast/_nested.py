@@ -1,0 +1,131 @@
+"""How a nested top-level column (a list, struct or map) is read.
+
+The C++ reader (``src/parquet/nested_*.cc``) derives the column's Arrow tree
+from the Parquet schema as pyarrow does and reads each leaf with its levels;
+this module picks each leaf's layout as the flat reader would (``_Plan``),
+and after the import applies what the embedded Arrow schema (``ARROW:schema``)
+changes: large and fixed-size lists, time zones, large strings, views.
+"""
+
+from __future__ import annotations
+
+from . import _pqfast
+from ._pqfast import FormatError
+
+
+def _origin_children(node: dict, origin) -> list:
+    """The embedded Arrow types matching `node`'s children (None where they do not match)."""
+    import pyarrow.types as pt
+
+    kids = node["children"]
+    none = [None] * len(kids)
+    if origin is None:
+        return none
+    kind = node["kind"]
+    if kind == "struct":
+        if pt.is_struct(origin) and origin.num_fields == len(kids):
+            return [origin.field(i).type for i in range(len(kids))]
+        return none
+    if kind == "list":
+        if pt.is_list(origin) or pt.is_large_list(origin) or pt.is_fixed_size_list(origin) or \
+                pt.is_list_view(origin) or pt.is_large_list_view(origin):
+            return [origin.value_type]
+        return none
+    if kind == "map":
+        import pyarrow as pa
+
+        if pt.is_map(origin):
+            return [pa.struct([origin.key_field, origin.item_field])]
+        return none
+    return none
+
+
+class NestedPlan:
+    """One nested top-level column: its shape, its leaves' plans, then its final type."""
+
+    def __init__(self, meta, name: str, field_index: int, descs: list, arrow_field, leaves: list | None = None):
+        from .reader import _Plan
+
+        self.name = name
+        self.field_index = field_index
+        shape = _pqfast._nested_field(meta, field_index)
+        self.nullable = shape["nullable"]
+        self.field_metadata = arrow_field.metadata if arrow_field is not None else None
+        self.origin = arrow_field.type if arrow_field is not None else None
+        self.shape = shape
+        self.leaf_plans: list = []
+        self._collect(shape, self.origin, descs, _Plan)
+        self.leaves = [p.leaf for p in self.leaf_plans]
+
+    def _collect(self, node: dict, origin, descs: list, plan_class) -> None:
+        import pyarrow as pa
+
+        if node["kind"] == "leaf":
+            leaf = node["leaf"]
+            f = pa.field(node["name"], origin) if origin is not None else None
+            self.leaf_plans.append(plan_class(node["name"], leaf, descs[leaf], f))
+            return
+        for child, oc in zip(node["children"], _origin_children(node, origin)):
+            self._collect(child, oc, descs, plan_class)
+
+    def nested_spec(self, rg: int):
+        return (rg, self.field_index, [(p.layout, p.format) for p in self.leaf_plans])
+
+    def _final(self, t, node: dict, origin, plans):
+        """The type the column ends with: `t` (as read) with the embedded schema's changes."""
+        import pyarrow as pa
+        import pyarrow.types as pt
+
+        kind = node["kind"]
+        if kind == "leaf":
+            p = next(plans)
+            return p.final_type if p.extension is None else p.extension
+        kids = node["children"]
+        ocs = _origin_children(node, origin)
+        if kind == "struct":
+            fields = []
+            changed = False
+            for i, (c, oc) in enumerate(zip(kids, ocs)):
+                f = t.field(i)
+                ft = self._final(f.type, c, oc, plans)
+                changed |= not ft.equals(f.type)
+                fields.append(f.with_type(ft))
+            return pa.struct(fields) if changed else t
+        if kind == "list":
+            vf = t.value_field
+            ct = self._final(vf.type, kids[0], ocs[0], plans)
+            vf = vf.with_type(ct)
+            if origin is not None and pt.is_large_list(origin):
+                return pa.large_list(vf)
+            if origin is not None and pt.is_fixed_size_list(origin):
+                return pa.list_(vf, origin.list_size)
+            return t if ct.equals(t.value_type) else pa.list_(vf)
+        if kind == "map":
+            entries = kids[0]
+            ocs2 = _origin_children(entries, ocs[0])
+            kt = self._final(t.key_type, entries["children"][0], ocs2[0], plans)
+            it = self._final(t.item_type, entries["children"][1], ocs2[1], plans)
+            if kt.equals(t.key_type) and it.equals(t.item_type):
+                return t
+            sorted_keys = bool(origin.keys_sorted) if origin is not None and pt.is_map(origin) else False
+            return pa.map_(t.key_field.with_type(kt), t.item_field.with_type(it), sorted_keys)
+        raise FormatError(f"column '{self.name}': unknown nested kind {kind}")
+
+    def finish(self, chunks: list):
+        import pyarrow as pa
+
+        if not chunks:
+            raise FormatError(f"column '{self.name}': no row groups to read a nested column's type from")
+        arr = pa.chunked_array(chunks)
+        final = self._final(arr.type, self.shape, self.origin, iter(self.leaf_plans))
+        if not final.equals(arr.type):
+            try:
+                arr = arr.cast(final)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                pass
+        return arr
+
+    def field(self, arr):
+        import pyarrow as pa
+
+        return pa.field(self.name, arr.type, nullable=self.nullable, metadata=self.field_metadata)

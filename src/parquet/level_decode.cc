@@ -1,0 +1,60 @@
+// Levels into bytes: runs of the hybrid become memsets, bit-packed runs
+// are unpacked by the unpack family (32-bit lanes) and narrowed.
+#include "parquet/level_decode.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "parquet/rle.h"
+#include "parquet/thrift_util.h"
+
+namespace pqfast::parquet::detail {
+
+int level_bit_width(int max_level) {
+  int w = 0;
+  while (max_level > 0) {
+    ++w;
+    max_level >>= 1;
+  }
+  return w;
+}
+
+Status decode_levels(const uint8_t* data, size_t len, int width, size_t n, uint8_t* out, const std::string& what) {
+  if (width == 0) {
+    std::memset(out, 0, n);
+    return Status::Ok();
+  }
+  HybridReader r(data, len, width, what);
+  uint32_t batch[1024];
+  size_t done = 0;
+  while (done < n) {
+    bool repeat = false;
+    uint32_t value = 0;
+    PQFAST_ASSIGN_OR_RETURN(size_t got, r.next(batch, std::min<size_t>(n - done, 1024), &repeat, &value));
+    if (repeat) {
+      std::memset(out + done, static_cast<int>(value), got);  // width <= 8: value < 256
+    } else {
+      for (size_t k = 0; k < got; ++k) out[done + k] = static_cast<uint8_t>(batch[k]);
+    }
+    done += got;
+  }
+  return Status::Ok();
+}
+
+Status decode_levels_msb(const uint8_t* data, size_t len, int width, size_t n, uint8_t* out, const std::string& what) {
+  const uint64_t bits = static_cast<uint64_t>(n) * static_cast<uint64_t>(width);
+  if ((bits + 7) / 8 > len) {
+    return make_error(ErrorCode::kTruncated, what + ": " + std::to_string(n) + " BIT_PACKED levels of " +
+                                                 std::to_string(width) + " bits run past the " + std::to_string(len) +
+                                                 "-byte stream");
+  }
+  uint64_t bit = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t v = 0;
+    for (int k = 0; k < width; ++k, ++bit) v = (v << 1) | ((data[bit >> 3] >> (7 - (bit & 7))) & 1u);
+    out[i] = static_cast<uint8_t>(v);
+  }
+  return Status::Ok();
+}
+
+}  // namespace pqfast::parquet::detail
