@@ -77,10 +77,13 @@ struct LeafChunk {
 Result<LeafChunk> read_leaf_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
                                   int16_t slot_def, const ColumnReadOptions& options = {});
 
-// The same over a chunk's bytes in memory (as decode_column_chunk takes them).
+// The same over a chunk's bytes in memory (as decode_column_chunk takes
+// them); `levels_hint`: the chunk's num_values (buffers are reserved for it,
+// within what the bytes can hold), or 0.
 Result<LeafChunk> decode_leaf_chunk(const uint8_t* chunk_bytes, size_t len, uint64_t file_offset,
                                     const ColumnDescriptor& column, int32_t codec, int64_t num_rows, int16_t slot_def,
-                                    const ColumnReadOptions& options = {}, const std::string& where = "");
+                                    int64_t levels_hint = 0, const ColumnReadOptions& options = {},
+                                    const std::string& where = "");
 
 // Builds the Arrow array of `shape` from its leaves' chunks (one per leaf of
 // shape.leaves(), in that order; moved from). `num_rows`: the row group's.

@@ -89,6 +89,9 @@ struct ScanOptions {
   // ErrorCode::kMemoryLimit naming the column.
   std::shared_ptr<MemoryBudget> budget;
   int64_t memory_limit = 0;
+  // Each piece keeps its row selection (ScanPiece::selection): callers that
+  // read more of the matching rows elsewhere (nested columns) take them so.
+  bool keep_selection = false;
 };
 
 struct ScanStats {
@@ -115,6 +118,9 @@ struct ScanPiece {
   int32_t row_group = 0;
   int64_t num_rows = 0;
   std::vector<ColumnArray> columns;
+  // With ScanOptions::keep_selection: the rows selected, a bitmap over the
+  // row group's rows (LSB first; ceil(rows / 64) words).
+  std::vector<uint64_t> selection;
 };
 
 struct ScanResult {

@@ -56,6 +56,18 @@ class NestedPlan:
         self.leaf_plans: list = []
         self._collect(shape, self.origin, descs, _Plan)
         self.leaves = [p.leaf for p in self.leaf_plans]
+        self.ref = None
+
+    def set_field_ref(self, fields: list, path: str) -> None:
+        """Read the struct field at `fields` below the column ("s.a"), named as its
+        last part, with the parents' nulls, as pyarrow's read_table(columns=["s.a"])."""
+        node = self.shape
+        for f in fields:
+            kids = [c for c in node["children"] if c["name"] == f] if node["kind"] == "struct" else []
+            if not kids:
+                raise KeyError(f"{path}: no column {'.'.join([self.name] + fields)!r}")
+            node = kids[0]
+        self.ref = fields
 
     def _collect(self, node: dict, origin, descs: list, plan_class) -> None:
         import pyarrow as pa
@@ -123,9 +135,19 @@ class NestedPlan:
                 arr = arr.cast(final)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 pass
+        if self.ref is not None:
+            import pyarrow.compute as pc
+
+            t = arr.type
+            for f in self.ref:
+                self._ref_field = t.field(f)
+                t = self._ref_field.type
+            arr = pc.struct_field(arr, self.ref)
         return arr
 
     def field(self, arr):
         import pyarrow as pa
 
+        if self.ref is not None:
+            return self._ref_field.with_type(arr.type)
         return pa.field(self.name, arr.type, nullable=self.nullable, metadata=self.field_metadata)

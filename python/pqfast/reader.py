@@ -307,12 +307,20 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
     for name in names:
         leaves = top.get(name)
         if leaves is None:
-            # A dotted leaf path names a nested column's leaf.
-            j = meta.find_column(name)
-            if j >= 0:
-                raise FormatError(f"{path}: column '{descs[j]['dotted_path']}': reading single leaves of a nested "
-                                  f"column is not supported yet (read '{descs[j]['path'][0]}')")
-            raise KeyError(f"{path}: no column {name!r} (columns: {', '.join(list(top)[:12])})")
+            # "s.a" names field a of struct s, as pyarrow's read_table takes it.
+            ref = _struct_field_ref(name, top)
+            if ref is None:
+                raise KeyError(f"{path}: no column {name!r} (columns: {', '.join(list(top)[:12])})")
+            from ._nested import NestedPlan
+
+            top_name, fields = ref
+            leaves = top[top_name]
+            field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
+                if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
+            plan = NestedPlan(meta, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field)
+            plan.set_field_ref(fields, path)
+            plans.append(plan)
+            continue
         field = None
         if arrow_schema is not None:
             k = arrow_schema.get_field_index(name)
@@ -328,6 +336,17 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
             raise FormatError(f"{path}: {problem}")
         plans.append(_Plan(name, leaves[0], descs[leaves[0]], field))
     return plans
+
+
+def _struct_field_ref(name: str, top: dict):
+    """(top-level column, [field, ...]) for a dotted name whose first part is
+    a top-level column ("s.a", "s.t.z"), else None."""
+    at = name.find(".")
+    while at > 0:
+        if name[:at] in top:
+            return name[:at], name[at + 1:].split(".")
+        at = name.find(".", at + 1)
+    return None
 
 
 def _schema_metadata(meta) -> dict | None:
@@ -411,6 +430,11 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     base = len(specs)
     for j, p in enumerate(nested):
         by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[base + i * len(nested) + j]) for i in range(len(rgs))]
+    if nested and not rgs and nrg:
+        # No row group read: the types from row group 0, sliced empty.
+        empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit)
+        for p in nested:
+            by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     arrays, fields = [], []
     for p in plans:
         chunks = by_plan[id(p)]

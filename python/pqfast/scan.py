@@ -81,14 +81,22 @@ def _encode_filter(dnf, descs: dict, path: str):
     return out
 
 
-def _assemble(plans, meta, pieces):
+def _assemble(plans, meta, pieces, nested_chunks=None):
+    """The table of the engine's pieces: flat plans' arrays from the pieces (in
+    plan order among the flat ones), nested plans' from `nested_chunks`
+    ({id(plan): [array per piece]})."""
     import pyarrow as pa
 
-    from .reader import _schema_metadata
+    from .reader import _Plan, _schema_metadata
 
     arrays, fields = [], []
-    for j, p in enumerate(plans):
-        chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
+    j = 0
+    for p in plans:
+        if isinstance(p, _Plan):
+            chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
+            j += 1
+        else:
+            chunks = nested_chunks[id(p)]
         arr = p.finish(chunks)
         arrays.append(arr)
         fields.append(p.field(arr))
@@ -96,6 +104,43 @@ def _assemble(plans, meta, pieces):
         return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=_schema_metadata(meta)))
     num = sum(piece[2] for piece in pieces)
     return pa.table({"_": pa.nulls(num)}).drop_columns(["_"])
+
+
+def _nested_rows(paths, nested, pieces, memory_limit):
+    """The nested columns' values for the rows the engine selected: each
+    matching row group's nested chunks read whole (levels make a record's
+    pages unknown without them), then filtered by the piece's selection.
+    {id(plan): [array per piece]}."""
+    import numpy as np
+
+    from .parquet import ParquetFile
+
+    out = {id(p): [] for p in nested}
+    names = list(dict.fromkeys(p.name for p in nested))
+    opened = {}
+    try:
+        for piece in pieces:
+            fi, rg, sel = piece[0], piece[1], piece[4]
+            f = opened.get(fi)
+            if f is None:
+                f = opened[fi] = ParquetFile(paths[fi])
+            t = f.read(columns=names, row_groups=[rg], memory_limit=memory_limit)
+            mask = np.unpackbits(np.frombuffer(sel, np.uint8), bitorder="little")[:t.num_rows].astype(bool)
+            t = t.filter(mask)
+            for p in nested:
+                col = t.column(p.name)
+                out[id(p)].extend(col.chunks if col.num_chunks else [col.combine_chunks()])
+        if not pieces and paths:
+            # No row matched: empty arrays of the columns' types.
+            f = opened[0] = ParquetFile(paths[0])
+            if f.num_row_groups:
+                t = f.read(columns=names, row_groups=[0], memory_limit=memory_limit).slice(0, 0)
+                for p in nested:
+                    out[id(p)].append(t.column(p.name).combine_chunks())
+    finally:
+        for f in opened.values():
+            f.close()
+    return out
 
 
 _TAIL = 64 * 1024  # first read of each object's tail
@@ -267,7 +312,10 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     if filters is not None:
         dnf = _encode_filter(normalize(filters), descs, paths[0])
     n_threads = threads if threads is not None else (0 if use_threads else 1)
-    specs = [(p.name, p.layout, p.format) for p in plans]
+    from .reader import _Plan
+
+    specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
+    nested = [p for p in plans if not isinstance(p, _Plan)]
     sel = None
     if use_bloom and dnf:
         # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
@@ -277,12 +325,13 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
         sel = scan_row_groups(paths, dnf)
     kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
     pieces, st = _pqfast._scan_local(kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary,
-                                     use_page_index, _memory_limit(memory_limit), groups)
+                                     use_page_index, _memory_limit(memory_limit), groups, bool(nested))
+    nested_chunks = _nested_rows(kept, nested, pieces, memory_limit) if nested else None
     if sel is not None:
         st = dict(st)
         st["files"] = len(paths)
         st["row_groups_pruned_by_sidecar"] = sel[2]
-    table = _assemble(plans, meta, pieces)
+    table = _assemble(plans, meta, pieces, nested_chunks)
     if stats:
         st = dict(st)
         st["seconds"] = time.perf_counter() - t0

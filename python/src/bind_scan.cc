@@ -157,7 +157,11 @@ nb::tuple pieces_and_stats(pq::ScanResult& r, const std::vector<ColumnSpec>& col
       std::move(p.columns[j]).export_to(a, sc, std::get<0>(columns[j]));
       caps.append(to_capsules(sc, a));
     }
-    pieces.append(nb::make_tuple(p.file, p.row_group, p.num_rows, caps));
+    nb::object sel = nb::none();
+    if (!p.selection.empty()) {
+      sel = nb::bytes(reinterpret_cast<const char*>(p.selection.data()), p.selection.size() * sizeof(uint64_t));
+    }
+    pieces.append(nb::make_tuple(p.file, p.row_group, p.num_rows, caps, sel));
   }
   return nb::make_tuple(pieces, stats_dict(r.stats));
 }
@@ -266,11 +270,12 @@ void bind_scan(nb::module_& m) {
       [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns,
          const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
          bool use_bloom, bool use_dictionary, bool use_page_index, int64_t memory_limit,
-         const std::optional<std::vector<std::vector<int32_t>>>& row_groups) {
+         const std::optional<std::vector<std::vector<int32_t>>>& row_groups, bool keep_selection) {
         std::vector<pq::ScanColumn> cols = make_columns(columns);
         pq::ScanFilter filter = make_filter(dnf);
         pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index,
                                          memory_limit);
+        o.keep_selection = keep_selection;
         Result<pq::ScanResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
         {
           nb::gil_scoped_release release;
@@ -297,7 +302,9 @@ void bind_scan(nb::module_& m) {
       nb::arg("paths"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 0,
       nb::arg("use_statistics") = true, nb::arg("use_bloom") = true, nb::arg("use_dictionary") = true,
       nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0, nb::arg("row_groups").none() = nb::none(),
-      "Scans local files: ([(file, row_group, num_rows, [(schema capsule, array capsule)])], stats dict).");
+      nb::arg("keep_selection") = false,
+      "Scans local files: ([(file, row_group, num_rows, [(schema capsule, array capsule)], selection bytes or "
+      "None)], stats dict).");
 }
 
 }  // namespace pqfast::py

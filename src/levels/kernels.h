@@ -24,6 +24,12 @@ struct alignas(8) LevelKernels {
   // zero from dst_pos on, with 8 bytes of room past the last bit written.
   // Returns the bits appended.
   int64_t (*compress_bits)(const uint64_t* bits, const uint64_t* select, size_t words, uint8_t* dst, int64_t dst_pos);
+  // Set bits of words[0..n).
+  int64_t (*count_bits)(const uint64_t* words, size_t n);
+  // A list's offsets: for each set bit of slots[0..words) in order, the
+  // set bits of `child` before it go to *out++; then the total. Returns the
+  // total, or -1 (out partly written) when it passes INT32_MAX.
+  int64_t (*list_offsets)(const uint64_t* slots, const uint64_t* child, size_t words, int32_t* out);
 };
 
 extern const LevelKernels kScalarLevelKernels;

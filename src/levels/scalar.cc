@@ -1,6 +1,8 @@
 // The scalar reference of the levels family: what every SIMD table must equal.
 #include <bit>
 
+#include <climits>
+
 #include "levels/kernels.h"
 #include "levels/or_bits.h"
 
@@ -43,8 +45,30 @@ int64_t compress_bits(const uint64_t* bits, const uint64_t* select, size_t words
   return dst_pos - start;
 }
 
+
+int64_t count_bits(const uint64_t* words, size_t n) {
+  int64_t c = 0;
+  for (size_t i = 0; i < n; ++i) c += std::popcount(words[i]);
+  return c;
+}
+
+int64_t list_offsets(const uint64_t* slots, const uint64_t* child, size_t words, int32_t* out) {
+  int64_t base = 0;
+  for (size_t w = 0; w < words; ++w) {
+    const uint64_t c = child[w];
+    for (uint64_t s = slots[w]; s; s &= s - 1) {
+      // offset = child slots before this slot's entry
+      *out++ = static_cast<int32_t>(base + std::popcount(c & ((uint64_t{1} << std::countr_zero(s)) - 1)));
+    }
+    base += std::popcount(c);
+    if (base > INT32_MAX) return -1;
+  }
+  *out = static_cast<int32_t>(base);
+  return base;
+}
+
 }  // namespace
 
-const LevelKernels kScalarLevelKernels = {ge_mask, max_level, compress_bits};
+const LevelKernels kScalarLevelKernels = {ge_mask, max_level, compress_bits, count_bits, list_offsets};
 
 }  // namespace pqfast::levels

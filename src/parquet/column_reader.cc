@@ -114,9 +114,12 @@ class ChunkReader {
   // A leaf of a nested field (before begin()): each page's levels are kept,
   // the output holds a slot per level entry with def >= slot_def (null
   // where def < max_def), rows are counted as records (repetition level 0).
-  void keep_levels(int16_t slot_def) {
+  // `levels_hint`: the chunk's level count as its metadata says (a
+  // reservation hint only, bounded by the chunk's bytes).
+  void keep_levels(int16_t slot_def, int64_t levels_hint) {
     levels_mode_ = true;
     slot_def_ = slot_def;
+    levels_hint_ = levels_hint;
   }
   // After finish(): the levels kept.
   std::shared_ptr<LevelBuffers> take_levels(int64_t* n) {
@@ -189,6 +192,7 @@ class ChunkReader {
   // Nested leaves (keep_levels).
   bool levels_mode_ = false;
   int16_t slot_def_ = 0;
+  int64_t levels_hint_ = 0;
   int64_t nlevels_ = 0;
   std::shared_ptr<LevelBuffers> levels_;
   std::vector<uint64_t> mask_a_;
@@ -325,7 +329,14 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
         throw e;
       }
     }
+    // A nested leaf has a slot per level entry at most: reserve for the
+    // chunk's levels (the budget check above stays at one per row).
+    if (levels_mode_ && levels_hint_ > want) want = levels_hint_;
     const uint64_t n0 = std::min<uint64_t>(static_cast<uint64_t>(want), uint64_t{len} * 8 + 65536);
+    if (levels_mode_) {
+      if (d_.max_repetition_level > 0) levels_->rep.reserve(static_cast<size_t>(n0));
+      if (d_.max_definition_level > 0) levels_->def.reserve(static_cast<size_t>(n0));
+    }
     // A few rows (at most 1/64 of the row group's): their dictionary
     // entries are fetched alone.
     sparse_ = keep && !opts_.dictionary_values && want * 64 <= num_rows &&
@@ -1337,12 +1348,12 @@ Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData
 }
 
 Result<LeafChunk> decode_leaf_chunk(const uint8_t* bytes, size_t len, uint64_t file_offset, const ColumnDescriptor& d,
-                                    int32_t codec, int64_t num_rows, int16_t slot_def, const ColumnReadOptions& options,
-                                    const std::string& where) {
+                                    int32_t codec, int64_t num_rows, int16_t slot_def, int64_t levels_hint,
+                                    const ColumnReadOptions& options, const std::string& where) {
   const std::string at = where.empty() ? "column '" + d.dotted_path + "'" : where;
   return guard_memory(options.budget, at, [&]() -> Result<LeafChunk> {
     ChunkReader r(d, codec, options, at);
-    r.keep_levels(slot_def);
+    r.keep_levels(slot_def, levels_hint);
     PQFAST_RETURN_IF_ERROR(r.begin(len, num_rows, nullptr));
     if (num_rows > 0) PQFAST_RETURN_IF_ERROR(r.feed(bytes, len, file_offset, 0, true));
     LeafChunk out;
@@ -1361,7 +1372,8 @@ Result<LeafChunk> read_leaf_chunk(RandomAccessFile& file, const FileMetaData& me
       file, meta, row_group, leaf, options,
       [&](const uint8_t* bytes, size_t len, uint64_t off, const ColumnDescriptor& d, int32_t codec, int64_t rows,
           const std::string& where) {
-        return decode_leaf_chunk(bytes, len, off, d, codec, rows, slot_def, options, where);
+        const ColumnChunk& c = meta.row_groups[static_cast<size_t>(row_group)].columns[static_cast<size_t>(leaf)];
+        return decode_leaf_chunk(bytes, len, off, d, codec, rows, slot_def, c.num_values, options, where);
       });
 }
 

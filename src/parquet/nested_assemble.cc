@@ -4,8 +4,6 @@
 // validity is def >= def_valid over those slots, and a list's offsets count
 // its child's slots before each of its own. All of it works on 64-entry
 // masks (levels family: compare, popcount, bit compression).
-#include <bit>
-#include <climits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,12 +42,9 @@ class Assembler {
     std::vector<uint64_t> slots(words), valid(words);
     slot_mask(first, node.slot_def, node.slot_rep, slots.data());
     ge(first.def, n, node.def_valid, valid.data());
-    int64_t length = 0, set = 0;
-    for (size_t w = 0; w < words; ++w) {
-      valid[w] &= slots[w];
-      length += std::popcount(slots[w]);
-      set += std::popcount(valid[w]);
-    }
+    for (size_t w = 0; w < words; ++w) valid[w] &= slots[w];
+    const int64_t length = k_.count_bits(slots.data(), words);
+    const int64_t set = k_.count_bits(valid.data(), words);
     auto impl = std::make_unique<Impl>();
     impl->name = node.name;
     impl->nullable = node.nullable;
@@ -119,21 +114,11 @@ class Assembler {
   // A list's int32 offsets: before each of its slots, the child slots so far.
   Result<int64_t> offsets(const uint64_t* slots, const uint64_t* child, size_t words, int64_t length, ReadBuffer& out) {
     out.resize(static_cast<size_t>(length + 1) * 4);
-    int32_t* o = out.as<int32_t>();
-    int64_t base = 0, at = 0;
-    for (size_t w = 0; w < words; ++w) {
-      const uint64_t c = child[w];
-      for (uint64_t s = slots[w]; s; s &= s - 1) {
-        const int p = std::countr_zero(s);
-        o[at++] = static_cast<int32_t>(base + std::popcount(c & ((uint64_t{1} << p) - 1)));
-      }
-      base += std::popcount(c);
-      if (base > INT32_MAX) {
-        return make_error(ErrorCode::kUnsupported, where_ + ": a row group's list holds more than 2^31-1 elements");
-      }
+    const int64_t total = k_.list_offsets(slots, child, words, out.as<int32_t>());
+    if (total < 0) {
+      return make_error(ErrorCode::kUnsupported, where_ + ": a row group's list holds more than 2^31-1 elements");
     }
-    o[at] = static_cast<int32_t>(base);
-    return base;
+    return total;
   }
 
   std::vector<LeafChunk>& leaves_;

@@ -3,7 +3,6 @@
 // the levels family (block compares and bit compression, no per-level loop).
 #include "parquet/nested_page.h"
 
-#include <bit>
 #include <cstring>
 
 #include "levels/kernels.h"
@@ -134,13 +133,11 @@ void leaf_slots(const uint8_t* def, size_t n, int slot_def, int max_def, ReadBuf
   uint64_t* valid = masks.data();
   uint64_t* slot = masks.data() + words;
   k.ge_mask(def, n, static_cast<uint8_t>(max_def), valid);
-  size_t nonnull = 0;
-  for (size_t w = 0; w < words; ++w) nonnull += static_cast<size_t>(std::popcount(valid[w]));
+  const size_t nonnull = static_cast<size_t>(k.count_bits(valid, words));
   size_t slots = n;
   if (slot_def > 0) {
     k.ge_mask(def, n, static_cast<uint8_t>(slot_def), slot);
-    slots = 0;
-    for (size_t w = 0; w < words; ++w) slots += static_cast<size_t>(std::popcount(slot[w]));
+    slots = static_cast<size_t>(k.count_bits(slot, words));
   } else {
     for (size_t w = 0; w < words; ++w) slot[w] = ~uint64_t{0};
     if (n % 64) slot[words - 1] = (uint64_t{1} << (n % 64)) - 1;

@@ -511,6 +511,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
   piece.file = index_;
   piece.row_group = rg;
   piece.num_rows = selected;
+  if (opts_.keep_selection) piece.selection = selection;
   // Columns in parallel: a lookup's one matching row group is most of its
   // work, and its columns are independent.
   std::vector<Result<ColumnArray>> got;
