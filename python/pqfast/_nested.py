@@ -40,6 +40,63 @@ def _origin_children(node: dict, origin) -> list:
     return none
 
 
+def _has_map(node: dict) -> bool:
+    return node["kind"] == "map" or any(_has_map(c) for c in node["children"])
+
+
+def _fixed_size(arr, t):
+    """A list array as fixed_size_list type `t`: each valid list must hold
+    list_size values; a null list gets list_size null values (as pyarrow
+    reads them; a cast would leave them uninitialised)."""
+    import numpy as np
+    import pyarrow as pa
+
+    size = t.list_size
+    offsets = arr.offsets.to_numpy(zero_copy_only=False)
+    lengths = np.diff(offsets)
+    valid = arr.is_valid().to_numpy(zero_copy_only=False)
+    if np.any(lengths[valid] != size):
+        raise FormatError(f"a fixed_size_list<{size}> row holds a list of another size")
+    idx = (offsets[:-1, None] + np.arange(size)[None, :]).reshape(-1)
+    mask = np.repeat(~valid, size)
+    values = arr.values.take(pa.array(idx, mask=mask)) if len(idx) else arr.values.slice(0, 0)
+    return pa.FixedSizeListArray.from_arrays(values, type=t, mask=pa.array(~valid) if not valid.all() else None)
+
+
+def _retype(arr, t):
+    """`arr` (as imported: offset 0 at every level) as type `t`, node by node
+    on the same buffers: names, nullability, time zones and large offsets
+    change without the cast kernels (which refuse a non-nullable field
+    holding nulls under a null parent, as every nested read has them)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.types as pt
+
+    at = arr.type
+    validity = arr.buffers()[0]
+    if pt.is_struct(t) and pt.is_struct(at):
+        kids = [_retype(arr.field(i), t.field(i).type) for i in range(t.num_fields)]
+        return pa.Array.from_buffers(t, len(arr), [validity], arr.null_count, 0, kids)
+    if pt.is_map(t) and pt.is_map(at):
+        entries = arr.values
+        ekids = [_retype(entries.field(0), t.key_type), _retype(entries.field(1), t.item_type)]
+        etype = t.field(0).type
+        ent = pa.Array.from_buffers(etype, len(entries), [entries.buffers()[0]], entries.null_count, 0, ekids)
+        return pa.Array.from_buffers(t, len(arr), [validity, arr.buffers()[1]], arr.null_count, 0, [ent])
+    if pt.is_list(at) and (pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t)):
+        values = _retype(arr.values, t.value_type)
+        if pt.is_fixed_size_list(t):
+            return _fixed_size(pa.Array.from_buffers(pa.list_(t.value_field), len(arr),
+                                                     [validity, arr.buffers()[1]], arr.null_count, 0, [values]), t)
+        offsets = arr.buffers()[1]
+        if pt.is_large_list(t):
+            offsets = pc.cast(arr.offsets, pa.int64()).buffers()[1]
+        return pa.Array.from_buffers(t, len(arr), [validity, offsets], arr.null_count, 0, [values])
+    if at.equals(t):
+        return arr
+    return arr.cast(t)
+
+
 class NestedPlan:
     """One nested top-level column: its shape, its leaves' plans, then its final type."""
 
@@ -57,6 +114,11 @@ class NestedPlan:
         self._collect(shape, self.origin, descs, _Plan)
         self.leaves = [p.leaf for p in self.leaf_plans]
         self.ref = None
+        # Maps: Arrow's C Data import names a map's entries "entries"; pyarrow
+        # names them after the map field. The type pyarrow derives for the
+        # column is set here by the reader (pyarrow_type) and cast to.
+        self.has_map = _has_map(shape)
+        self.pyarrow_type = None
 
     def set_field_ref(self, fields: list, path: str) -> None:
         """Read the struct field at `fields` below the column ("s.a"), named as its
@@ -130,11 +192,13 @@ class NestedPlan:
             raise FormatError(f"column '{self.name}': no row groups to read a nested column's type from")
         arr = pa.chunked_array(chunks)
         final = self._final(arr.type, self.shape, self.origin, iter(self.leaf_plans))
-        if not final.equals(arr.type):
+        if self.pyarrow_type is not None and self.ref is None:
+            final = self.pyarrow_type
+        if not final.equals(arr.type) or self.pyarrow_type is not None:
             try:
-                arr = arr.cast(final)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-                pass
+                arr = pa.chunked_array([_retype(c, final) for c in arr.chunks], type=final)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                raise FormatError(f"column '{self.name}': cannot read as {final}: {e}") from None
         if self.ref is not None:
             import pyarrow.compute as pc
 

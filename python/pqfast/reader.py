@@ -362,6 +362,28 @@ def _schema_metadata(meta) -> dict | None:
     return out or None
 
 
+def _pyarrow_types(source, meta):
+    """The Arrow schema pyarrow derives from the file's footer (map entries are
+    named there as pyarrow names them, which no Arrow type constructor in
+    Python can do): the footer read again and handed to pyarrow's parser."""
+    import io
+    import struct
+
+    import pyarrow.parquet as pq
+
+    size = os.path.getsize(source.path) if source.local else source.size
+    n = meta.footer_length + 8
+    if source.local:
+        with open(source.path, "rb") as fh:
+            fh.seek(size - n)
+            tail = fh.read(n)
+    else:
+        tail = bytes(source.read_at(size - n, n))
+    if len(tail) != n or struct.unpack("<I", tail[-8:-4])[0] != meta.footer_length:
+        raise FormatError(f"{source.path}: the footer changed while it was read")
+    return pq.read_metadata(io.BytesIO(b"PAR1" + tail)).schema.to_arrow_schema()
+
+
 def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
     """Per row group, the values of the column's dictionary page as an Arrow
     array (None where the chunk has none or it cannot be located: the
@@ -408,6 +430,11 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
             rgs.append(r % nrg)
     flat = [p for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if not isinstance(p, _Plan)]
+    if any(p.has_map for p in nested):
+        arrow_types = _pyarrow_types(source, meta)
+        for p in nested:
+            if p.has_map:
+                p.pyarrow_type = arrow_types.field(p.name).type
     specs = [p.spec(rg) for rg in rgs for p in flat]
     nested_specs = [p.nested_spec(rg) for rg in rgs for p in nested]
     threads = 0 if use_threads else 1

@@ -1,6 +1,8 @@
-// Dense values spread over the validity bitmap, back to front in place.
+// Dense values spread over the validity bitmap, back to front in place:
+// 4- and 8-byte elements and bits by the nulls family's tables.
 #include <cstring>
 
+#include "nulls/kernels.h"
 #include "parquet/decode.h"
 
 namespace pqfast::parquet::detail {
@@ -28,8 +30,8 @@ void spread_fixed(uint8_t* base, size_t elem, const uint8_t* validity, int64_t o
   switch (elem) {
     case 1: return spread_n<1>(base, validity, off, count, nonnull);
     case 2: return spread_n<2>(base, validity, off, count, nonnull);
-    case 4: return spread_n<4>(base, validity, off, count, nonnull);
-    case 8: return spread_n<8>(base, validity, off, count, nonnull);
+    case 4: return nulls::active_null_kernels().spread4(base, validity, off, count, nonnull);
+    case 8: return nulls::active_null_kernels().spread8(base, validity, off, count, nonnull);
     case 12: return spread_n<12>(base, validity, off, count, nonnull);
     case 16: return spread_n<16>(base, validity, off, count, nonnull);
     case 32: return spread_n<32>(base, validity, off, count, nonnull);
@@ -61,17 +63,7 @@ template void spread_offsets<int32_t>(int32_t*, const uint8_t*, int64_t, size_t,
 template void spread_offsets<int64_t>(int64_t*, const uint8_t*, int64_t, size_t, size_t);
 
 void spread_bits(const uint8_t* src, uint8_t* dst, const uint8_t* validity, int64_t off, size_t count) {
-  size_t j = 0;
-  for (size_t i = 0; i < count; ++i) {
-    const int64_t k = off + static_cast<int64_t>(i);
-    bool v = false;
-    if (bit(validity, k)) {
-      v = bit(src, static_cast<int64_t>(j));
-      ++j;
-    }
-    if (v) dst[k >> 3] |= uint8_t(1u << (k & 7));
-    else dst[k >> 3] &= uint8_t(~(1u << (k & 7)));
-  }
+  nulls::active_null_kernels().spread_bits(src, dst, validity, off, count);
 }
 
 }  // namespace pqfast::parquet::detail

@@ -1,5 +1,6 @@
 """Regenerates the files of tests/data/writers: every flat type each of six
-Parquet writers supports, with nulls, in several codecs and page settings.
+Parquet writers supports, with nulls, in several codecs and page settings,
+and (in nested/) the lists, structs and maps each of them writes.
 
 Run with an interpreter that has the writers (see README.md for versions),
 never the test venv:
@@ -10,8 +11,10 @@ never the test venv:
     apt-get install -y openjdk-17-jre-headless      # for Spark
     /work/genvenv/bin/python tests/data/writers/generate.py [writer ...]
 
-Files are named <writer>-<setting>.parquet. Values come from numpy's seeded
-generator and the writers' SQL over row numbers, so a regenerated file
+Files are named <writer>-<setting>.parquet; `generate.py <writer>-nested`
+writes that writer's lists, structs and maps into nested/ (issue 20).
+Values come from numpy's seeded generator and the writers' SQL over row
+numbers, so a regenerated file
 differs only where a writer embeds its own version or a timestamp, and in
 chDB's UUID columns (generateUUIDv4 is random). The tests compare pqfast with
 pyarrow on whatever the files hold: regenerated files need no test change.
@@ -360,8 +363,270 @@ def duckdb_files():
         con.execute(f"COPY ({DUCK_SELECT.format(n=N)}) TO '{out}' (FORMAT parquet, {opts})")
 
 
+# ---- nested columns (issue 20): every writer's lists, structs and maps ------------------
+#
+# Written into nested/ (the flat tests glob this directory's *.parquet only).
+# Each writer gets its own seeded generator, so adding or regenerating these
+# leaves the flat files above unchanged.
+
+NESTED = HERE / "nested"
+NN = 300
+
+
+def _nested_rows(seed: int, n: int = NN) -> dict:
+    """Python values for the nested columns: lists with nulls, empty and null
+    lists; structs with null fields and null rows; maps with null values."""
+    rng = np.random.default_rng(seed)
+    words = ["a", "bb", "ccc", "é", "日本", "", "zz-top", "😀"]
+
+    def maybe(v, p=0.12):
+        return None if rng.random() < p else v
+
+    def ints(k, p=0.1):
+        return [maybe(int(x), p) for x in rng.integers(-(2**40), 2**40, k)]
+
+    def strs(k, p=0.1):
+        return [maybe(words[int(x)] + str(int(y)), p) for x, y in zip(rng.integers(0, len(words), k),
+                                                                      rng.integers(0, 50, k))]
+
+    def length():
+        return int(rng.choice([0, 1, 2, 3, 5, 8]))
+
+    cols = {k: [] for k in ("li", "ls", "st", "lst", "m", "ll", "ml", "fixed", "req")}
+    for i in range(n):
+        cols["li"].append(maybe(ints(length())))
+        cols["ls"].append(maybe(strs(length())))
+        cols["st"].append(maybe({"i32": maybe(int(rng.integers(-1000, 1000))), "i64": maybe(int(rng.integers(0, 2**50))),
+                                 "f64": maybe(float(np.round(rng.standard_normal(), 4))),
+                                 "s": maybe(words[i % len(words)]), "b": maybe(bool(i % 3 == 0))}))
+        cols["lst"].append(maybe([maybe({"a": maybe(int(x)), "b": maybe(words[int(x) % 8])})
+                                  for x in rng.integers(0, 1000, length())]))
+        cols["m"].append(maybe({f"k{j}": maybe(int(x)) for j, x in enumerate(rng.integers(0, 100, length()))}))
+        cols["ll"].append(maybe([maybe(ints(length())) for _ in range(length())]))
+        cols["ml"].append(maybe({f"k{j}": maybe(ints(length())) for j in range(length())}))
+        cols["fixed"].append(maybe([int(x) for x in rng.integers(0, 100, 3)]))
+        cols["req"].append({"id": i, "tag": maybe(words[i % 8])})
+    return cols
+
+
+def _nested_arrow_table(seed: int, n: int = NN):
+    import pyarrow as pa
+
+    c = _nested_rows(seed, n)
+    st = pa.struct([("i32", pa.int32()), ("i64", pa.int64()), ("f64", pa.float64()), ("s", pa.string()),
+                    ("b", pa.bool_())])
+    ab = pa.struct([("a", pa.int64()), ("b", pa.string())])
+
+    def as_map(v):
+        return None if v is None else list(v.items())
+
+    return pa.table({
+        "id": pa.array(range(n), pa.int64()),
+        "li": pa.array(c["li"], pa.list_(pa.int64())),
+        "ls": pa.array(c["ls"], pa.list_(pa.string())),
+        "st": pa.array(c["st"], st),
+        "lst": pa.array(c["lst"], pa.list_(ab)),
+        "m": pa.array([as_map(v) for v in c["m"]], pa.map_(pa.string(), pa.int64())),
+        "ll": pa.array(c["ll"], pa.list_(pa.list_(pa.int64()))),
+        "ml": pa.array([as_map(v) for v in c["ml"]], pa.map_(pa.string(), pa.list_(pa.int64()))),
+        "lli": pa.array(c["li"], pa.large_list(pa.int64())),
+        "fixed": pa.array(c["fixed"], pa.list_(pa.int64(), 3)),
+        "req": pa.array(c["req"], pa.struct([pa.field("id", pa.int64(), nullable=False), ("tag", pa.string())])),
+    })
+
+
+def polars_nested_files():
+    import polars as pl
+
+    NESTED.mkdir(exist_ok=True)
+    c = _nested_rows(101)
+    # polars has no map type: lists, structs, lists of structs and of lists, Array (fixed size).
+    df = pl.DataFrame({
+        "id": pl.Series(range(NN), dtype=pl.Int64),
+        "li": pl.Series(c["li"], dtype=pl.List(pl.Int64)),
+        "ls": pl.Series(c["ls"], dtype=pl.List(pl.String)),
+        "st": pl.Series(c["st"], dtype=pl.Struct({"i32": pl.Int32, "i64": pl.Int64, "f64": pl.Float64,
+                                                  "s": pl.String, "b": pl.Boolean})),
+        "lst": pl.Series(c["lst"], dtype=pl.List(pl.Struct({"a": pl.Int64, "b": pl.String}))),
+        "ll": pl.Series(c["ll"], dtype=pl.List(pl.List(pl.Int64))),
+        "arr": pl.Series(c["fixed"], dtype=pl.Array(pl.Int64, 3)),
+        "sl": pl.Series([None if v is None else {"l": v, "n": len(v)} for v in c["li"]],
+                        dtype=pl.Struct({"l": pl.List(pl.Int64), "n": pl.Int64})),
+    })
+    for name, kw in [("zstd", {}), ("snappy-pages", dict(compression="snappy", data_page_size=2048,
+                                                         row_group_size=120)),
+                     ("uncompressed-stats", dict(compression="uncompressed", statistics="full"))]:
+        kw = dict(kw)
+        kw.setdefault("compression", "zstd")
+        df.write_parquet(NESTED / f"polars-nested-{name}.parquet", **kw)
+
+
+def datafusion_nested_files():
+    import datafusion
+
+    NESTED.mkdir(exist_ok=True)
+    ctx = datafusion.SessionContext()
+    ctx.register_record_batches("nt", [_nested_arrow_table(102).to_batches(max_chunksize=100)])
+    for name, opts in {
+        "snappy-v1": "'format.compression' 'snappy', 'format.writer_version' '1.0'",
+        "zstd-v2-pages": "'format.compression' 'zstd(3)', 'format.writer_version' '2.0', "
+                         "'format.data_pagesize_limit' 512, 'format.max_row_group_size' 120, "
+                         "'format.dictionary_enabled' false",
+    }.items():
+        out = NESTED / f"datafusion-nested-{name}.parquet"
+        if out.exists():
+            out.unlink()
+        ctx.sql(f"COPY (SELECT * FROM nt) TO '{out}' STORED AS PARQUET OPTIONS ({opts})").collect()
+
+
+def spark_nested_files():
+    from pyspark.sql import SparkSession
+    from pyspark.sql import types as T
+
+    NESTED.mkdir(exist_ok=True)
+    spark = (SparkSession.builder.master("local[1]").appName("pqfast-writers-nested")
+             .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+             .config("spark.driver.memory", "1g").getOrCreate())
+    c = _nested_rows(103)
+    st = T.StructType([T.StructField("i32", T.IntegerType()), T.StructField("i64", T.LongType()),
+                       T.StructField("f64", T.DoubleType()), T.StructField("s", T.StringType()),
+                       T.StructField("b", T.BooleanType())])
+    ab = T.StructType([T.StructField("a", T.LongType()), T.StructField("b", T.StringType())])
+    schema = T.StructType([
+        T.StructField("id", T.LongType(), False),
+        T.StructField("li", T.ArrayType(T.LongType())),
+        T.StructField("ls", T.ArrayType(T.StringType())),
+        T.StructField("st", st),
+        T.StructField("lst", T.ArrayType(ab)),
+        T.StructField("m", T.MapType(T.StringType(), T.LongType())),
+        T.StructField("ll", T.ArrayType(T.ArrayType(T.LongType()))),
+        T.StructField("ml", T.MapType(T.StringType(), T.ArrayType(T.LongType()))),
+        T.StructField("fixed", T.ArrayType(T.LongType(), containsNull=False)),
+        T.StructField("req", T.StructType([T.StructField("id", T.LongType(), False),
+                                           T.StructField("tag", T.StringType())]), False),
+    ])
+    rows = []
+    for i in range(NN):
+        s = c["st"][i]
+        rows.append((i, c["li"][i], c["ls"][i], None if s is None else tuple(s.values()),
+                     None if c["lst"][i] is None else [None if e is None else (e["a"], e["b"]) for e in c["lst"][i]],
+                     c["m"][i], c["ll"][i], c["ml"][i], c["fixed"][i], (c["req"][i]["id"], c["req"][i]["tag"])))
+    df = spark.createDataFrame(rows, schema).coalesce(1)
+    settings = {
+        # Spark's defaults: 3-level lists (list / element), maps as key_value.
+        "nested-v1-snappy": (False, {"compression": "snappy"}),
+        "nested-v2-zstd-pages": (False, {"compression": "zstd", "parquet.writer.version": "PARQUET_2_0",
+                                         "parquet.page.size": "1024", "parquet.enable.dictionary": "false"}),
+        # spark.sql.parquet.writeLegacyFormat=true: Hive's 2-level lists (bag / array) and maps (map).
+        "legacy-nested-v1-snappy": (True, {"compression": "snappy"}),
+        "legacy-nested-v1-gzip-pages": (True, {"compression": "gzip", "parquet.page.size": "1024",
+                                               "parquet.block.size": "16384"}),
+    }
+    for name, (legacy, opts) in settings.items():
+        spark.conf.set("spark.sql.parquet.writeLegacyFormat", "true" if legacy else "false")
+        tmp = tempfile.mkdtemp()
+        w = df.write.mode("overwrite")
+        for k, v in opts.items():
+            w = w.option(k, v)
+        w.parquet(tmp + "/out")
+        parts = sorted(glob.glob(tmp + "/out/part-*.parquet"))
+        assert len(parts) == 1, parts
+        shutil.copy(parts[0], NESTED / f"spark-{name}.parquet")
+        shutil.rmtree(tmp)
+    spark.conf.set("spark.sql.parquet.writeLegacyFormat", "false")
+    spark.stop()
+
+
+def fastparquet_nested_files():
+    """fastparquet writes no nested Parquet types: lists and dicts go into flat
+    BYTE_ARRAY columns as JSON (object_encoding='json'). Written so that its
+    nearest form is read as pyarrow reads it."""
+    import fastparquet
+    import pandas as pd
+
+    NESTED.mkdir(exist_ok=True)
+    c = _nested_rows(104)
+    df = pd.DataFrame({"id": np.arange(NN, dtype=np.int64),
+                       "li": pd.Series(c["li"], dtype=object), "st": pd.Series(c["st"], dtype=object),
+                       "m": pd.Series(c["m"], dtype=object)})
+    fastparquet.write(str(NESTED / "fastparquet-nested-json.parquet"), df, compression="SNAPPY",
+                      object_encoding={"li": "json", "st": "json", "m": "json"})
+
+
+CH_NESTED = """
+SELECT
+  toInt64(number) AS id,
+  arrayMap(x -> toInt64(x * 1000003 - 500), range(number % 6)) AS li,
+  arrayMap(x -> if((number + x) % 5 = 0, NULL, toInt64(x)), range(number % 4)) AS li_null,
+  arrayMap(x -> concat('s', toString(number), 'é', toString(x)), range(number % 5)) AS ls,
+  CAST((toInt32(number % 1000), toInt64(number * 7), number / 3, toString(number % 37), number % 2 = 0),
+       'Tuple(i32 Int32, i64 Int64, f64 Float64, s String, b Bool)') AS st,
+  arrayMap(x -> CAST((toInt64(x), concat('b', toString(x))), 'Tuple(a Int64, b String)'), range(number % 4)) AS lst,
+  CAST(mapFromArrays(arrayMap(x -> concat('k', toString(x)), range(number % 4)),
+                     arrayMap(x -> toInt64(x * number), range(number % 4))), 'Map(String, Int64)') AS m,
+  arrayMap(x -> arrayMap(y -> toInt64(y + x), range(x % 3)), range(number % 4)) AS ll,
+  CAST(mapFromArrays(arrayMap(x -> concat('k', toString(x)), range(number % 3)),
+                     arrayMap(x -> arrayMap(y -> toInt32(y), range(x)), range(number % 3))),
+       'Map(String, Array(Int32))') AS ml,
+  CAST(if(number % 7 = 0, NULL, concat('t', toString(number))), 'Nullable(String)') AS tag
+FROM numbers({n})
+"""
+
+
+def chdb_nested_files():
+    import chdb
+
+    NESTED.mkdir(exist_ok=True)
+    for name, settings in {
+        "zstd": "output_format_parquet_compression_method='zstd'",
+        "lz4-pages": "output_format_parquet_compression_method='lz4', output_format_parquet_data_page_size=512, "
+                     "output_format_parquet_row_group_size=100",
+        "snappy-v1": "output_format_parquet_compression_method='snappy', output_format_parquet_version='1.0'",
+    }.items():
+        res = chdb.query(CH_NESTED.format(n=NN) + f" SETTINGS {settings}", "Parquet")
+        (NESTED / f"chdb-nested-{name}.parquet").write_bytes(res.bytes())
+
+
+DUCK_NESTED = """
+SELECT i::BIGINT AS id,
+       CASE WHEN i % 9 = 0 THEN NULL ELSE
+         list_transform(range(i % 6), lambda x: CASE WHEN (x + i) % 5 = 0 THEN NULL ELSE x * 1000003 - 7 END) END AS li,
+       CASE WHEN i % 11 = 0 THEN NULL ELSE list_transform(range(i % 4), lambda x: 's' || x::VARCHAR || 'é') END AS ls,
+       CASE WHEN i % 8 = 0 THEN NULL ELSE
+         {{'i32': (i % 1000)::INTEGER, 'i64': i * 7, 'f64': i / 3.0,
+           's': CASE WHEN i % 4 = 0 THEN NULL ELSE 'v' || i::VARCHAR END, 'b': i % 2 = 0}} END AS st,
+       list_transform(range(i % 4), lambda x: {{'a': x, 'b': CASE WHEN x = 2 THEN NULL ELSE 'b' || x::VARCHAR END}}) AS lst,
+       CASE WHEN i % 10 = 0 THEN NULL ELSE
+         map_from_entries(list_transform(range(i % 4), lambda x: {{'k': 'k' || x::VARCHAR,
+                                                              'v': CASE WHEN x = 1 THEN NULL ELSE x * i END}})) END AS m,
+       list_transform(range(i % 4), lambda x: CASE WHEN x = 3 THEN NULL ELSE range(x) END) AS ll,
+       map_from_entries(list_transform(range(i % 3), lambda x: {{'k': 'k' || x::VARCHAR, 'v': range(x)}})) AS ml,
+       [i, i + 1, i + 2]::BIGINT[3] AS fixed,
+       {{'deep': list_transform(range(i % 3), lambda x: {{'x': range(x), 'y': {{'z': 'z' || x::VARCHAR}}}})}} AS deep
+FROM range({n}) t(i)
+"""
+
+
+def duckdb_nested_files():
+    import duckdb
+
+    NESTED.mkdir(exist_ok=True)
+    con = duckdb.connect()
+    for name, opts in {
+        "v1-snappy": "COMPRESSION snappy, PARQUET_VERSION V1",
+        "v2-zstd-rowgroups": "COMPRESSION zstd, PARQUET_VERSION V2, ROW_GROUP_SIZE 100",
+        "v1-uncompressed-nodict": "COMPRESSION uncompressed, PARQUET_VERSION V1, "
+                                  "DICTIONARY_COMPRESSION_RATIO_THRESHOLD 0",
+    }.items():
+        out = NESTED / f"duckdb-nested-{name}.parquet"
+        con.execute(f"COPY ({DUCK_NESTED.format(n=NN)}) TO '{out}' (FORMAT parquet, {opts})")
+
+
 WRITERS = {"polars": polars_files, "datafusion": datafusion_files, "spark": spark_files,
-           "fastparquet": fastparquet_files, "chdb": chdb_files, "duckdb": duckdb_files}
+           "fastparquet": fastparquet_files, "chdb": chdb_files, "duckdb": duckdb_files,
+           "polars-nested": polars_nested_files, "datafusion-nested": datafusion_nested_files,
+           "spark-nested": spark_nested_files, "fastparquet-nested": fastparquet_nested_files,
+           "chdb-nested": chdb_nested_files, "duckdb-nested": duckdb_nested_files}
 
 
 def main(argv: list[str]) -> int:
@@ -374,8 +639,9 @@ def main(argv: list[str]) -> int:
         except Exception as e:  # noqa: BLE001 - one writer missing must not stop the others
             print(f"{name}: FAILED {type(e).__name__}: {e}", file=sys.stderr)
             failed.append(name)
-    total = sum(p.stat().st_size for p in HERE.glob("*.parquet"))
-    print(f"{len(list(HERE.glob('*.parquet')))} files, {total / 1e6:.2f} MB")
+    for d in (HERE, NESTED):
+        files = list(d.glob("*.parquet"))
+        print(f"{d.name}: {len(files)} files, {sum(p.stat().st_size for p in files) / 1e6:.2f} MB")
     return 1 if failed else 0
 
 
