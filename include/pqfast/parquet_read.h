@@ -10,8 +10,8 @@
 // Interface (pqfast/arrow_c_data.h): engines take the buffers without a copy.
 //
 // Input is hostile: every page, level run and value stream is bounds-checked
-// and errors say what and where. Nested columns (max repetition level > 0 or
-// a leaf below a group) are refused: "nested columns are not read yet".
+// and errors say what and where. This header reads flat columns; a leaf below
+// a group or repeated is read with its field by pqfast/parquet_nested.h.
 //
 //   auto file = pqfast::parquet::LocalFile::open("x.parquet");
 //   auto meta = pqfast::parquet::read_file_metadata(**file);

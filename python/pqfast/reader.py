@@ -487,8 +487,9 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
-    Flat columns of every physical type and encoding are read; a nested column
-    raises ``pqfast.FormatError`` ("nested columns are not read yet").
+    Columns of every physical type and encoding are read, nested ones too
+    (lists, structs, maps at any depth, as pyarrow 26 types them); a dotted
+    name ``"s.a"`` reads field ``a`` of struct ``s`` as a column ``a``.
 
     ``filters`` (pyarrow's DNF: a list of ``(column, op, value)`` tuples is an
     AND, a list of such lists an OR; ops ``=``/``==``, ``!=``, ``<``, ``<=``,
