@@ -10,6 +10,7 @@
 
 #include "pqfast/parquet_read.h"
 #include "pqfast/simd.h"
+#include "differential.h"
 #include "parquet/column_values.h"
 
 namespace pq = pqfast::parquet;
@@ -49,30 +50,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t* chunk = data + 6;
   const size_t len = size - 6;
 
-  bool have_ref = false, ref_ok = false;
-  pqfast::ErrorCode ref_code{};
-  std::vector<std::optional<std::string>> ref;
-  const auto saved = pqfast::simd_level();
-  for (auto level : pqfast::available_simd_levels()) {
-    (void)pqfast::set_simd_level(level);
+  pqfast::fuzz::same_on_every_level([&]() -> pqfast::Result<pqfast::fuzz::Values> {
     auto r = pq::decode_column_chunk(chunk, len, 0, d, codec, rows, o);
-    if (!r.ok() && r.error().message.empty()) std::abort();
-    std::vector<std::optional<std::string>> vals;
-    if (r.ok()) {
-      if (r->length() != rows) std::abort();
-      vals = pq::detail::column_values(*r->impl());
-    }
-    if (!have_ref) {
-      have_ref = true;
-      ref_ok = r.ok();
-      if (!r.ok()) ref_code = r.error().code;
-      ref = std::move(vals);
-    } else {
-      if (r.ok() != ref_ok) std::abort();
-      if (!r.ok() && r.error().code != ref_code) std::abort();
-      if (r.ok() && vals != ref) std::abort();
-    }
-  }
-  (void)pqfast::set_simd_level(saved);
+    if (!r.ok()) return r.error();
+    if (r->length() != rows) std::abort();
+    return pq::detail::column_values(*r->impl());
+  });
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "differential.h"
 #include "parquet/column_values.h"
 #include "parquet/decode.h"
 #include "pqfast/parquet_nested.h"
@@ -172,43 +173,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.max_page_bytes = 1 << 24;
   o.budget = pqfast::MemoryBudget::make(32 << 20);
 
-  bool have_ref = false, ref_ok = false;
-  pqfast::ErrorCode ref_code{};
-  std::vector<std::optional<std::string>> ref;
-  const auto saved = pqfast::simd_level();
-  for (auto level : pqfast::available_simd_levels()) {
-    (void)pqfast::set_simd_level(level);
+  pqfast::fuzz::same_on_every_level([&]() -> pqfast::Result<pqfast::fuzz::Values> {
     std::vector<pq::LeafChunk> got;
-    pqfast::Result<pq::ColumnArray> r = pqfast::Error{pqfast::ErrorCode::kInvalidArgument, "not run"};
-    bool failed = false;
-    for (size_t i = 0; i < leaves.size() && !failed; ++i) {
+    for (size_t i = 0; i < leaves.size(); ++i) {
       const auto& d = meta.columns[static_cast<size_t>(leaves[i]->leaf)];
       auto c = pq::decode_leaf_chunk(chunks[i].first, chunks[i].second, 0, d, codec, rows, leaves[i]->slot_def, 0, o);
-      if (!c.ok()) {
-        r = c.error();
-        failed = true;
-      } else {
-        got.push_back(std::move(c).value());
-      }
+      if (!c.ok()) return c.error();
+      got.push_back(std::move(c).value());
     }
-    if (!failed) r = pq::assemble_nested(*shape, got, rows);
-    if (!r.ok() && r.error().message.empty()) std::abort();
-    std::vector<std::optional<std::string>> vals;
-    if (r.ok()) {
-      if (r->length() != rows) std::abort();
-      digest(*r->impl(), &vals);
-    }
-    if (!have_ref) {
-      have_ref = true;
-      ref_ok = r.ok();
-      if (!r.ok()) ref_code = r.error().code;
-      ref = std::move(vals);
-    } else {
-      if (r.ok() != ref_ok) std::abort();
-      if (!r.ok() && r.error().code != ref_code) std::abort();
-      if (r.ok() && vals != ref) std::abort();
-    }
-  }
-  (void)pqfast::set_simd_level(saved);
+    auto r = pq::assemble_nested(*shape, got, rows);
+    if (!r.ok()) return r.error();
+    if (r->length() != rows) std::abort();
+    pqfast::fuzz::Values vals;
+    digest(*r->impl(), &vals);
+    return vals;
+  });
   return 0;
 }

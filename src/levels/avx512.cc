@@ -1,10 +1,8 @@
 // AVX-512 levels: 64 levels per compare straight into a mask register.
 #include <immintrin.h>
 
-#include <climits>
-
 #include "levels/kernels.h"
-#include "levels/or_bits.h"
+#include "levels/word_kernels.h"
 
 namespace pqfast::levels {
 
@@ -39,36 +37,13 @@ uint8_t max_level(const uint8_t* levels, size_t n) {
 
 // BMI2's pext gathers the selected bits in one instruction.
 int64_t compress_bits(const uint64_t* bits, const uint64_t* select, size_t words, uint8_t* dst, int64_t dst_pos) {
-  const int64_t start = dst_pos;
-  for (size_t w = 0; w < words; ++w) {
-    const uint64_t s = select[w];
-    const int k = static_cast<int>(_mm_popcnt_u64(s));
-    or_bits(dst, dst_pos, _pext_u64(bits[w], s), k);
-    dst_pos += k;
-  }
-  return dst_pos - start;
+  return compress_with([](uint64_t b, uint64_t s) { return _pext_u64(b, s); }, bits, select, words, dst, dst_pos);
 }
 
-
-int64_t count_bits(const uint64_t* words, size_t n) {
-  int64_t c = 0;
-  for (size_t i = 0; i < n; ++i) c += static_cast<int64_t>(_mm_popcnt_u64(words[i]));
-  return c;
-}
+int64_t count_bits(const uint64_t* words, size_t n) { return count_words(words, n); }
 
 int64_t list_offsets(const uint64_t* slots, const uint64_t* child, size_t words, int32_t* out) {
-  int64_t base = 0;
-  for (size_t w = 0; w < words; ++w) {
-    const uint64_t c = child[w];
-    for (uint64_t s = slots[w]; s; s &= s - 1) {
-      // offset = child slots before this slot's entry
-      *out++ = static_cast<int32_t>(base + static_cast<int64_t>(_mm_popcnt_u64(c & ((uint64_t{1} << _tzcnt_u64(s)) - 1))));
-    }
-    base += static_cast<int64_t>(_mm_popcnt_u64(c));
-    if (base > INT32_MAX) return -1;
-  }
-  *out = static_cast<int32_t>(base);
-  return base;
+  return offsets_of(slots, child, words, out);
 }
 
 }  // namespace

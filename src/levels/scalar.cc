@@ -1,10 +1,6 @@
 // The scalar reference of the levels family: what every SIMD table must equal.
-#include <bit>
-
-#include <climits>
-
 #include "levels/kernels.h"
-#include "levels/or_bits.h"
+#include "levels/word_kernels.h"
 
 namespace pqfast::levels {
 
@@ -30,41 +26,18 @@ uint8_t max_level(const uint8_t* levels, size_t n) {
 uint64_t gather(uint64_t bits, uint64_t select) {
   uint64_t out = 0;
   int k = 0;
-  for (; select; select &= select - 1, ++k) out |= ((bits >> std::countr_zero(select)) & 1u) << k;
+  for (; select; select &= select - 1, ++k) out |= ((bits >> __builtin_ctzll(select)) & 1u) << k;
   return out;
 }
 
 int64_t compress_bits(const uint64_t* bits, const uint64_t* select, size_t words, uint8_t* dst, int64_t dst_pos) {
-  const int64_t start = dst_pos;
-  for (size_t w = 0; w < words; ++w) {
-    const uint64_t s = select[w];
-    const int k = std::popcount(s);
-    or_bits(dst, dst_pos, s == ~uint64_t{0} ? bits[w] : gather(bits[w], s), k);
-    dst_pos += k;
-  }
-  return dst_pos - start;
+  return compress_with(gather, bits, select, words, dst, dst_pos);
 }
 
-
-int64_t count_bits(const uint64_t* words, size_t n) {
-  int64_t c = 0;
-  for (size_t i = 0; i < n; ++i) c += std::popcount(words[i]);
-  return c;
-}
+int64_t count_bits(const uint64_t* words, size_t n) { return count_words(words, n); }
 
 int64_t list_offsets(const uint64_t* slots, const uint64_t* child, size_t words, int32_t* out) {
-  int64_t base = 0;
-  for (size_t w = 0; w < words; ++w) {
-    const uint64_t c = child[w];
-    for (uint64_t s = slots[w]; s; s &= s - 1) {
-      // offset = child slots before this slot's entry
-      *out++ = static_cast<int32_t>(base + std::popcount(c & ((uint64_t{1} << std::countr_zero(s)) - 1)));
-    }
-    base += std::popcount(c);
-    if (base > INT32_MAX) return -1;
-  }
-  *out = static_cast<int32_t>(base);
-  return base;
+  return offsets_of(slots, child, words, out);
 }
 
 }  // namespace

@@ -25,6 +25,9 @@ struct alignas(8) NullKernels {
 };
 
 extern const NullKernels kScalarNullKernels;
+// The scalar spreads, for tables without a SIMD version of their own.
+void spread8_scalar(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull);
+void spread4_scalar(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull);
 #if defined(PQFAST_ARCH_X86)
 extern const NullKernels kAvx2NullKernels;
 extern const NullKernels kAvx512NullKernels;

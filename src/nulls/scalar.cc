@@ -4,15 +4,15 @@
 
 namespace pqfast::nulls {
 
-namespace {
-
-void spread8(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
+void spread8_scalar(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
   spread_scalar<8>(base, validity, off, count, nonnull);
 }
 
-void spread4(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
+void spread4_scalar(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
   spread_scalar<4>(base, validity, off, count, nonnull);
 }
+
+namespace {
 
 void spread_bits(const uint8_t* src, uint8_t* dst, const uint8_t* validity, int64_t off, size_t count) {
   size_t j = 0;
@@ -30,6 +30,6 @@ void spread_bits(const uint8_t* src, uint8_t* dst, const uint8_t* validity, int6
 
 }  // namespace
 
-const NullKernels kScalarNullKernels = {spread8, spread4, spread_bits};
+const NullKernels kScalarNullKernels = {spread8_scalar, spread4_scalar, spread_bits};
 
 }  // namespace pqfast::nulls

@@ -136,6 +136,10 @@ class ChunkReader {
   Status emit_sparse(const uint32_t* idx, const std::string& where);
   Status data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
   Status nested_data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  // A v2 page's values (after its uncompressed levels), decompressed when
+  // the page says so.
+  Status v2_values(const PageHeader& h, const uint8_t* body, const uint8_t** vals, size_t* vals_len,
+                   const std::string& where);
   Status level_stream(int32_t enc, int width, const uint8_t* p, size_t len, size_t* at, size_t n, uint8_t* out,
                       const std::string& what);
   Status values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
@@ -826,23 +830,10 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
     vals_len = len - at;
   } else {
     const auto& v = h.data_page_v2;
-    const size_t rl = static_cast<size_t>(v.repetition_levels_byte_length);
-    const size_t dl = static_cast<size_t>(v.definition_levels_byte_length);
-    // parse_page_header checked rl + dl <= compressed size.
-    levels = body + rl;
-    levels_len = dl;
-    const size_t vc = csize - rl - dl;
-    if (v.is_compressed && codec_ != 0) {
-      if (usize < rl + dl) {
-        return make_error(ErrorCode::kCorrupt, where + ": uncompressed page size " + std::to_string(usize) +
-                                                   " is smaller than its levels");
-      }
-      PQFAST_ASSIGN_OR_RETURN(vals, decompressed(body + rl + dl, vc, usize - rl - dl, where));
-      vals_len = usize - rl - dl;
-    } else {
-      vals = body + rl + dl;
-      vals_len = vc;
-    }
+    // parse_page_header checked the level lengths against the page.
+    levels = body + v.repetition_levels_byte_length;
+    levels_len = static_cast<size_t>(v.definition_levels_byte_length);
+    PQFAST_RETURN_IF_ERROR(v2_values(h, body, &vals, &vals_len, where));
   }
   if (count > static_cast<size_t>(INT64_MAX - pos_)) return make_error(ErrorCode::kCorrupt, where + ": value count overflows");
   last_page_sparse_ = false;
@@ -865,6 +856,27 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   pos_ += static_cast<int64_t>(count);
   row_ += static_cast<int64_t>(count);
   out_->null_count += static_cast<int64_t>(count - nonnull);
+  return Status::Ok();
+}
+
+Status ChunkReader::v2_values(const PageHeader& h, const uint8_t* body, const uint8_t** vals, size_t* vals_len,
+                              const std::string& where) {
+  const auto& v = h.data_page_v2;
+  const size_t csize = static_cast<size_t>(h.compressed_page_size);
+  const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
+  const size_t levels = static_cast<size_t>(v.repetition_levels_byte_length) +
+                        static_cast<size_t>(v.definition_levels_byte_length);
+  if (v.is_compressed && codec_ != 0) {
+    if (usize < levels) {
+      return make_error(ErrorCode::kCorrupt, where + ": uncompressed page size " + std::to_string(usize) +
+                                                 " is smaller than its levels");
+    }
+    PQFAST_ASSIGN_OR_RETURN(*vals, decompressed(body + levels, csize - levels, usize - levels, where));
+    *vals_len = usize - levels;
+  } else {
+    *vals = body + levels;
+    *vals_len = csize - levels;
+  }
   return Status::Ok();
 }
 
@@ -897,18 +909,7 @@ Status ChunkReader::nested_data_page(const PageHeader& h, const uint8_t* body, c
     const size_t dl = static_cast<size_t>(v.definition_levels_byte_length);
     // parse_page_header checked rl + dl <= compressed size.
     PQFAST_RETURN_IF_ERROR(page_levels_v2(d_, body, rl, body + rl, dl, n, *levels_, nlevels_, &pl, where));
-    const size_t vc = csize - rl - dl;
-    if (v.is_compressed && codec_ != 0) {
-      if (usize < rl + dl) {
-        return make_error(ErrorCode::kCorrupt, where + ": uncompressed page size " + std::to_string(usize) +
-                                                   " is smaller than its levels");
-      }
-      PQFAST_ASSIGN_OR_RETURN(vals, decompressed(body + rl + dl, vc, usize - rl - dl, where));
-      vals_len = usize - rl - dl;
-    } else {
-      vals = body + rl + dl;
-      vals_len = vc;
-    }
+    PQFAST_RETURN_IF_ERROR(v2_values(h, body, &vals, &vals_len, where));
   }
   if (pl.records > num_rows_ - row_) {
     return make_error(ErrorCode::kCorrupt, where + ": page begins " + std::to_string(pl.records) +

@@ -3,43 +3,29 @@
 #include <cstring>
 
 #include "nulls/kernels.h"
+#include "nulls/spread_scalar.h"
 #include "parquet/decode.h"
 
 namespace pqfast::parquet::detail {
 
-namespace {
-inline bool bit(const uint8_t* v, int64_t i) { return (v[i >> 3] >> (i & 7)) & 1; }
-
-template <size_t E>
-void spread_n(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
-  size_t j = nonnull;
-  for (size_t i = count; i-- > 0;) {
-    if (bit(validity, off + static_cast<int64_t>(i))) {
-      --j;
-      if (j != i) std::memcpy(base + i * E, base + j * E, E);
-    } else {
-      std::memset(base + i * E, 0, E);
-    }
-    if (j == i) break;  // everything below is in place
-  }
-}
-}  // namespace
+using nulls::spread_scalar;
+using nulls::valid_bit;
 
 void spread_fixed(uint8_t* base, size_t elem, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
   if (nonnull == count) return;
   switch (elem) {
-    case 1: return spread_n<1>(base, validity, off, count, nonnull);
-    case 2: return spread_n<2>(base, validity, off, count, nonnull);
+    case 1: return spread_scalar<1>(base, validity, off, count, nonnull);
+    case 2: return spread_scalar<2>(base, validity, off, count, nonnull);
     case 4: return nulls::active_null_kernels().spread4(base, validity, off, count, nonnull);
     case 8: return nulls::active_null_kernels().spread8(base, validity, off, count, nonnull);
-    case 12: return spread_n<12>(base, validity, off, count, nonnull);
-    case 16: return spread_n<16>(base, validity, off, count, nonnull);
-    case 32: return spread_n<32>(base, validity, off, count, nonnull);
+    case 12: return spread_scalar<12>(base, validity, off, count, nonnull);
+    case 16: return spread_scalar<16>(base, validity, off, count, nonnull);
+    case 32: return spread_scalar<32>(base, validity, off, count, nonnull);
     default: break;
   }
   size_t j = nonnull;
   for (size_t i = count; i-- > 0;) {
-    if (bit(validity, off + static_cast<int64_t>(i))) {
+    if (valid_bit(validity, off + static_cast<int64_t>(i))) {
       --j;
       if (j != i) std::memmove(base + i * elem, base + j * elem, elem);
     } else {
@@ -55,7 +41,7 @@ void spread_offsets(Offset* o, const uint8_t* validity, int64_t off, size_t coun
   size_t j = nonnull;
   for (size_t i = count; i > 0; --i) {
     o[i] = o[j];
-    if (bit(validity, off + static_cast<int64_t>(i - 1))) --j;
+    if (valid_bit(validity, off + static_cast<int64_t>(i - 1))) --j;
     if (j == i - 1) break;
   }
 }

@@ -1,0 +1,51 @@
+// Internal: the levels family's work on 64-bit mask words, shared by every
+// table (static inline: each ISA unit compiles its own copy, so with
+// -mpopcnt -mbmi2 the builtins below become single instructions).
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "levels/or_bits.h"
+
+namespace pqfast::levels {
+namespace {
+
+inline int64_t count_words(const uint64_t* words, size_t n) {
+  int64_t c = 0;
+  for (size_t i = 0; i < n; ++i) c += __builtin_popcountll(words[i]);
+  return c;
+}
+
+inline int64_t offsets_of(const uint64_t* slots, const uint64_t* child, size_t words, int32_t* out) {
+  int64_t base = 0;
+  for (size_t w = 0; w < words; ++w) {
+    const uint64_t c = child[w];
+    for (uint64_t s = slots[w]; s; s &= s - 1) {
+      // offset = child slots before this slot's entry
+      *out++ = static_cast<int32_t>(base + __builtin_popcountll(c & ((uint64_t{1} << __builtin_ctzll(s)) - 1)));
+    }
+    base += __builtin_popcountll(c);
+    if (base > INT32_MAX) return -1;
+  }
+  *out = static_cast<int32_t>(base);
+  return base;
+}
+
+// compress_bits with `gather(bits, select)`: the selected bits, low to high.
+template <class Gather>
+int64_t compress_with(Gather gather, const uint64_t* bits, const uint64_t* select, size_t words, uint8_t* dst,
+                      int64_t dst_pos) {
+  const int64_t start = dst_pos;
+  for (size_t w = 0; w < words; ++w) {
+    const uint64_t s = select[w];
+    const int k = __builtin_popcountll(s);
+    or_bits(dst, dst_pos, s == ~uint64_t{0} ? bits[w] : gather(bits[w], s), k);
+    dst_pos += k;
+  }
+  return dst_pos - start;
+}
+
+}  // namespace
+}  // namespace pqfast::levels
