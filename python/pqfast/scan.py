@@ -106,14 +106,12 @@ def _assemble(plans, meta, pieces, nested_chunks=None):
     return pa.table({"_": pa.nulls(num)}).drop_columns(["_"])
 
 
-def _nested_rows(paths, nested, pieces, memory_limit):
+def _nested_rows(open_file, nested, pieces, memory_limit):
     """The nested columns' values for the rows the engine selected: each
     matching row group's nested chunks read whole (levels make a record's
     pages unknown without them), then filtered by the piece's selection.
-    {id(plan): [array per piece]}."""
+    open_file(file index) -> ParquetFile. {id(plan): [array per piece]}."""
     import numpy as np
-
-    from .parquet import ParquetFile
 
     out = {id(p): [] for p in nested}
     names = list(dict.fromkeys(p.name for p in nested))
@@ -123,16 +121,16 @@ def _nested_rows(paths, nested, pieces, memory_limit):
             fi, rg, sel = piece[0], piece[1], piece[4]
             f = opened.get(fi)
             if f is None:
-                f = opened[fi] = ParquetFile(paths[fi])
+                f = opened[fi] = open_file(fi)
             t = f.read(columns=names, row_groups=[rg], memory_limit=memory_limit)
             mask = np.unpackbits(np.frombuffer(sel, np.uint8), bitorder="little")[:t.num_rows].astype(bool)
             t = t.filter(mask)
             for p in nested:
                 col = t.column(p.name)
                 out[id(p)].extend(col.chunks if col.num_chunks else [col.combine_chunks()])
-        if not pieces and paths:
+        if not pieces:
             # No row matched: empty arrays of the columns' types.
-            f = opened[0] = ParquetFile(paths[0])
+            f = opened[0] = open_file(0)
             if f.num_row_groups:
                 t = f.read(columns=names, row_groups=[0], memory_limit=memory_limit).slice(0, 0)
                 for p in nested:
@@ -326,7 +324,11 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
     pieces, st = _pqfast._scan_local(kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary,
                                      use_page_index, _memory_limit(memory_limit), groups, bool(nested))
-    nested_chunks = _nested_rows(kept, nested, pieces, memory_limit) if nested else None
+    nested_chunks = None
+    if nested:
+        from .parquet import ParquetFile
+
+        nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i]), nested, pieces, memory_limit)
     if sel is not None:
         st = dict(st)
         st["files"] = len(paths)
