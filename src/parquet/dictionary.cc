@@ -152,7 +152,16 @@ Status dict_gather_binary(const Dictionary& dict, const uint8_t* p, size_t len, 
       for (size_t i = 0; i < k; ++i) {
         const int64_t a = doff[idx[i]], b = doff[idx[i] + 1];
         const size_t l = static_cast<size_t>(b - a);
-        std::memcpy(out + end, dbytes + a, l);
+        if (l <= 16) {
+          // A short value: one fixed 16-byte move (both buffers have
+          // ReadBuffer::kSlack bytes past their ends; the bytes past l are
+          // overwritten by the next value) instead of a call to memcpy.
+          uint8_t tmp[16];
+          std::memcpy(tmp, dbytes + a, 16);
+          std::memcpy(out + end, tmp, 16);
+        } else {
+          std::memcpy(out + end, dbytes + a, l);
+        }
         end += l;
         o[i] = static_cast<Offset>(end);
       }
