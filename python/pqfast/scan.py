@@ -141,6 +141,47 @@ def _nested_rows(open_file, nested, pieces, memory_limit):
     return out
 
 
+def _nested_rows_by_filter(open_file, nested, pieces, filters, memory_limit):
+    """_nested_rows for engines that do not hand back their row selection
+    (object storage): each matching row group is read with the filter's
+    columns and filtered by the same filter in pyarrow's semantics, which the
+    engine's rows follow. {id(plan): [array per piece]}."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    out = {id(p): [] for p in nested}
+    names = list(dict.fromkeys(p.name for p in nested))
+    from .filters import normalize
+
+    expr, filter_cols = None, []
+    if filters is not None:
+        expr = filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
+        filter_cols = list(dict.fromkeys(a.column for conj in normalize(filters) for a in conj))
+    opened = {}
+    try:
+        for piece in pieces:
+            fi, rg = piece[0], piece[1]
+            f = opened.get(fi)
+            if f is None:
+                f = opened[fi] = open_file(fi)
+            t = f.read(columns=list(dict.fromkeys(names + filter_cols)), row_groups=[rg], memory_limit=memory_limit)
+            if expr is not None:
+                t = t.filter(expr)
+            for p in nested:
+                col = t.column(p.name)
+                out[id(p)].extend(col.chunks if col.num_chunks else [col.combine_chunks()])
+        if not pieces:
+            f = opened[0] = open_file(0)
+            if f.num_row_groups:
+                t = f.read(columns=names, row_groups=[0], memory_limit=memory_limit).slice(0, 0)
+                for p in nested:
+                    out[id(p)].append(t.column(p.name).combine_chunks())
+    finally:
+        for f in opened.values():
+            f.close()
+    return out
+
+
 _TAIL = 64 * 1024  # first read of each object's tail
 
 
