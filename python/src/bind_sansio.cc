@@ -54,6 +54,30 @@ void bind_sansio(nb::module_& m) {
         return p.p.result().ok ? nb::none() : nb::cast(printable_utf8(p.p.result().error.to_string()));
       })
       .def_prop_ro("name", [](const PyPruner& p) { return p.p.result().path; })
+      // (row groups, ruled out by min/max, ruled out by the Bloom filter) of a finished file.
+      .def_prop_ro("counts", [](const PyPruner& p) {
+        if (!p.p.done()) throw FormatError("invalid argument: the file's pruner is not done");
+        const pq::FilePruneResult& r = p.p.result();
+        size_t by_stats = 0, by_bloom = 0;
+        for (const auto& g : r.row_groups) {
+          by_stats += g.verdict == pq::Verdict::kAbsentByStats;
+          by_bloom += g.verdict == pq::Verdict::kAbsentByBloom;
+        }
+        return nb::make_tuple(r.row_groups.size(), by_stats, by_bloom);
+      })
+      // A finished file's row groups that may hold a value (not ruled out by
+      // min/max or the Bloom filter), ascending; None when it failed.
+      .def_prop_ro("kept", [](const PyPruner& p) -> nb::object {
+        if (!p.p.done()) throw FormatError("invalid argument: the file's pruner is not done");
+        const pq::FilePruneResult& r = p.p.result();
+        if (!r.ok) return nb::none();
+        nb::list l;
+        for (size_t g = 0; g < r.row_groups.size(); ++g) {
+          const pq::Verdict v = r.row_groups[g].verdict;
+          if (v != pq::Verdict::kAbsentByStats && v != pq::Verdict::kAbsentByBloom) l.append(g);
+        }
+        return l;
+      })
       .def("feed", [](PyPruner& p, uint64_t offset, nb::handle data) {
         ByteView v = byte_view(data);
         p.p.feed(offset, v.data, v.size);
@@ -64,8 +88,12 @@ void bind_sansio(nb::module_& m) {
 
   m.def("_prune_query", [](const std::string& column, const std::string& type_name, int32_t type_length,
                            nb::handle data, nb::handle offsets, bool per_value, bool use_stats, bool use_bloom,
-                           uint32_t coalesce_gap) {
+                           uint32_t coalesce_gap, bool block_reads) {
     pq::PruneOptions o;
+    // Block reads with the blocks guessed from the filter's length: header
+    // and blocks in one request (object storage).
+    o.block_reads = block_reads;
+    o.predict_blocks = block_reads;
     o.per_value = per_value;
     o.use_statistics = use_stats;
     o.use_bloom = use_bloom;
@@ -74,7 +102,7 @@ void bind_sansio(nb::module_& m) {
                                                o))};
   }, nb::arg("column"), nb::arg("type_name"), nb::arg("type_length"), nb::arg("data"),
      nb::arg("offsets").none(), nb::arg("per_value") = false, nb::arg("use_stats") = true,
-     nb::arg("use_bloom") = true, nb::arg("coalesce_gap") = 1u << 20);
+     nb::arg("use_bloom") = true, nb::arg("coalesce_gap") = 1u << 20, nb::arg("block_reads") = false);
 
   // Results of finished pruners (in the list's order) as prune's flat arrays.
   m.def("_pruner_results", [](const std::vector<PyPruner*>& ps, size_t nv, bool per_value) {
