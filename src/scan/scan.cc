@@ -90,6 +90,11 @@ class FileScan {
   // reader learns them all in one pass (each read not fetched is recorded).
   Status want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary);
   Status scan_row_group(int rg, ScanResult* out);
+  // A staged reader's row group waiting for bytes: the page indexes of its
+  // filter and projected columns are asked for too (read-ahead: the next
+  // run needs them, and they are small), so that the filter's pages and the
+  // projected pages need one run each.
+  void want_page_indexes(int rg);
   std::string where(int rg, int leaf) const {
     return file_.name() + ": row group " + std::to_string(rg) + ", column '" +
            meta_->columns[static_cast<size_t>(leaf)].dotted_path + "'";
@@ -534,10 +539,21 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
     for (size_t c = 0; c < nc; ++c) {
       if (!alive[c]) continue;
       std::vector<RowRange> cand{{0, n}};
+      bool waiting = false;  // a staged reader's bytes not fetched: the other conjuncts ask for theirs
       for (const AtomPlan& a : plans_[c]) {
-        PQFAST_ASSIGN_OR_RETURN(std::vector<RowRange> r, page_index_ranges(rg, a, n));
-        cand = intersect_ranges(cand, r);
+        auto r = page_index_ranges(rg, a, n);
+        if (!r.ok() && not_fetched(r.error())) {
+          if (missing.ok()) missing = r.error();
+          waiting = true;
+          break;
+        }
+        if (!r.ok()) return r.error();
+        cand = intersect_ranges(cand, *r);
         if (cand.empty()) break;
+      }
+      if (waiting) {
+        any_candidate = true;
+        continue;
       }
       if (cand.empty()) continue;
       any_candidate = true;
@@ -550,20 +566,27 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         std::vector<RowRange> decoded;
         read_any = true;
         const std::vector<uint8_t>* dict_hits = hits.empty() || hits[c].empty() || hits[c][j].empty() ? nullptr : &hits[c][j];
+        ColumnReadOptions o = a.eval_options();
+        // Every page is dictionary-encoded and the dictionary evaluated:
+        // the indices say which rows match, no value is decoded.
+        if (dict_hits) o.dictionary_values = dict_hits;
+        auto arr = decode_rows(rg, a.leaf(), keep, o, &decoded);
+        if (!arr.ok() && not_fetched(arr.error())) {
+          if (missing.ok()) missing = arr.error();
+          waiting = true;
+          break;
+        }
+        if (!arr.ok()) return arr.error();
         if (dict_hits) {
-          // Every page is dictionary-encoded and the dictionary evaluated:
-          // the indices say which rows match, no value is decoded.
-          ColumnReadOptions o = a.eval_options();
-          o.dictionary_values = dict_hits;
-          PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, o, &decoded));
-          a.evaluate_hits(arr, decoded, n, conj.data());
+          a.evaluate_hits(*arr, decoded, n, conj.data());
         } else {
-          PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, a.eval_options(), &decoded));
-          a.evaluate(arr, decoded, n, conj.data());
+          a.evaluate(*arr, decoded, n, conj.data());
         }
       }
+      if (waiting) continue;
       for (size_t i = 0; i < words; ++i) selection[i] |= conj[i];
     }
+    if (!missing.ok()) return missing.error();
     if (!any_candidate) {
       ++stats_.row_groups_pruned_by_page_index;
       return Status::Ok();
@@ -620,6 +643,15 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
   stats_.rows += selected;
   out->pieces.push_back(std::move(piece));
   return Status::Ok();
+}
+
+void FileScan::want_page_indexes(int rg) {
+  if (!opts_.use_page_index) return;
+  // Errors (a corrupt index) are left to the run that uses the index.
+  for (const auto& conj : plans_) {
+    for (const AtomPlan& a : conj) (void)chunk_index(rg, a.leaf());
+  }
+  for (int leaf : projected_) (void)chunk_index(rg, leaf);
 }
 
 Result<ScanResult> FileScan::run() {
@@ -705,6 +737,7 @@ Result<ScanResult> FileScan::run() {
     Status r = scan_row_group(rg, &out);
     if (!r.ok() && not_fetched(r.error())) {
       if (missing.ok()) missing = r;
+      want_page_indexes(rg);
       return Status::Ok();
     }
     return r;
