@@ -401,7 +401,6 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         st["engine_runs"] = runs
         st["engine_ms"] = round(engine_ms, 1)
         st["prune_ms"] = round(prune_ms, 1)
-        st["fallback_reads"] = 0
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table

@@ -90,67 +90,6 @@ nb::dict stats_dict(const pq::ScanStats& s) {
   return d;
 }
 
-// A file known by byte ranges already fetched (object storage: the tail and
-// the kept row groups), read in place; a read outside them goes to
-// `fallback(offset, n)` (a ranged GET, taking the GIL) when given.
-class RangesFile final : public pq::RandomAccessFile {
- public:
-  RangesFile(std::string name, uint64_t size, nb::object fallback) : name_(std::move(name)), size_(size),
-                                                                      fallback_(std::move(fallback)) {}
-  void add(uint64_t offset, nb::object bytes) {
-    ByteView v = byte_view(bytes);
-    ranges_.push_back({offset, v.data, v.size});
-    keep_.push_back(std::move(bytes));
-  }
-  uint64_t size() const override { return size_; }
-  const std::string& name() const override { return name_; }
-  Status read_at(uint64_t offset, size_t n, uint8_t* out) override {
-    if (offset > size_ || n > size_ - offset) {
-      return make_error(ErrorCode::kTruncated, name_ + ": read of " + std::to_string(n) + " bytes at byte " +
-                                                   std::to_string(offset) + " goes past the end of the " +
-                                                   std::to_string(size_) + "-byte object");
-    }
-    for (const auto& r : ranges_) {
-      if (offset >= r.offset && offset - r.offset <= r.len && n <= r.len - (offset - r.offset)) {
-        if (n) std::memcpy(out, r.data + (offset - r.offset), n);
-        return Status::Ok();
-      }
-    }
-    if (fallback_.is_none()) {
-      return make_error(ErrorCode::kIoError, name_ + ": bytes " + std::to_string(offset) + "+" + std::to_string(n) +
-                                                 " were not fetched");
-    }
-    nb::gil_scoped_acquire gil;
-    try {
-      nb::object got = fallback_(offset, n);
-      ByteView v = byte_view(got);
-      if (v.size != n) {
-        return make_error(ErrorCode::kIoError, name_ + ": read of " + std::to_string(n) + " bytes at byte " +
-                                                   std::to_string(offset) + " returned " + std::to_string(v.size));
-      }
-      if (n) std::memcpy(out, v.data, n);
-      ++fallback_reads_;
-      return Status::Ok();
-    } catch (nb::python_error& e) {
-      return make_error(ErrorCode::kIoError, name_ + ": read at byte " + std::to_string(offset) + " failed: " + e.what());
-    }
-  }
-  int64_t fallback_reads() const { return fallback_reads_; }
-
- private:
-  struct Range {
-    uint64_t offset;
-    const uint8_t* data;
-    size_t len;
-  };
-  std::string name_;
-  uint64_t size_;
-  nb::object fallback_;
-  std::vector<Range> ranges_;
-  std::vector<nb::object> keep_;  // the bytes objects the ranges point into
-  std::atomic<int64_t> fallback_reads_{0};
-};
-
 // A file of a staged scan on object storage: the byte ranges fetched so
 // far, read in place; a read of bytes not fetched is recorded and answers
 // ErrorCode::kNotFetched, so that one run of the engine learns every range
@@ -289,41 +228,6 @@ std::vector<pq::ScanColumn> make_columns(const std::vector<ColumnSpec>& columns)
 void bind_scan(nb::module_& m) {
   using FileSpec = std::tuple<std::string, uint64_t, std::vector<std::tuple<uint64_t, nb::object>>, std::vector<int32_t>,
                               nb::object>;
-  m.def(
-      "_scan_ranges",
-      [](const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
-         const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
-         bool use_bloom, bool use_dictionary, bool use_page_index, int64_t memory_limit) {
-        std::vector<pq::ScanColumn> cols = make_columns(columns);
-        pq::ScanFilter filter = make_filter(dnf);
-        pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index,
-                                         memory_limit);
-        std::vector<std::unique_ptr<RangesFile>> owned;
-        std::vector<pq::RandomAccessFile*> ptrs;
-        std::vector<std::vector<int32_t>> groups;
-        for (const auto& [name, size, ranges, rgs, fallback] : files) {
-          owned.push_back(std::make_unique<RangesFile>(name, size, fallback));
-          for (const auto& [off, bytes] : ranges) owned.back()->add(off, bytes);
-          ptrs.push_back(owned.back().get());
-          groups.push_back(rgs);
-        }
-        Result<pq::ScanResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
-        {
-          nb::gil_scoped_release release;
-          r = pq::scan_opened(ptrs, groups, cols, filter, o);
-        }
-        if (!r.ok()) raise(r.error());
-        int64_t fallback = 0;
-        for (const auto& f : owned) fallback += f->fallback_reads();
-        nb::tuple out = pieces_and_stats(*r, columns);
-        nb::dict st = nb::borrow<nb::dict>(out[1]);
-        st["fallback_reads"] = fallback;
-        return out;
-      },
-      nb::arg("files"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 1,
-      nb::arg("use_statistics") = true, nb::arg("use_bloom") = false, nb::arg("use_dictionary") = true,
-      nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0,
-      "Scans files given as fetched byte ranges: files = [(name, size, [(offset, bytes)], row_groups, fallback or None)].");
   nb::class_<FetchedFile>(m, "_FetchedFile")
       .def(nb::init<std::string, uint64_t>(), nb::arg("name"), nb::arg("size"))
       .def("add", &FetchedFile::add, nb::arg("offset"), nb::arg("data"),

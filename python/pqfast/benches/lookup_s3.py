@@ -98,19 +98,23 @@ def run(args) -> int:
                 times[c].append(time.perf_counter() - t0)
                 ps = proxy.stats()
                 extra[c].setdefault("requests", []).append(ps["requests"])
+                extra[c].setdefault("bytes_out", []).append(ps["bytes_out"])
                 if st:
+                    extra[c]["round_detail"] = st.get("round_detail")
                     extra[c].setdefault("rounds", []).append(st.get("rounds"))
-                    extra[c].setdefault("fallback_reads", []).append(st.get("fallback_reads"))
+                    extra[c].setdefault("bytes", []).append(st.get("bytes_fetched"))
         rows = []
         pq_ms = statistics.median(times["pqfast"]) * 1e3 if "pqfast" in times else None
         for c in contenders:
             ms = statistics.median(times[c]) * 1e3
             row = {"contender": c, "ms": round(ms, 1), "x_pqfast": round(ms / pq_ms, 1) if pq_ms else None,
                    "requests": statistics.median(extra[c]["requests"]), "rows_equal": rows_ok[c],
+                   "proxy_bytes": statistics.median(extra[c]["bytes_out"]),
                    "latency_ms": args.latency_ms, "files": args.files}
             if "rounds" in extra[c]:
                 row["rounds"] = max(extra[c]["rounds"])
-                row["fallback_reads"] = max(extra[c]["fallback_reads"])
+                row["bytes_fetched"] = statistics.median(extra[c]["bytes"])
+                row["round_detail"] = extra[c].get("round_detail")
             rows.append(row)
     if args.json:
         for r in rows:
@@ -119,7 +123,13 @@ def run(args) -> int:
     print(f"1 id from {args.files} files x {args.rows:,} rows (Bloom lake) on SeaweedFS behind a "
           f"+{args.latency_ms:g} ms proxy; ms, medians of {args.repeat} calls alternating; "
           f"(x) = ms / pqfast's")
-    print(format_table(["contender", "ms", "(x)", "requests", "rounds", "rows equal"],
+    print(format_table(["contender", "ms", "(x)", "requests", "rounds", "MB through the proxy", "rows equal"],
                        [[r["contender"], f"{r['ms']:,.1f}", f"{r['x_pqfast']}x", f"{r['requests']:.0f}",
-                         r.get("rounds", ""), "yes" if r["rows_equal"] else "NO"] for r in rows]))
+                         r.get("rounds", ""), f"{r['proxy_bytes'] / 1e6:,.1f}", "yes" if r["rows_equal"] else "NO"]
+                        for r in rows]))
+    for r in rows:
+        if r.get("round_detail"):
+            print(f"{r['contender']}'s request rounds (last call): " + "; ".join(
+                f"{d['what']} {d['requests']} GET{'s' if d['requests'] != 1 else ''} {d['bytes'] / 1e6:.2f} MB "
+                f"{d['ms']:.0f} ms" for d in r["round_detail"]))
     return 0
