@@ -170,15 +170,16 @@ def _selection(url: str):
     return None
 
 
-def list_objects(store, bucket: str, url: str) -> list[tuple[str, str, int]]:
+def list_objects(store, bucket: str, url: str, versions: dict | None = None) -> list[tuple[str, str, int]]:
     """(url, key, size) of the objects a URL names: a pattern, a prefix ending
     in "/" (every *.parquet under it), or one key (size unknown: -1); sorted
-    by key."""
+    by key. ``versions`` (a dict) gets {url: (e_tag, last_modified)} of the
+    objects listed."""
     if _selection(url) is None:
         return [(url, split_url(url)[1], -1)]
 
     async def collect():
-        return [it async for page in _listed_pages(store, url) for it in page]
+        return [it async for page in _listed_pages(store, url, versions) for it in page]
 
     out = run(collect())
     out.sort(key=lambda t: t[1].encode())
@@ -204,7 +205,7 @@ def _partition_filter(prefix: str, key_pattern: str):
     return lambda sub: rx.match(sub[len(prefix):].rstrip("/")) is not None
 
 
-async def _listed_pages(store, url: str):
+async def _listed_pages(store, url: str, versions: dict | None = None):
     """The listing of a pattern page by page, as (url, key, size) lists, for
     pruning to start before the listing ends. A flat pattern is one listing
     (S3 lists a prefix serially, 1,000 keys a page); a pattern over
@@ -219,7 +220,12 @@ async def _listed_pages(store, url: str):
     prefix, keep = _selection(url)
 
     def rows(batch):
-        return [(f"{scheme}{bucket}/{m['path']}", m["path"], int(m["size"])) for m in batch if keep(m["path"])]
+        out = [(f"{scheme}{bucket}/{m['path']}", m["path"], int(m["size"])) for m in batch if keep(m["path"])]
+        if versions is not None:
+            for m in batch:
+                if keep(m["path"]):
+                    versions[f"{scheme}{bucket}/{m['path']}"] = (m.get("e_tag"), str(m.get("last_modified")))
+        return out
 
     def fail(e, where):
         raise FormatError(f"{scheme}{bucket}/{where}: cannot list: {describe_error(e, store)}") from None
@@ -437,8 +443,10 @@ def run(coro):
     return box["v"]
 
 
-def resolve(paths_or_glob: Any, storage_options: dict | None, sizes: dict | None = None):
-    """-> (store, [(url, key, size)]) for one bucket."""
+def resolve(paths_or_glob: Any, storage_options: dict | None, sizes: dict | None = None,
+            versions: dict | None = None):
+    """-> (store, [(url, key, size)]) for one bucket; ``versions`` (a dict)
+    gets {url: (e_tag, last_modified)} of the objects listed."""
     urls = [paths_or_glob] if isinstance(paths_or_glob, str) else list(paths_or_glob)
     if not urls:
         return None, []
@@ -452,7 +460,7 @@ def resolve(paths_or_glob: Any, storage_options: dict | None, sizes: dict | None
         if sizes is not None and u in sizes:
             items.append((u, split_url(u)[1], int(sizes[u])))
         else:
-            items.extend(list_objects(store, bucket, u))
+            items.extend(list_objects(store, bucket, u, versions))
     return store, items
 
 

@@ -120,61 +120,128 @@ def _first_bloom_atoms(dnf):
     return firsts
 
 
+class _TailCache:
+    """Tails (footer, page index) of objects read before, for the next scans
+    of the same lake, as local scans keep parsed footers: an entry is used
+    only while the listing gives the object the same size, ETag and
+    modification time (an object listed without them is not kept). Bounded:
+    256 MiB, least recently used out first."""
+
+    def __init__(self, max_bytes: int = 256 << 20):
+        import collections
+        import threading
+
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.map: collections.OrderedDict = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, where, size, version):
+        if version is None or not version[0]:
+            return None
+        with self.lock:
+            e = self.map.get(where)
+            if e is None or e[0] != size or e[1] != version:
+                return None
+            self.map.move_to_end(where)
+            return e[2]
+
+    def put(self, where, size, version, tail: bytes) -> None:
+        if version is None or not version[0] or len(tail) > self.max_bytes // 16:
+            return
+        with self.lock:
+            old = self.map.pop(where, None)
+            if old is not None:
+                self.bytes -= len(old[2])
+            self.map[where] = (size, version, tail)
+            self.bytes += len(tail)
+            while self.bytes > self.max_bytes and self.map:
+                _, e = self.map.popitem(last=False)
+                self.bytes -= len(e[2])
+
+
+_tails = _TailCache()
+
+
+def clear_tail_cache() -> None:
+    """Forgets the tails of objects kept by earlier scans of s3:// URLs."""
+    with _tails.lock:
+        _tails.map.clear()
+        _tails.bytes = 0
+
+
 class _Fetcher:
-    """Ranged GETs of one store, many in flight, counted by round: a round is
-    a set of requests issued together, whose latencies overlap."""
+    """Ranged GETs of one store, many in flight, counted by step: each file
+    goes through the same steps (tail, Bloom blocks, engine runs), one
+    request round per step, the files' rounds overlapping; a step's figures
+    sum its requests and bytes over the files, its ms span its first request
+    to its last answer."""
 
     def __init__(self, store):
         import asyncio
 
         self.store = store
         self.gate = asyncio.Semaphore(_IN_FLIGHT)
-        self.rounds: list[dict] = []
+        self.steps: dict[str, dict] = {}
 
-    def round(self, what: str) -> dict:
-        r = {"what": what, "requests": 0, "bytes": 0, "ms": 0.0}
-        self.rounds.append(r)
+    def step(self, what: str) -> dict:
+        r = self.steps.get(what)
+        if r is None:
+            r = self.steps[what] = {"what": what, "requests": 0, "bytes": 0, "ms": 0.0, "_t0": None, "_t1": None}
         return r
 
-    async def get(self, rnd: dict, key: str, offset: int, length: int) -> bytes:
+    async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
         import obstore
 
+        rnd = self.step(what)
         async with self.gate:
+            t = time.perf_counter()
+            if rnd["_t0"] is None or t < rnd["_t0"]:
+                rnd["_t0"] = t
             rnd["requests"] += 1
             data = await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
         rnd["bytes"] += len(data)
+        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
         return data
 
-    async def suffix(self, rnd: dict, key: str, n: int):
+    async def suffix(self, what: str, key: str, n: int):
         """(object size, its last n bytes or fewer)."""
         import obstore
 
+        rnd = self.step(what)
         async with self.gate:
+            t = time.perf_counter()
+            if rnd["_t0"] is None or t < rnd["_t0"]:
+                rnd["_t0"] = t
             rnd["requests"] += 1
             r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
             data = await r.bytes_async()
         rnd["bytes"] += len(data)
+        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
         return int(r.meta["size"]), data
 
-    async def timed(self, rnd: dict, coro):
-        t = time.perf_counter()
-        try:
-            return await coro
-        finally:
-            rnd["ms"] += (time.perf_counter() - t) * 1e3
+    def detail(self) -> list[dict]:
+        out = []
+        for r in self.steps.values():
+            if r["requests"]:
+                ms = (r["_t1"] - r["_t0"]) * 1e3 if r["_t0"] is not None and r["_t1"] is not None else 0.0
+                out.append({"what": r["what"], "requests": r["requests"], "bytes": r["bytes"], "ms": round(ms, 1)})
+        return out
 
 
 def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags, memory_limit=None):
-    """read_table(filters=) on s3:// URLs, a staged scan: the listing; every
-    file's tail (footer and, as pyarrow writes it, the page index); the
-    Bloom filter blocks of the first `=`/`in` atom of each AND (header and
-    blocks in one GET per filter, files in flight together); then the native
-    engine runs over the bytes fetched so far, each run recording the ranges
-    it lacks (ErrorCode::kNotFetched) and the next round fetching them for
-    every file at once: the filter columns' dictionaries and candidate pages,
-    then the projected columns' pages holding selected rows. A lookup is five
-    request rounds."""
+    """read_table(filters=) on s3:// URLs, a staged scan. After the listing,
+    each file goes its own way, many in flight: its tail (footer and, as
+    pyarrow writes it, the page index); the Bloom filter blocks of the first
+    `=`/`in` atom of each AND (header and blocks in one GET per filter); the
+    page indexes of the row groups kept, when the tail lacks them; then the
+    native engine over the bytes fetched so far, each run recording the
+    ranges it lacks (ErrorCode::kNotFetched), fetched in one round before the
+    next run: the filter columns' dictionaries and candidate pages, then the
+    projected columns' pages holding selected rows. A lookup is five request
+    rounds: listing, tail, Bloom blocks, filter pages, projected pages."""
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from . import remote
     from .filters import normalize
@@ -184,116 +251,61 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     use_statistics, _, use_dictionary, use_page_index = flags
     limit = _memory_limit(memory_limit)
     t_list = time.perf_counter()
-    store, items = remote.resolve(source, storage_options)  # [(url, key, size)]
+    versions: dict = {}
+    store, items = remote.resolve(source, storage_options, versions=versions)  # [(url, key, size)]
     listing_ms = (time.perf_counter() - t_list) * 1e3
+    endpoint = remote.normalise_options(storage_options).get("endpoint", "")
     if not items:
         raise FormatError(f"invalid argument: no objects match {source!r}")
     items = list(items)
     dnf_atoms = normalize(filters) if filters is not None else None
     firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms else None
-    n_threads = int(threads) if threads else 64
+    n_threads = max(1, int(threads)) if threads else 2
+    f = _Fetcher(store)
 
-    async def tails_round(f: _Fetcher):
-        rnd = f.round("tails")
+    def worded(url, e):
+        return FormatError(f"{url}: {remote.describe_error(e, store)}")
 
-        async def one(i):
-            url, key, size = items[i]
-            try:
-                if size < 0:  # an explicit URL: a suffix GET gives the size too
-                    size, data = await f.suffix(rnd, key, _TAIL)
-                    items[i] = (url, key, size)
-                else:
-                    n = min(size, _TAIL)
-                    data = await f.get(rnd, key, size - n, n)
-                need, _ = _pqfast._row_group_ranges(data, size, [])
-                if need > len(data):  # a footer longer than the tail: read it whole
-                    more = await f.get(rnd, key, size - need, need - len(data))
-                    data = bytes(more) + bytes(data)
-                return bytes(data)
-            except FormatError:
-                raise
-            except Exception as e:  # noqa: BLE001 - worded with the file
-                raise FormatError(f"{url}: {remote.describe_error(e, store)}") from None
-
-        return await f.timed(rnd, asyncio.gather(*(one(i) for i in range(len(items)))))
-
-    async def bloom_round(f: _Fetcher, tails, queries):
-        """Per file the row groups some query keeps (None: all), the page
-        indexes of those outside the tail fetched in the same go."""
-        rnd = f.round("bloom blocks")
-
-        async def one(i):
-            url, key, size = items[i]
-            tail = tails[i]
-            kept: set | None = set()
-            counts = None
-            for q in queries:
-                p = q.file(url, size, len(tail))
-                p.feed(size - len(tail), tail)
-                while not p.done:
-                    needs = p.needs
-                    try:
-                        got = await asyncio.gather(*(f.get(rnd, key, o, n) for o, n in needs))
-                    except Exception as e:  # noqa: BLE001 - worded with the file
-                        raise FormatError(f"{url}: {remote.describe_error(e, store)}") from None
-                    for (o, _), d in zip(needs, got):
-                        p.feed(o, d)
-                        if p.done:
-                            break
-                k = p.kept
-                if k is None:  # the pruner could not decide (another type...): the engine does
-                    kept, counts = None, None
-                    break
-                kept.update(k)
-                if counts is None:
-                    counts = p.counts
-            extra = []
-            if kept is None or kept:
-                rgs = sorted(kept) if kept is not None else None
-                extra = await page_indexes(rnd, i, tail, rgs)
-            if counts is not None and len(queries) > 1:
-                counts = (counts[0], 0, counts[0] - len(kept))  # ORs: ruled out by every query
-            return kept, extra, counts
-
-        return await f.timed(rnd, asyncio.gather(*(one(i) for i in range(len(items)))))
-
-    async def page_indexes(rnd, i, tail, rgs):
-        """The page indexes of these row groups (None: all) that the tail does not hold."""
+    async def fetch_tail(i):
         url, key, size = items[i]
-        if not use_page_index:
-            return []
-        if rgs is None:
-            meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
-            rgs = list(range(meta.num_row_groups))
-        _, spans = _pqfast._row_group_ranges(tail, size, rgs, True)
-        lo_tail = size - len(tail)
-        want = [(o, min(o + n, lo_tail) - o) for o, n in spans if o < lo_tail]
-        want = _merge(want, _GAP)
+        version = versions.get(url)
+        kept = _tails.get((endpoint, url), size, version)
+        if kept is not None:
+            return kept
         try:
-            got = await asyncio.gather(*(f_get(rnd, key, o, n) for o, n in want))
-        except Exception as e:  # noqa: BLE001
-            raise FormatError(f"{url}: {remote.describe_error(e, store)}") from None
-        return list(zip([o for o, _ in want], got))
+            if size < 0:  # an explicit URL: a suffix GET gives the size too
+                size, data = await f.suffix("tails", key, _TAIL)
+                items[i] = (url, key, size)
+            else:
+                n = min(size, _TAIL)
+                data = await f.get("tails", key, size - n, n)
+            need, _ = _pqfast._row_group_ranges(data, size, [])
+            if need > len(data):  # a footer longer than the tail: read it whole
+                more = await f.get("footers", key, size - need, need - len(data))
+                data = bytes(more) + bytes(data)
+            data = bytes(data)
+            _tails.put((endpoint, url), size, version, data)
+            return data
+        except (FormatError, MemoryError):
+            raise
+        except Exception as e:  # noqa: BLE001 - worded with the file
+            raise worded(url, e) from None
 
-    fetcher: list = []
+    # What every file's chain shares, set once the first file's footer is in
+    # (it types the values and the projected columns, as pyarrow.dataset does).
+    shared: dict = {}
+    first_tail: asyncio.Future | None = None
 
-    def f_get(rnd, key, o, n):
-        return fetcher[0].get(rnd, key, o, n)
-
-    async def prune_part():
-        f = _Fetcher(store)
-        fetcher.append(f)
-        tails = await tails_round(f)
-        first = tails[0]
-        meta = _pqfast._parse_file_metadata(first[-_pqfast._row_group_ranges(first, items[0][2], [])[0]:-8])
+    def setup(tail):
+        meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, items[0][2], [])[0]:-8])
         descs = _descs_with_units(meta)
-        kept = [None] * len(items)
-        extras = [[] for _ in items]
-        pruned = [None] * len(items)
+        plans = _plans(meta, items[0][0], columns)
+        dnf = _encode_filter(dnf_atoms, descs, items[0][0]) if dnf_atoms is not None else None
+        queries = []
         if firsts is not None:
             from .parquet import _as_list_or_array, encode_values
 
-            queries, seen = [], set()
+            seen = set()
             for a in firsts:
                 k = (a.column, repr(a.values))
                 if k in seen:
@@ -307,100 +319,150 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                 # Block reads, each filter's header and blocks in one GET (no coalescing).
                 queries.append(_pqfast._prune_query(a.column, pt, tl, data, offsets, False, use_statistics, True,
                                                     0, True))
-            res = await bloom_round(f, tails, queries)
-            kept = [k for k, _, _ in res]
-            extras = [e for _, e, _ in res]
-            pruned = [c for _, _, c in res]
-        elif use_page_index:
-            rnd = f.round("page indexes")
-            extras = await f.timed(rnd, asyncio.gather(*(page_indexes(rnd, i, tails[i], None)
-                                                         for i in range(len(items)))))
-        return f, tails, meta, kept, extras, pruned
+        specs = [(p.name, p.layout, p.format) for p in plans]
+        shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
+                      engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
 
-    t_prune = time.perf_counter()
-    with remote._NoCyclicGC():
-        f, tails, meta, kept, extras, pruned = remote.run(prune_part())
-    prune_ms = (time.perf_counter() - t_prune) * 1e3
-    engine_ms = 0.0
-    plans = _plans(meta, items[0][0], columns)
-    descs = _descs_with_units(meta)
-    dnf = _encode_filter(dnf_atoms, descs, items[0][0]) if dnf_atoms is not None else None
-    read_ids = [i for i in range(len(items)) if kept[i] is None or kept[i]]
-    specs = [(p.name, p.layout, p.format) for p in plans]
-    files = {}
-    for i in read_ids:
+    async def bloom(i, tail):
+        """The row groups some query keeps (None: the pruner could not tell,
+        all of them) and (row groups, ruled out by min/max, by Bloom)."""
         url, key, size = items[i]
-        ff = _pqfast._FetchedFile(url, size)
-        ff.add(size - len(tails[i]), tails[i])
-        for o, d in extras[i]:
-            ff.add(o, d)
-        files[i] = ff
-    groups = {i: (sorted(kept[i]) if kept[i] is not None else []) for i in read_ids}
-    pieces: list = []
-    # The stats of the files the engine reads, plus what the remote pruner ruled out.
-    st: dict = dict(_pqfast._scan_fetched([], [], [], specs, dnf)[1])
-    for c in pruned:
-        if c is not None:
-            st["row_groups"] += c[1] + c[2]
-            st["row_groups_pruned_by_statistics"] += c[1]
-            st["row_groups_pruned_by_bloom"] += c[2]
-    waiting = list(read_ids)
-    runs = 0
-    held = sum(len(t) for t in tails)
-    while waiting:
-        runs += 1
-        t_run = time.perf_counter()
-        got, run_stats, pending = _pqfast._scan_fetched([files[i] for i in waiting], waiting,
-                                                        [groups[i] for i in waiting], specs, dnf, n_threads,
-                                                        use_statistics, use_dictionary, use_page_index, limit)
-        engine_ms += (time.perf_counter() - t_run) * 1e3
-        pieces.extend(got)
-        for k, v in run_stats.items():
-            st[k] = st.get(k, 0) + v
-        waiting = [waiting[j] for j in pending]
-        if not waiting:
-            break
-        needs = {i: files[i].take_needs(_GAP) for i in waiting}
-        total = sum(n for rr in needs.values() for _, n in rr)
-        if total == 0 or runs >= _MAX_RUNS:
-            raise FormatError(f"{items[waiting[0]][0]}: the scan keeps asking for bytes it was given "
-                              f"({runs} runs)")
-        held += total
-        if limit and held > limit:
-            from ._pqfast import MemoryLimitError
-
-            raise MemoryLimitError(f"memory limit: the scan of {len(read_ids)} objects would hold "
-                                   f"{held} fetched bytes, past the limit of {limit}")
-
-        async def fetch_round(needs=needs, n=runs):
-            rnd = f.round(f"engine run {n}")
-
-            async def one(i, o, ln):
-                url, key, _ = items[i]
+        kept: set = set()
+        counts = None
+        for q in shared["queries"]:
+            p = q.file(url, size, len(tail))
+            p.feed(size - len(tail), tail)
+            while not p.done:
+                needs = p.needs
                 try:
-                    return i, o, await f.get(rnd, key, o, ln)
-                except Exception as e:  # noqa: BLE001
-                    raise FormatError(f"{url}: {remote.describe_error(e, store)}") from None
+                    got = await asyncio.gather(*(f.get("bloom blocks", key, o, n) for o, n in needs))
+                except Exception as e:  # noqa: BLE001 - worded with the file
+                    raise worded(url, e) from None
+                for (o, _), d in zip(needs, got):
+                    p.feed(o, d)
+                    if p.done:
+                        break
+            k = p.kept
+            if k is None:  # (another type in this file...): the engine decides, on every row group
+                return None, None
+            kept.update(k)
+            c = p.counts
+            counts = c if counts is None else (c[0], 0, c[0] - len(kept))  # ORs: ruled out by every query
+        return kept, counts
 
-            return await f.timed(rnd, asyncio.gather(*(one(i, o, ln) for i, rr in needs.items() for o, ln in rr)))
+    async def page_indexes(i, tail, rgs, ff):
+        """The page indexes of these row groups (None: all) the tail lacks."""
+        if not use_page_index:
+            return
+        url, key, size = items[i]
+        if rgs is None:
+            rgs = list(range(shared["meta"].num_row_groups)) if i == 0 else None
+            if rgs is None:
+                meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
+                rgs = list(range(meta.num_row_groups))
+        _, spans = _pqfast._row_group_ranges(tail, size, rgs, True)
+        lo_tail = size - len(tail)
+        want = _merge([(o, min(o + n, lo_tail) - o) for o, n in spans if o < lo_tail], _GAP)
+        try:
+            got = await asyncio.gather(*(f.get("page indexes", key, o, n) for o, n in want))
+        except Exception as e:  # noqa: BLE001
+            raise worded(url, e) from None
+        for (o, _), d in zip(want, got):
+            ff.add(o, d)
 
-        with remote._NoCyclicGC():
-            for i, o, d in remote.run(fetch_round()):
-                files[i].add(o, d)
+    loop_state: dict = {"held": 0, "runs": 0, "engine_ms": 0.0, "pruned_files": 0}
+    pieces: list = []
+    st: dict = {}
+    pruned: list = []
+
+    async def chain(i, pool):
+        nonlocal first_tail
+        url, key, _ = items[i]
+        tail = await fetch_tail(i)
+        if i == 0:
+            setup(tail)
+            first_tail.set_result(True)
+        else:
+            await first_tail
+        kept, counts = (None, None)
+        if shared["queries"]:
+            kept, counts = await bloom(i, tail)
+            pruned.append(counts)
+            if kept is not None and not kept:
+                loop_state["pruned_files"] += 1
+                return  # no row group can hold a value
+        size = items[i][2]
+        ff = _pqfast._FetchedFile(url, size)
+        ff.add(size - len(tail), tail)
+        loop_state["held"] += len(tail)
+        rgs = sorted(kept) if kept is not None else None
+        await page_indexes(i, tail, rgs, ff)
+        groups = rgs if rgs is not None else []
+        loop = asyncio.get_running_loop()
+        for run in range(1, _MAX_RUNS + 1):
+            loop_state["runs"] = max(loop_state["runs"], run)
+            t = time.perf_counter()
+            got, run_stats, pending = await loop.run_in_executor(pool, shared["engine"].run, [ff], [i], [groups])
+            loop_state["engine_ms"] += (time.perf_counter() - t) * 1e3
+            if not pending:
+                pieces.extend(got)
+                for k, v in run_stats.items():
+                    st[k] = st.get(k, 0) + v
+                return
+            needs = ff.take_needs(_GAP)
+            if not needs:
+                raise FormatError(f"{url}: the scan keeps asking for bytes it was given")
+            loop_state["held"] += sum(n for _, n in needs)
+            if limit and loop_state["held"] > limit:
+                from ._pqfast import MemoryLimitError
+
+                raise MemoryLimitError(f"memory limit: the scan of {len(items)} objects would hold "
+                                       f"{loop_state['held']} fetched bytes, past the limit of {limit}")
+            try:
+                got = await asyncio.gather(*(f.get(f"engine run {run}", key, o, n) for o, n in needs))
+            except Exception as e:  # noqa: BLE001
+                raise worded(url, e) from None
+            for (o, _), d in zip(needs, got):
+                ff.add(o, d)
+        raise FormatError(f"{url}: the scan did not finish in {_MAX_RUNS} runs")
+
+    async def main():
+        nonlocal first_tail
+        first_tail = asyncio.get_running_loop().create_future()
+        with ThreadPoolExecutor(n_threads) as pool:
+            tasks = [asyncio.ensure_future(chain(i, pool)) for i in range(len(items))]
+            try:
+                await asyncio.gather(*tasks)
+            finally:
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    with remote._NoCyclicGC():
+        remote.run(main())
     pieces.sort(key=lambda p: (p[0], p[1]))
-    table = _assemble(plans, meta, pieces)
+    table = _assemble(shared["plans"], shared["meta"], pieces)
     if stats:
+        base = dict(shared["engine"].run([], [], [])[1])  # every key, zero
+        for k, v in st.items():
+            base[k] = base.get(k, 0) + v
+        st = base
+        for c in pruned:
+            if c is not None:
+                st["row_groups"] += c[1] + c[2]
+                st["row_groups_pruned_by_statistics"] += c[1]
+                st["row_groups_pruned_by_bloom"] += c[2]
         st["files"] = len(items)
-        st["files_pruned_remotely"] = len(items) - len(read_ids)
+        st["files_pruned_remotely"] = loop_state["pruned_files"]
         rounds = [{"what": "listing", "requests": 1 + len(items) // 1000, "bytes": 0, "ms": round(listing_ms, 1)}]
-        rounds += [dict(r, ms=round(r["ms"], 1)) for r in f.rounds if r["requests"]]
+        rounds += f.detail()
+        # Sequential request rounds: the listing, then the steps of a file's chain.
         st["rounds"] = len(rounds)
         st["round_detail"] = rounds
         st["requests"] = sum(r["requests"] for r in rounds)
         st["bytes_fetched"] = sum(r["bytes"] for r in rounds)
-        st["engine_runs"] = runs
-        st["engine_ms"] = round(engine_ms, 1)
-        st["prune_ms"] = round(prune_ms, 1)
+        st["engine_runs"] = loop_state["runs"]
+        st["engine_ms"] = round(loop_state["engine_ms"], 1)
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table

@@ -223,6 +223,60 @@ std::vector<pq::ScanColumn> make_columns(const std::vector<ColumnSpec>& columns)
   return cols;
 }
 
+class StagedScan {
+ public:
+  StagedScan(const std::vector<ColumnSpec>& columns, const std::optional<std::vector<std::vector<AtomSpec>>>& dnf,
+             bool use_statistics, bool use_dictionary, bool use_page_index, int64_t memory_limit)
+      : specs_(columns), cols_(make_columns(columns)), filter_(make_filter(dnf)) {
+    // Row groups were pruned by the remote pruner's Bloom reads already.
+    opts_ = make_options(1, use_statistics, false, use_dictionary, use_page_index, memory_limit);
+    opts_.budget = MemoryBudget::make(memory_limit);
+  }
+
+  nb::tuple run(const std::vector<FetchedFile*>& files, const std::vector<int32_t>& indices,
+                const std::vector<std::vector<int32_t>>& row_groups) {
+    if (indices.size() != files.size() || row_groups.size() != files.size()) {
+      throw FormatError("invalid argument: files, indices and row_groups differ in length");
+    }
+    for (const FetchedFile* f : files) {
+      if (f == nullptr) throw FormatError("invalid argument: None among the files");
+    }
+    std::vector<pq::RandomAccessFile*> ptrs(files.begin(), files.end());
+    std::vector<Result<pq::ScanResult>> rs;
+    {
+      nb::gil_scoped_release release;
+      pq::ScanOptions o = opts_;
+      o.threads = static_cast<int>(std::min<size_t>(files.size(), 8));
+      rs = pq::scan_opened_each(ptrs, row_groups, cols_, filter_, o);
+    }
+    for (const auto& r : rs) {
+      if (!r.ok() && r.error().code != ErrorCode::kNotFetched && r.error().message != "not run") raise(r.error());
+    }
+    pq::ScanResult done;
+    nb::list pending;
+    for (size_t i = 0; i < rs.size(); ++i) {
+      if (!rs[i].ok()) {
+        if (rs[i].error().code != ErrorCode::kNotFetched) raise(rs[i].error());
+        pending.append(i);
+        continue;
+      }
+      done.stats.add(rs[i]->stats);
+      for (auto& p : rs[i]->pieces) {
+        p.file = indices[i];
+        done.pieces.push_back(std::move(p));
+      }
+    }
+    nb::tuple out = pieces_and_stats(done, specs_);
+    return nb::make_tuple(out[0], out[1], pending);
+  }
+
+ private:
+  std::vector<ColumnSpec> specs_;
+  std::vector<pq::ScanColumn> cols_;
+  pq::ScanFilter filter_;
+  pq::ScanOptions opts_;
+};
+
 }  // namespace
 
 void bind_scan(nb::module_& m) {
@@ -235,56 +289,18 @@ void bind_scan(nb::module_& m) {
       .def("take_needs", &FetchedFile::take_needs, nb::arg("gap") = 0,
            "[(offset, length)] read by the last scans and not fetched, merged across gaps < gap.")
       .def_prop_ro("held", &FetchedFile::held, "bytes held");
-  // A staged scan's run over files of fetched ranges: the files done give
-  // their pieces (file = indices[i]) and stats; those waiting for bytes are
-  // listed (their ranges in take_needs()); any other error raises.
-  m.def(
-      "_scan_fetched",
-      [](const std::vector<FetchedFile*>& files, const std::vector<int32_t>& indices,
-         const std::vector<std::vector<int32_t>>& row_groups, const std::vector<ColumnSpec>& columns,
-         const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
-         bool use_dictionary, bool use_page_index, int64_t memory_limit) {
-        if (indices.size() != files.size() || row_groups.size() != files.size()) {
-          throw FormatError("invalid argument: files, indices and row_groups differ in length");
-        }
-        for (const FetchedFile* f : files) {
-          if (f == nullptr) throw FormatError("invalid argument: None among the files");
-        }
-        std::vector<pq::ScanColumn> cols = make_columns(columns);
-        pq::ScanFilter filter = make_filter(dnf);
-        // Row groups were pruned by the remote pruner's Bloom reads already.
-        pq::ScanOptions o = make_options(threads, use_statistics, false, use_dictionary, use_page_index,
-                                         memory_limit);
-        std::vector<pq::RandomAccessFile*> ptrs(files.begin(), files.end());
-        std::vector<Result<pq::ScanResult>> rs;
-        {
-          nb::gil_scoped_release release;
-          rs = pq::scan_opened_each(ptrs, row_groups, cols, filter, o);
-        }
-        for (const auto& r : rs) {
-          if (!r.ok() && r.error().code != ErrorCode::kNotFetched && r.error().message != "not run") raise(r.error());
-        }
-        pq::ScanResult done;
-        nb::list pending;
-        for (size_t i = 0; i < rs.size(); ++i) {
-          if (!rs[i].ok()) {
-            if (rs[i].error().code != ErrorCode::kNotFetched) raise(rs[i].error());
-            pending.append(i);
-            continue;
-          }
-          done.stats.add(rs[i]->stats);
-          for (auto& p : rs[i]->pieces) {
-            p.file = indices[i];
-            done.pieces.push_back(std::move(p));
-          }
-        }
-        nb::tuple out = pieces_and_stats(done, columns);
-        return nb::make_tuple(out[0], out[1], pending);
-      },
-      nb::arg("files"), nb::arg("indices"), nb::arg("row_groups"), nb::arg("columns"), nb::arg("filters").none(),
-      nb::arg("threads") = 1, nb::arg("use_statistics") = true, nb::arg("use_dictionary") = true,
-      nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0,
-      "One run of a staged scan: (pieces of the files done, their stats, [positions of files waiting for bytes]).");
+  // A staged scan: the projected columns, the filter and the options (one
+  // memory budget for all its runs), then runs over files of fetched ranges,
+  // from any threads (the GIL is released): the files done give their pieces
+  // (file = indices[i]) and stats; those waiting for bytes are listed (their
+  // ranges in take_needs()); any other error raises.
+  nb::class_<StagedScan>(m, "_StagedScan")
+      .def(nb::init<const std::vector<ColumnSpec>&, const std::optional<std::vector<std::vector<AtomSpec>>>&, bool,
+                    bool, bool, int64_t>(),
+           nb::arg("columns"), nb::arg("filters").none(), nb::arg("use_statistics") = true,
+           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0)
+      .def("run", &StagedScan::run, nb::arg("files"), nb::arg("indices"), nb::arg("row_groups"),
+           "(pieces of the files done, their stats, [positions of the files waiting for bytes]).");
   m.def(
       "_row_group_ranges",
       [](nb::object tail, uint64_t size, const std::vector<int32_t>& row_groups, bool page_index) {

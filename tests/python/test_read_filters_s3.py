@@ -188,3 +188,37 @@ def test_fetched_file_refuses_bytes_past_its_end():
         f.add(8, b"abc")
     assert f.held == 8
     assert f.take_needs(0) == []
+
+
+def test_tails_kept_for_the_next_scan_while_objects_are_unchanged(s3, opts, tmp_path):  # noqa: F811
+    """A second scan of the same objects reads no tail; an object rewritten
+    (new ETag) is read afresh, and its new rows come back."""
+    import pyarrow.parquet as pq
+
+    from pqfast import _testlake
+
+    paths = _testlake.write_local(str(tmp_path / "a"), 3)
+    _testlake.upload(s3.store(), paths, "tc")
+    url = f"s3://{s3.bucket}/tc/*.parquet"
+    ids = _testlake.file_ids(1, 8000)
+    f = [("id", "in", [int(ids[3]), int(ids[4000])])]
+    pqfast.clear_footer_cache()
+    first, st1 = pqfast.read_table(url, filters=f, storage_options=opts, stats=True)
+    again, st2 = pqfast.read_table(url, filters=f, storage_options=opts, stats=True)
+    assert first.equals(again) and first.num_rows == 2
+    assert "tails" in [r["what"] for r in st1["round_detail"]]
+    assert "tails" not in [r["what"] for r in st2["round_detail"]], st2["round_detail"]
+    assert st2["rounds"] == st1["rounds"] - 1
+    # File 1 rewritten with other rows (file 9's, in no other file): read afresh.
+    other = tmp_path / "other.parquet"
+    _testlake.write_pyarrow(str(other), 9)
+    import obstore
+
+    obstore.put(s3.store(), "tc/part-00001.parquet", other.read_bytes())
+    ids2 = _testlake.file_ids(9, 8000)
+    f2 = [("id", "in", [int(ids2[3]), int(ids[3])])]
+    t, st3 = pqfast.read_table(url, filters=f2, storage_options=opts, stats=True)
+    want = pq.read_table(str(other)).filter(pc.field("id") == int(ids2[3]))
+    assert t.column("id").to_pylist() == want.column("id").to_pylist() == [int(ids2[3])]
+    assert "tails" in [r["what"] for r in st3["round_detail"]]
+    pqfast.clear_footer_cache()

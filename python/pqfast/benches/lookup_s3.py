@@ -26,7 +26,9 @@ def add_arguments(p) -> None:
     p.add_argument("--latency-ms", type=float, default=20.0, help="added per request by the proxy (default 20)")
     p.add_argument("--repeat", type=int, default=5, help="timed calls per contender; medians (default 5)")
     p.add_argument("--dir", default=None, help="where the lakes and the server's data are kept")
-    p.add_argument("--contenders", default="pqfast,polars,pyarrow", help="pqfast,polars,pyarrow")
+    p.add_argument("--contenders", default="pqfast,pqfast-cold,polars,pyarrow",
+                   help="pqfast,pqfast-cold,polars,pyarrow (pqfast-cold: its tail cache emptied before each call); "
+                        "--contenders pqfast runs only pqfast")
     p.add_argument("--json", action="store_true", help="one JSON object per row")
 
 
@@ -66,6 +68,10 @@ def run(args) -> int:
             t, st = pqfast.read_table(url, filters=filters, storage_options=so, stats=True)
             return t, st
 
+        def pqfast_cold_call():
+            pqfast.clear_footer_cache()
+            return pqfast_call()
+
         def polars_call():
             import polars as pl
 
@@ -79,7 +85,7 @@ def run(args) -> int:
             d = ds.dataset(f"{s3.bucket}/{prefix}", filesystem=fs, format="parquet")
             return d.to_table(filter=ds.field("id") == want_id), {}
 
-        fns = {"pqfast": pqfast_call, "polars": polars_call, "pyarrow": pyarrow_call}
+        fns = {"pqfast": pqfast_call, "pqfast-cold": pqfast_cold_call, "polars": polars_call, "pyarrow": pyarrow_call}
         times: dict[str, list[float]] = {c: [] for c in contenders}
         extra: dict[str, dict] = {c: {} for c in contenders}
         rows_ok: dict[str, bool] = {}
@@ -105,6 +111,8 @@ def run(args) -> int:
                     extra[c].setdefault("bytes", []).append(st.get("bytes_fetched"))
         rows = []
         pq_ms = statistics.median(times["pqfast"]) * 1e3 if "pqfast" in times else None
+        if pq_ms is None and "pqfast-cold" in times:
+            pq_ms = statistics.median(times["pqfast-cold"]) * 1e3
         for c in contenders:
             ms = statistics.median(times[c]) * 1e3
             row = {"contender": c, "ms": round(ms, 1), "x_pqfast": round(ms / pq_ms, 1) if pq_ms else None,
