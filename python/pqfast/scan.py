@@ -250,6 +250,8 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     t0 = time.perf_counter()
     use_statistics, _, use_dictionary, use_page_index = flags
     limit = _memory_limit(memory_limit)
+    # The bytes fetched are held until the scan ends: within the read's memory limit too.
+    held_limit = limit or int(_pqfast._default_memory_limit())
     t_list = time.perf_counter()
     versions: dict = {}
     store, items = remote.resolve(source, storage_options, versions=versions)  # [(url, key, size)]
@@ -413,11 +415,11 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
             if not needs:
                 raise FormatError(f"{url}: the scan keeps asking for bytes it was given")
             loop_state["held"] += sum(n for _, n in needs)
-            if limit and loop_state["held"] > limit:
+            if loop_state["held"] > held_limit:
                 from ._pqfast import MemoryLimitError
 
                 raise MemoryLimitError(f"memory limit: the scan of {len(items)} objects would hold "
-                                       f"{loop_state['held']} fetched bytes, past the limit of {limit}")
+                                       f"{loop_state['held']} fetched bytes, past the limit of {held_limit}")
             try:
                 got = await asyncio.gather(*(f.get(f"engine run {run}", key, o, n) for o, n in needs))
             except Exception as e:  # noqa: BLE001
