@@ -85,9 +85,41 @@ def _secrets_of(conf: dict) -> list[str]:
     return [str(conf[k]) for k in _SECRET_KEYS if conf.get(k)]
 
 
+_STORES: dict = {}  # (bucket, options) -> S3Store, the last few used
+_STORES_LOCK = threading.Lock()
+
+
 def make_store(bucket: str, storage_options: dict | None = None):
     """An obstore S3Store for ``bucket``; unset credentials and region come
-    from the environment (AWS_*), as obstore reads them."""
+    from the environment (AWS_*), as obstore reads them.
+
+    The last 16 stores made are reused by calls with the same bucket and
+    options: a store holds its HTTP connections (idle ones for 30 s), so a
+    lake read again opens none, and a store costs ~6 ms to make. Stores
+    that take credentials from the environment are made afresh each time
+    (the environment may change between calls)."""
+    key = None
+    try:
+        opts = normalise_options(storage_options)
+        if opts.get("access_key_id") or opts.get("skip_signature"):
+            key = (bucket, tuple(sorted((k, str(v)) for k, v in opts.items())))
+    except ValueError:
+        key = None
+    if key is not None:
+        with _STORES_LOCK:
+            store = _STORES.get(key)
+        if store is not None:
+            return store
+    store = _make_store(bucket, storage_options)
+    if key is not None:
+        with _STORES_LOCK:
+            if len(_STORES) >= 16:
+                _STORES.pop(next(iter(_STORES)))
+            _STORES[key] = store
+    return store
+
+
+def _make_store(bucket: str, storage_options: dict | None = None):
     from obstore.store import S3Store
 
     conf = normalise_options(storage_options)
