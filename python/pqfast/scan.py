@@ -229,6 +229,14 @@ class _Fetcher:
         return out
 
 
+# The last listing of each pattern (endpoint, pattern) -> [(url, key, size, version)]:
+# a scan of the same pattern starts the files whose tails are kept while it
+# lists them again, and keeps that work only for objects the new listing
+# gives unchanged (size, ETag, modification time).
+_LISTINGS: dict = {}
+_LISTINGS_MAX = 64
+
+
 def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags, memory_limit=None):
     """read_table(filters=) on s3:// URLs, a staged scan. After the listing,
     each file goes its own way, many in flight: its tail (footer and, as
@@ -239,7 +247,13 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     ranges it lacks (ErrorCode::kNotFetched), fetched in one round before the
     next run: the filter columns' dictionaries and candidate pages, then the
     projected columns' pages holding selected rows. A lookup is five request
-    rounds: listing, tail, Bloom blocks, filter pages, projected pages."""
+    rounds: listing, tail, Bloom blocks, filter pages, projected pages.
+
+    Tails are kept for the next scans (_TailCache). A pattern scanned before
+    is listed again while the files of its last listing whose tails are kept
+    go on (Bloom blocks...): the listing then decides, each file's work kept
+    only when the object is listed unchanged, and files new or changed are
+    started then."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -252,32 +266,48 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     limit = _memory_limit(memory_limit)
     # The bytes fetched are held until the scan ends: within the read's memory limit too.
     held_limit = limit or int(_pqfast._default_memory_limit())
-    t_list = time.perf_counter()
-    versions: dict = {}
-    store, items = remote.resolve(source, storage_options, versions=versions)  # [(url, key, size)]
-    listing_ms = (time.perf_counter() - t_list) * 1e3
     endpoint = remote.normalise_options(storage_options).get("endpoint", "")
-    if not items:
-        raise FormatError(f"invalid argument: no objects match {source!r}")
-    items = list(items)
     dnf_atoms = normalize(filters) if filters is not None else None
     firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms else None
     n_threads = max(1, int(threads)) if threads else 2
+    pattern = source if isinstance(source, str) and remote._selection(source) is not None else None
+    urls = [source] if isinstance(source, str) else list(source)
+    if not urls:
+        raise FormatError(f"invalid argument: no objects match {source!r}")
+    buckets = {remote.split_url(u)[0] for u in urls}
+    if len(buckets) != 1:
+        raise ValueError(f"one bucket per call; got {sorted(buckets)}")
+    store = remote.make_store(next(iter(buckets)), storage_options)
+    hint_key = (endpoint, pattern) if pattern is not None else None
     f = _Fetcher(store)
+    listing_ms = [0.0]
 
     def worded(url, e):
         return FormatError(f"{url}: {remote.describe_error(e, store)}")
 
-    async def fetch_tail(i):
-        url, key, size = items[i]
-        version = versions.get(url)
+    async def list_all():
+        """[(url, key, size, version)] in key order (explicit URLs: size -1, no version)."""
+        t = time.perf_counter()
+        out = []
+        for u in urls:
+            if remote._selection(u) is None:
+                out.append((u, remote.split_url(u)[1], -1, None))
+                continue
+            versions: dict = {}
+            got = [it async for page in remote._listed_pages(store, u, versions) for it in page]
+            got.sort(key=lambda it: it[1].encode())
+            out.extend((url, key, size, versions.get(url)) for url, key, size in got)
+        listing_ms[0] = (time.perf_counter() - t) * 1e3
+        return out
+
+    async def fetch_tail(item):
+        url, key, size, version = item
         kept = _tails.get((endpoint, url), size, version)
         if kept is not None:
-            return kept
+            return size, kept
         try:
             if size < 0:  # an explicit URL: a suffix GET gives the size too
                 size, data = await f.suffix("tails", key, _TAIL)
-                items[i] = (url, key, size)
             else:
                 n = min(size, _TAIL)
                 data = await f.get("tails", key, size - n, n)
@@ -287,22 +317,21 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                 data = bytes(more) + bytes(data)
             data = bytes(data)
             _tails.put((endpoint, url), size, version, data)
-            return data
+            return size, data
         except (FormatError, MemoryError):
             raise
         except Exception as e:  # noqa: BLE001 - worded with the file
             raise worded(url, e) from None
 
-    # What every file's chain shares, set once the first file's footer is in
-    # (it types the values and the projected columns, as pyarrow.dataset does).
+    # What every file's chain shares, set from the first file's footer (it
+    # types the values and the projected columns, as pyarrow.dataset does).
     shared: dict = {}
-    first_tail: asyncio.Future | None = None
 
-    def setup(tail):
-        meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, items[0][2], [])[0]:-8])
+    def setup(first_url, size, tail):
+        meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
         descs = _descs_with_units(meta)
-        plans = _plans(meta, items[0][0], columns)
-        dnf = _encode_filter(dnf_atoms, descs, items[0][0]) if dnf_atoms is not None else None
+        plans = _plans(meta, first_url, columns)
+        dnf = _encode_filter(dnf_atoms, descs, first_url) if dnf_atoms is not None else None
         queries = []
         if firsts is not None:
             from .parquet import _as_list_or_array, encode_values
@@ -315,7 +344,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                 seen.add(k)
                 desc = descs.get(a.column)
                 if desc is None:
-                    raise KeyError(f"{items[0][0]}: filter on column {a.column!r}: no such column "
+                    raise KeyError(f"{first_url}: filter on column {a.column!r}: no such column "
                                    f"(columns: {', '.join(list(descs)[:12])})")
                 pt, tl, data, offsets = encode_values(desc, _as_list_or_array(list(a.values)))
                 # Block reads, each filter's header and blocks in one GET (no coalescing).
@@ -325,10 +354,9 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
                       engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
 
-    async def bloom(i, tail):
+    async def bloom(url, key, size, tail):
         """The row groups some query keeps (None: the pruner could not tell,
         all of them) and (row groups, ruled out by min/max, by Bloom)."""
-        url, key, size = items[i]
         kept: set = set()
         counts = None
         for q in shared["queries"]:
@@ -352,16 +380,13 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
             counts = c if counts is None else (c[0], 0, c[0] - len(kept))  # ORs: ruled out by every query
         return kept, counts
 
-    async def page_indexes(i, tail, rgs, ff):
+    async def page_indexes(url, key, size, tail, rgs, ff):
         """The page indexes of these row groups (None: all) the tail lacks."""
         if not use_page_index:
             return
-        url, key, size = items[i]
         if rgs is None:
-            rgs = list(range(shared["meta"].num_row_groups)) if i == 0 else None
-            if rgs is None:
-                meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
-                rgs = list(range(meta.num_row_groups))
+            meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
+            rgs = list(range(meta.num_row_groups))
         _, spans = _pqfast._row_group_ranges(tail, size, rgs, True)
         lo_tail = size - len(tail)
         want = _merge([(o, min(o + n, lo_tail) - o) for o, n in spans if o < lo_tail], _GAP)
@@ -372,44 +397,39 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         for (o, _), d in zip(want, got):
             ff.add(o, d)
 
-    loop_state: dict = {"held": 0, "runs": 0, "engine_ms": 0.0, "pruned_files": 0}
-    pieces: list = []
-    st: dict = {}
-    pruned: list = []
+    loop_state: dict = {"held": 0, "runs": 0, "engine_ms": 0.0}
+    # Per URL, once its chain is done: (pieces, engine stats or None, pruner counts or None).
+    results: dict = {}
 
-    async def chain(i, pool):
-        nonlocal first_tail
-        url, key, _ = items[i]
-        tail = await fetch_tail(i)
-        if i == 0:
-            setup(tail)
-            first_tail.set_result(True)
-        else:
-            await first_tail
+    async def chain(item, first, pool, is_first):
+        """One file's steps; `first`: a future set once the first file's
+        footer has set up what the chains share."""
+        url, key, _, _ = item
+        size, tail = await fetch_tail(item)
+        if is_first:
+            setup(url, size, tail)
+            first.set_result(True)
+        await first
         kept, counts = (None, None)
         if shared["queries"]:
-            kept, counts = await bloom(i, tail)
-            pruned.append(counts)
+            kept, counts = await bloom(url, key, size, tail)
             if kept is not None and not kept:
-                loop_state["pruned_files"] += 1
+                results[url] = ([], None, counts)
                 return  # no row group can hold a value
-        size = items[i][2]
         ff = _pqfast._FetchedFile(url, size)
         ff.add(size - len(tail), tail)
         loop_state["held"] += len(tail)
         rgs = sorted(kept) if kept is not None else None
-        await page_indexes(i, tail, rgs, ff)
+        await page_indexes(url, key, size, tail, rgs, ff)
         groups = rgs if rgs is not None else []
         loop = asyncio.get_running_loop()
         for run in range(1, _MAX_RUNS + 1):
             loop_state["runs"] = max(loop_state["runs"], run)
             t = time.perf_counter()
-            got, run_stats, pending = await loop.run_in_executor(pool, shared["engine"].run, [ff], [i], [groups])
+            got, run_stats, pending = await loop.run_in_executor(pool, shared["engine"].run, [ff], [0], [groups])
             loop_state["engine_ms"] += (time.perf_counter() - t) * 1e3
             if not pending:
-                pieces.extend(got)
-                for k, v in run_stats.items():
-                    st[k] = st.get(k, 0) + v
+                results[url] = (got, run_stats, counts)
                 return
             needs = ff.take_needs(_GAP)
             if not needs:
@@ -418,8 +438,8 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
             if loop_state["held"] > held_limit:
                 from ._pqfast import MemoryLimitError
 
-                raise MemoryLimitError(f"memory limit: the scan of {len(items)} objects would hold "
-                                       f"{loop_state['held']} fetched bytes, past the limit of {held_limit}")
+                raise MemoryLimitError(f"memory limit: the scan would hold {loop_state['held']} fetched bytes, "
+                                       f"past the limit of {held_limit}")
             try:
                 got = await asyncio.gather(*(f.get(f"engine run {run}", key, o, n) for o, n in needs))
             except Exception as e:  # noqa: BLE001
@@ -428,38 +448,95 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                 ff.add(o, d)
         raise FormatError(f"{url}: the scan did not finish in {_MAX_RUNS} runs")
 
+    final: list = []
+
     async def main():
-        nonlocal first_tail
-        first_tail = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        tasks: dict = {}  # url -> task
         with ThreadPoolExecutor(n_threads) as pool:
-            tasks = [asyncio.ensure_future(chain(i, pool)) for i in range(len(items))]
             try:
-                await asyncio.gather(*tasks)
+                hint = _LISTINGS.get(hint_key) if hint_key is not None else None
+                if hint and not all(_tails.get((endpoint, u), sz, v) is not None for u, _, sz, v in hint):
+                    hint = None
+                first = loop.create_future()
+                listing = asyncio.ensure_future(list_all())
+                loop_state["overlapped"] = bool(hint)
+                if hint:
+                    # Files listed last time, their tails kept: under way while the listing runs.
+                    for item in hint:
+                        tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is hint[0])))
+                items = await listing
+                if not items:
+                    raise FormatError(f"invalid argument: no objects match {source!r}")
+                dropped = []  # the work on objects changed or gone: its outcome does not count
+                if hint and items[0] != hint[0]:
+                    # Another first file types the scan: start over from the listing.
+                    for _, t in tasks.values():
+                        t.cancel()
+                        dropped.append(t)
+                    tasks.clear()
+                    results.clear()
+                    shared.clear()
+                    first = loop.create_future()
+                for item in items:
+                    had = tasks.get(item[0])
+                    if had is not None and had[0] != item:  # changed since: its work is dropped
+                        had[1].cancel()
+                        dropped.append(had[1])
+                        del tasks[item[0]]
+                        had = None
+                    if had is None:
+                        tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is items[0])))
+                listed = {it[0] for it in items}
+                for u, (_, t) in list(tasks.items()):
+                    if u not in listed:  # gone since
+                        t.cancel()
+                        dropped.append(t)
+                        del tasks[u]
+                await asyncio.gather(*dropped, return_exceptions=True)
+                for u in [u for u in results if u not in tasks]:
+                    del results[u]
+                final.extend(items)
+                await asyncio.gather(*(t for _, t in tasks.values()))
             finally:
-                for t in tasks:
+                for _, t in tasks.values():
                     t.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await asyncio.gather(*(t for _, t in tasks.values()), return_exceptions=True)
+        if hint_key is not None:
+            _LISTINGS.pop(hint_key, None)
+            if len(_LISTINGS) >= _LISTINGS_MAX:
+                _LISTINGS.pop(next(iter(_LISTINGS)))
+            _LISTINGS[hint_key] = [it for it in final if it[3] is not None and it[3][0]]
 
     with remote._NoCyclicGC():
         remote.run(main())
+    pieces = []
+    st = dict(shared["engine"].run([], [], [])[1])  # every key, zero
+    pruned_files = 0
+    for pos, (url, _, _, _) in enumerate(final):
+        got, run_stats, counts = results[url]
+        pieces.extend((pos,) + tuple(p[1:]) for p in got)
+        if run_stats is None:
+            pruned_files += 1
+        else:
+            for k, v in run_stats.items():
+                st[k] = st.get(k, 0) + v
+        if counts is not None:
+            st["row_groups"] += counts[1] + counts[2]
+            st["row_groups_pruned_by_statistics"] += counts[1]
+            st["row_groups_pruned_by_bloom"] += counts[2]
     pieces.sort(key=lambda p: (p[0], p[1]))
     table = _assemble(shared["plans"], shared["meta"], pieces)
     if stats:
-        base = dict(shared["engine"].run([], [], [])[1])  # every key, zero
-        for k, v in st.items():
-            base[k] = base.get(k, 0) + v
-        st = base
-        for c in pruned:
-            if c is not None:
-                st["row_groups"] += c[1] + c[2]
-                st["row_groups_pruned_by_statistics"] += c[1]
-                st["row_groups_pruned_by_bloom"] += c[2]
-        st["files"] = len(items)
-        st["files_pruned_remotely"] = loop_state["pruned_files"]
-        rounds = [{"what": "listing", "requests": 1 + len(items) // 1000, "bytes": 0, "ms": round(listing_ms, 1)}]
+        st["files"] = len(final)
+        st["files_pruned_remotely"] = pruned_files
+        rounds = [{"what": "listing", "requests": 1 + len(final) // 1000, "bytes": 0, "ms": round(listing_ms[0], 1)}]
         rounds += f.detail()
-        # Sequential request rounds: the listing, then the steps of a file's chain.
+        # Sequential request rounds: the listing, then the steps of a file's
+        # chain (with kept tails and a known listing, the listing runs
+        # alongside the Bloom blocks: one round fewer on the critical path).
         st["rounds"] = len(rounds)
+        st["listing_overlapped"] = loop_state.get("overlapped", False)
         st["round_detail"] = rounds
         st["requests"] = sum(r["requests"] for r in rounds)
         st["bytes_fetched"] = sum(r["bytes"] for r in rounds)

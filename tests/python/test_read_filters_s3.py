@@ -7,6 +7,8 @@ bytes it reports."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pyarrow.compute as pc
 import pytest
 
@@ -222,3 +224,37 @@ def test_tails_kept_for_the_next_scan_while_objects_are_unchanged(s3, opts, tmp_
     assert t.column("id").to_pylist() == want.column("id").to_pylist() == [int(ids2[3])]
     assert "tails" in [r["what"] for r in st3["round_detail"]]
     pqfast.clear_footer_cache()
+
+
+def test_rescans_of_a_changing_lake(s3, opts, tmp_path):  # noqa: F811
+    """A pattern scanned again starts the files it listed last time while it
+    lists them anew; objects added (also before the first, which types the
+    scan), rewritten or deleted since give the rows of the lake as it is."""
+    import obstore
+
+    from pqfast import _testlake
+
+    store = s3.store()
+    paths = _testlake.write_local(str(tmp_path / "l"), 12)  # files 0..11; 4 of them used as new contents
+    for i in range(3):
+        obstore.put(store, f"ch/part-{i}.parquet", Path(paths[i]).read_bytes())
+    url = f"s3://{s3.bucket}/ch/*.parquet"
+    ids = {i: _testlake.file_ids(i, 8000) for i in range(12)}
+    probe = [int(ids[i][17]) for i in range(12)]
+    f = [("id", "in", probe)]
+
+    def check(present):
+        for _ in range(2):  # the first scan after a change, then one that speculates on it
+            t, st = pqfast.read_table(url, filters=f, storage_options=opts, stats=True)
+            assert sorted(t.column("id").to_pylist()) == sorted(probe[i] for i in present), (present, st)
+
+    check([0, 1, 2])
+    obstore.put(store, "ch/part-1.parquet", Path(paths[5]).read_bytes())   # rewritten
+    check([0, 5, 2])
+    obstore.delete(store, "ch/part-2.parquet")                              # gone
+    obstore.put(store, "ch/part-3.parquet", Path(paths[6]).read_bytes())   # new, last
+    check([0, 5, 6])
+    obstore.put(store, "ch/a-first.parquet", Path(paths[7]).read_bytes())  # new, first
+    check([7, 0, 5, 6])
+    t = pqfast.read_table(url, columns=["id", "amount"], filters=f, storage_options=opts)
+    assert t.column_names == ["id", "amount"]
