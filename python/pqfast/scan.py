@@ -162,12 +162,21 @@ class _TailCache:
 
 _tails = _TailCache()
 
+# The pruner's decoded footers, per (endpoint, URL, column), with the Bloom
+# filter layouts its probes learned: a later scan of the unchanged object
+# asks for the 32-byte blocks alone, not the header with them. Checked and
+# bounded as the tails are.
+_FOOTERS_MAX = 16384
+_footers: dict = {}
+
 
 def clear_tail_cache() -> None:
     """Forgets the tails of objects kept by earlier scans of s3:// URLs."""
     with _tails.lock:
         _tails.map.clear()
         _tails.bytes = 0
+    _footers.clear()
+    _LISTINGS.clear()
 
 
 class _Fetcher:
@@ -354,16 +363,34 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
                       engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
 
-    async def bloom(url, key, size, tail):
+    async def bloom(url, key, size, version, tail):
         """The row groups some query keeps (None: the pruner could not tell,
         all of them) and (row groups, ruled out by min/max, by Bloom)."""
         kept: set = set()
         counts = None
         for q in shared["queries"]:
-            p = q.file(url, size, len(tail))
-            p.feed(size - len(tail), tail)
+            where = (endpoint, url, q.column)
+            had = _footers.get(where) if version is not None and version[0] else None
+            if had is not None and had[0] == size and had[1] == version:
+                p = q.file_from(url, size, had[2])
+            else:
+                p = q.file(url, size, len(tail))
+                if version is not None and version[0]:
+                    p.keep_footer()
+                p.feed(size - len(tail), tail)
+            lo_tail = size - len(tail)
             while not p.done:
                 needs = p.needs
+                # What the tail holds (a pruner from a kept footer does not know it) is not fetched.
+                held = [(o, n) for o, n in needs if o >= lo_tail]
+                # Blocks closer than _GAP (several values' in one filter, or neighbouring filters'): one GET.
+                needs = _merge([(o, n) for o, n in needs if o < lo_tail], _GAP)
+                for o, n in held:
+                    p.feed(o, tail[o - lo_tail:o - lo_tail + n])
+                    if p.done:
+                        break
+                if p.done or not needs:
+                    continue
                 try:
                     got = await asyncio.gather(*(f.get("bloom blocks", key, o, n) for o, n in needs))
                 except Exception as e:  # noqa: BLE001 - worded with the file
@@ -375,6 +402,10 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
             k = p.kept
             if k is None:  # (another type in this file...): the engine decides, on every row group
                 return None, None
+            if had is None and version is not None and version[0] and p.footer is not None:
+                if len(_footers) >= _FOOTERS_MAX:
+                    _footers.pop(next(iter(_footers)))
+                _footers[where] = (size, version, p.footer)
             kept.update(k)
             c = p.counts
             counts = c if counts is None else (c[0], 0, c[0] - len(kept))  # ORs: ruled out by every query
@@ -412,7 +443,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         await first
         kept, counts = (None, None)
         if shared["queries"]:
-            kept, counts = await bloom(url, key, size, tail)
+            kept, counts = await bloom(url, key, size, item[3], tail)
             if kept is not None and not kept:
                 results[url] = ([], None, counts)
                 return  # no row group can hold a value

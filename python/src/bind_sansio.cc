@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "common.h"
+#include "parquet/prune_footer.h"
 #include "pqfast/prune_sansio.h"
 #include "prune_common.h"
 
@@ -27,6 +28,16 @@ struct PyPruner {
   pq::FilePruner p;
   PyPruner(std::shared_ptr<const pq::PruneQuery> query, std::string name, uint64_t size, size_t tail)
       : q(std::move(query)), p(*q, std::move(name), size, tail) {}
+  PyPruner(std::shared_ptr<const pq::PruneQuery> query, std::string name, uint64_t size,
+           std::shared_ptr<const pq::PruneFooter> footer)
+      : q(std::move(query)), p(*q, std::move(name), size, std::move(footer)) {}
+};
+
+// A file's footer as a pruner decoded it for one column (with the Bloom
+// filter layouts its block probes learned), for later pruners of the same
+// unchanged file: they ask for the blocks alone.
+struct PyFooter {
+  std::shared_ptr<const pq::PruneFooter> f;
 };
 
 }  // namespace
@@ -38,7 +49,19 @@ void bind_sansio(nb::module_& m) {
       .def_prop_ro("column", [](const PyQuery& q) { return q.q->column(); })
       .def("file", [](const PyQuery& q, const std::string& name, uint64_t size, size_t tail_bytes) {
         return new PyPruner(q.q, name, size, tail_bytes);
-      }, nb::arg("name"), nb::arg("size"), nb::arg("tail_bytes") = pq::kDefaultTailBytes);
+      }, nb::arg("name"), nb::arg("size"), nb::arg("tail_bytes") = pq::kDefaultTailBytes)
+      // A pruner starting from a footer kept by an earlier one of the same
+      // file (the caller knows the file unchanged: same size and version).
+      .def("file_from", [](const PyQuery& q, const std::string& name, uint64_t size, const PyFooter& footer) {
+        if (!footer.f) throw FormatError("invalid argument: an empty footer");
+        if (footer.f->column.dotted_path != q.q->column()) {
+          throw FormatError("invalid argument: a footer kept for column '" + footer.f->column.dotted_path +
+                            "' given to a query on '" + q.q->column() + "'");
+        }
+        return new PyPruner(q.q, name, size, footer.f);
+      }, nb::arg("name"), nb::arg("size"), nb::arg("footer"));
+
+  nb::class_<PyFooter>(m, "_PruneFooter");
 
   nb::class_<PyPruner>(m, "_FilePruner")
       .def_prop_ro("done", [](const PyPruner& p) { return p.p.done(); })
@@ -82,6 +105,13 @@ void bind_sansio(nb::module_& m) {
         ByteView v = byte_view(data);
         p.p.feed(offset, v.data, v.size);
       }, nb::arg("offset"), nb::arg("data"))
+      .def("keep_footer", [](PyPruner& p) { p.p.keep_footer(); },
+           "Keep the decoded footer (and the filter layouts probes learn) for footer.")
+      .def_prop_ro("footer", [](const PyPruner& p) -> nb::object {
+        auto f = p.p.footer();
+        if (!f) return nb::none();
+        return nb::cast(PyFooter{std::move(f)});
+      })
       .def("fail", [](PyPruner& p, const std::string& message) {
         p.p.fail(Error{ErrorCode::kIoError, message});
       }, nb::arg("message"));

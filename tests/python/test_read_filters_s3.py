@@ -258,3 +258,34 @@ def test_rescans_of_a_changing_lake(s3, opts, tmp_path):  # noqa: F811
     check([7, 0, 5, 6])
     t = pqfast.read_table(url, columns=["id", "amount"], filters=f, storage_options=opts)
     assert t.column_names == ["id", "amount"]
+
+
+def test_rescans_ask_for_bloom_blocks_alone(s3, opts, tmp_path):  # noqa: F811
+    """Filters outside the tails: the first scan reads each filter's header
+    with the blocks its length implies (one GET per filter); a scan of the
+    unchanged objects after it asks for the 32-byte blocks alone."""
+    import pyarrow.parquet as pq
+
+    from pqfast import _testlake
+
+    paths = []
+    for i in range(2):
+        p = str(tmp_path / f"part-{i}.parquet")
+        pq.write_table(_testlake._table(i, 120000), p, row_group_size=60000,
+                       bloom_filter_options={"id": {"ndv": 60000, "fpp": 0.01}})  # 64 KiB filters
+        paths.append(p)
+    _testlake.upload(s3.store(), paths, "bb")
+    url = f"s3://{s3.bucket}/bb/*.parquet"
+    ids = _testlake.file_ids(1, 120000)
+    f = [("id", "in", [int(ids[5]), int(ids[70000])])]
+    pqfast.clear_footer_cache()
+    local = pqfast.read_table(paths, filters=f)
+    details = []
+    for _ in range(2):
+        t, st = pqfast.read_table(url, filters=f, storage_options=opts, stats=True)
+        assert t.equals(local) and t.num_rows == 2
+        details.append({r["what"]: r for r in st["round_detail"]})
+    first, second = details[0]["bloom blocks"], details[1]["bloom blocks"]
+    assert second["requests"] <= 2 * 2 and first["requests"] <= 2 * 2, details
+    assert second["bytes"] < first["bytes"] / 4, details
+    pqfast.clear_footer_cache()
