@@ -12,6 +12,7 @@ const char* error_code_name(ErrorCode code) {
     case ErrorCode::kLimitExceeded: return "limit exceeded";
     case ErrorCode::kIoError: return "I/O error";
     case ErrorCode::kMemoryLimit: return "memory limit";
+    case ErrorCode::kNotFetched: return "not fetched";
   }
   return "unknown";
 }

@@ -492,6 +492,13 @@ struct PruneOptions {
   // for up to kBlockReadMaxHashes hashes and filters of kBlockReadMinBytes
   // or more; the verdicts are the same either way.
   bool block_reads = false;
+  // With block_reads, for a filter whose length the footer gives: one read
+  // from the header to the last block the hashes pick in the bitset the
+  // length implies (a header of 15-46 bytes, as writers' are), instead of
+  // the header, then the blocks. Checked once the header is parsed: another
+  // layout asks for its blocks as before. For object storage, where a round
+  // trip costs more than tens of KiB; spans past 1 MiB are not guessed.
+  bool predict_blocks = false;
   ParseLimits limits;
   // Optional: reuse footers parsed by earlier calls (local files only).
   FooterCache* footer_cache = nullptr;

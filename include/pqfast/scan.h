@@ -141,6 +141,17 @@ Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
                                const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                const ScanOptions& options = {});
 
+// As scan_opened, each file's outcome apart. For staged readers: a file
+// whose RandomAccessFile answers ErrorCode::kNotFetched for bytes it has
+// not fetched yet records every range that run needed (all row groups and
+// columns that could go on), ends with kNotFetched and does not stop the
+// others; the caller fetches and runs it again. Any other error stops the
+// files not started yet (they answer "not run").
+std::vector<Result<ScanResult>> scan_opened_each(const std::vector<RandomAccessFile*>& files,
+                                                 const std::vector<std::vector<int32_t>>& row_groups,
+                                                 const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                                 const ScanOptions& options = {});
+
 // Local files on a small thread pool (files in parallel). The first file
 // that fails fails the call, its error naming it.
 Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::vector<ScanColumn>& columns,

@@ -22,6 +22,11 @@ enum class ErrorCode : uint8_t {
   kLimitExceeded,    // a size or depth beyond what pqfast accepts
   kIoError,          // the operating system refused a read
   kMemoryLimit,      // decoding would pass the read's memory budget (or memory ran out)
+  // A read of bytes a staged reader has not fetched yet (RandomAccessFile
+  // implementations that collect what a scan needs, then fetch it in one
+  // round: the scan engine over object storage). Not an error to users: the
+  // scan records the range and is run again once the bytes are in.
+  kNotFetched,
 };
 
 // Short stable name of an error code ("truncated", "corrupt", ...).

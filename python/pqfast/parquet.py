@@ -821,8 +821,12 @@ def _with_duration_unit(desc: dict, paths: list, column: str, filesystem: Any, v
 
 
 def clear_footer_cache() -> None:
-    """Forget the footers kept by ``prune(..., cache=True)`` (and the column types memoised for typing values)."""
+    """Forget the footers kept by ``prune(..., cache=True)`` (and the column types memoised for typing values),
+    and the tails of objects kept by ``read_table`` on ``s3://`` URLs."""
     _pqfast._footer_cache_clear()
+    from .scan import clear_tail_cache
+
+    clear_tail_cache()
 
 
 def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,

@@ -500,10 +500,14 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     Bloom filters, chunks by dictionaries, pages by the page index, filter
     columns decoded first and the projected columns read only for matching
     rows. ``source`` may then also be a directory or a glob, or ``s3://`` URLs
-    (``storage_options`` as ``prune`` takes them): the remote pruner's tails
-    and Bloom blocks, then the kept row groups' bytes and tails in one round of
-    ranged GETs, the same engine over them. ``stats=True`` returns ``(table,
-    dict)``, the dict saying what was read.
+    (``storage_options`` as ``prune`` takes them), read in stages of ranged
+    GETs, many files in flight: the listing, every file's tail (footer, page
+    index), the Bloom blocks of ``=``/``in`` atoms, then the same engine over
+    the bytes fetched so far, fetching what it lacks in one round per step:
+    the filter columns' dictionaries and candidate pages, then the projected
+    pages of the selected rows (a lookup: five rounds). ``stats=True`` returns
+    ``(table, dict)``, the dict saying what was read (on S3 also ``rounds``,
+    ``round_detail``, ``requests`` and ``bytes_fetched``).
 
     ``memory_limit`` bounds the bytes a read may allocate for decompressed
     pages and decoded values, shared by its threads (default: half of what

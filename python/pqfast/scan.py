@@ -183,6 +183,12 @@ def _nested_rows_by_filter(open_file, nested, pieces, filters, memory_limit):
 
 
 _TAIL = 64 * 1024  # first read of each object's tail
+# Ranges a staged scan needs that lie closer than this are fetched in one
+# GET: on object storage a request costs about what ~64 KiB over the wire
+# does (SeaweedFS behind the +20 ms proxy: ~0.35 ms against ~4 ms per MiB).
+_GAP = 64 * 1024
+_IN_FLIGHT = 256  # ranged GETs in flight at once
+_MAX_RUNS = 16    # engine runs of a staged scan (a lookup takes 3)
 
 
 def _first_bloom_atoms(dnf):
@@ -198,120 +204,474 @@ def _first_bloom_atoms(dnf):
     return firsts
 
 
-def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags, memory_limit=None):
-    """read_table(filters=) on s3:// URLs: at most five request rounds for a
-    lookup: the listing; the remote pruner's tails and Bloom blocks (many files
-    in flight); then the tails and kept row groups of the files to read, in
-    one round; the engine runs over those bytes (a read outside them is one
-    more ranged GET)."""
-    import asyncio
+class _TailCache:
+    """Tails (footer, page index) of objects read before, for the next scans
+    of the same lake, as local scans keep parsed footers: an entry is used
+    only while the listing gives the object the same size, ETag and
+    modification time (an object listed without them is not kept). Bounded:
+    256 MiB, least recently used out first."""
 
-    import obstore
+    def __init__(self, max_bytes: int = 256 << 20):
+        import collections
+        import threading
+
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.map: collections.OrderedDict = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, where, size, version):
+        if version is None or not version[0]:
+            return None
+        with self.lock:
+            e = self.map.get(where)
+            if e is None or e[0] != size or e[1] != version:
+                return None
+            self.map.move_to_end(where)
+            return e[2]
+
+    def put(self, where, size, version, tail: bytes) -> None:
+        if version is None or not version[0] or len(tail) > self.max_bytes // 16:
+            return
+        with self.lock:
+            old = self.map.pop(where, None)
+            if old is not None:
+                self.bytes -= len(old[2])
+            self.map[where] = (size, version, tail)
+            self.bytes += len(tail)
+            while self.bytes > self.max_bytes and self.map:
+                _, e = self.map.popitem(last=False)
+                self.bytes -= len(e[2])
+
+
+_tails = _TailCache()
+
+# The pruner's decoded footers, per (endpoint, URL, column), with the Bloom
+# filter layouts its probes learned: a later scan of the unchanged object
+# asks for the 32-byte blocks alone, not the header with them. Checked and
+# bounded as the tails are.
+_FOOTERS_MAX = 16384
+_footers: dict = {}
+
+
+def clear_tail_cache() -> None:
+    """Forgets the tails of objects kept by earlier scans of s3:// URLs."""
+    with _tails.lock:
+        _tails.map.clear()
+        _tails.bytes = 0
+    _footers.clear()
+    _LISTINGS.clear()
+
+
+class _Fetcher:
+    """Ranged GETs of one store, many in flight, counted by step: each file
+    goes through the same steps (tail, Bloom blocks, engine runs), one
+    request round per step, the files' rounds overlapping; a step's figures
+    sum its requests and bytes over the files, its ms span its first request
+    to its last answer."""
+
+    def __init__(self, store):
+        import asyncio
+
+        self.store = store
+        self.gate = asyncio.Semaphore(_IN_FLIGHT)
+        self.steps: dict[str, dict] = {}
+
+    def step(self, what: str) -> dict:
+        r = self.steps.get(what)
+        if r is None:
+            r = self.steps[what] = {"what": what, "requests": 0, "bytes": 0, "ms": 0.0, "_t0": None, "_t1": None}
+        return r
+
+    async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
+        import obstore
+
+        rnd = self.step(what)
+        async with self.gate:
+            t = time.perf_counter()
+            if rnd["_t0"] is None or t < rnd["_t0"]:
+                rnd["_t0"] = t
+            rnd["requests"] += 1
+            data = await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
+        rnd["bytes"] += len(data)
+        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
+        return data
+
+    async def suffix(self, what: str, key: str, n: int):
+        """(object size, its last n bytes or fewer)."""
+        import obstore
+
+        rnd = self.step(what)
+        async with self.gate:
+            t = time.perf_counter()
+            if rnd["_t0"] is None or t < rnd["_t0"]:
+                rnd["_t0"] = t
+            rnd["requests"] += 1
+            r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
+            data = await r.bytes_async()
+        rnd["bytes"] += len(data)
+        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
+        return int(r.meta["size"]), data
+
+    def detail(self) -> list[dict]:
+        out = []
+        for r in self.steps.values():
+            if r["requests"]:
+                ms = (r["_t1"] - r["_t0"]) * 1e3 if r["_t0"] is not None and r["_t1"] is not None else 0.0
+                out.append({"what": r["what"], "requests": r["requests"], "bytes": r["bytes"], "ms": round(ms, 1)})
+        return out
+
+
+# The last listing of each pattern (endpoint, pattern) -> [(url, key, size, version)]:
+# a scan of the same pattern starts the files whose tails are kept while it
+# lists them again, and keeps that work only for objects the new listing
+# gives unchanged (size, ETag, modification time).
+_LISTINGS: dict = {}
+_LISTINGS_MAX = 64
+
+
+def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags, memory_limit=None):
+    """read_table(filters=) on s3:// URLs, a staged scan. After the listing,
+    each file goes its own way, many in flight: its tail (footer and, as
+    pyarrow writes it, the page index); the Bloom filter blocks of the first
+    `=`/`in` atom of each AND (header and blocks in one GET per filter); the
+    page indexes of the row groups kept, when the tail lacks them; then the
+    native engine over the bytes fetched so far, each run recording the
+    ranges it lacks (ErrorCode::kNotFetched), fetched in one round before the
+    next run: the filter columns' dictionaries and candidate pages, then the
+    projected columns' pages holding selected rows. A lookup is five request
+    rounds: listing, tail, Bloom blocks, filter pages, projected pages.
+
+    Tails are kept for the next scans (_TailCache). A pattern scanned before
+    is listed again while the files of its last listing whose tails are kept
+    go on (Bloom blocks...): the listing then decides, each file's work kept
+    only when the object is listed unchanged, and files new or changed are
+    started then."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
 
     from . import remote
     from .filters import normalize
     from .reader import _plans
 
     t0 = time.perf_counter()
-    store, items = remote.resolve(source, storage_options)  # [(url, key, size)]
-    if not items:
-        raise FormatError(f"invalid argument: no objects match {source!r}")
+    use_statistics, _, use_dictionary, use_page_index = flags
+    limit = _memory_limit(memory_limit)
+    # The bytes fetched are held until the scan ends: within the read's memory limit too.
+    held_limit = limit or int(_pqfast._default_memory_limit())
+    endpoint = remote.normalise_options(storage_options).get("endpoint", "")
     dnf_atoms = normalize(filters) if filters is not None else None
-    keep: dict[int, set[int]] | None = None
     firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms else None
-    rounds = 1
-    if firsts is not None:
-        keep = {}
-        index = {u: i for i, (u, _, _) in enumerate(items)}
-        sizes = {u: size for u, _, size in items if size >= 0}
-        done = set()
-        for a in firsts:
-            key = (a.column, repr(a.values))
-            if key in done:
+    n_threads = max(1, int(threads)) if threads else 2
+    pattern = source if isinstance(source, str) and remote._selection(source) is not None else None
+    urls = [source] if isinstance(source, str) else list(source)
+    if not urls:
+        raise FormatError(f"invalid argument: no objects match {source!r}")
+    buckets = {remote.split_url(u)[0] for u in urls}
+    if len(buckets) != 1:
+        raise ValueError(f"one bucket per call; got {sorted(buckets)}")
+    store = remote.make_store(next(iter(buckets)), storage_options)
+    hint_key = (endpoint, pattern) if pattern is not None else None
+    f = _Fetcher(store)
+    listing_ms = [0.0]
+
+    def worded(url, e):
+        return FormatError(f"{url}: {remote.describe_error(e, store)}")
+
+    async def list_all():
+        """[(url, key, size, version)] in key order (explicit URLs: size -1, no version)."""
+        t = time.perf_counter()
+        out = []
+        for u in urls:
+            if remote._selection(u) is None:
+                out.append((u, remote.split_url(u)[1], -1, None))
                 continue
-            done.add(key)
-            t = remote.prune_remote([u for u, _, _ in items], a.column, list(a.values),
-                                    storage_options=storage_options, sizes=sizes or None)
-            for path, rg, verdict in zip(t["path"].to_pylist(), t["row_group"].to_pylist(),
-                                         t["verdict"].to_pylist()):
-                if verdict != "absent":
-                    keep.setdefault(index[path], set()).add(int(rg))
-        rounds += 2
-    targets = sorted(set(range(len(items))) if keep is None else set(keep) | {0})
+            versions: dict = {}
+            got = [it async for page in remote._listed_pages(store, u, versions) for it in page]
+            got.sort(key=lambda it: it[1].encode())
+            out.extend((url, key, size, versions.get(url)) for url, key, size in got)
+        listing_ms[0] = (time.perf_counter() - t) * 1e3
+        return out
 
-    async def fetch_tails(ids):
-        async def one(i):
-            url, key, size = items[i]
-            if size < 0:
-                # Size unknown (an explicit URL): a suffix GET brings the tail and the size.
-                r = await obstore.get_async(store, key, options={"range": {"suffix": _TAIL}})
-                items[i] = (url, key, int(r.meta["size"]))
-                return bytes(await r.bytes_async())
-            n = min(size, _TAIL)
-            return bytes(await obstore.get_range_async(store, key, start=size - n, length=n))
-        return await asyncio.gather(*(one(i) for i in ids))
+    async def fetch_tail(item):
+        url, key, size, version = item
+        kept = _tails.get((endpoint, url), size, version)
+        if kept is not None:
+            return size, kept
+        try:
+            if size < 0:  # an explicit URL: a suffix GET gives the size too
+                size, data = await f.suffix("tails", key, _TAIL)
+            else:
+                n = min(size, _TAIL)
+                data = await f.get("tails", key, size - n, n)
+            need, _ = _pqfast._row_group_ranges(data, size, [])
+            if need > len(data):  # a footer longer than the tail: read it whole
+                more = await f.get("footers", key, size - need, need - len(data))
+                data = bytes(more) + bytes(data)
+            data = bytes(data)
+            _tails.put((endpoint, url), size, version, data)
+            return size, data
+        except (FormatError, MemoryError):
+            raise
+        except Exception as e:  # noqa: BLE001 - worded with the file
+            raise worded(url, e) from None
 
-    items = list(items)
-    tails = dict(zip(targets, remote.run(fetch_tails(targets))))
-    rounds += 1
-    # Footers larger than the first tail read: read again, whole.
-    big = []
-    ranges_of = {}
-    for i in targets:
-        need, rg_ranges = _pqfast._row_group_ranges(tails[i], items[i][2], sorted(keep.get(i, ())) if keep else [])
-        if need > len(tails[i]):
-            big.append((i, need))
-        ranges_of[i] = rg_ranges
-    if big:
-        async def refetch():
-            async def one(i, need):
-                _, key, size = items[i]
-                return bytes(await obstore.get_range_async(store, key, start=size - need, length=need))
-            return await asyncio.gather(*(one(i, n) for i, n in big))
-        for (i, _), tail in zip(big, remote.run(refetch())):
-            tails[i] = tail
-            ranges_of[i] = _pqfast._row_group_ranges(tail, items[i][2], sorted(keep.get(i, ())) if keep else [])[1]
-        rounds += 1
-    first = tails[targets[0]]
-    meta = _pqfast._parse_file_metadata(first[-_pqfast._row_group_ranges(first, items[targets[0]][2], [])[0]:-8])
-    plans = _plans(meta, items[targets[0]][0], columns)
-    descs = _descs_with_units(meta)
-    dnf = _encode_filter(dnf_atoms, descs, items[targets[0]][0]) if dnf_atoms is not None else None
-    read_ids = targets if keep is None else sorted(keep)
-    # The kept row groups' bytes, all files in one round.
-    data = {}
-    if keep:
-        async def fetch_groups():
-            async def one(i):
-                _, key, _ = items[i]
-                rr = ranges_of[i]
-                if not rr:
-                    return []
-                got = await obstore.get_ranges_async(store, key, starts=[o for o, _ in rr], lengths=[n for _, n in rr])
-                return [(o, bytes(b)) for (o, _), b in zip(rr, got)]
-            return await asyncio.gather(*(one(i) for i in read_ids))
-        data = dict(zip(read_ids, remote.run(fetch_groups())))
-        rounds += 1
+    # What every file's chain shares, set from the first file's footer (it
+    # types the values and the projected columns, as pyarrow.dataset does).
+    shared: dict = {}
 
-    def fallback(key):
-        return lambda off, n: bytes(obstore.get_range(store, key, start=int(off), length=int(n)))
+    def setup(first_url, size, tail):
+        meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
+        descs = _descs_with_units(meta)
+        plans = _plans(meta, first_url, columns)
+        dnf = _encode_filter(dnf_atoms, descs, first_url) if dnf_atoms is not None else None
+        queries = []
+        if firsts is not None:
+            from .parquet import _as_list_or_array, encode_values
 
-    files = []
-    for i in read_ids:
-        url, key, size = items[i]
-        rr = [(size - len(tails[i]), tails[i])] + data.get(i, [])
-        files.append((url, size, rr, sorted(keep[i]) if keep is not None else [], fallback(key)))
-    specs = [(p.name, p.layout, p.format) for p in plans]
-    n_threads = int(threads) if threads else 64
-    pieces, st = _pqfast._scan_ranges(files, specs, dnf, n_threads, *flags, _memory_limit(memory_limit))
-    table = _assemble(plans, meta, pieces)
+            seen = set()
+            for a in firsts:
+                k = (a.column, repr(a.values))
+                if k in seen:
+                    continue
+                seen.add(k)
+                desc = descs.get(a.column)
+                if desc is None:
+                    raise KeyError(f"{first_url}: filter on column {a.column!r}: no such column "
+                                   f"(columns: {', '.join(list(descs)[:12])})")
+                pt, tl, data, offsets = encode_values(desc, _as_list_or_array(list(a.values)))
+                # Block reads, each filter's header and blocks in one GET (no coalescing).
+                queries.append(_pqfast._prune_query(a.column, pt, tl, data, offsets, False, use_statistics, True,
+                                                    0, True))
+        specs = [(p.name, p.layout, p.format) for p in plans]
+        shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
+                      engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
+
+    async def bloom(url, key, size, version, tail):
+        """The row groups some query keeps (None: the pruner could not tell,
+        all of them) and (row groups, ruled out by min/max, by Bloom)."""
+        kept: set = set()
+        counts = None
+        for q in shared["queries"]:
+            where = (endpoint, url, q.column)
+            had = _footers.get(where) if version is not None and version[0] else None
+            if had is not None and had[0] == size and had[1] == version:
+                p = q.file_from(url, size, had[2])
+            else:
+                p = q.file(url, size, len(tail))
+                if version is not None and version[0]:
+                    p.keep_footer()
+                p.feed(size - len(tail), tail)
+            lo_tail = size - len(tail)
+            while not p.done:
+                needs = p.needs
+                # What the tail holds (a pruner from a kept footer does not know it) is not fetched.
+                held = [(o, n) for o, n in needs if o >= lo_tail]
+                # Blocks closer than _GAP (several values' in one filter, or neighbouring filters'): one GET.
+                needs = _merge([(o, n) for o, n in needs if o < lo_tail], _GAP)
+                for o, n in held:
+                    p.feed(o, tail[o - lo_tail:o - lo_tail + n])
+                    if p.done:
+                        break
+                if p.done or not needs:
+                    continue
+                try:
+                    got = await asyncio.gather(*(f.get("bloom blocks", key, o, n) for o, n in needs))
+                except Exception as e:  # noqa: BLE001 - worded with the file
+                    raise worded(url, e) from None
+                for (o, _), d in zip(needs, got):
+                    p.feed(o, d)
+                    if p.done:
+                        break
+            k = p.kept
+            if k is None:  # (another type in this file...): the engine decides, on every row group
+                return None, None
+            if had is None and version is not None and version[0] and p.footer is not None:
+                if len(_footers) >= _FOOTERS_MAX:
+                    _footers.pop(next(iter(_footers)))
+                _footers[where] = (size, version, p.footer)
+            kept.update(k)
+            c = p.counts
+            counts = c if counts is None else (c[0], 0, c[0] - len(kept))  # ORs: ruled out by every query
+        return kept, counts
+
+    async def page_indexes(url, key, size, tail, rgs, ff):
+        """The page indexes of these row groups (None: all) the tail lacks."""
+        if not use_page_index:
+            return
+        if rgs is None:
+            meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
+            rgs = list(range(meta.num_row_groups))
+        _, spans = _pqfast._row_group_ranges(tail, size, rgs, True)
+        lo_tail = size - len(tail)
+        want = _merge([(o, min(o + n, lo_tail) - o) for o, n in spans if o < lo_tail], _GAP)
+        try:
+            got = await asyncio.gather(*(f.get("page indexes", key, o, n) for o, n in want))
+        except Exception as e:  # noqa: BLE001
+            raise worded(url, e) from None
+        for (o, _), d in zip(want, got):
+            ff.add(o, d)
+
+    loop_state: dict = {"held": 0, "runs": 0, "engine_ms": 0.0}
+    # Per URL, once its chain is done: (pieces, engine stats or None, pruner counts or None).
+    results: dict = {}
+
+    async def chain(item, first, pool, is_first):
+        """One file's steps; `first`: a future set once the first file's
+        footer has set up what the chains share."""
+        url, key, _, _ = item
+        size, tail = await fetch_tail(item)
+        if is_first:
+            setup(url, size, tail)
+            first.set_result(True)
+        await first
+        kept, counts = (None, None)
+        if shared["queries"]:
+            kept, counts = await bloom(url, key, size, item[3], tail)
+            if kept is not None and not kept:
+                results[url] = ([], None, counts)
+                return  # no row group can hold a value
+        ff = _pqfast._FetchedFile(url, size)
+        ff.add(size - len(tail), tail)
+        loop_state["held"] += len(tail)
+        rgs = sorted(kept) if kept is not None else None
+        await page_indexes(url, key, size, tail, rgs, ff)
+        groups = rgs if rgs is not None else []
+        loop = asyncio.get_running_loop()
+        for run in range(1, _MAX_RUNS + 1):
+            loop_state["runs"] = max(loop_state["runs"], run)
+            t = time.perf_counter()
+            got, run_stats, pending = await loop.run_in_executor(pool, shared["engine"].run, [ff], [0], [groups])
+            loop_state["engine_ms"] += (time.perf_counter() - t) * 1e3
+            if not pending:
+                results[url] = (got, run_stats, counts)
+                return
+            needs = ff.take_needs(_GAP)
+            if not needs:
+                raise FormatError(f"{url}: the scan keeps asking for bytes it was given")
+            loop_state["held"] += sum(n for _, n in needs)
+            if loop_state["held"] > held_limit:
+                from ._pqfast import MemoryLimitError
+
+                raise MemoryLimitError(f"memory limit: the scan would hold {loop_state['held']} fetched bytes, "
+                                       f"past the limit of {held_limit}")
+            try:
+                got = await asyncio.gather(*(f.get(f"engine run {run}", key, o, n) for o, n in needs))
+            except Exception as e:  # noqa: BLE001
+                raise worded(url, e) from None
+            for (o, _), d in zip(needs, got):
+                ff.add(o, d)
+        raise FormatError(f"{url}: the scan did not finish in {_MAX_RUNS} runs")
+
+    final: list = []
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        tasks: dict = {}  # url -> task
+        with ThreadPoolExecutor(n_threads) as pool:
+            try:
+                hint = _LISTINGS.get(hint_key) if hint_key is not None else None
+                if hint and not all(_tails.get((endpoint, u), sz, v) is not None for u, _, sz, v in hint):
+                    hint = None
+                first = loop.create_future()
+                listing = asyncio.ensure_future(list_all())
+                loop_state["overlapped"] = bool(hint)
+                if hint:
+                    # Files listed last time, their tails kept: under way while the listing runs.
+                    for item in hint:
+                        tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is hint[0])))
+                items = await listing
+                if not items:
+                    raise FormatError(f"invalid argument: no objects match {source!r}")
+                dropped = []  # the work on objects changed or gone: its outcome does not count
+                if hint and items[0] != hint[0]:
+                    # Another first file types the scan: start over from the listing.
+                    for _, t in tasks.values():
+                        t.cancel()
+                        dropped.append(t)
+                    tasks.clear()
+                    results.clear()
+                    shared.clear()
+                    first = loop.create_future()
+                for item in items:
+                    had = tasks.get(item[0])
+                    if had is not None and had[0] != item:  # changed since: its work is dropped
+                        had[1].cancel()
+                        dropped.append(had[1])
+                        del tasks[item[0]]
+                        had = None
+                    if had is None:
+                        tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is items[0])))
+                listed = {it[0] for it in items}
+                for u, (_, t) in list(tasks.items()):
+                    if u not in listed:  # gone since
+                        t.cancel()
+                        dropped.append(t)
+                        del tasks[u]
+                await asyncio.gather(*dropped, return_exceptions=True)
+                for u in [u for u in results if u not in tasks]:
+                    del results[u]
+                final.extend(items)
+                await asyncio.gather(*(t for _, t in tasks.values()))
+            finally:
+                for _, t in tasks.values():
+                    t.cancel()
+                await asyncio.gather(*(t for _, t in tasks.values()), return_exceptions=True)
+        if hint_key is not None:
+            _LISTINGS.pop(hint_key, None)
+            if len(_LISTINGS) >= _LISTINGS_MAX:
+                _LISTINGS.pop(next(iter(_LISTINGS)))
+            _LISTINGS[hint_key] = [it for it in final if it[3] is not None and it[3][0]]
+
+    with remote._NoCyclicGC():
+        remote.run(main())
+    pieces = []
+    st = dict(shared["engine"].run([], [], [])[1])  # every key, zero
+    pruned_files = 0
+    for pos, (url, _, _, _) in enumerate(final):
+        got, run_stats, counts = results[url]
+        pieces.extend((pos,) + tuple(p[1:]) for p in got)
+        if run_stats is None:
+            pruned_files += 1
+        else:
+            for k, v in run_stats.items():
+                st[k] = st.get(k, 0) + v
+        if counts is not None:
+            st["row_groups"] += counts[1] + counts[2]
+            st["row_groups_pruned_by_statistics"] += counts[1]
+            st["row_groups_pruned_by_bloom"] += counts[2]
+    pieces.sort(key=lambda p: (p[0], p[1]))
+    table = _assemble(shared["plans"], shared["meta"], pieces)
     if stats:
-        st = dict(st)
-        st["files"] = len(items)
-        st["rounds"] = rounds + (1 if st.get("fallback_reads") else 0)
+        st["files"] = len(final)
+        st["files_pruned_remotely"] = pruned_files
+        rounds = [{"what": "listing", "requests": 1 + len(final) // 1000, "bytes": 0, "ms": round(listing_ms[0], 1)}]
+        rounds += f.detail()
+        # Sequential request rounds: the listing, then the steps of a file's
+        # chain (with kept tails and a known listing, the listing runs
+        # alongside the Bloom blocks: one round fewer on the critical path).
+        st["rounds"] = len(rounds)
+        st["listing_overlapped"] = loop_state.get("overlapped", False)
+        st["round_detail"] = rounds
+        st["requests"] = sum(r["requests"] for r in rounds)
+        st["bytes_fetched"] = sum(r["bytes"] for r in rounds)
+        st["engine_runs"] = loop_state["runs"]
+        st["engine_ms"] = round(loop_state["engine_ms"], 1)
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table
+
+
+def _merge(ranges, gap):
+    out = []
+    for o, n in sorted(ranges):
+        if n <= 0:
+            continue
+        if out and o <= out[-1][0] + out[-1][1] + gap:
+            out[-1] = (out[-1][0], max(out[-1][1], o + n - out[-1][0]))
+        else:
+            out.append((o, n))
+    return out
 
 
 def _memory_limit(limit) -> int:

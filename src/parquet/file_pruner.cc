@@ -44,6 +44,26 @@ constexpr uint64_t kBlockReadHeaderProbe = 64;
 
 uint64_t block_of(uint64_t hash, uint32_t num_blocks) { return ((hash >> 32) * num_blocks) >> 32; }
 
+// PruneOptions::predict_blocks: the bitset a filter of `length` bytes holds
+// after a header of 15..46 bytes (the one size in that window leaving whole
+// 32-byte blocks; 15 is the smallest header the format allows), and the
+// bytes from the filter's start to the end of the last block `hashes` pick;
+// 0 when the length leaves no block or the span passes kPredictMaxSpan.
+constexpr uint64_t kPredictMinHeader = 15;
+constexpr uint64_t kPredictMaxSpan = uint64_t{1} << 20;
+uint64_t predicted_span(uint64_t length, const std::vector<uint64_t>& hashes, size_t count) {
+  if (length < kPredictMinHeader + kSbbfBytesPerBlock) return 0;
+  const uint64_t header = kPredictMinHeader + (length - kPredictMinHeader) % kSbbfBytesPerBlock;
+  const uint64_t blocks = (length - header) / kSbbfBytesPerBlock;
+  if (blocks == 0 || blocks > UINT32_MAX) return 0;
+  uint64_t last = 0;
+  for (size_t k = 0; k < count && k < hashes.size(); ++k) {
+    last = std::max<uint64_t>(last, block_of(hashes[k], static_cast<uint32_t>(blocks)));
+  }
+  const uint64_t span = header + (last + 1) * kSbbfBytesPerBlock;
+  return span <= kPredictMaxSpan ? span : 0;
+}
+
 }  // namespace
 
 // ---- the query -----------------------------------------------------------------------
@@ -407,7 +427,12 @@ void FilePruner::next_batch() {
         continue;
       }
       first.mode = Pending::Mode::kHeader;
-      const uint64_t n = std::min(kBlockReadHeaderProbe, (first.length_known ? first.read_end : size_) - lo);
+      uint64_t n = std::min(kBlockReadHeaderProbe, (first.length_known ? first.read_end : size_) - lo);
+      if (opt.predict_blocks && first.length_known) {
+        // The header and the blocks its length implies, in one read.
+        n = std::max(n, std::min(first.read_end - lo, predicted_span(first.read_end - lo, query_->hashes(),
+                                                                      probe_hash_count())));
+      }
       if (!holder(lo, n)) needs_.push_back({lo, n});
       batch_bytes += n;
       ++i;

@@ -47,6 +47,9 @@ namespace {
 
 using detail::ReadBuffer;
 
+// A read of bytes a staged reader has not fetched yet (see ErrorCode::kNotFetched).
+bool not_fetched(const Error& e) { return e.code == ErrorCode::kNotFetched; }
+
 // A chunk's page index, loaded on first use.
 struct ChunkIndex {
   bool loaded = false;
@@ -79,9 +82,19 @@ class FileScan {
   // Thread-safe for distinct leaves once chunk_index(rg, leaf) was called.
   Result<ColumnArray> decode_rows(int rg, int leaf, const std::vector<RowRange>& keep, const ColumnReadOptions& o,
                                   std::vector<RowRange>* decoded, ScanStats* st = nullptr);
+  // gather_only: the reads, no decoding (an empty array when all were fetched).
   Result<ColumnArray> decode_rows_charged(int rg, int leaf, const std::vector<RowRange>& keep,
-                                          const ColumnReadOptions& o, std::vector<RowRange>* decoded, ScanStats* st);
+                                          const ColumnReadOptions& o, std::vector<RowRange>* decoded, ScanStats* st,
+                                          bool gather_only = false);
+  // The reads decode_rows makes for these rows, without decoding: a staged
+  // reader learns them all in one pass (each read not fetched is recorded).
+  Status want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary);
   Status scan_row_group(int rg, ScanResult* out);
+  // A staged reader's row group waiting for bytes: the page indexes of its
+  // filter and projected columns are asked for too (read-ahead: the next
+  // run needs them, and they are small), so that the filter's pages and the
+  // projected pages need one run each.
+  void want_page_indexes(int rg);
   std::string where(int rg, int leaf) const {
     return file_.name() + ": row group " + std::to_string(rg) + ", column '" +
            meta_->columns[static_cast<size_t>(leaf)].dotted_path + "'";
@@ -180,26 +193,48 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
     PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
     return parse(b.data(), b.size(), static_cast<size_t>(off));
   };
+  // A staged reader's page index not fetched yet: asked for by both loads,
+  // and loaded on the next run.
+  Status missing = Status::Ok();
+  auto staged = [&](Status st) -> Status {
+    if (!st.ok() && not_fetched(st.error())) {
+      if (missing.ok()) missing = st;
+      return Status::Ok();
+    }
+    return st;
+  };
   if (c.offset_index_offset >= 0 && c.offset_index_length > 0) {
-    PQFAST_RETURN_IF_ERROR(load(c.offset_index_offset, c.offset_index_length,
+    PQFAST_RETURN_IF_ERROR(staged(load(c.offset_index_offset, c.offset_index_length,
                                 [&](const uint8_t* p, size_t n, size_t off) -> Status {
                                   auto r = parse_offset_index(p, n, off);
                                   if (!r.ok()) return make_error(r.error().code, where(rg, leaf) + ": " + r.error().message);
                                   ci.offsets = std::move(r).value();
                                   return Status::Ok();
-                                }));
+                                })));
+    if (!missing.ok() && c.column_index_offset >= 0 && c.column_index_length > 0) {
+      PQFAST_RETURN_IF_ERROR(staged(load(c.column_index_offset, c.column_index_length,
+                                         [](const uint8_t*, size_t, size_t) { return Status::Ok(); })));
+    }
+    if (!missing.ok()) {
+      ci = ChunkIndex{};
+      return missing.error();
+    }
     const int64_t rows = meta_->row_groups[static_cast<size_t>(rg)].num_rows;
     PQFAST_RETURN_IF_ERROR(validate_offset_index(ci.offsets, size, rows, where(rg, leaf)));
     ci.has_offsets = !ci.offsets.page_locations.empty();
   }
   if (ci.has_offsets && c.column_index_offset >= 0 && c.column_index_length > 0) {
-    PQFAST_RETURN_IF_ERROR(load(c.column_index_offset, c.column_index_length,
+    PQFAST_RETURN_IF_ERROR(staged(load(c.column_index_offset, c.column_index_length,
                                 [&](const uint8_t* p, size_t n, size_t off) -> Status {
                                   auto r = parse_column_index(p, n, off);
                                   if (!r.ok()) return make_error(r.error().code, where(rg, leaf) + ": " + r.error().message);
                                   ci.columns = std::move(r).value();
                                   return Status::Ok();
-                                }));
+                                })));
+    if (!missing.ok()) {
+      ci = ChunkIndex{};
+      return missing.error();
+    }
     if (ci.columns.num_pages() != ci.offsets.page_locations.size()) {
       return make_error(ErrorCode::kCorrupt, where(rg, leaf) + ": the ColumnIndex has " +
                                                  std::to_string(ci.columns.num_pages()) + " pages, the OffsetIndex " +
@@ -275,9 +310,20 @@ Result<ColumnArray> FileScan::decode_rows(int rg, int leaf, const std::vector<Ro
                               [&] { return decode_rows_charged(rg, leaf, keep, o, decoded, st); });
 }
 
+Status FileScan::want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary) {
+  ColumnReadOptions o;
+  std::vector<uint8_t> none;
+  if (!dictionary) o.dictionary_values = &none;  // the pages after the dictionary only
+  std::vector<RowRange> decoded;
+  auto r = detail::guard_memory(opts_.budget, where(rg, leaf),
+                                [&] { return decode_rows_charged(rg, leaf, keep, o, &decoded, nullptr, true); });
+  if (!r.ok()) return r.error();
+  return Status::Ok();
+}
+
 Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::vector<RowRange>& keep,
                                                   const ColumnReadOptions& o, std::vector<RowRange>* decoded,
-                                                  ScanStats* st) {
+                                                  ScanStats* st, bool gather_only) {
   if (!st) st = &stats_;
   const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
@@ -307,6 +353,17 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
   std::vector<ReadBuffer> buffers;
   std::vector<PageRun> runs;
   bool whole = true;
+  // Every read is made before any is decoded: a staged reader records all
+  // those it has not fetched (kNotFetched) in one run.
+  Status missing = Status::Ok();
+  auto fetch = [&](uint64_t off, size_t n, uint8_t* out) -> Status {
+    Status r = read(off, n, out, st);
+    if (!r.ok() && not_fetched(r.error())) {
+      if (missing.ok()) missing = r;
+      return Status::Ok();
+    }
+    return r;
+  };
   if (opts_.use_page_index && c.offset_index_offset >= 0) {
     PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, leaf));
     if (ci->has_offsets) {
@@ -321,7 +378,7 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
         buffers.emplace_back();
         ReadBuffer& b = buffers.back();
         b.resize(static_cast<size_t>(pages[0].offset - start));
-        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data(), st));
+        PQFAST_RETURN_IF_ERROR(fetch(static_cast<uint64_t>(start), b.size(), b.data()));
         runs.push_back({b.data(), b.size(), static_cast<uint64_t>(start), 0});
       }
       // The pages holding a kept row, adjacent ones read together.
@@ -349,7 +406,7 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
         buffers.emplace_back();
         ReadBuffer& b = buffers.back();
         b.resize(static_cast<size_t>(end - off));
-        PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data(), st));
+        PQFAST_RETURN_IF_ERROR(fetch(static_cast<uint64_t>(off), b.size(), b.data()));
         runs.push_back({b.data(), b.size(), static_cast<uint64_t>(off), b0});
         i = j;
       }
@@ -363,9 +420,11 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
     buffers.emplace_back();
     ReadBuffer& b = buffers.back();
     b.resize(static_cast<size_t>(read_len));
-    PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(start), b.size(), b.data(), st));
+    PQFAST_RETURN_IF_ERROR(fetch(static_cast<uint64_t>(start), b.size(), b.data()));
     runs.push_back({b.data(), b.size(), static_cast<uint64_t>(start), 0});
   }
+  if (!missing.ok()) return missing.error();
+  if (gather_only) return ColumnArray();
   auto arr = decode_column_pages(runs, whole, d, c.codec, g.num_rows, keep, &pd, o, w);
   if (!arr.ok()) return arr.error();
   st->pages_read += pd.pages_decoded;
@@ -389,6 +448,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
   }
   std::vector<uint64_t> selection(words, 0);
   bool read_any = false;
+  Status missing = Status::Ok();  // the first read a staged reader has not fetched
   if (!filter_.active) {
     set_range(selection.data(), 0, n);
   } else {
@@ -446,13 +506,27 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         if (!alive[c]) continue;
         for (size_t j = 0; j < plans_[c].size(); ++j) {
           const AtomPlan& a = plans_[c][j];
-          PQFAST_ASSIGN_OR_RETURN(bool out_ruled, dictionary_rules_out(rg, a, &hits[c][j]));
-          if (out_ruled) {
+          auto out_ruled = dictionary_rules_out(rg, a, &hits[c][j]);
+          if (!out_ruled.ok() && not_fetched(out_ruled.error())) {
+            // A staged reader without the dictionary yet: the pages of the
+            // conjunct's first atom on the rows its page index leaves are
+            // asked for with it (one round, not two), whatever it will say.
+            if (missing.ok()) missing = out_ruled.error();
+            if (j == 0) {
+              auto cand = page_index_ranges(rg, a, n);
+              Status w = cand.ok() ? want_rows(rg, a.leaf(), *cand, false) : Status(cand.error());
+              if (!w.ok() && !not_fetched(w.error())) return w.error();
+            }
+            continue;
+          }
+          if (!out_ruled.ok()) return out_ruled.error();
+          if (*out_ruled) {
             alive[c] = 0;
             break;
           }
         }
       }
+      if (!missing.ok()) return missing.error();
       if (none_alive()) {
         ++stats_.row_groups_pruned_by_dictionary;
         return Status::Ok();
@@ -465,10 +539,21 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
     for (size_t c = 0; c < nc; ++c) {
       if (!alive[c]) continue;
       std::vector<RowRange> cand{{0, n}};
+      bool waiting = false;  // a staged reader's bytes not fetched: the other conjuncts ask for theirs
       for (const AtomPlan& a : plans_[c]) {
-        PQFAST_ASSIGN_OR_RETURN(std::vector<RowRange> r, page_index_ranges(rg, a, n));
-        cand = intersect_ranges(cand, r);
+        auto r = page_index_ranges(rg, a, n);
+        if (!r.ok() && not_fetched(r.error())) {
+          if (missing.ok()) missing = r.error();
+          waiting = true;
+          break;
+        }
+        if (!r.ok()) return r.error();
+        cand = intersect_ranges(cand, *r);
         if (cand.empty()) break;
+      }
+      if (waiting) {
+        any_candidate = true;
+        continue;
       }
       if (cand.empty()) continue;
       any_candidate = true;
@@ -481,20 +566,27 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         std::vector<RowRange> decoded;
         read_any = true;
         const std::vector<uint8_t>* dict_hits = hits.empty() || hits[c].empty() || hits[c][j].empty() ? nullptr : &hits[c][j];
+        ColumnReadOptions o = a.eval_options();
+        // Every page is dictionary-encoded and the dictionary evaluated:
+        // the indices say which rows match, no value is decoded.
+        if (dict_hits) o.dictionary_values = dict_hits;
+        auto arr = decode_rows(rg, a.leaf(), keep, o, &decoded);
+        if (!arr.ok() && not_fetched(arr.error())) {
+          if (missing.ok()) missing = arr.error();
+          waiting = true;
+          break;
+        }
+        if (!arr.ok()) return arr.error();
         if (dict_hits) {
-          // Every page is dictionary-encoded and the dictionary evaluated:
-          // the indices say which rows match, no value is decoded.
-          ColumnReadOptions o = a.eval_options();
-          o.dictionary_values = dict_hits;
-          PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, o, &decoded));
-          a.evaluate_hits(arr, decoded, n, conj.data());
+          a.evaluate_hits(*arr, decoded, n, conj.data());
         } else {
-          PQFAST_ASSIGN_OR_RETURN(ColumnArray arr, decode_rows(rg, a.leaf(), keep, a.eval_options(), &decoded));
-          a.evaluate(arr, decoded, n, conj.data());
+          a.evaluate(*arr, decoded, n, conj.data());
         }
       }
+      if (waiting) continue;
       for (size_t i = 0; i < words; ++i) selection[i] |= conj[i];
     }
+    if (!missing.ok()) return missing.error();
     if (!any_candidate) {
       ++stats_.row_groups_pruned_by_page_index;
       return Status::Ok();
@@ -520,8 +612,10 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
   if (opts_.use_page_index) {
     for (int leaf : projected_) {
       auto ci = chunk_index(rg, leaf);  // loaded here, read-only in the threads
-      if (!ci.ok()) return ci.error();
+      if (!ci.ok() && !not_fetched(ci.error())) return ci.error();
+      if (!ci.ok() && missing.ok()) missing = ci.error();  // every column's asked for
     }
+    if (!missing.ok()) return missing.error();
   }
   scan::parallel_for(columns_.size(), opts_.threads, [&](size_t j) {
     std::vector<RowRange> decoded;
@@ -535,14 +629,30 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
                         : Result<ColumnArray>(make_error(taken.error().code, where(rg, projected_[j]) + ": " +
                                                                                    taken.error().message));
   });
+  // Errors first; then bytes a staged reader must fetch (every column's
+  // reads were made, so all of them are asked for at once).
+  for (size_t j = 0; j < columns_.size(); ++j) {
+    if (!got[j].ok() && !not_fetched(got[j].error())) return got[j].error();
+  }
+  for (size_t j = 0; j < columns_.size(); ++j) {
+    if (!got[j].ok()) return got[j].error();
+  }
   for (size_t j = 0; j < columns_.size(); ++j) {
     stats_.add(col_stats[j]);
-    if (!got[j].ok()) return got[j].error();
     piece.columns.push_back(std::move(got[j]).value());
   }
   stats_.rows += selected;
   out->pieces.push_back(std::move(piece));
   return Status::Ok();
+}
+
+void FileScan::want_page_indexes(int rg) {
+  if (!opts_.use_page_index) return;
+  // Errors (a corrupt index) are left to the run that uses the index.
+  for (const auto& conj : plans_) {
+    for (const AtomPlan& a : conj) (void)chunk_index(rg, a.leaf());
+  }
+  for (int leaf : projected_) (void)chunk_index(rg, leaf);
 }
 
 Result<ScanResult> FileScan::run() {
@@ -621,10 +731,22 @@ Result<ScanResult> FileScan::run() {
     }
   }
   index_cache_.assign(meta_->row_groups.size() * meta_->columns.size(), ChunkIndex{});
+  // A row group needing bytes a staged reader has not fetched does not stop
+  // the others: every range the run needs is asked for at once.
+  Status missing = Status::Ok();
+  auto step = [&](int rg) -> Status {
+    Status r = scan_row_group(rg, &out);
+    if (!r.ok() && not_fetched(r.error())) {
+      if (missing.ok()) missing = r;
+      want_page_indexes(rg);
+      return Status::Ok();
+    }
+    return r;
+  };
   if (opts_.row_groups.empty()) {
     stats_.row_groups = static_cast<int64_t>(meta_->row_groups.size());
     for (size_t rg = 0; rg < meta_->row_groups.size(); ++rg) {
-      PQFAST_RETURN_IF_ERROR(scan_row_group(static_cast<int>(rg), &out));
+      PQFAST_RETURN_IF_ERROR(step(static_cast<int>(rg)));
     }
   } else {
     stats_.row_groups = static_cast<int64_t>(opts_.row_groups.size());
@@ -636,9 +758,10 @@ Result<ScanResult> FileScan::run() {
                                                            std::to_string(meta_->row_groups.size()) + " (or not ascending)");
       }
       before = rg;
-      PQFAST_RETURN_IF_ERROR(scan_row_group(rg, &out));
+      PQFAST_RETURN_IF_ERROR(step(rg));
     }
   }
+  if (!missing.ok()) return missing.error();
   if (stats_.row_groups_read > 0) stats_.files_read = 1;
   out.stats = stats_;
   return out;
@@ -670,10 +793,10 @@ Result<ScanResult> scan_file(RandomAccessFile& file, int32_t file_index, const s
   });
 }
 
-Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
-                               const std::vector<std::vector<int32_t>>& row_groups,
-                               const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                               const ScanOptions& options) {
+std::vector<Result<ScanResult>> scan_opened_each(const std::vector<RandomAccessFile*>& files,
+                                                 const std::vector<std::vector<int32_t>>& row_groups,
+                                                 const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                                 const ScanOptions& options) {
   std::vector<Result<ScanResult>> results;
   results.reserve(files.size());
   for (size_t i = 0; i < files.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
@@ -690,14 +813,25 @@ Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
       scan::FileScan s(*files[i], static_cast<int32_t>(i), columns, filter, o);
       return s.run();
     });
-    if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
+    // A file waiting for bytes does not stop the others; an error does.
+    if (!results[i].ok() && !scan::not_fetched(results[i].error())) failed.store(true, std::memory_order_relaxed);
   });
+  return results;
+}
+
+Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
+                               const std::vector<std::vector<int32_t>>& row_groups,
+                               const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                               const ScanOptions& options) {
+  std::vector<Result<ScanResult>> results = scan_opened_each(files, row_groups, columns, filter, options);
   ScanResult out;
   for (auto& r : results) {
-    if (!r.ok() && r.error().message != "not run") return r.error();
+    if (!r.ok() && r.error().message != "not run" && !scan::not_fetched(r.error())) return r.error();
   }
   for (auto& r : results) {
-    if (!r.ok()) continue;
+    if (!r.ok()) return r.error();
+  }
+  for (auto& r : results) {
     out.stats.add(r->stats);
     for (auto& p : r->pieces) out.pieces.push_back(std::move(p));
   }

@@ -171,6 +171,33 @@ TEST(FilePruner, BlockReadsAskForAHeaderThenOneBlockPerHash) {
   EXPECT_EQ(asks[3][0].length, kSbbfBytesPerBlock);
 }
 
+TEST(FilePruner, PredictedBlocksComeWithTheHeaderInOneRead) {
+  // With the filter's length in the footer, the header and the blocks the
+  // length implies come in one read; the verdicts are those of whole filters,
+  // values present or not.
+  const std::string path = std::string(PQFAST_TEST_DATA_DIR) + "/data_index_bloom_encoding_with_length.parquet";
+  const auto bytes = read_all(path);
+  for (const auto& values : std::vector<std::vector<std::string>>{{"Hello"}, {"nope"}, {"Hello", "x", "parquet"}}) {
+    pq::PruneOptions whole;
+    whole.use_statistics = false;
+    whole.per_value = true;
+    pq::PruneOptions opt = whole;
+    opt.block_reads = true;
+    opt.predict_blocks = true;
+    auto wq = pq::PruneQuery::make("String", strings(values), whole);
+    auto q = pq::PruneQuery::make("String", strings(values), opt);
+    ASSERT_TRUE(q.ok() && wq.ok());
+    pq::FilePruner w(**wq, path, bytes.size(), 64);
+    pq::FilePruner p(**q, path, bytes.size(), 64);
+    Asks asks;
+    const std::string got = describe(drive(p, bytes, nullptr, &asks));
+    EXPECT_EQ(got, describe(drive(w, bytes)));
+    ASSERT_EQ(asks.size(), 3u);  // tail, footer, then header and blocks together
+    ASSERT_EQ(asks[2].size(), 1u);
+    EXPECT_GT(asks[2][0].length, 64u);
+  }
+}
+
 TEST(FilePruner, AKeptFooterLearnsFilterLayoutsForLaterProbes) {
   // Pruners started from a kept footer (a footer cache) read a filter's
   // header once; later ones ask for the blocks alone, with the same answers.

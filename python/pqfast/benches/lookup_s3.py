@@ -26,7 +26,9 @@ def add_arguments(p) -> None:
     p.add_argument("--latency-ms", type=float, default=20.0, help="added per request by the proxy (default 20)")
     p.add_argument("--repeat", type=int, default=5, help="timed calls per contender; medians (default 5)")
     p.add_argument("--dir", default=None, help="where the lakes and the server's data are kept")
-    p.add_argument("--contenders", default="pqfast,polars,pyarrow", help="pqfast,polars,pyarrow")
+    p.add_argument("--contenders", default="pqfast,pqfast-cold,polars,pyarrow",
+                   help="pqfast,pqfast-cold,polars,pyarrow (pqfast-cold: its tail cache emptied before each call); "
+                        "--contenders pqfast runs only pqfast")
     p.add_argument("--json", action="store_true", help="one JSON object per row")
 
 
@@ -66,6 +68,10 @@ def run(args) -> int:
             t, st = pqfast.read_table(url, filters=filters, storage_options=so, stats=True)
             return t, st
 
+        def pqfast_cold_call():
+            pqfast.clear_footer_cache()
+            return pqfast_call()
+
         def polars_call():
             import polars as pl
 
@@ -79,7 +85,7 @@ def run(args) -> int:
             d = ds.dataset(f"{s3.bucket}/{prefix}", filesystem=fs, format="parquet")
             return d.to_table(filter=ds.field("id") == want_id), {}
 
-        fns = {"pqfast": pqfast_call, "polars": polars_call, "pyarrow": pyarrow_call}
+        fns = {"pqfast": pqfast_call, "pqfast-cold": pqfast_cold_call, "polars": polars_call, "pyarrow": pyarrow_call}
         times: dict[str, list[float]] = {c: [] for c in contenders}
         extra: dict[str, dict] = {c: {} for c in contenders}
         rows_ok: dict[str, bool] = {}
@@ -98,19 +104,25 @@ def run(args) -> int:
                 times[c].append(time.perf_counter() - t0)
                 ps = proxy.stats()
                 extra[c].setdefault("requests", []).append(ps["requests"])
+                extra[c].setdefault("bytes_out", []).append(ps["bytes_out"])
                 if st:
+                    extra[c]["round_detail"] = st.get("round_detail")
                     extra[c].setdefault("rounds", []).append(st.get("rounds"))
-                    extra[c].setdefault("fallback_reads", []).append(st.get("fallback_reads"))
+                    extra[c].setdefault("bytes", []).append(st.get("bytes_fetched"))
         rows = []
         pq_ms = statistics.median(times["pqfast"]) * 1e3 if "pqfast" in times else None
+        if pq_ms is None and "pqfast-cold" in times:
+            pq_ms = statistics.median(times["pqfast-cold"]) * 1e3
         for c in contenders:
             ms = statistics.median(times[c]) * 1e3
             row = {"contender": c, "ms": round(ms, 1), "x_pqfast": round(ms / pq_ms, 1) if pq_ms else None,
                    "requests": statistics.median(extra[c]["requests"]), "rows_equal": rows_ok[c],
+                   "proxy_bytes": statistics.median(extra[c]["bytes_out"]),
                    "latency_ms": args.latency_ms, "files": args.files}
             if "rounds" in extra[c]:
                 row["rounds"] = max(extra[c]["rounds"])
-                row["fallback_reads"] = max(extra[c]["fallback_reads"])
+                row["bytes_fetched"] = statistics.median(extra[c]["bytes"])
+                row["round_detail"] = extra[c].get("round_detail")
             rows.append(row)
     if args.json:
         for r in rows:
@@ -119,7 +131,13 @@ def run(args) -> int:
     print(f"1 id from {args.files} files x {args.rows:,} rows (Bloom lake) on SeaweedFS behind a "
           f"+{args.latency_ms:g} ms proxy; ms, medians of {args.repeat} calls alternating; "
           f"(x) = ms / pqfast's")
-    print(format_table(["contender", "ms", "(x)", "requests", "rounds", "rows equal"],
+    print(format_table(["contender", "ms", "(x)", "requests", "rounds", "MB through the proxy", "rows equal"],
                        [[r["contender"], f"{r['ms']:,.1f}", f"{r['x_pqfast']}x", f"{r['requests']:.0f}",
-                         r.get("rounds", ""), "yes" if r["rows_equal"] else "NO"] for r in rows]))
+                         r.get("rounds", ""), f"{r['proxy_bytes'] / 1e6:,.1f}", "yes" if r["rows_equal"] else "NO"]
+                        for r in rows]))
+    for r in rows:
+        if r.get("round_detail"):
+            print(f"{r['contender']}'s request rounds (last call): " + "; ".join(
+                f"{d['what']} {d['requests']} GET{'s' if d['requests'] != 1 else ''} {d['bytes'] / 1e6:.2f} MB "
+                f"{d['ms']:.0f} ms" for d in r["round_detail"]))
     return 0
