@@ -352,7 +352,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
 
     from . import remote
     from .filters import normalize
-    from .reader import _plans
+    from .reader import _Plan, _plans
 
     t0 = time.perf_counter()
     use_statistics, _, use_dictionary, use_page_index = flags
@@ -443,7 +443,8 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                 # Block reads, each filter's header and blocks in one GET (no coalescing).
                 queries.append(_pqfast._prune_query(a.column, pt, tl, data, offsets, False, use_statistics, True,
                                                     0, True))
-        specs = [(p.name, p.layout, p.format) for p in plans]
+        # Nested columns are read after the engine, from the matching row groups.
+        specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
         shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
                       engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
 
@@ -641,7 +642,16 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
             st["row_groups_pruned_by_statistics"] += counts[1]
             st["row_groups_pruned_by_bloom"] += counts[2]
     pieces.sort(key=lambda p: (p[0], p[1]))
-    table = _assemble(shared["plans"], shared["meta"], pieces)
+    nested = [p for p in shared["plans"] if not isinstance(p, _Plan)]
+    nested_chunks = None
+    if nested and final:
+        from ._remote_file import ObjectStoreFS
+        from .parquet import ParquetFile
+
+        fs = ObjectStoreFS(store, {key: size for _, key, size, _ in final})
+        nested_chunks = _nested_rows_by_filter(lambda i: ParquetFile(final[i][1], filesystem=fs), nested, pieces,
+                                               filters, memory_limit)
+    table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks)
     if stats:
         st["files"] = len(final)
         st["files_pruned_remotely"] = pruned_files
