@@ -255,12 +255,13 @@ _footers: dict = {}
 
 
 def clear_tail_cache() -> None:
-    """Forgets the tails of objects kept by earlier scans of s3:// URLs."""
+    """Forgets what earlier scans of s3:// URLs kept: tails, the pruner's
+    footers, listings."""
     with _tails.lock:
         _tails.map.clear()
         _tails.bytes = 0
-    _footers.clear()
-    _LISTINGS.clear()
+        _footers.clear()
+        _LISTINGS.clear()
 
 
 class _Fetcher:
@@ -455,7 +456,8 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         counts = None
         for q in shared["queries"]:
             where = (endpoint, url, q.column)
-            had = _footers.get(where) if version is not None and version[0] else None
+            with _tails.lock:
+                had = _footers.get(where) if version is not None and version[0] else None
             if had is not None and had[0] == size and had[1] == version:
                 p = q.file_from(url, size, had[2])
             else:
@@ -488,9 +490,10 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
             if k is None:  # (another type in this file...): the engine decides, on every row group
                 return None, None
             if had is None and version is not None and version[0] and p.footer is not None:
-                if len(_footers) >= _FOOTERS_MAX:
-                    _footers.pop(next(iter(_footers)))
-                _footers[where] = (size, version, p.footer)
+                with _tails.lock:
+                    if len(_footers) >= _FOOTERS_MAX:
+                        _footers.pop(next(iter(_footers)))
+                    _footers[where] = (size, version, p.footer)
             kept.update(k)
             c = p.counts
             counts = c if counts is None else (c[0], 0, c[0] - len(kept))  # ORs: ruled out by every query
@@ -571,7 +574,8 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         tasks: dict = {}  # url -> task
         with ThreadPoolExecutor(n_threads) as pool:
             try:
-                hint = _LISTINGS.get(hint_key) if hint_key is not None else None
+                with _tails.lock:
+                    hint = _LISTINGS.get(hint_key) if hint_key is not None else None
                 if hint and not all(_tails.get((endpoint, u), sz, v) is not None for u, _, sz, v in hint):
                     hint = None
                 first = loop.create_future()
@@ -619,10 +623,11 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                     t.cancel()
                 await asyncio.gather(*(t for _, t in tasks.values()), return_exceptions=True)
         if hint_key is not None:
-            _LISTINGS.pop(hint_key, None)
-            if len(_LISTINGS) >= _LISTINGS_MAX:
-                _LISTINGS.pop(next(iter(_LISTINGS)))
-            _LISTINGS[hint_key] = [it for it in final if it[3] is not None and it[3][0]]
+            with _tails.lock:
+                _LISTINGS.pop(hint_key, None)
+                if len(_LISTINGS) >= _LISTINGS_MAX:
+                    _LISTINGS.pop(next(iter(_LISTINGS)))
+                _LISTINGS[hint_key] = [it for it in final if it[3] is not None and it[3][0]]
 
     with remote._NoCyclicGC():
         remote.run(main())
