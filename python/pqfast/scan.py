@@ -106,53 +106,22 @@ def _assemble(plans, meta, pieces, nested_chunks=None):
     return pa.table({"_": pa.nulls(num)}).drop_columns(["_"])
 
 
-def _nested_rows(open_file, nested, pieces, memory_limit):
-    """The nested columns' values for the rows the engine selected: each
-    matching row group's nested chunks read whole (levels make a record's
-    pages unknown without them), then filtered by the piece's selection.
-    open_file(file index) -> ParquetFile. {id(plan): [array per piece]}."""
+def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
+    """The nested columns' values for the rows the engine selected, per piece:
+    each matching row group's nested chunks read whole (a record's pages are
+    unknown without its levels), then cut to the piece's rows: by the row
+    selection the engine kept (piece[4]), or, where it kept none (object
+    storage), by `filters` evaluated again in pyarrow's semantics, which the
+    engine's rows follow. open_file(file index) -> ParquetFile.
+    {id(plan): [array per piece]}."""
     import numpy as np
-
-    out = {id(p): [] for p in nested}
-    names = list(dict.fromkeys(p.name for p in nested))
-    opened = {}
-    try:
-        for piece in pieces:
-            fi, rg, sel = piece[0], piece[1], piece[4]
-            f = opened.get(fi)
-            if f is None:
-                f = opened[fi] = open_file(fi)
-            t = f.read(columns=names, row_groups=[rg], memory_limit=memory_limit)
-            mask = np.unpackbits(np.frombuffer(sel, np.uint8), bitorder="little")[:t.num_rows].astype(bool)
-            t = t.filter(mask)
-            for p in nested:
-                col = t.column(p.name)
-                out[id(p)].extend(col.chunks if col.num_chunks else [col.combine_chunks()])
-        if not pieces:
-            # No row matched: empty arrays of the columns' types.
-            f = opened[0] = open_file(0)
-            if f.num_row_groups:
-                t = f.read(columns=names, row_groups=[0], memory_limit=memory_limit).slice(0, 0)
-                for p in nested:
-                    out[id(p)].append(t.column(p.name).combine_chunks())
-    finally:
-        for f in opened.values():
-            f.close()
-    return out
-
-
-def _nested_rows_by_filter(open_file, nested, pieces, filters, memory_limit):
-    """_nested_rows for engines that do not hand back their row selection
-    (object storage): each matching row group is read with the filter's
-    columns and filtered by the same filter in pyarrow's semantics, which the
-    engine's rows follow. {id(plan): [array per piece]}."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    out = {id(p): [] for p in nested}
-    names = list(dict.fromkeys(p.name for p in nested))
     from .filters import normalize
 
+    out = {id(p): [] for p in nested}
+    names = list(dict.fromkeys(p.name for p in nested))
     expr, filter_cols = None, []
     if filters is not None:
         expr = filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
@@ -161,16 +130,23 @@ def _nested_rows_by_filter(open_file, nested, pieces, filters, memory_limit):
     try:
         for piece in pieces:
             fi, rg = piece[0], piece[1]
+            sel = piece[4] if len(piece) > 4 else None
             f = opened.get(fi)
             if f is None:
                 f = opened[fi] = open_file(fi)
-            t = f.read(columns=list(dict.fromkeys(names + filter_cols)), row_groups=[rg], memory_limit=memory_limit)
-            if expr is not None:
-                t = t.filter(expr)
+            if sel is not None:
+                t = f.read(columns=names, row_groups=[rg], memory_limit=memory_limit)
+                t = t.filter(np.unpackbits(np.frombuffer(sel, np.uint8), bitorder="little")[:t.num_rows].astype(bool))
+            else:
+                t = f.read(columns=list(dict.fromkeys(names + filter_cols)), row_groups=[rg],
+                           memory_limit=memory_limit)
+                if expr is not None:
+                    t = t.filter(expr)
             for p in nested:
                 col = t.column(p.name)
                 out[id(p)].extend(col.chunks if col.num_chunks else [col.combine_chunks()])
         if not pieces:
+            # No row matched: empty arrays of the columns' types.
             f = opened[0] = open_file(0)
             if f.num_row_groups:
                 t = f.read(columns=names, row_groups=[0], memory_limit=memory_limit).slice(0, 0)
@@ -654,8 +630,8 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         from .parquet import ParquetFile
 
         fs = ObjectStoreFS(store, {key: size for _, key, size, _ in final})
-        nested_chunks = _nested_rows_by_filter(lambda i: ParquetFile(final[i][1], filesystem=fs), nested, pieces,
-                                               filters, memory_limit)
+        nested_chunks = _nested_rows(lambda i: ParquetFile(final[i][1], filesystem=fs), nested, pieces,
+                                     memory_limit, filters)
     table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks)
     if stats:
         st["files"] = len(final)

@@ -38,19 +38,8 @@ uint8_t max_level(const uint8_t* levels, size_t n) {
   return r;
 }
 
-// BMI2's pext gathers the selected bits in one instruction.
-int64_t compress_bits(const uint64_t* bits, const uint64_t* select, size_t words, uint8_t* dst, int64_t dst_pos) {
-  return compress_with([](uint64_t b, uint64_t s) { return _pext_u64(b, s); }, bits, select, words, dst, dst_pos);
-}
-
-int64_t count_bits(const uint64_t* words, size_t n) { return count_words(words, n); }
-
-int64_t list_offsets(const uint64_t* slots, const uint64_t* child, size_t words, int32_t* out) {
-  return offsets_of(slots, child, words, out);
-}
-
 }  // namespace
 
-const LevelKernels kAvx2LevelKernels = {ge_mask, max_level, compress_bits, count_bits, list_offsets};
+const LevelKernels kAvx2LevelKernels = {ge_mask, max_level, compress_pext, count_words, offsets_of};
 
 }  // namespace pqfast::levels

@@ -34,14 +34,8 @@ int64_t compress_bits(const uint64_t* bits, const uint64_t* select, size_t words
   return compress_with(gather, bits, select, words, dst, dst_pos);
 }
 
-int64_t count_bits(const uint64_t* words, size_t n) { return count_words(words, n); }
-
-int64_t list_offsets(const uint64_t* slots, const uint64_t* child, size_t words, int32_t* out) {
-  return offsets_of(slots, child, words, out);
-}
-
 }  // namespace
 
-const LevelKernels kScalarLevelKernels = {ge_mask, max_level, compress_bits, count_bits, list_offsets};
+const LevelKernels kScalarLevelKernels = {ge_mask, max_level, compress_bits, count_words, offsets_of};
 
 }  // namespace pqfast::levels

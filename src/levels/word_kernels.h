@@ -9,6 +9,10 @@
 
 #include "levels/or_bits.h"
 
+#if defined(__BMI2__)
+#include <immintrin.h>
+#endif
+
 namespace pqfast::levels {
 namespace {
 
@@ -46,6 +50,14 @@ int64_t compress_with(Gather gather, const uint64_t* bits, const uint64_t* selec
   }
   return dst_pos - start;
 }
+
+#if defined(__BMI2__)
+// BMI2's pext gathers the selected bits in one instruction.
+inline int64_t compress_pext(const uint64_t* bits, const uint64_t* select, size_t words, uint8_t* dst,
+                             int64_t dst_pos) {
+  return compress_with([](uint64_t b, uint64_t s) { return _pext_u64(b, s); }, bits, select, words, dst, dst_pos);
+}
+#endif
 
 }  // namespace
 }  // namespace pqfast::levels

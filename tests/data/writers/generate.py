@@ -168,6 +168,18 @@ def datafusion_files():
 # ---- Spark 4.3 (parquet-java) -----------------------------------------------------------
 
 
+def _spark_write_one(df, opts: dict, dest: Path, tmp: str) -> None:
+    """Writes `df` with `opts` as one part file into `tmp`, copied to `dest`."""
+    w = df.write.mode("overwrite")
+    for k, v in opts.items():
+        w = w.option(k, v)
+    w.parquet(tmp + "/out")
+    parts = sorted(glob.glob(tmp + "/out/part-*.parquet"))
+    assert len(parts) == 1, parts
+    shutil.copy(parts[0], dest)
+    shutil.rmtree(tmp)
+
+
 def spark_files():
     from pyspark.sql import SparkSession
     from pyspark.sql import types as T
@@ -221,14 +233,7 @@ def spark_files():
             spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         else:
             spark.conf.set("spark.sql.parquet.outputTimestampType", "INT96")
-        w = df.write.mode("overwrite")
-        for k, v in opts.items():
-            w = w.option(k, v)
-        w.parquet(tmp + "/out")
-        parts = sorted(glob.glob(tmp + "/out/part-*.parquet"))
-        assert len(parts) == 1, parts
-        shutil.copy(parts[0], HERE / f"spark-{name}.parquet")
-        shutil.rmtree(tmp)
+        _spark_write_one(df, opts, HERE / f"spark-{name}.parquet", tmp)
     spark.stop()
 
 
@@ -524,15 +529,7 @@ def spark_nested_files():
     }
     for name, (legacy, opts) in settings.items():
         spark.conf.set("spark.sql.parquet.writeLegacyFormat", "true" if legacy else "false")
-        tmp = tempfile.mkdtemp()
-        w = df.write.mode("overwrite")
-        for k, v in opts.items():
-            w = w.option(k, v)
-        w.parquet(tmp + "/out")
-        parts = sorted(glob.glob(tmp + "/out/part-*.parquet"))
-        assert len(parts) == 1, parts
-        shutil.copy(parts[0], NESTED / f"spark-{name}.parquet")
-        shutil.rmtree(tmp)
+        _spark_write_one(df, opts, NESTED / f"spark-{name}.parquet", tempfile.mkdtemp())
     spark.conf.set("spark.sql.parquet.writeLegacyFormat", "false")
     spark.stop()
 
