@@ -260,18 +260,26 @@ class _Fetcher:
             r = self.steps[what] = {"what": what, "requests": 0, "bytes": 0, "ms": 0.0, "_t0": None, "_t1": None}
         return r
 
+    @staticmethod
+    def _started(rnd: dict) -> None:
+        t = time.perf_counter()
+        if rnd["_t0"] is None or t < rnd["_t0"]:
+            rnd["_t0"] = t
+        rnd["requests"] += 1
+
+    @staticmethod
+    def _done(rnd: dict, nbytes: int) -> None:
+        rnd["bytes"] += nbytes
+        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
+
     async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
         import obstore
 
         rnd = self.step(what)
         async with self.gate:
-            t = time.perf_counter()
-            if rnd["_t0"] is None or t < rnd["_t0"]:
-                rnd["_t0"] = t
-            rnd["requests"] += 1
+            self._started(rnd)
             data = await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
-        rnd["bytes"] += len(data)
-        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
+        self._done(rnd, len(data))
         return data
 
     async def suffix(self, what: str, key: str, n: int):
@@ -280,14 +288,10 @@ class _Fetcher:
 
         rnd = self.step(what)
         async with self.gate:
-            t = time.perf_counter()
-            if rnd["_t0"] is None or t < rnd["_t0"]:
-                rnd["_t0"] = t
-            rnd["requests"] += 1
+            self._started(rnd)
             r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
             data = await r.bytes_async()
-        rnd["bytes"] += len(data)
-        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
+        self._done(rnd, len(data))
         return int(r.meta["size"]), data
 
     def detail(self) -> list[dict]:
