@@ -10,36 +10,34 @@ namespace pqfast::nulls {
 
 namespace {
 
-// Block [i, i + L) takes the k dense elements ending at j (j <= i: the
-// loads stay below every store still to come, so in place is safe).
-void spread8(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
+// Block [i, i + L) of E-byte elements takes the k dense elements ending at
+// j (j <= i: the loads stay below every store still to come, so in place
+// is safe). L = 64 / E lanes of one register.
+template <size_t E>
+void spread(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
+  constexpr size_t L = 64 / E;
   size_t i = count, j = nonnull;
-  while (i >= 8 && j < i) {
-    i -= 8;
-    const __mmask8 m = static_cast<__mmask8>(load_bits(validity, off + static_cast<int64_t>(i)));
+  while (i >= L && j < i) {
+    i -= L;
+    const uint32_t m = static_cast<uint32_t>(load_bits(validity, off + static_cast<int64_t>(i))) & ((1u << L) - 1);
     const unsigned k = static_cast<unsigned>(_mm_popcnt_u32(m));
     j -= k;
-    const __m512i dense = _mm512_maskz_loadu_epi64(static_cast<__mmask8>((1u << k) - 1), base + j * 8);
-    _mm512_storeu_si512(base + i * 8, _mm512_maskz_expand_epi64(m, dense));
+    const uint32_t low = (1u << k) - 1;
+    __m512i out;
+    if constexpr (E == 8) {
+      out = _mm512_maskz_expand_epi64(static_cast<__mmask8>(m),
+                                      _mm512_maskz_loadu_epi64(static_cast<__mmask8>(low), base + j * 8));
+    } else {
+      out = _mm512_maskz_expand_epi32(static_cast<__mmask16>(m),
+                                      _mm512_maskz_loadu_epi32(static_cast<__mmask16>(low), base + j * 4));
+    }
+    _mm512_storeu_si512(base + i * E, out);
   }
-  if (j < i) spread_scalar<8>(base, validity, off, i, j);
-}
-
-void spread4(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, size_t nonnull) {
-  size_t i = count, j = nonnull;
-  while (i >= 16 && j < i) {
-    i -= 16;
-    const __mmask16 m = static_cast<__mmask16>(load_bits(validity, off + static_cast<int64_t>(i)));
-    const unsigned k = static_cast<unsigned>(_mm_popcnt_u32(m));
-    j -= k;
-    const __m512i dense = _mm512_maskz_loadu_epi32(static_cast<__mmask16>((1u << k) - 1), base + j * 4);
-    _mm512_storeu_si512(base + i * 4, _mm512_maskz_expand_epi32(m, dense));
-  }
-  if (j < i) spread_scalar<4>(base, validity, off, i, j);
+  if (j < i) spread_scalar<E>(base, validity, off, i, j);
 }
 
 }  // namespace
 
-const NullKernels kAvx512NullKernels = {spread8, spread4, spread_bits_pdep};
+const NullKernels kAvx512NullKernels = {spread<8>, spread<4>, spread_bits_pdep};
 
 }  // namespace pqfast::nulls

@@ -7,6 +7,7 @@
 
 #include "levels/kernels.h"
 #include "parquet/level_decode.h"
+#include "parquet/rle.h"
 #include "parquet/thrift_util.h"
 
 namespace pqfast::parquet::detail {
@@ -122,8 +123,7 @@ void leaf_slots(const uint8_t* def, size_t n, int slot_def, int max_def, ReadBuf
     out->slots = out->nonnull = n;
     if (validity) {
       validity->resize_zeroed(static_cast<size_t>((pos + static_cast<int64_t>(n) + 7) / 8));
-      for (size_t i = 0; i < n; ++i) validity->data()[(pos + static_cast<int64_t>(i)) >> 3] |=
-          static_cast<uint8_t>(1u << ((pos + static_cast<int64_t>(i)) & 7));
+      fill_bits(validity->data(), pos, n, true);
     }
     return;
   }
