@@ -1,12 +1,17 @@
 // Filter atoms: resolution against a file, min/max pruning, and evaluation
-// on decoded rows (typed loops for integers and floats, 64 rows a word).
+// on decoded rows (integers and floats by the compare kernels, one call per
+// run of values; other types value by value, 64 rows a word).
 #include "scan/predicate.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <type_traits>
 
+#include "compare/kernels.h"
+#include "levels/kernels.h"
 #include "parquet/decode.h"
 #include "parquet/internal.h"
 
@@ -48,6 +53,13 @@ inline uint64_t load_bits(const uint8_t* bits, int64_t start, int count) {
   uint64_t w = lo >> shift;
   if (shift && count > 64 - shift) w |= static_cast<uint64_t>(bits[(start >> 3) + 8]) << (64 - shift);
   return count == 64 ? w : (w & ((uint64_t{1} << count) - 1));
+}
+
+// Rows the ranges cover: the length of the array that holds them.
+int64_t decoded_rows(const std::vector<RowRange>& decoded) {
+  int64_t n = 0;
+  for (const auto& r : decoded) n += r.end - r.begin;
+  return n;
 }
 
 // Runs over the decoded rows a word at a time: for rows [r, r + count) of
@@ -326,41 +338,67 @@ bool AtomPlan::may_match(const MinMaxView& s) const {
 
 namespace {
 
-// Typed evaluation of a comparison or a small set on fixed-width numbers.
-template <class T>
-uint64_t truth_word(const T* x, int count, FilterOp op, const T* vals, size_t nv, bool negate) {
-  uint64_t m = 0;
+compare::CmpOp cmp_op_of(FilterOp op) {
   switch (op) {
-    case FilterOp::kEq: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] == v} << j; break; }
-    case FilterOp::kNe: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] != v} << j; break; }
-    case FilterOp::kLt: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] < v} << j; break; }
-    case FilterOp::kLe: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] <= v} << j; break; }
-    case FilterOp::kGt: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] > v} << j; break; }
-    case FilterOp::kGe: { const T v = vals[0]; for (int j = 0; j < count; ++j) m |= uint64_t{x[j] >= v} << j; break; }
-    case FilterOp::kIn:
-      if constexpr (std::is_floating_point_v<T>) {
-        // Arrow's is_in matches floats by their bits (see AtomPlan::equal).
-        using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-        for (size_t k = 0; k < nv; ++k) {
-          U v;
-          std::memcpy(&v, &vals[k], sizeof v);
-          for (int j = 0; j < count; ++j) {
-            U xj;
-            std::memcpy(&xj, &x[j], sizeof xj);
-            m |= uint64_t{xj == v} << j;
-          }
-        }
-      } else {
-        for (size_t k = 0; k < nv; ++k) {
-          const T v = vals[k];
-          for (int j = 0; j < count; ++j) m |= uint64_t{x[j] == v} << j;
-        }
-      }
-      break;
-    case FilterOp::kIsNull: break;
+    case FilterOp::kNe: return compare::CmpOp::kNe;
+    case FilterOp::kLt: return compare::CmpOp::kLt;
+    case FilterOp::kLe: return compare::CmpOp::kLe;
+    case FilterOp::kGt: return compare::CmpOp::kGt;
+    case FilterOp::kGe: return compare::CmpOp::kGe;
+    default: return compare::CmpOp::kEq;
   }
-  const uint64_t ones = count == 64 ? ~uint64_t{0} : ((uint64_t{1} << count) - 1);
-  return negate ? (~m & ones) : m;
+}
+
+// The compare kernel for T (signed, unsigned or float of 4 or 8 bytes).
+template <class T>
+void compare_values(const compare::CompareKernels& k, const T* x, size_t n, compare::CmpOp op, T v, uint64_t* out) {
+  if constexpr (std::is_same_v<T, int32_t>) k.cmp_i32(x, n, op, v, out);
+  if constexpr (std::is_same_v<T, uint32_t>) k.cmp_u32(x, n, op, v, out);
+  if constexpr (std::is_same_v<T, int64_t>) k.cmp_i64(x, n, op, v, out);
+  if constexpr (std::is_same_v<T, uint64_t>) k.cmp_u64(x, n, op, v, out);
+  if constexpr (std::is_same_v<T, float>) k.cmp_f32(x, n, op, v, out);
+  if constexpr (std::is_same_v<T, double>) k.cmp_f64(x, n, op, v, out);
+}
+
+// Sets above this size are looked up by binary search, not compared member
+// by member.
+constexpr size_t kLinearSetMax = 32;
+
+// Bits of x[0..n) (words of `out`, bits past n zero) TRUE for a comparison
+// or a set of fixed-width numbers, before negation and nulls: one kernel
+// call per run of values. `in` matches floats by their bits (Arrow's is_in,
+// a hash lookup: a NaN matches the same NaN, 0.0 does not match -0.0).
+template <class T>
+void truth_bits(const T* x, size_t n, FilterOp op, const std::vector<std::string>& values, uint64_t* out) {
+  const compare::CompareKernels& k = compare::active_compare_kernels();
+  if (op != FilterOp::kIn) {
+    T v;
+    std::memcpy(&v, values[0].data(), sizeof v);
+    compare_values(k, x, n, cmp_op_of(op), v, out);
+    return;
+  }
+  using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  std::vector<U> set(values.size());
+  for (size_t i = 0; i < set.size(); ++i) std::memcpy(&set[i], values[i].data(), sizeof(U));
+  const U* bits = reinterpret_cast<const U*>(x);
+  if (set.size() <= kLinearSetMax) {
+    if constexpr (sizeof(U) == 4) k.in_u32(bits, n, set.data(), set.size(), out);
+    else k.in_u64(bits, n, set.data(), set.size(), out);
+    return;
+  }
+  std::sort(set.begin(), set.end());
+  std::fill(out, out + (n + 63) / 64, uint64_t{0});
+  for (size_t i = 0; i < n; ++i) {
+    U b;
+    std::memcpy(&b, bits + i, sizeof b);
+    if (std::binary_search(set.begin(), set.end(), b)) out[i >> 6] |= uint64_t{1} << (i & 63);
+  }
+}
+
+// Inverts bits [0, n) of a bitmap of ceil(n / 64) words, leaving the rest zero.
+void invert_bits(uint64_t* w, size_t n) {
+  for (size_t i = 0; i < (n + 63) / 64; ++i) w[i] = ~w[i];
+  if (n & 63) w[n / 64] &= (uint64_t{1} << (n & 63)) - 1;
 }
 
 }  // namespace
@@ -376,27 +414,28 @@ void AtomPlan::evaluate(const ColumnArray& array, const std::vector<RowRange>& d
     });
     return;
   }
-  auto typed = [&](auto tag, bool is_unsigned) {
+  auto typed = [&](auto tag) {
     using T = decltype(tag);
-    std::vector<T> vals(values_.size());
-    for (size_t k = 0; k < vals.size(); ++k) std::memcpy(&vals[k], values_[k].data(), sizeof(T));
-    const T* x = reinterpret_cast<const T*>(a.values.data());
-    (void)is_unsigned;
-    apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) {
-      return truth_word<T>(x + at, count, atom.op, vals.data(), vals.size(), atom.negate);
-    });
+    // The array holds the decoded rows back to back: their TRUE bits in one
+    // pass, then the selection takes them a word at a time.
+    const size_t n = static_cast<size_t>(std::min(decoded_rows(decoded), array.length()));
+    std::vector<uint64_t> truth(static_cast<size_t>(decoded_rows(decoded) + 63) / 64 + 1, 0);  // (+1: load_bits reads 9 bytes)
+    truth_bits<T>(reinterpret_cast<const T*>(a.values.data()), n, atom.op, values_, truth.data());
+    if (atom.negate) invert_bits(truth.data(), n);
+    const uint8_t* t = reinterpret_cast<const uint8_t*>(truth.data());
+    apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) { return load_bits(t, at, count); });
   };
   const bool unsig = order_ == Order::kUnsigned;
   switch (never_equal_ ? ArrowLayout::kDefault : a.layout) {
     case ArrowLayout::kInt32:
-      if (unsig) typed(uint32_t{}, true); else typed(int32_t{}, false);
+      if (unsig) typed(uint32_t{}); else typed(int32_t{});
       return;
     case ArrowLayout::kInt64:
     case ArrowLayout::kTimestampNanos:
-      if (unsig) typed(uint64_t{}, true); else typed(int64_t{}, false);
+      if (unsig) typed(uint64_t{}); else typed(int64_t{});
       return;
-    case ArrowLayout::kFloat32: typed(float{}, false); return;
-    case ArrowLayout::kFloat64: typed(double{}, false); return;
+    case ArrowLayout::kFloat32: typed(float{}); return;
+    case ArrowLayout::kFloat64: typed(double{}); return;
     default: break;
   }
   // Generic: each value as PLAIN bytes, compared in the column's order.
@@ -438,20 +477,22 @@ std::vector<uint8_t> AtomPlan::evaluate_dictionary(const ColumnArray& dictionary
   const int64_t n = dictionary.length();
   std::vector<uint64_t> bits(static_cast<size_t>((n + 63) / 64), ~uint64_t{0});
   evaluate(dictionary, {{0, n}}, n, bits.data());
-  std::vector<uint8_t> out(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)] = (bits[static_cast<size_t>(i >> 6)] >> (i & 63)) & 1;
+  if (n & 63) bits.back() &= (uint64_t{1} << (n & 63)) - 1;  // (the words start all ones)
+  std::vector<uint8_t> out(static_cast<size_t>(n), 0);
+  for (size_t w = 0; w < bits.size(); ++w) {
+    for (uint64_t b = bits[w]; b != 0; b &= b - 1) out[w * 64 + static_cast<size_t>(std::countr_zero(b))] = 1;
+  }
   return out;
 }
 
 void AtomPlan::evaluate_hits(const ColumnArray& hits, const std::vector<RowRange>& decoded, int64_t num_rows,
                              uint64_t* selection) const {
   const ColumnArray::Impl& a = *hits.impl();
-  const uint8_t* x = a.values.data();
-  apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) {
-    uint64_t m = 0;
-    for (int j = 0; j < count; ++j) m |= uint64_t{x[at + j] != 0} << j;
-    return m;
-  });
+  const size_t n = static_cast<size_t>(std::min(decoded_rows(decoded), hits.length()));
+  std::vector<uint64_t> truth(static_cast<size_t>(decoded_rows(decoded) + 63) / 64 + 1, 0);  // (+1: load_bits reads 9 bytes)
+  levels::active_level_kernels().ge_mask(a.values.data(), n, 1, truth.data());  // hit byte != 0
+  const uint8_t* t = reinterpret_cast<const uint8_t*>(truth.data());
+  apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) { return load_bits(t, at, count); });
 }
 
 }  // namespace pqfast::parquet::scan
