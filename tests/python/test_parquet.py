@@ -773,3 +773,23 @@ def test_glob_sees_every_change_to_a_listed_directory(tmp_path):
     os.utime(d, (old, old))
     assert names() == [f"part-{i}.parquet" for i in range(2, 6)]
     assert [os.path.basename(p) for p in _pqfast._glob(os.fsencode(str(d / "*.parquet")))][0] == "other.parquet"
+
+
+def test_directory_listing_equals_recursive_glob(tmp_path):
+    """A directory source lists what sorted(glob(dir/**/*.parquet)) lists:
+    nested and hidden entries, a directory named *.parquet and what it
+    holds, a symbolic link to a directory, other files left out."""
+    import glob
+
+    from pqfast.parquet import expand_paths
+
+    for d in ("a/b", ".hidden", "c.parquet", "d"):
+        (tmp_path / d).mkdir(parents=True)
+    for f in ("x.parquet", ".y.parquet", "a/z.parquet", "a/b/q.parquet", ".hidden/w.parquet",
+              "c.parquet/p.parquet", "d/n.txt", "d/n.parquet.tmp"):
+        (tmp_path / f).write_bytes(b"")
+    (tmp_path / "d" / "link").symlink_to(tmp_path / "a")
+    for root in (str(tmp_path), str(tmp_path) + "/"):
+        want = sorted(glob.glob(os.path.join(root, "**", "*.parquet"), recursive=True))
+        assert expand_paths(root) == want
+        assert len(want) == 7
