@@ -381,6 +381,11 @@ void truth_bits(const T* x, size_t n, FilterOp op, const std::vector<std::string
   std::vector<U> set(values.size());
   for (size_t i = 0; i < set.size(); ++i) std::memcpy(&set[i], values[i].data(), sizeof(U));
   const U* bits = reinterpret_cast<const U*>(x);
+  if (set.size() == 1) {  // one member: one compare of bit patterns
+    if constexpr (sizeof(U) == 4) k.cmp_u32(bits, n, compare::CmpOp::kEq, set[0], out);
+    else k.cmp_u64(bits, n, compare::CmpOp::kEq, set[0], out);
+    return;
+  }
   if (set.size() <= kLinearSetMax) {
     if constexpr (sizeof(U) == 4) k.in_u32(bits, n, set.data(), set.size(), out);
     else k.in_u64(bits, n, set.data(), set.size(), out);
@@ -471,7 +476,7 @@ void AtomPlan::evaluate(const ColumnArray& array, const std::vector<RowRange>& d
   });
 }
 
-std::vector<uint8_t> AtomPlan::evaluate_dictionary(const ColumnArray& dictionary) const {
+std::vector<uint8_t> AtomPlan::evaluate_dictionary(const ColumnArray& dictionary, int64_t* true_count) const {
   // The dictionary as a row group of its own, every row selected, with no
   // nulls: the typed loops apply (negate included).
   const int64_t n = dictionary.length();
@@ -479,9 +484,12 @@ std::vector<uint8_t> AtomPlan::evaluate_dictionary(const ColumnArray& dictionary
   evaluate(dictionary, {{0, n}}, n, bits.data());
   if (n & 63) bits.back() &= (uint64_t{1} << (n & 63)) - 1;  // (the words start all ones)
   std::vector<uint8_t> out(static_cast<size_t>(n), 0);
+  int64_t count = 0;
   for (size_t w = 0; w < bits.size(); ++w) {
+    count += std::popcount(bits[w]);
     for (uint64_t b = bits[w]; b != 0; b &= b - 1) out[w * 64 + static_cast<size_t>(std::countr_zero(b))] = 1;
   }
+  if (true_count) *true_count = count;
   return out;
 }
 

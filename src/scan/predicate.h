@@ -51,8 +51,9 @@ class AtomPlan {
   void evaluate(const ColumnArray& array, const std::vector<RowRange>& decoded, int64_t num_rows,
                 uint64_t* selection) const;
 
-  // For each value of `dictionary` (no nulls), whether the atom is TRUE.
-  std::vector<uint8_t> evaluate_dictionary(const ColumnArray& dictionary) const;
+  // For each value of `dictionary` (no nulls), whether the atom is TRUE;
+  // *true_count (when given) gets how many are.
+  std::vector<uint8_t> evaluate_dictionary(const ColumnArray& dictionary, int64_t* true_count = nullptr) const;
   // evaluate() over rows decoded as their dictionary entry's byte of
   // evaluate_dictionary() (ColumnReadOptions::dictionary_values).
   void evaluate_hits(const ColumnArray& hits, const std::vector<RowRange>& decoded, int64_t num_rows,

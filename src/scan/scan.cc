@@ -270,8 +270,9 @@ Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::v
   auto dict = decode_dictionary_page(b.data(), b.size(), static_cast<uint64_t>(off), d, c.codec, atom.eval_options(),
                                      where(rg, atom.leaf()));
   if (!dict.ok()) return dict.error();
-  *hits_out = atom.evaluate_dictionary(*dict);
-  const bool none = std::none_of(hits_out->begin(), hits_out->end(), [](uint8_t h) { return h != 0; });
+  int64_t true_count = 0;
+  *hits_out = atom.evaluate_dictionary(*dict, &true_count);
+  const bool none = true_count == 0;
   return none && !(atom.null_row_true() && c.statistics.null_count > 0);
 }
 
