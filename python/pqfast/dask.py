@@ -113,100 +113,38 @@ def prune(paths_or_glob: Any, column: str, values: Any, *, client=None, files_pe
                             use_bloom=use_bloom, on_error=on_error, concurrency=concurrency)[0]
 
 
-def pyarrow_filesystem(storage_options: dict | None):
-    """A pyarrow S3FileSystem from the same storage_options (for reading row groups)."""
-    import pyarrow.fs as pafs
-
-    from .remote import _truthy, normalise_options
-
-    conf = normalise_options(storage_options)
-    kw: dict = {}
-    if "endpoint" in conf:
-        ep = str(conf["endpoint"])
-        scheme, _, host = ep.partition("://")
-        kw["endpoint_override"] = host or ep
-        kw["scheme"] = scheme if host else "https"
-    if "region" in conf:
-        kw["region"] = conf["region"]
-    if "access_key_id" in conf:
-        kw["access_key"] = conf["access_key_id"]
-    if "secret_access_key" in conf:
-        kw["secret_key"] = conf["secret_access_key"]
-    if "session_token" in conf:
-        kw["session_token"] = conf["session_token"]
-    if _truthy(conf.get("skip_signature", False)):
-        kw["anonymous"] = True
-    return pafs.S3FileSystem(**kw)
-
-
 def _read_part(part, columns, column: str, values, filter_rows: bool, storage_options):
-    import pyarrow.parquet as pq
+    """One partition: a file's row groups the cluster kept, read by the scan
+    engine (local paths natively, s3:// URLs by the staged scan), the rows
+    filtered to ``column`` in ``values`` unless ``filter_rows=False``."""
+    from .scan import scan_table
 
     path, row_groups = part
-    if filter_rows and row_groups and not path.startswith(("s3://", "s3a://")):
-        # A local file: the scan engine reads the rows that match (the row
-        # groups the cluster kept, pruned again, pages by the page index).
-        from .reader import read_table
-
-        cols = list(columns) if columns is not None else None
-        return read_table(path, columns=cols, filters=[(column, "in", list(values))], threads=1).to_pandas()
-    if path.startswith(("s3://", "s3a://")):
-        pf = pq.ParquetFile(path.split("://", 1)[1], filesystem=pyarrow_filesystem(storage_options))
-    else:
-        pf = pq.ParquetFile(path)
-    cols = list(columns) if columns is not None else None
-    need = cols if cols is None or column in cols else cols + [column]
-    t = pf.read_row_groups(row_groups, columns=need)
-    if filter_rows:
-        from ._row_filter import filter_rows as _keep_rows, is_in_mask
-
-        t = _keep_rows(t, is_in_mask(t.column(column), list(values)))
-    if cols is not None and column not in cols:
-        t = t.select(cols)
-    return t.to_pandas()
+    filters = [(column, "in", list(values))] if filter_rows else None
+    return scan_table(path, columns, filters, threads=1, storage_options=storage_options,
+                      row_groups={path: list(row_groups)}).to_pandas()
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, columns: Sequence[str] | None = None,
                 filter_rows: bool = True, storage_options: dict | None = None, files_per_task: int = 1000):
     """A dask DataFrame of the rows pqfast.read_pruned returns: the kept row
     groups of each file (pruned on the cluster), one partition per file that
-    keeps any, read with pyarrow; rows filtered to ``column`` in ``values``
-    unless ``filter_rows=False``."""
+    keeps any, each read by pqfast's scan engine (only those row groups; the
+    filter column first, then the other columns for matching rows); rows
+    filtered to ``column`` in ``values`` unless ``filter_rows=False``."""
     import dask.dataframe as dd
 
-    from .parquet import _as_list_or_array
+    from .parquet import _as_list_or_array, kept_row_groups
+    from .scan import scan_table
 
     vals = list(_as_list_or_array(values))
     table = prune(paths_or_glob, column, vals, client=client, files_per_task=files_per_task,
                   storage_options=storage_options)
-    keep: dict[str, list[int]] = {}
-    for path, rg, verdict in zip(table["path"].to_pylist(), table["row_group"].to_pylist(),
-                                 table["verdict"].to_pylist()):
-        if verdict != "absent":
-            keep.setdefault(path, []).append(rg)
-    parts = list(keep.items())
+    parts = list(kept_row_groups(table).items())
     if not parts:
-        # No row group can hold a value: an empty frame with the lake's columns.
-        meta = _empty_frame(paths_or_glob, columns, storage_options)
+        # No row group can hold a value: an empty frame with the lake's columns (its first footer read).
+        meta = scan_table(paths_or_glob, columns, storage_options=storage_options, row_groups={}).to_pandas()
         return dd.from_pandas(meta, npartitions=1)
     meta = _read_part((parts[0][0], []), columns, column, vals, filter_rows, storage_options)
     return dd.from_map(_read_part, parts, columns=columns, column=column, values=vals, filter_rows=filter_rows,
                        storage_options=storage_options, meta=meta, enforce_metadata=False)
-
-
-def _empty_frame(paths_or_glob, columns, storage_options):
-    import pyarrow.parquet as pq
-
-    from .parquet import _remote_urls, expand_paths
-
-    if _remote_urls(paths_or_glob):
-        from .remote import list_sizes
-
-        first = list_sizes(paths_or_glob, storage_options)[0][0]
-        schema = pq.read_schema(first.split("://", 1)[1], filesystem=pyarrow_filesystem(storage_options))
-    else:
-        schema = pq.read_schema(expand_paths(paths_or_glob)[0])
-    t = schema.empty_table()
-    if columns is not None:
-        t = t.select(list(columns))
-    return t.to_pandas()

@@ -1005,50 +1005,37 @@ prune.__doc__ = (_prune.__doc__ or "") + """
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
-                columns: Sequence[str] | None = None, filter_rows: bool = True, threads: int | None = None):
-    """Reads (with pqfast's column reader) only the row groups :func:`prune` keeps (maybe / no_filter).
+                columns: Sequence[str] | None = None, filter_rows: bool = True, threads: int | None = None,
+                storage_options: dict | None = None):
+    """The rows of the lake where ``column`` is one of ``values``, read by the
+    scan engine: ``read_table(paths_or_glob, filters=[(column, "in", values)])``
+    on local paths, ``s3://`` URLs (``storage_options``) or ``filesystem``, so
+    the result equals a full scan with that filter (``pyarrow.dataset``'s).
 
-    With ``filter_rows`` (default) the rows are then filtered to ``column`` in
-    ``values``, so the result equals a full scan with that filter.
+    ``filter_rows=False``: the row groups :func:`prune` keeps (maybe /
+    no_filter) are read whole, each through the same engine, rows unfiltered.
     """
-    import pyarrow as pa
+    from .reader import read_table
+    from .scan import scan_table
 
-    if filter_rows and filesystem is None and not _remote_urls(paths_or_glob):
-        # Local files: the scan engine (pqfast.read_table(filters=)) prunes,
-        # reads the filter column first and the others for matching rows only.
-        from .reader import read_table
-
+    cols = list(columns) if columns is not None else None
+    if filter_rows:
         vals = _as_list_or_array(values)
         vals = vals.tolist() if isinstance(vals, np.ndarray) else list(vals)
-        return read_table(paths_or_glob, columns=list(columns) if columns is not None else None,
-                          filters=[(column, "in", vals)], threads=threads)
-    table = prune(paths_or_glob, column, values, filesystem, threads=threads)
+        return read_table(paths_or_glob, columns=cols, filters=[(column, "in", vals)], filesystem=filesystem,
+                          storage_options=storage_options, threads=threads)
+    table = prune(paths_or_glob, column, values, filesystem, threads=threads, storage_options=storage_options)
+    kept = kept_row_groups(table)
+    # With no row group kept, the source still types the empty table (its first file's footer alone is read).
+    return scan_table(list(kept) if kept else paths_or_glob, cols, threads=threads, filesystem=filesystem,
+                      storage_options=storage_options, row_groups=kept)
+
+
+def kept_row_groups(pruned) -> dict[str, list[int]]:
+    """{path: [row group]} of a :func:`prune` table's rows that are not "absent", in its order."""
     keep: dict[str, list[int]] = {}
-    for path, rg, verdict in zip(table["path"].to_pylist(), table["row_group"].to_pylist(),
-                                 table["verdict"].to_pylist()):
+    for path, rg, verdict in zip(pruned["path"].to_pylist(), pruned["row_group"].to_pylist(),
+                                 pruned["verdict"].to_pylist()):
         if verdict != "absent":
             keep.setdefault(path, []).append(rg)
-    pieces = []
-    schema = None
-    for path, rgs in keep.items():
-        with ParquetFile(path, filesystem=filesystem) as pf:
-            t = pf.read(columns=list(columns) if columns is not None else None, row_groups=rgs)
-            col = None
-            if filter_rows:
-                col = t.column(column) if column in t.column_names else pf.read(columns=[column], row_groups=rgs).column(0)
-        if filter_rows:
-            # Without Arrow kernels that lack float16, views, dictionaries
-            # and extension types (see _row_filter).
-            from ._row_filter import filter_rows as _keep_rows, is_in_mask
-
-            vals = _as_list_or_array(values)
-            t = _keep_rows(t, is_in_mask(col, list(vals)))
-        schema = schema or t.schema
-        pieces.append(t)
-    if not pieces:
-        first = expand_paths(paths_or_glob, filesystem)
-        if first:
-            with ParquetFile(first[0], filesystem=filesystem) as pf:
-                return pf.read(columns=list(columns) if columns is not None else None, row_groups=[])
-        return pa.table({})
-    return pa.concat_tables(pieces)
+    return keep

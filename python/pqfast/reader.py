@@ -520,14 +520,14 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
 
     from .parquet import _remote_urls
 
-    if filters is not None or stats or _remote_urls(source):
-        if row_groups is not None or filesystem is not None:
-            raise FormatError("invalid argument: filters= reads local paths, directories and globs; "
-                              "row_groups= and filesystem= do not combine with it yet")
+    if filters is not None or stats or (filesystem is None and _remote_urls(source)):
+        if row_groups is not None:
+            raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
+                              "row_groups= does not combine with it yet")
         from .scan import scan_table
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
-                          storage_options=storage_options, memory_limit=memory_limit)
+                          storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem)
 
     if isinstance(source, (list, tuple)):
         import pyarrow as pa

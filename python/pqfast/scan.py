@@ -24,13 +24,10 @@ from ._pqfast import FormatError
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
 
-def _local_paths(source: Any) -> list[str]:
-    from .parquet import expand_paths
-
+def _refuse_file_objects(source: Any) -> None:
     if hasattr(source, "read") or hasattr(source, "read_at"):
         raise FormatError("invalid argument: filters= takes paths, directories, globs or lists of them, "
                           "not file objects")
-    return expand_paths(source)
 
 
 def _descs_with_units(meta) -> dict:
@@ -241,16 +238,16 @@ def clear_tail_cache() -> None:
 
 
 class _Fetcher:
-    """Ranged GETs of one store, many in flight, counted by step: each file
-    goes through the same steps (tail, Bloom blocks, engine runs), one
-    request round per step, the files' rounds overlapping; a step's figures
-    sum its requests and bytes over the files, its ms span its first request
-    to its last answer."""
+    """Ranged reads of one store (``_scan_io``), many in flight, counted by
+    step: each file goes through the same steps (tail, Bloom blocks, engine
+    runs), one request round per step, the files' rounds overlapping; a
+    step's figures sum its requests and bytes over the files, its ms span its
+    first request to its last answer."""
 
-    def __init__(self, store):
+    def __init__(self, io):
         import asyncio
 
-        self.store = store
+        self.io = io
         self.gate = asyncio.Semaphore(_IN_FLIGHT)
         self.steps: dict[str, dict] = {}
 
@@ -273,26 +270,21 @@ class _Fetcher:
         rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
 
     async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
-        import obstore
-
         rnd = self.step(what)
         async with self.gate:
             self._started(rnd)
-            data = await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
+            data = await self.io.read(key, offset, length)
         self._done(rnd, len(data))
         return data
 
-    async def suffix(self, what: str, key: str, n: int):
-        """(object size, its last n bytes or fewer)."""
-        import obstore
-
+    async def tail(self, what: str, key: str, size: int, n: int):
+        """(object size, its last n bytes or fewer); size -1: not known yet."""
         rnd = self.step(what)
         async with self.gate:
             self._started(rnd)
-            r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
-            data = await r.bytes_async()
+            size, data = await self.io.tail(key, size, n)
         self._done(rnd, len(data))
-        return int(r.meta["size"]), data
+        return size, data
 
     def detail(self) -> list[dict]:
         out = []
@@ -311,27 +303,32 @@ _LISTINGS: dict = {}
 _LISTINGS_MAX = 64
 
 
-def _scan_remote(source: Any, columns, filters, storage_options, threads, stats, flags, memory_limit=None):
-    """read_table(filters=) on s3:// URLs, a staged scan. After the listing,
-    each file goes its own way, many in flight: its tail (footer and, as
-    pyarrow writes it, the page index); the Bloom filter blocks of the first
-    `=`/`in` atom of each AND (header and blocks in one GET per filter); the
-    page indexes of the row groups kept, when the tail lacks them; then the
-    native engine over the bytes fetched so far, each run recording the
-    ranges it lacks (ErrorCode::kNotFetched), fetched in one round before the
-    next run: the filter columns' dictionaries and candidate pages, then the
-    projected columns' pages holding selected rows. A lookup is five request
-    rounds: listing, tail, Bloom blocks, filter pages, projected pages.
+def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None, row_groups=None):
+    """read_table(filters=) on s3:// URLs or on a filesystem object, a staged
+    scan over ``io`` (``_scan_io``: obstore, or a pyarrow / fsspec
+    filesystem). After the listing, each file goes its own way, many in
+    flight: its tail (footer and, as pyarrow writes it, the page index); the
+    Bloom filter blocks of the first `=`/`in` atom of each AND (header and
+    blocks in one GET per filter); the page indexes of the row groups kept,
+    when the tail lacks them; then the native engine over the bytes fetched
+    so far, each run recording the ranges it lacks (ErrorCode::kNotFetched),
+    fetched in one round before the next run: the filter columns'
+    dictionaries and candidate pages, then the projected columns' pages
+    holding selected rows. A lookup is five request rounds: listing, tail,
+    Bloom blocks, filter pages, projected pages.
+
+    ``row_groups`` ({name: [row group]}, names as the listing gives them):
+    only these row groups are read (pruned by the caller: no Bloom reads),
+    and files without any only lend the first file's footer to type the scan.
 
     Tails are kept for the next scans (_TailCache). A pattern scanned before
     is listed again while the files of its last listing whose tails are kept
     go on (Bloom blocks...): the listing then decides, each file's work kept
     only when the object is listed unchanged, and files new or changed are
-    started then."""
+    started then. Stores whose listing gives no versions keep nothing."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
-    from . import remote
     from .filters import normalize
     from .reader import _Plan, _plans
 
@@ -340,37 +337,23 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     limit = _memory_limit(memory_limit)
     # The bytes fetched are held until the scan ends: within the read's memory limit too.
     held_limit = limit or int(_pqfast._default_memory_limit())
-    endpoint = remote.normalise_options(storage_options).get("endpoint", "")
+    endpoint = io.cache_key
     dnf_atoms = normalize(filters) if filters is not None else None
-    firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms else None
+    # Rows are selected only by a filter; row groups chosen by the caller are not pruned again.
+    firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms and row_groups is None else None
+    use_page_index = use_page_index and dnf_atoms is not None
     n_threads = max(1, int(threads)) if threads else 2
-    pattern = source if isinstance(source, str) and remote._selection(source) is not None else None
-    urls = [source] if isinstance(source, str) else list(source)
-    if not urls:
-        raise FormatError(f"invalid argument: no objects match {source!r}")
-    buckets = {remote.split_url(u)[0] for u in urls}
-    if len(buckets) != 1:
-        raise ValueError(f"one bucket per call; got {sorted(buckets)}")
-    store = remote.make_store(next(iter(buckets)), storage_options)
-    hint_key = (endpoint, pattern) if pattern is not None else None
-    f = _Fetcher(store)
+    hint_key = (endpoint, io.pattern) if io.pattern is not None else None
+    f = _Fetcher(io)
     listing_ms = [0.0]
 
     def worded(url, e):
-        return FormatError(f"{url}: {remote.describe_error(e, store)}")
+        return FormatError(f"{url}: {io.describe(e)}")
 
     async def list_all():
-        """[(url, key, size, version)] in key order (explicit URLs: size -1, no version)."""
+        """[(url, key, size, version)] (explicit URLs: size -1, no version)."""
         t = time.perf_counter()
-        out = []
-        for u in urls:
-            if remote._selection(u) is None:
-                out.append((u, remote.split_url(u)[1], -1, None))
-                continue
-            versions: dict = {}
-            got = [it async for page in remote._listed_pages(store, u, versions) for it in page]
-            got.sort(key=lambda it: it[1].encode())
-            out.extend((url, key, size, versions.get(url)) for url, key, size in got)
+        out = await io.list()
         listing_ms[0] = (time.perf_counter() - t) * 1e3
         return out
 
@@ -380,11 +363,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         if kept is not None:
             return size, kept
         try:
-            if size < 0:  # an explicit URL: a suffix GET gives the size too
-                size, data = await f.suffix("tails", key, _TAIL)
-            else:
-                n = min(size, _TAIL)
-                data = await f.get("tails", key, size - n, n)
+            size, data = await f.tail("tails", key, size, _TAIL)
             need, _ = _pqfast._row_group_ranges(data, size, [])
             if need > len(data):  # a footer longer than the tail: read it whole
                 more = await f.get("footers", key, size - need, need - len(data))
@@ -504,17 +483,22 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         """One file's steps; `first`: a future set once the first file's
         footer has set up what the chains share."""
         url, key, _, _ = item
+        if row_groups is not None and not row_groups.get(url) and not is_first:
+            results[url] = ([], None, None)
+            return  # not chosen by the caller: not read
         size, tail = await fetch_tail(item)
         if is_first:
             setup(url, size, tail)
             first.set_result(True)
         await first
         kept, counts = (None, None)
-        if shared["queries"]:
+        if row_groups is not None:
+            kept = set(row_groups.get(url, ()))
+        elif shared["queries"]:
             kept, counts = await bloom(url, key, size, item[3], tail)
-            if kept is not None and not kept:
-                results[url] = ([], None, counts)
-                return  # no row group can hold a value
+        if kept is not None and not kept:
+            results[url] = ([], None, counts)
+            return  # no row group can hold a value
         ff = _pqfast._FetchedFile(url, size)
         ff.add(size - len(tail), tail)
         loop_state["held"] += len(tail)
@@ -567,7 +551,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                         tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is hint[0])))
                 items = await listing
                 if not items:
-                    raise FormatError(f"invalid argument: no objects match {source!r}")
+                    raise FormatError(f"invalid argument: no objects match {io.source!r}")
                 dropped = []  # the work on objects changed or gone: its outcome does not count
                 if hint and items[0] != hint[0]:
                     # Another first file types the scan: start over from the listing.
@@ -609,8 +593,10 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                     _LISTINGS.pop(next(iter(_LISTINGS)))
                 _LISTINGS[hint_key] = [it for it in final if it[3] is not None and it[3][0]]
 
-    with remote._NoCyclicGC():
-        remote.run(main())
+    try:
+        io.run(main)
+    finally:
+        io.close()
     pieces = []
     st = dict(shared["engine"].run([], [], [])[1])  # every key, zero
     pruned_files = 0
@@ -630,11 +616,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
     nested = [p for p in shared["plans"] if not isinstance(p, _Plan)]
     nested_chunks = None
     if nested and final:
-        from ._remote_file import ObjectStoreFS
-        from .parquet import ParquetFile
-
-        fs = ObjectStoreFS(store, {key: size for _, key, size, _ in final})
-        nested_chunks = _nested_rows(lambda i: ParquetFile(final[i][1], filesystem=fs), nested, pieces,
+        nested_chunks = _nested_rows(lambda i: io.parquet_file(final[i][1], final[i][2]), nested, pieces,
                                      memory_limit, filters)
     table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks)
     if stats:
@@ -682,20 +664,35 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
                use_page_index: bool = True, storage_options: dict | None = None,
-               memory_limit: int | None = None):
+               memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
-    dict says what was read (files, row groups, pages, bytes, seconds)."""
+    dict says what was read (files, row groups, pages, bytes, seconds).
+
+    Local paths go to the engine in one native call; ``s3://`` URLs and paths
+    on ``filesystem`` to the staged scan (``_scan_staged``) over their store.
+    ``row_groups`` ({path: [row group]}, paths as the source names them, or as
+    ``prune`` reports them): only those row groups are read, their rows
+    filtered by ``filters`` when given, else whole (``read_pruned``); a file
+    of ``source`` without any is read for nothing but, first, the schema."""
     from .filters import normalize
-    from .parquet import ParquetFile, _remote_urls
+    from .parquet import ParquetFile, _remote_urls, expand_paths
     from .reader import _plans
 
-    if _remote_urls(source):
-        # Row groups were pruned remotely already: no Bloom filter read again.
-        return _scan_remote(source, columns, filters, storage_options, threads, stats,
-                            (use_statistics, False, use_dictionary, use_page_index), memory_limit)
+    if filesystem is not None or _remote_urls(source):
+        from ._scan_io import FilesystemIO, ObjectStoreIO
+
+        if filesystem is not None:
+            _refuse_file_objects(source)
+            io = FilesystemIO(source, filesystem, threads)
+        else:
+            io = ObjectStoreIO(source, storage_options)
+        # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
+        return _scan_staged(io, columns, filters, threads, stats,
+                            (use_statistics, False, use_dictionary, use_page_index), memory_limit, row_groups)
     t0 = time.perf_counter()
-    paths = _local_paths(source)
+    _refuse_file_objects(source)
+    paths = expand_paths(source)
     if not paths:
         raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source) if isinstance(source, (str, os.PathLike)) else source!r}")
     with ParquetFile(paths[0]) as first:
@@ -711,20 +708,25 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if not isinstance(p, _Plan)]
     sel = None
-    if use_bloom and dnf:
-        # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
-        # the row groups its filters rule out are not scanned.
-        from ._sidecar import scan_row_groups
+    if row_groups is not None:
+        # Chosen by the caller (pruned before); the engine takes an empty list as "all": such files are left out.
+        kept = [p for p in paths if row_groups.get(p)]
+        groups = [sorted(set(row_groups[p])) for p in kept]
+    else:
+        if use_bloom and dnf:
+            # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
+            # the row groups its filters rule out are not scanned.
+            from ._sidecar import scan_row_groups
 
-        sel = scan_row_groups(paths, dnf)
-    kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
+            sel = scan_row_groups(paths, dnf)
+        kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
     pieces, st = _pqfast._scan_local(kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary,
                                      use_page_index, _memory_limit(memory_limit), groups, bool(nested))
     nested_chunks = None
     if nested:
-        from .parquet import ParquetFile
-
-        nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i]), nested, pieces, memory_limit)
+        # With no file left (no pieces either), the first file types the empty columns.
+        nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i] if kept else paths[0]), nested, pieces,
+                                     memory_limit)
     if sel is not None:
         st = dict(st)
         st["files"] = len(paths)

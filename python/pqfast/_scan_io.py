@@ -1,0 +1,202 @@
+"""Where a staged scan's bytes come from (``scan._scan_staged``): the listing
+of a source and ranged reads of its files, behind one small interface so that
+the staged engine is the same for every store.
+
+- :class:`ObjectStoreIO`: ``s3://`` URLs through obstore (the Rust
+  object_store client), async, listings with ETags and modification times
+  (what scans keep between calls is keyed by them).
+- :class:`FilesystemIO`: paths on a filesystem object (a pyarrow
+  ``FileSystem``, an fsspec filesystem, an async one such as s3fs) through
+  :mod:`pqfast.fs_driver`'s backends; the listing is ``fs_driver.resolve``'s.
+
+Each offers:
+
+- ``cache_key``: the store's name in what scans keep (tails, pruners'
+  footers, listings); ``pattern``: the source when it is one pattern whose
+  listing is kept (None: none kept);
+- ``async list()``: ``[(name, key, size, version)]`` in the order the scan
+  reads them; ``size`` -1 when unknown, ``version`` None when the listing
+  gives none (nothing is then kept for the next scan);
+- ``async read(key, offset, length)``, and ``async tail(key, size, n)``:
+  ``(size, the last n bytes or fewer)``, learning an unknown size;
+- ``describe(e)``: one line, secrets masked;
+- ``parquet_file(key, size)``: a :class:`pqfast.ParquetFile` over the same
+  store (nested columns are read after the engine);
+- ``run(main)``: awaits ``main()`` on the event loop the store needs;
+  ``close()``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from . import _pqfast
+
+FormatError = _pqfast.FormatError
+
+
+class ObjectStoreIO:
+    """One bucket of an S3-compatible store (obstore)."""
+
+    def __init__(self, source: Any, storage_options: dict | None):
+        from . import remote
+
+        self._remote = remote
+        self.urls = [source] if isinstance(source, str) else list(source)
+        if not self.urls:
+            raise FormatError(f"invalid argument: no objects match {source!r}")
+        buckets = {remote.split_url(u)[0] for u in self.urls}
+        if len(buckets) != 1:
+            raise ValueError(f"one bucket per call; got {sorted(buckets)}")
+        self.store = remote.make_store(next(iter(buckets)), storage_options)
+        self.cache_key = remote.normalise_options(storage_options).get("endpoint", "")
+        self.pattern = source if isinstance(source, str) and remote._selection(source) is not None else None
+
+    async def list(self):
+        remote = self._remote
+        out = []
+        for u in self.urls:
+            if remote._selection(u) is None:
+                out.append((u, remote.split_url(u)[1], -1, None))
+                continue
+            versions: dict = {}
+            got = [it async for page in remote._listed_pages(self.store, u, versions) for it in page]
+            got.sort(key=lambda it: it[1].encode())
+            out.extend((url, key, size, versions.get(url)) for url, key, size in got)
+        return out
+
+    async def read(self, key: str, offset: int, length: int):
+        import obstore
+
+        return await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
+
+    async def tail(self, key: str, size: int, n: int):
+        import obstore
+
+        if size >= 0:
+            n = min(size, n)
+            return size, await self.read(key, size - n, n)
+        # An explicit URL: a suffix GET gives the size too.
+        r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
+        return int(r.meta["size"]), await r.bytes_async()
+
+    def describe(self, e: BaseException) -> str:
+        return self._remote.describe_error(e, self.store)
+
+    def parquet_file(self, key: str, size: int):
+        from ._remote_file import ObjectStoreFS
+        from .parquet import ParquetFile
+
+        return ParquetFile(key, filesystem=ObjectStoreFS(self.store, {key: size}))
+
+    def run(self, main) -> None:
+        with self._remote._NoCyclicGC():
+            self._remote.run(main())
+
+    def close(self) -> None:
+        pass
+
+
+class FilesystemIO:
+    """Paths on a pyarrow or fsspec filesystem. Blocking backends read on a
+    pool of ``threads`` threads (default: fs_driver's, 64 for remote
+    stores); an async fsspec filesystem reads on its own event loop, where
+    the scan then runs. A pyarrow file is opened once per scan (on S3 each
+    open is a HEAD), except on the local filesystem, where a file kept open
+    would be a descriptor per file of the lake."""
+
+    cache_key = None
+    pattern = None
+
+    def __init__(self, source: Any, filesystem: Any, threads: int | None = None):
+        from . import fs_driver
+
+        self._driver = fs_driver
+        self.fs = filesystem
+        self.source = source
+        self.be = fs_driver.backend_of(filesystem)
+        self.secrets = fs_driver.secrets_of(filesystem)
+        self._async = self.be.kind == "fsspec-async"
+        self._keep_open = self.be.kind == "pyarrow" and not self.be.local
+        self._pool = ThreadPoolExecutor(max_workers=int(threads or fs_driver.default_threads(self.be)))
+        self._handles: dict = {}
+        self._sizes: dict = {}  # learned by the tail reads: an fsspec read then asks for no info
+        self._lock = threading.Lock()
+
+    async def _blocking(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+
+    async def list(self):
+        # In a thread: an async filesystem's blocking calls wait on the loop this runs on.
+        items = await self._blocking(self._driver.resolve, self.source, self.be, None, self.secrets)
+        return [(name, path, size, None) for name, path, size in items]
+
+    def _opened(self, path: str, size: int):
+        """(size, handle or None) of a file, its kept handle when there is one."""
+        with self._lock:
+            h = self._handles.get(path)
+            size = self._sizes.get(path, size)
+        if h is not None:
+            return size, h
+        size, h = self.be.open(path, size)
+        with self._lock:
+            self._sizes[path] = size
+            if self._keep_open:
+                self._handles[path] = h
+        return size, h
+
+    def _read_blocking(self, path: str, offset: int, length: int):
+        _, h = self._opened(path, -1)
+        try:
+            return bytes(self.be.read(h, path, offset, length))
+        finally:
+            if not self._keep_open:
+                self.be.close(h)
+
+    def _tail_blocking(self, path: str, size: int, n: int):
+        size, h = self._opened(path, size)
+        try:
+            start = max(0, size - n)
+            return size, bytes(self.be.read(h, path, start, size - start))
+        finally:
+            if not self._keep_open:
+                self.be.close(h)
+
+    async def read(self, key: str, offset: int, length: int):
+        if self._async:
+            return await self.be.aread(key, offset, length)
+        return await self._blocking(self._read_blocking, key, offset, length)
+
+    async def tail(self, key: str, size: int, n: int):
+        if self._async:
+            size = await self.be.aopen(key, size)
+            start = max(0, size - n)
+            return size, await self.be.aread(key, start, size - start)
+        return await self._blocking(self._tail_blocking, key, size, n)
+
+    def describe(self, e: BaseException) -> str:
+        return self._driver.describe_error(e, self.secrets)
+
+    def parquet_file(self, key: str, size: int):
+        from .parquet import ParquetFile
+
+        return ParquetFile(key, filesystem=self.fs)
+
+    def run(self, main) -> None:
+        from .remote import _NoCyclicGC, run
+
+        with _NoCyclicGC():
+            if self._async:
+                self._driver._run_on_fs_loop(self.fs, main)
+            else:
+                run(main())
+
+    def close(self) -> None:
+        with self._lock:
+            handles, self._handles = list(self._handles.values()), {}
+        for h in handles:
+            self.be.close(h)
+        self._pool.shutdown(wait=False)
