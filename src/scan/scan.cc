@@ -273,7 +273,9 @@ Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::v
   int64_t true_count = 0;
   *hits_out = atom.evaluate_dictionary(*dict, &true_count);
   const bool none = true_count == 0;
-  return none && !(atom.null_row_true() && c.statistics.null_count > 0);
+  // A chunk without a null count (no statistics written) may hold null rows.
+  const bool may_hold_nulls = !c.statistics.has_null_count || c.statistics.null_count > 0;
+  return none && !(atom.null_row_true() && may_hold_nulls);
 }
 
 // The rows of the pages whose ColumnIndex entry may make the atom TRUE

@@ -268,6 +268,18 @@ def test_is_null_is_valid(engine, bloom_lake):
     _same(engine, bloom_lake, ["v"], ~F("cat").is_null() | F("f").is_null())
 
 
+def test_is_null_on_dictionary_chunks_without_statistics(engine, tmp_path):
+    """A dictionary holds no null: when no null count says the chunk has none
+    (statistics not written), its dictionary cannot rule out is_null."""
+    vals = [None if i % 9 == 0 else f"s{i % 5}" for i in range(900)]
+    table = pa.table({"s": pa.array(vals), "i": pa.array(range(900))})
+    p = tmp_path / "nostats.parquet"
+    pq.write_table(table, p, row_group_size=300, write_statistics=False)
+    assert pq.ParquetFile(p).metadata.row_group(0).column(0).statistics is None
+    assert _same(engine, [str(p)], None, F("s").is_null()).num_rows == 100
+    assert _same(engine, [str(p)], ["i"], ~F("s").is_valid() | (F("s") == "s3")).num_rows == 100 + 160
+
+
 def test_nan(engine, bloom_lake):
     _same(engine, bloom_lake, ["f"], F("f") == NAN)
     assert _same(engine, bloom_lake, ["f"], F("f") != NAN).num_rows == 32000
