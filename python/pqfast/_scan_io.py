@@ -11,6 +11,7 @@ the staged engine is the same for every store.
 
 Each offers:
 
+- ``source``: what the caller named (for messages);
 - ``cache_key``: the store's name in what scans keep (tails, pruners'
   footers, listings); ``pattern``: the source when it is one pattern whose
   listing is kept (None: none kept);
@@ -45,6 +46,7 @@ class ObjectStoreIO:
         from . import remote
 
         self._remote = remote
+        self.source = source
         self.urls = [source] if isinstance(source, str) else list(source)
         if not self.urls:
             raise FormatError(f"invalid argument: no objects match {source!r}")
@@ -102,8 +104,8 @@ class ObjectStoreIO:
 
 class FilesystemIO:
     """Paths on a pyarrow or fsspec filesystem. Blocking backends read on a
-    pool of ``threads`` threads (default: fs_driver's, 64 for remote
-    stores); an async fsspec filesystem reads on its own event loop, where
+    pool of threads (fs_driver's count: 64 for remote stores, the cores for
+    local ones); an async fsspec filesystem reads on its own event loop, where
     the scan then runs. A pyarrow file is opened once per scan (on S3 each
     open is a HEAD), except on the local filesystem, where a file kept open
     would be a descriptor per file of the lake."""
@@ -111,7 +113,7 @@ class FilesystemIO:
     cache_key = None
     pattern = None
 
-    def __init__(self, source: Any, filesystem: Any, threads: int | None = None):
+    def __init__(self, source: Any, filesystem: Any):
         from . import fs_driver
 
         self._driver = fs_driver
@@ -121,7 +123,7 @@ class FilesystemIO:
         self.secrets = fs_driver.secrets_of(filesystem)
         self._async = self.be.kind == "fsspec-async"
         self._keep_open = self.be.kind == "pyarrow" and not self.be.local
-        self._pool = ThreadPoolExecutor(max_workers=int(threads or fs_driver.default_threads(self.be)))
+        self._pool = ThreadPoolExecutor(max_workers=fs_driver.default_threads(self.be))
         self._handles: dict = {}
         self._sizes: dict = {}  # learned by the tail reads: an fsspec read then asks for no info
         self._lock = threading.Lock()

@@ -15,7 +15,8 @@ probed column's type is read from one footer there too. Each task prunes a
 batch of files with the same drivers as pqfast.prune (the remote driver for
 s3:// URLs: one request per file, hundreds in flight per worker; the local
 driver otherwise). A Dask task costs 1-2 ms of scheduling: batches of
-hundreds to thousands of files keep that under 2% of the work.
+hundreds to thousands of files keep that under 2% of the work. read_pruned's
+partitions are read by the scan engine, as pqfast.read_pruned reads them.
 """
 
 from __future__ import annotations

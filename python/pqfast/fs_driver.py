@@ -1,5 +1,8 @@
 """Pruning through filesystem objects: ``pqfast.prune(paths, column, values,
-filesystem=fs)``, drivers over the sans-IO core (:mod:`pqfast.sansio`).
+filesystem=fs)``, drivers over the sans-IO core (:mod:`pqfast.sansio`). The
+backends and ``resolve`` below also serve ``read_table(filters=...,
+filesystem=fs)``: the staged scan lists and reads through them
+(``pqfast._scan_io.FilesystemIO``).
 
 Three drivers, chosen by what ``fs`` is:
 

@@ -7,12 +7,13 @@
     c.bloom_filter_offset, c.bloom_filter_length, c.bloom_filter()   # -> pqfast.Sbbf or None
 
     pqfast.prune("lake/*.parquet", "user_id", [42, 43])             # -> pyarrow.Table
-    pqfast.read_pruned("lake/*.parquet", "user_id", [42])            # reads surviving row groups
+    pqfast.read_pruned("lake/*.parquet", "user_id", [42])            # the rows, by the scan engine
 
 Local paths are read by C++ (pread, a thread pool over files, the GIL
 released). A pyarrow ``FileSystem`` or an fsspec filesystem (``filesystem=``),
 or an open binary file object, is read through Python and parsed by the same
-C++ code; ``prune`` drives such filesystems with :mod:`pqfast.fs_driver`.
+C++ code; ``prune`` drives such filesystems with :mod:`pqfast.fs_driver`,
+``read_pruned`` reads them with the staged scan (:mod:`pqfast.scan`).
 """
 
 from __future__ import annotations

@@ -505,7 +505,10 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     index), the Bloom blocks of ``=``/``in`` atoms, then the same engine over
     the bytes fetched so far, fetching what it lacks in one round per step:
     the filter columns' dictionaries and candidate pages, then the projected
-    pages of the selected rows (a lookup: five rounds). ``stats=True`` returns
+    pages of the selected rows (a lookup: five rounds). With ``filesystem``
+    (a pyarrow ``FileSystem`` or an fsspec filesystem, async ones such as
+    s3fs included) paths on it go through that same staged scan, listed and
+    read by :mod:`pqfast.fs_driver`'s backends. ``stats=True`` returns
     ``(table, dict)``, the dict saying what was read (on S3 also ``rounds``,
     ``round_detail``, ``requests`` and ``bytes_fetched``).
 

@@ -10,6 +10,13 @@ chunks by their dictionaries, pages by the ColumnIndex, the filter columns
 decoded and evaluated on what is left, and the projected columns read for
 the selected rows only. The pieces come back through the Arrow C Data
 Interface and are assembled here into one ``pyarrow.Table``.
+
+Local paths are one native call (``_scan_local``). ``s3://`` URLs and paths
+on a filesystem object (pyarrow, fsspec) go through the staged scan
+(``_scan_staged``): the same engine run over the bytes fetched so far, the
+fetching done by an I/O object of ``_scan_io`` (obstore, or fs_driver's
+backends). Every reader of rows (``read_table``, ``read_pruned``,
+``pqfast.dask.read_pruned``) comes here.
 """
 
 from __future__ import annotations
@@ -684,7 +691,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
 
         if filesystem is not None:
             _refuse_file_objects(source)
-            io = FilesystemIO(source, filesystem, threads)
+            io = FilesystemIO(source, filesystem)
         else:
             io = ObjectStoreIO(source, storage_options)
         # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
