@@ -150,22 +150,24 @@ class FilesystemIO:
                 self._handles[path] = h
         return size, h
 
-    def _read_blocking(self, path: str, offset: int, length: int):
-        _, h = self._opened(path, -1)
+    def _with_file(self, path: str, size: int, fn):
+        """fn(size, handle) on the opened file, closed after unless kept open."""
+        size, h = self._opened(path, size)
         try:
-            return bytes(self.be.read(h, path, offset, length))
+            return fn(size, h)
         finally:
             if not self._keep_open:
                 self.be.close(h)
 
+    def _read_blocking(self, path: str, offset: int, length: int):
+        return self._with_file(path, -1, lambda _, h: bytes(self.be.read(h, path, offset, length)))
+
     def _tail_blocking(self, path: str, size: int, n: int):
-        size, h = self._opened(path, size)
-        try:
+        def last(size, h):
             start = max(0, size - n)
             return size, bytes(self.be.read(h, path, start, size - start))
-        finally:
-            if not self._keep_open:
-                self.be.close(h)
+
+        return self._with_file(path, size, last)
 
     async def read(self, key: str, offset: int, length: int):
         if self._async:
