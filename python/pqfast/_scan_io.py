@@ -18,8 +18,9 @@ Each offers:
 - ``async list()``: ``[(name, key, size, version)]`` in the order the scan
   reads them; ``size`` -1 when unknown, ``version`` None when the listing
   gives none (nothing is then kept for the next scan);
-- ``async read(key, offset, length)``, and ``async tail(key, size, n)``:
-  ``(size, the last n bytes or fewer)``, learning an unknown size;
+- ``async read(key, offset, length)``, and ``async suffix(key, n)``:
+  ``(size, the last n bytes or fewer)`` of a file whose size the listing
+  did not give;
 - ``describe(e)``: one line, secrets masked;
 - ``parquet_file(key, size)``: a :class:`pqfast.ParquetFile` over the same
   store (nested columns are read after the engine);
@@ -75,13 +76,10 @@ class ObjectStoreIO:
 
         return await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
 
-    async def tail(self, key: str, size: int, n: int):
+    async def suffix(self, key: str, n: int):
         import obstore
 
-        if size >= 0:
-            n = min(size, n)
-            return size, await self.read(key, size - n, n)
-        # An explicit URL: a suffix GET gives the size too.
+        # One GET gives the size too.
         r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
         return int(r.meta["size"]), await r.bytes_async()
 
@@ -125,7 +123,7 @@ class FilesystemIO:
         self._keep_open = self.be.kind == "pyarrow" and not self.be.local
         self._pool = ThreadPoolExecutor(max_workers=fs_driver.default_threads(self.be))
         self._handles: dict = {}
-        self._sizes: dict = {}  # learned by the tail reads: an fsspec read then asks for no info
+        self._sizes: dict = {}  # from the listing or the first open: an fsspec read then asks for no info
         self._lock = threading.Lock()
 
     async def _blocking(self, fn, *args):
@@ -134,13 +132,15 @@ class FilesystemIO:
     async def list(self):
         # In a thread: an async filesystem's blocking calls wait on the loop this runs on.
         items = await self._blocking(self._driver.resolve, self.source, self.be, None, self.secrets)
+        with self._lock:
+            self._sizes.update((path, size) for _, path, size in items if size >= 0)
         return [(name, path, size, None) for name, path, size in items]
 
-    def _opened(self, path: str, size: int):
+    def _opened(self, path: str):
         """(size, handle or None) of a file, its kept handle when there is one."""
         with self._lock:
             h = self._handles.get(path)
-            size = self._sizes.get(path, size)
+            size = self._sizes.get(path, -1)
         if h is not None:
             return size, h
         size, h = self.be.open(path, size)
@@ -150,9 +150,9 @@ class FilesystemIO:
                 self._handles[path] = h
         return size, h
 
-    def _with_file(self, path: str, size: int, fn):
+    def _with_file(self, path: str, fn):
         """fn(size, handle) on the opened file, closed after unless kept open."""
-        size, h = self._opened(path, size)
+        size, h = self._opened(path)
         try:
             return fn(size, h)
         finally:
@@ -160,26 +160,27 @@ class FilesystemIO:
                 self.be.close(h)
 
     def _read_blocking(self, path: str, offset: int, length: int):
-        return self._with_file(path, -1, lambda _, h: bytes(self.be.read(h, path, offset, length)))
+        return self._with_file(path, lambda _, h: bytes(self.be.read(h, path, offset, length)))
 
-    def _tail_blocking(self, path: str, size: int, n: int):
+    def _suffix_blocking(self, path: str, n: int):
         def last(size, h):
             start = max(0, size - n)
             return size, bytes(self.be.read(h, path, start, size - start))
 
-        return self._with_file(path, size, last)
+        return self._with_file(path, last)
 
     async def read(self, key: str, offset: int, length: int):
         if self._async:
             return await self.be.aread(key, offset, length)
         return await self._blocking(self._read_blocking, key, offset, length)
 
-    async def tail(self, key: str, size: int, n: int):
+    async def suffix(self, key: str, n: int):
+        # The size from an open (pyarrow: its HEAD) or an info (fsspec).
         if self._async:
-            size = await self.be.aopen(key, size)
+            size = await self.be.aopen(key, -1)
             start = max(0, size - n)
             return size, await self.be.aread(key, start, size - start)
-        return await self._blocking(self._tail_blocking, key, size, n)
+        return await self._blocking(self._suffix_blocking, key, n)
 
     def describe(self, e: BaseException) -> str:
         return self._driver.describe_error(e, self.secrets)

@@ -37,6 +37,13 @@ def _refuse_file_objects(source: Any) -> None:
                           "not file objects")
 
 
+def _local_paths(source: Any) -> list[str]:
+    from .parquet import expand_paths
+
+    _refuse_file_objects(source)
+    return expand_paths(source)
+
+
 def _descs_with_units(meta) -> dict:
     """Leaf descriptors by dotted path; an Arrow duration's carries its unit
     (filters then take timedelta values, as read_table returns them)."""
@@ -284,12 +291,12 @@ class _Fetcher:
         self._done(rnd, len(data))
         return data
 
-    async def tail(self, what: str, key: str, size: int, n: int):
-        """(object size, its last n bytes or fewer); size -1: not known yet."""
+    async def suffix(self, what: str, key: str, n: int):
+        """(object size, its last n bytes or fewer)."""
         rnd = self.step(what)
         async with self.gate:
             self._started(rnd)
-            size, data = await self.io.tail(key, size, n)
+            size, data = await self.io.suffix(key, n)
         self._done(rnd, len(data))
         return size, data
 
@@ -370,7 +377,11 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
         if kept is not None:
             return size, kept
         try:
-            size, data = await f.tail("tails", key, size, _TAIL)
+            if size < 0:  # an explicit URL: a suffix read gives the size too
+                size, data = await f.suffix("tails", key, _TAIL)
+            else:
+                n = min(size, _TAIL)
+                data = await f.get("tails", key, size - n, n)
             need, _ = _pqfast._row_group_ranges(data, size, [])
             if need > len(data):  # a footer longer than the tail: read it whole
                 more = await f.get("footers", key, size - need, need - len(data))
@@ -683,7 +694,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     filtered by ``filters`` when given, else whole (``read_pruned``); a file
     of ``source`` without any is read for nothing but, first, the schema."""
     from .filters import normalize
-    from .parquet import ParquetFile, _remote_urls, expand_paths
+    from .parquet import ParquetFile, _remote_urls
     from .reader import _plans
 
     if filesystem is not None or _remote_urls(source):
@@ -698,8 +709,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
         return _scan_staged(io, columns, filters, threads, stats,
                             (use_statistics, False, use_dictionary, use_page_index), memory_limit, row_groups)
     t0 = time.perf_counter()
-    _refuse_file_objects(source)
-    paths = expand_paths(source)
+    paths = _local_paths(source)
     if not paths:
         raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source) if isinstance(source, (str, os.PathLike)) else source!r}")
     with ParquetFile(paths[0]) as first:
@@ -715,22 +725,23 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if not isinstance(p, _Plan)]
     sel = None
+    if use_bloom and dnf and row_groups is None:
+        # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
+        # the row groups its filters rule out are not scanned.
+        from ._sidecar import scan_row_groups
+
+        sel = scan_row_groups(paths, dnf)
+    kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
     if row_groups is not None:
         # Chosen by the caller (pruned before); the engine takes an empty list as "all": such files are left out.
         kept = [p for p in paths if row_groups.get(p)]
         groups = [sorted(set(row_groups[p])) for p in kept]
-    else:
-        if use_bloom and dnf:
-            # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
-            # the row groups its filters rule out are not scanned.
-            from ._sidecar import scan_row_groups
-
-            sel = scan_row_groups(paths, dnf)
-        kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
     pieces, st = _pqfast._scan_local(kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary,
                                      use_page_index, _memory_limit(memory_limit), groups, bool(nested))
     nested_chunks = None
     if nested:
+        from .parquet import ParquetFile
+
         # With no file left (no pieces either), the first file types the empty columns.
         nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i] if kept else paths[0]), nested, pieces,
                                      memory_limit)

@@ -23,7 +23,7 @@ import pytest
 import pqfast
 
 from s3_fixtures import opts, proxy, s3  # noqa: F401
-from test_filters import same_table as _same
+from test_filters import same_table
 
 F = pc.field
 N_FILES = 4
@@ -140,9 +140,9 @@ FILTERS = {
 def test_read_table_filters_equal_dataset(lakes, where, lake, filt):
     source, kw = where(lake)
     filters = FILTERS[filt](*_ids(lakes, lake))
-    _same(pqfast.read_table(source, filters=filters, **kw), _want(lakes, lake, None, filters))
+    same_table(pqfast.read_table(source, filters=filters, **kw), _want(lakes, lake, None, filters))
     cols = ["tags", "id", "s"] if lake == "nested" else ["key", "id"]
-    _same(pqfast.read_table(source, columns=cols, filters=filters, **kw), _want(lakes, lake, cols, filters))
+    same_table(pqfast.read_table(source, columns=cols, filters=filters, **kw), _want(lakes, lake, cols, filters))
 
 
 @pytest.mark.parametrize("lake", LAKES)
@@ -151,10 +151,10 @@ def test_read_pruned_equals_dataset(lakes, where, lake):
     ids, none = _ids(lakes, lake)
     for vals in (ids, none, ids[:1] + none):
         want = _want(lakes, lake, None, [("id", "in", vals)])
-        _same(pqfast.read_pruned(source, "id", vals, **kw), want)
-        _same(pqfast.read_pruned(source, "id", vals, columns=["v"], **kw), want.select(["v"]))
+        same_table(pqfast.read_pruned(source, "id", vals, **kw), want)
+        same_table(pqfast.read_pruned(source, "id", vals, columns=["v"], **kw), want.select(["v"]))
     keys = [f"k{ids[0] % 500}", "k-none"]
-    _same(pqfast.read_pruned(source, "key", keys, **kw), _want(lakes, lake, None, [("key", "in", keys)]))
+    same_table(pqfast.read_pruned(source, "key", keys, **kw), _want(lakes, lake, None, [("key", "in", keys)]))
 
 
 def _kept_row_groups_by_pyarrow(lakes, lake, column, vals, columns=None) -> pa.Table:
@@ -173,10 +173,10 @@ def test_read_pruned_without_row_filter_reads_kept_row_groups(lakes, where, lake
     for vals in (ids, none):
         got = pqfast.read_pruned(source, "id", vals, filter_rows=False, **kw)
         want = _kept_row_groups_by_pyarrow(lakes, lake, "id", vals)
-        _same(got, want)
+        same_table(got, want)
         assert (got.num_rows == 0) == (vals is none)  # the ids absent lie outside every file's min/max
     got = pqfast.read_pruned(source, "id", ids, filter_rows=False, columns=["key"], **kw)
-    _same(got, _kept_row_groups_by_pyarrow(lakes, lake, "id", ids, ["key"]))
+    same_table(got, _kept_row_groups_by_pyarrow(lakes, lake, "id", ids, ["key"]))
 
 
 def test_pyarrow_s3_opens_each_object_once(lakes, uploaded, s3, proxy):  # noqa: F811
@@ -195,6 +195,13 @@ def test_pyarrow_s3_opens_each_object_once(lakes, uploaded, s3, proxy):  # noqa:
     assert methods.get("HEAD") == N_FILES, methods
     assert st["requests"] > 1 + N_FILES  # the listing, tails, then Bloom blocks and pages of files 1 and 3
     assert st["files"] == N_FILES
+    # Explicit paths: no listing; the open that finds a file's size serves its later reads too.
+    keys = [f"{uploaded}/fs/bloom_pi/{os.path.basename(p)}" for p in lakes["bloom_pi"]]
+    proxy.reset()
+    again = pqfast.read_table(keys, filters=[("id", "in", ids)], filesystem=fs)
+    same_table(again, got)
+    methods = proxy.stats()["methods"]
+    assert methods.get("HEAD") == N_FILES and methods["GET"] == st["requests"] - 1, (methods, st["round_detail"])
 
 
 @pytest.mark.skipif(importlib.util.find_spec("s3fs") is None, reason="s3fs not installed")
