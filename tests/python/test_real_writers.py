@@ -211,7 +211,7 @@ def test_read_pruned_answers_on_every_column(name):
         if not vals:
             continue
         want = _expected_rows(exp, c, vals)
-        # The scan engine (local paths) and the prune-then-read path (filesystem=).
+        # The scan engine natively (local paths) and in stages over a filesystem object (filesystem=).
         for kw in ({}, {"filesystem": local_fs}):
             got = pqfast.read_pruned(str(path), c, vals, **kw)
             assert got.column_names == list(exp), (name, c, kw)
