@@ -746,37 +746,6 @@ def _has_magic(p: str) -> bool:
     return "*" in p or "?" in p or "[" in p
 
 
-def _parquet_files_under(d: str) -> list[str]:
-    """sorted(glob(d + "/**/*.parquet", recursive=True)) with one scandir per
-    directory and no pattern matching (a third of glob's cost; a lookup
-    lists its lake on every call): names starting with "." are skipped,
-    symbolic links to directories followed, unreadable directories give
-    nothing."""
-    out: list[str] = []
-    stack = [d]
-    while stack:
-        cur = stack.pop()
-        try:
-            it = os.scandir(cur)
-        except OSError:
-            continue
-        with it:
-            for e in it:
-                name = e.name
-                if name.startswith("."):
-                    continue
-                path = os.path.join(cur, name)
-                if name.endswith(".parquet"):
-                    out.append(path)
-                try:
-                    if e.is_dir():
-                        stack.append(path)
-                except OSError:
-                    pass
-    out.sort()
-    return out
-
-
 def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     """Paths from a glob, a directory (every *.parquet under it), a path, or a list of them."""
     single = isinstance(paths_or_glob, (str, os.PathLike))
@@ -796,7 +765,8 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
                 # glob(3) in C++ where it means the same; Python's for "**".
                 out.extend(_pqfast._glob(os.fsencode(p)) if "**" not in p else sorted(_glob.glob(p, recursive=True)))
             elif (single or not p.endswith(".parquet")) and os.path.isdir(p):
-                out.extend(_parquet_files_under(p))
+                # sorted(glob(p + "/**/*.parquet", recursive=True)), listed in C++
+                out.extend(_pqfast._parquet_files_under(os.fsencode(p)))
             else:
                 out.append(p)
         elif hasattr(filesystem, "glob") and any(ch in p for ch in "*?["):  # fsspec
