@@ -231,8 +231,9 @@ _footers: dict = {}
 
 
 def clear_tail_cache() -> None:
-    """Forgets what earlier scans of s3:// URLs kept: tails, the pruner's
-    footers, listings."""
+    """Forgets what earlier scans kept: of s3:// URLs tails, the pruner's
+    footers, listings; of local files the first file's read plans."""
+    _first_plans.clear()
     with _tails.lock:
         _tails.map.clear()
         _tails.bytes = 0
@@ -678,6 +679,39 @@ def _memory_limit(limit) -> int:
     return int(limit)
 
 
+# What the first file of a scan says about its columns (footer, read plans,
+# descriptors), by path, size, mtime and projection: a lookup asks the same
+# lake again and again, and building the plans costs a tenth of a lookup.
+# Only flat plans are kept (nested ones are set per read).
+_first_plans: dict = {}
+_FIRST_PLANS_MAX = 64
+
+
+def _first_file_plans(path: str, columns):
+    from .parquet import ParquetFile
+    from .reader import _Plan, _plans
+
+    try:
+        st = os.stat(path)
+        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns))
+    except (OSError, TypeError):
+        key = None  # (unhashable or unreadable: ParquetFile says what is wrong)
+    hit = _first_plans.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    with ParquetFile(path) as first:
+        meta = first._meta
+        plans = _plans(meta, path, columns)
+        descs = _descs_with_units(meta)
+    # Kept only for a file last changed 2 s ago or more: one changed again
+    # within its mtime's tick, at the same size, would otherwise look the same.
+    if key is not None and time.time_ns() - key[2] >= 2_000_000_000 and all(isinstance(p, _Plan) for p in plans):
+        if len(_first_plans) >= _FIRST_PLANS_MAX:
+            _first_plans.clear()
+        _first_plans[key] = (meta, plans, descs)
+    return meta, plans, descs
+
+
 def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
@@ -698,10 +732,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     paths = _local_paths(source)
     if not paths:
         raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source) if isinstance(source, (str, os.PathLike)) else source!r}")
-    with ParquetFile(paths[0]) as first:
-        meta = first._meta
-        plans = _plans(meta, paths[0], columns)
-        descs = _descs_with_units(meta)
+    meta, plans, descs = _first_file_plans(paths[0], columns)
     dnf = None
     if filters is not None:
         dnf = _encode_filter(normalize(filters), descs, paths[0])
