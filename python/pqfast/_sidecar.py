@@ -333,6 +333,26 @@ def with_sidecar_verdicts(table, judged, by_value: bool):
     return pa.table(cols)
 
 
+def judge(table, source: Any, column: str, values: Any, sidecar: Any = None, storage_options: dict | None = None,
+          by_value: bool = False, use_statistics: bool = True):
+    """prune's ``table`` of ``source`` (local paths or s3:// URLs) judged
+    again with a sidecar where some row group has no filter of its own:
+    ``sidecar`` names it (a path or URL), else it is looked for beside the
+    files; False: never."""
+    if sidecar is False or table.num_rows == 0 or "no_filter" not in table.column("verdict").unique().to_pylist():
+        return table
+    from .parquet import _remote_urls
+
+    if _remote_urls(source):
+        from ._sidecar_s3 import apply_remote
+
+        return apply_remote(table, column, values, source, sidecar, storage_options, by_value, use_statistics)
+    where = os.fspath(sidecar) if sidecar not in (None, True) else find(table.column("path")[:1].to_pylist())
+    if where is None:
+        return table
+    return apply(table, column, values, where, by_value, use_statistics)
+
+
 def apply(table, column: str, values: Any, where: str, by_value: bool, use_statistics: bool = True):
     """prune's verdicts with a local sidecar: the files with "no_filter" rows
     and a fresh entry are pruned again as data file + tail (the sans-IO

@@ -840,19 +840,9 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     # filters judge the row groups the files' own metadata cannot.
     if sidecar is False or not use_bloom or filesystem is not None:
         return table
-    if table.num_rows == 0 or "no_filter" not in table.column("verdict").unique().to_pylist():
-        return table
-    if _remote_urls(paths_or_glob):
-        from ._sidecar_s3 import apply_remote
+    from ._sidecar import judge
 
-        return apply_remote(table, column, values, paths_or_glob, sidecar, storage_options, by_value,
-                            use_statistics)
-    from . import _sidecar
-
-    path = os.fspath(sidecar) if sidecar not in (None, True) else _sidecar.find(table.column("path")[:1].to_pylist())
-    if path is None:
-        return table
-    return _sidecar.apply(table, column, values, path, by_value, use_statistics)
+    return judge(table, paths_or_glob, column, values, sidecar, storage_options, by_value, use_statistics)
 
 
 def _prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,

@@ -146,9 +146,12 @@ def run(args) -> int:
     if remote_kw:
         from ..remote import prune_remote
 
+        from .._sidecar import judge
+
         t = prune_remote(files, args.column, values, storage_options=storage_options, by_value=args.by_value,
                          use_statistics=not args.no_stats, progress=bar, concurrency=args.concurrency,
                          **remote_kw)
+        t = judge(t, files, args.column, values, None, storage_options, args.by_value, not args.no_stats)
     else:
         t = pqfast.prune(files, args.column, values, threads=args.threads, by_value=args.by_value,
                          use_statistics=not args.no_stats, progress=bar)
