@@ -214,6 +214,11 @@ class ScanOverlay:
     async def suffix(self, what: str, key: str, n: int):
         return await self.inner.suffix(what, key, n)
 
+    def object_sizes(self, items: list) -> dict:
+        """{key: size} of the objects themselves (nested columns are read
+        from them, the footer the same as the tail's)."""
+        return {key: self.virtual[key][1].size if key in self.virtual else size for _, key, size, _ in items}
+
     async def _counted_head(self, key: str):
         import obstore
 

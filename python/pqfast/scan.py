@@ -636,7 +636,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         from ._remote_file import ObjectStoreFS
         from .parquet import ParquetFile
 
-        fs = ObjectStoreFS(store, {key: size for _, key, size, _ in final})
+        fs = ObjectStoreFS(store, f.object_sizes(final))
         nested_chunks = _nested_rows(lambda i: ParquetFile(final[i][1], filesystem=fs), nested, pieces,
                                      memory_limit, filters)
     table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks)

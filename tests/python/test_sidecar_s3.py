@@ -183,3 +183,27 @@ def test_cli_index_sidecar_on_s3_then_probe(s3, opts, lakes):  # noqa: F811
             .stdout.splitlines()]
     assert any(r["verdict"] == "maybe" and "sidecar" in r["reason"] for r in rows), rows
     assert not any(r["verdict"] == "no_filter" for r in rows)
+
+
+def test_nested_columns_of_objects_read_through_the_sidecar(s3, opts, tmp_path):  # noqa: F811
+    """Nested columns are read from the objects themselves (their own
+    footer), the flat filter columns through object + tail: no warning."""
+    import numpy as np
+
+    from pqfast import _testlake
+
+    paths = []
+    for i in range(2):
+        ids = np.arange(5000) + i * 10000
+        p = tmp_path / f"n{i}.parquet"
+        pq.write_table(pa.table({"id": ids, "tags": [[int(x), int(x) + 1] for x in ids]}), p, row_group_size=1000)
+        paths.append(str(p))
+    _testlake.upload(s3.store(), paths, "sc-nested")
+    url = f"s3://{s3.bucket}/sc-nested/*.parquet"
+    pqfast.index(url, ["id"], sidecar=True, storage_options=opts)
+    f = [("id", "in", [10007, 3])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = pqfast.read_table(url, filters=f, storage_options=opts)
+    assert got.to_pylist() == pq.read_table(paths, filters=f).to_pylist() == [
+        {"id": 3, "tags": [3, 4]}, {"id": 10007, "tags": [10007, 10008]}]
