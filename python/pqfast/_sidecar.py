@@ -47,6 +47,8 @@ from __future__ import annotations
 import json
 import os
 import struct
+import threading
+import time
 import warnings
 from typing import Any, NamedTuple
 
@@ -73,13 +75,60 @@ class Entry(NamedTuple):
     length: int
 
 
-def fingerprint(path: str) -> dict:
-    """What a local data file must still match for its entry to hold."""
+class _StatCache:
+    """Values computed from a local file, kept while a stat(2) of it gives
+    the same (device, inode, size, mtime, ctime), as git's index keeps
+    hashes: only for files last changed _RACY_NS before the value was made,
+    since a write in the same tick of a coarse file-system clock leaves the
+    stat unchanged (a writer that puts the mtime back still moves the
+    ctime). Bounded: the oldest entries go first."""
+
+    _RACY_NS = 2_000_000_000
+    _MAX = 1 << 16
+
+    def __init__(self):
+        self.map: dict = {}
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def key(st) -> tuple:
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def get(self, path: str):
+        try:
+            k = self.key(os.stat(path))
+        except OSError:
+            return None
+        with self.lock:
+            hit = self.map.get(path)
+        return hit[1] if hit is not None and hit[0] == k else None
+
+    def put(self, path: str, st, value) -> None:
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < self._RACY_NS:
+            return
+        with self.lock:
+            if len(self.map) >= self._MAX:
+                self.map.pop(next(iter(self.map)))
+            self.map[path] = (self.key(st), value)
+
+
+_fingerprints = _StatCache()
+_manifests = _StatCache()
+
+
+def fingerprint(path: str, cached: bool = False) -> dict:
+    """What a local data file must still match for its entry to hold.
+    ``cached``: a fingerprint made before may answer (see _StatCache);
+    writers of sidecars always read the file."""
+    if cached and (fp := _fingerprints.get(path)) is not None:
+        return fp
     with open(path, "rb") as f:
         st = os.fstat(f.fileno())
         n = min(st.st_size, TAIL_BYTES)
         tail = os.pread(f.fileno(), n, st.st_size - n)
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "tail_xxh64": f"{_pqfast.xxh64(tail):016x}"}
+    fp = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "tail_xxh64": f"{_pqfast.xxh64(tail):016x}"}
+    _fingerprints.put(path, st, fp)
+    return fp
 
 
 def manifest_length(head: bytes, total: int, where: str) -> int:
@@ -159,7 +208,7 @@ class Sidecar:
             ok = False
             if e is not None and e.etag is None:
                 try:
-                    fp = fingerprint(os.path.join(self.dir, rel))
+                    fp = fingerprint(os.path.join(self.dir, rel), cached=True)
                     ok = (fp["size"], fp["mtime_ns"], fp["tail_xxh64"]) == (e.size, e.mtime_ns, e.tail_xxh64)
                 except OSError:
                     ok = False
@@ -172,12 +221,16 @@ class Sidecar:
 
 
 def read(path: str) -> Sidecar:
-    """Parses a local sidecar; FormatError on anything malformed."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        mlen = manifest_length(f.read(HEADER), size, path)
-        raw = f.read(mlen)
-    return Sidecar(path, parse_manifest(raw, size, path))
+    """Parses a local sidecar (or takes the entries parsed before from a
+    sidecar unchanged since); FormatError on anything malformed."""
+    files = _manifests.get(path)
+    if files is None:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            mlen = manifest_length(f.read(HEADER), st.st_size, path)
+            files = parse_manifest(f.read(mlen), st.st_size, path)
+        _manifests.put(path, st, files)
+    return Sidecar(path, files)
 
 
 def load(path: str, stacklevel: int = 4) -> Sidecar | None:

@@ -297,3 +297,30 @@ def test_mutated_sidecar_headers_never_crash_a_read(indexed_lake):
             assert got.select(want.column_names).sort_by("id").equals(want)
     finally:
         (lake / "_pqfast_index").write_bytes(good)
+
+
+def test_kept_fingerprints_never_hide_a_rewrite(tmp_path, monkeypatch):
+    """Readers keep fingerprints while a stat gives the same device, inode,
+    size, mtime and ctime. A same-size rewrite whose writer puts the mtime
+    back still moves the ctime: the file is hashed again and found changed."""
+    lake = tmp_path / "lake"
+    paths = write_lake(lake)
+    pqfast.index(lake, ["id"], sidecar=True)
+    monkeypatch.setattr(_sidecar._StatCache, "_RACY_NS", 0)  # keep even fingerprints of files just written
+    f = filters_for(paths)[0]
+    _, st = pqfast.read_table(lake, filters=f, stats=True)
+    assert st["files_with_sidecar"] == N_FILES
+    assert str(paths[1]) in _sidecar._fingerprints.map
+    old = os.stat(paths[1])
+    data = bytearray(paths[1].read_bytes())
+    at = data.rindex(b"parquet-cpp-arrow")
+    data[at] = ord("P")  # created_by, in the footer: the file stays valid
+    paths[1].write_bytes(bytes(data))
+    os.utime(paths[1], ns=(old.st_atime_ns, old.st_mtime_ns))
+    assert os.stat(paths[1]).st_mtime_ns == old.st_mtime_ns and os.stat(paths[1]).st_size == old.st_size
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        got, st = pqfast.read_table(lake, filters=f, stats=True)
+    same_rows(got, lake, f)
+    assert st["files_with_sidecar"] == N_FILES - 1
+    assert any("changed since" in str(x.message) and "part-1" in str(x.message) for x in w)
