@@ -38,9 +38,12 @@ class LocalTarget:
                 base = os.path.commonpath([os.path.dirname(p) for p in self.paths]) if self.paths else os.getcwd()
             self.location = os.path.join(base, _sidecar.DEFAULT_NAME)
         else:
+            if isinstance(sidecar, str) and "://" in sidecar:
+                raise ValueError(f"sidecar= for local files must be a local path, not {sidecar!r}")
             self.location = os.path.abspath(os.fspath(sidecar))
         self.dir = os.path.dirname(self.location)
         self.old = None
+        self.identity = None  # of the sidecar read: checked again before the new one replaces it
 
     def files(self) -> list[str]:
         return self.paths
@@ -49,7 +52,8 @@ class LocalTarget:
         return os.path.relpath(path, self.dir).replace(os.sep, "/")
 
     def load_old(self):
-        if not os.path.exists(self.location):
+        self.identity = _sidecar.identity(self.location)
+        if self.identity is None:
             return None
         try:
             self.old = _sidecar.read(self.location)
@@ -72,7 +76,7 @@ class LocalTarget:
         return self.old is not None and self.old.fresh(rel)
 
     def write(self, entries: list) -> int:
-        return _sidecar.write(self.location, entries)
+        return _sidecar.write(self.location, entries, expect=self.identity)
 
 
 class Changed(Exception):

@@ -266,10 +266,21 @@ def encode(entries: list) -> tuple[bytes, int]:
     return MAGIC + struct.pack("<II", VERSION, len(manifest)) + manifest, off
 
 
-def write(path: str, entries: list) -> int:
+def identity(path: str):
+    """(device, inode, size, mtime, ctime) of a file, None when there is none:
+    a sidecar replaced by another writer has another."""
+    try:
+        return _StatCache.key(os.stat(path))
+    except FileNotFoundError:
+        return None
+
+
+def write(path: str, entries: list, expect: Any = False) -> int:
     """Writes a local sidecar atomically (temporary file + fsync + rename);
     returns its size. Parts that lie in another file are copied from it in
-    pieces (the old sidecar's tails, never all in memory)."""
+    pieces (the old sidecar's tails, never all in memory). ``expect``: the
+    identity() the sidecar must still have just before the rename (another
+    indexer's sidecar is not replaced: FormatError)."""
     head, total = encode(entries)
     tmp = f"{path}.tmp-{os.getpid()}"
     try:
@@ -292,6 +303,9 @@ def write(path: str, entries: list) -> int:
             f.flush()
             os.fsync(f.fileno())
             assert f.tell() == total
+        if expect is not False and identity(path) != expect:
+            raise _pqfast.FormatError(f"{path}: replaced by another writer while this index was built; "
+                                      f"run pqfast.index again")
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

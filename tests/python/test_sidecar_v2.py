@@ -324,3 +324,22 @@ def test_kept_fingerprints_never_hide_a_rewrite(tmp_path, monkeypatch):
     same_rows(got, lake, f)
     assert st["files_with_sidecar"] == N_FILES - 1
     assert any("changed since" in str(x.message) and "part-1" in str(x.message) for x in w)
+
+
+def test_a_sidecar_replaced_meanwhile_is_not_overwritten(tmp_path):
+    """Two indexers of one lake: the one that read the sidecar before the
+    other replaced it refuses to rename its own over it (as S3's If-Match)."""
+    from pqfast._index_sidecar import LocalTarget
+
+    lake = tmp_path / "lake"
+    write_lake(lake)
+    slow = LocalTarget(lake, True)
+    assert slow.load_old() is None
+    pqfast.index(lake, ["id"], sidecar=True)  # the other indexer, first to finish
+    theirs = (lake / "_pqfast_index").read_bytes()
+    with pytest.raises(pqfast.FormatError, match="another writer"):
+        slow.write([])
+    assert (lake / "_pqfast_index").read_bytes() == theirs
+    assert not [p for p in os.listdir(lake) if ".tmp-" in p]  # its temporary is gone
+    with pytest.raises(ValueError):
+        pqfast.index(lake, ["id"], sidecar="s3://bucket/x")
