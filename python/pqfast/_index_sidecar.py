@@ -157,8 +157,8 @@ def build(target, cols, fpp: float, ndv: int, page_index: bool, threads, progres
         else:
             changed = True  # dropped
     entries.sort(key=lambda x: x[0])
-    if not dry_run and changed:
-        summary.bytes_appended = target.write(entries)
+    if changed:  # (a dry run says how large the sidecar would be)
+        summary.bytes_appended = _sidecar.encode(entries)[1] if dry_run else target.write(entries)
     summary.seconds = time.perf_counter() - start
     return summary
 

@@ -103,7 +103,10 @@ def test_the_tail_is_what_index_appends_and_a_new_column_goes_after_it(tmp_path)
     shutil.copy(paths[0], copy)
     old_size = copy.stat().st_size
 
-    pqfast.index(lake, ["id"], sidecar=True)
+    dry = pqfast.index(lake, ["id"], sidecar=True, dry_run=True)
+    assert not (lake / "_pqfast_index").exists() and dry.chunks_indexed == 3 * N_FILES
+    s = pqfast.index(lake, ["id"], sidecar=True)
+    assert s.bytes_appended == dry.bytes_appended == (lake / "_pqfast_index").stat().st_size
     pqfast.index(copy, ["id"])
     e = _sidecar.read(str(lake / "_pqfast_index")).files["part-0.parquet"]
     assert (e.size, e.length) == (old_size, copy.stat().st_size - old_size)
