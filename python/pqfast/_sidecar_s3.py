@@ -137,7 +137,7 @@ def apply_remote(table, column: str, values: Any, source: Any, sidecar: Any, sto
         if isinstance(heads[0], FileNotFoundError):
             return None
         if isinstance(heads[0], BaseException):
-            raise _pqfast.FormatError(f"{where}: {remote.describe_error(heads[0], store)}")
+            raise heads[0]
         files = await read_manifest(get, side_key, int(heads[0]["size"]), where)
         judged, stale = [], []
         for url, key, h in zip(todo, keys, heads[1:]):
@@ -172,8 +172,9 @@ def apply_remote(table, column: str, values: Any, source: Any, sidecar: Any, sto
 
     try:
         judged = remote.run(main())
-    except (_pqfast.FormatError, OSError) as e:
-        warnings.warn(f"pqfast: sidecar ignored: {e}", stacklevel=3)
+    except Exception as e:  # noqa: BLE001 - unreadable or malformed: the table as the objects give it
+        msg = e if isinstance(e, _pqfast.FormatError) else f"{where}: {remote.describe_error(e, store)}"
+        warnings.warn(f"pqfast: sidecar ignored: {msg}", stacklevel=3)
         return table
     return table if judged is None else _sidecar.with_sidecar_verdicts(table, judged, by_value)
 
@@ -256,8 +257,9 @@ class ScanOverlay:
             unsized = [it for it in items if it[2] < 0 and rel(side_key, it[1]) in files]
             heads = dict(zip([it[1] for it in unsized],
                              await asyncio.gather(*(self._counted_head(it[1]) for it in unsized))))
-        except (_pqfast.FormatError, OSError) as e:
-            warnings.warn(f"pqfast: sidecar ignored: {e}", stacklevel=2)
+        except Exception as e:  # noqa: BLE001 - unreadable or malformed: the objects are read as they are
+            msg = e if isinstance(e, _pqfast.FormatError) else f"{where}: {remote.describe_error(e, self.store)}"
+            warnings.warn(f"pqfast: sidecar ignored: {msg}", stacklevel=2)
             return items
         out, stale = [], []
         for url, key, size, version in items:

@@ -144,9 +144,8 @@ def run(args) -> int:
                         enabled=not args.json and len(files) > 20 and sys.stderr.isatty())
     bar = progress if progress.enabled else None
     if remote_kw:
-        from ..remote import prune_remote
-
         from .._sidecar import judge
+        from ..remote import prune_remote
 
         t = prune_remote(files, args.column, values, storage_options=storage_options, by_value=args.by_value,
                          use_statistics=not args.no_stats, progress=bar, concurrency=args.concurrency,
