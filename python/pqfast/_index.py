@@ -117,9 +117,7 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
         from . import _index_sidecar
 
         if _remote_urls(source):
-            from ._sidecar_s3 import S3Target
-
-            target = S3Target(source, sidecar, storage_options)
+            target = _index_sidecar.S3Target(source, sidecar, storage_options)
         elif storage_options:
             raise ValueError("storage_options are for s3:// sources")
         else:

@@ -1,6 +1,7 @@
 """Sidecar indexes (format in ``pqfast._sidecar``) on S3: written by
 ``pqfast.index(urls, columns, sidecar=True | "s3://bucket/key")`` beside the
-objects, read by ``prune`` and ``read_table(filters=)`` on s3:// URLs.
+objects (``_index_sidecar.S3Target``), read here for ``prune`` and
+``read_table(filters=)`` on s3:// URLs.
 
 Where: ``_pqfast_index`` in the directory a pattern or prefix lists
 (``s3://b/lake/*.parquet`` and ``s3://b/lake/`` -> ``s3://b/lake/_pqfast_index``),
@@ -297,105 +298,3 @@ def scan_or_fallback(scan):
         return scan()
     finally:
         _OFF.clear()
-
-
-# ---- pqfast.index(..., sidecar=...) on s3:// URLs ------------------------------------------
-
-
-class S3Target:
-    """The sidecar of objects on S3, for _index_sidecar.build: objects named
-    by their URLs, fingerprinted by a HEAD (size, ETag), planned over ranged
-    GETs conditional on that ETag (a change meanwhile: left out, "conflict"),
-    the sidecar put whole, conditional on the ETag of the one it replaces."""
-
-    def __init__(self, source: Any, sidecar: Any, storage_options: dict | None):
-        from . import _index_s3, remote
-
-        _, items = remote.resolve(source, storage_options)
-        self.keys = {u: k for u, k, _ in items}
-        self.client = _index_s3.make_client(storage_options)
-        self.bucket, self.key = location(source, sidecar)
-        self.location = f"s3://{self.bucket}/{self.key}"
-        self.old_bytes = b""
-        self.old_etag = None
-
-    def files(self) -> list[str]:
-        return list(self.keys)
-
-    def rel(self, url: str) -> str:
-        return rel(self.key, self.keys[url])
-
-    def load_old(self):
-        try:
-            r = self.client.get_object(Bucket=self.bucket, Key=self.key)
-        except Exception as e:  # noqa: BLE001 - a missing sidecar is a new one
-            if getattr(e, "response", {}).get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-                return None
-            raise
-        self.old_bytes, self.old_etag = r["Body"].read(), r["ETag"]
-        try:
-            mlen = _sidecar.manifest_length(self.old_bytes[:_sidecar.HEADER], len(self.old_bytes), self.location)
-            return _sidecar.parse_manifest(self.old_bytes[_sidecar.HEADER:_sidecar.HEADER + mlen],
-                                           len(self.old_bytes), self.location)
-        except _pqfast.FormatError:
-            return None  # rebuilt whole
-
-    def _head(self, key: str) -> dict:
-        h = self.client.head_object(Bucket=self.bucket, Key=key)
-        return {"size": int(h["ContentLength"]), "etag": etag(h["ETag"])}
-
-    def fingerprint(self, url: str) -> dict:
-        return self._head(self.keys[url])
-
-    def plan(self, url: str, fp: dict, e, cols, fpp, ndv, page_index, threads):
-        from ._index_s3 import Conflict, object_reader
-        from ._index_sidecar import Changed
-
-        changed: list = []
-        read_object = object_reader(self.client, self.bucket, self.keys[url], f'"{fp["etag"]}"', {"get": 0,
-                                                                                               "get_bytes": 0},
-                                    changed)
-        base = fp["size"]
-        read_at = read_object
-        if e is not None:
-            tail = self.old_bytes[e.offset:e.offset + e.length]
-
-            def read_at(off: int, n: int) -> bytes:
-                out = read_object(off, min(n, base - off)) if off < base else b""
-                lo = max(off, base) - base
-                return out + tail[lo:lo + n - len(out)]
-
-        try:
-            return _pqfast._plan_index(read_at, base + (e.length if e is not None else 0), url, cols, fpp, ndv,
-                                       page_index, threads)
-        except (_pqfast.FormatError, Conflict):
-            if changed:
-                raise Changed() from None
-            raise
-
-    def old_part(self, e) -> bytes:
-        return self.old_bytes[e.offset:e.offset + e.length]
-
-    def still_fresh(self, rel_key: str, e) -> bool:
-        key = posixpath.normpath(posixpath.join(posixpath.dirname(self.key), rel_key))
-        try:
-            h = self._head(key)
-        except Exception:  # noqa: BLE001 - gone or unreadable: dropped
-            return False
-        return fresh(e, h["size"], h["etag"])
-
-    def write(self, entries: list) -> int:
-        head, total = _sidecar.encode(entries)
-        body = b"".join([head] + [bytes(p) for _, _, parts in entries for p in parts])
-        assert len(body) == total
-        kw = {"IfMatch": self.old_etag} if self.old_etag else {}
-        try:
-            self.client.put_object(Bucket=self.bucket, Key=self.key, Body=body, **kw)
-        except Exception as e:  # noqa: BLE001
-            from ._index_s3 import _precondition_failed
-
-            if _precondition_failed(e):
-                raise _pqfast.FormatError(f"{self.location}: replaced by another writer while this index was "
-                                          f"built; run pqfast.index again") from None
-            raise
-        return total
