@@ -346,3 +346,17 @@ def test_a_sidecar_replaced_meanwhile_is_not_overwritten(tmp_path):
     assert not [p for p in os.listdir(lake) if ".tmp-" in p]  # its temporary is gone
     with pytest.raises(ValueError):
         pqfast.index(lake, ["id"], sidecar="s3://bucket/x")
+
+
+def test_a_sidecar_elsewhere_names_the_files_relative_to_itself(tmp_path):
+    lake = tmp_path / "lake"
+    paths = write_lake(lake)
+    where = tmp_path / "indexes" / "lake.pqfastix"
+    where.parent.mkdir()
+    pqfast.index(lake, ["id"], sidecar=where)
+    assert set(_sidecar.read(str(where)).files) == {f"../lake/{p.name}" for p in paths}
+    a = sample_ids(paths)[0]
+    assert "no_filter" in pqfast.prune(lake, "id", [a])["verdict"].to_pylist()  # not beside the files
+    got = pqfast.prune(lake, "id", [a], sidecar=where)
+    assert "no_filter" not in got["verdict"].to_pylist()
+    assert got["verdict"].to_pylist().count("maybe") == 1
