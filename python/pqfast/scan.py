@@ -354,7 +354,10 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         raise ValueError(f"one bucket per call; got {sorted(buckets)}")
     store = remote.make_store(next(iter(buckets)), storage_options)
     hint_key = (endpoint, pattern) if pattern is not None else None
-    f = _Fetcher(store)
+    from ._sidecar_s3 import ScanOverlay
+
+    # A sidecar index beside the objects: those it covers are read with their tails.
+    f = ScanOverlay(_Fetcher(store), store)
     listing_ms = [0.0]
 
     def worded(url, e):
@@ -369,11 +372,11 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
                 out.append((u, remote.split_url(u)[1], -1, None))
                 continue
             versions: dict = {}
-            got = [it async for page in remote._listed_pages(store, u, versions) for it in page]
+            got = [it async for page in remote._listed_pages(store, u, versions, f.listed) for it in page]
             got.sort(key=lambda it: it[1].encode())
             out.extend((url, key, size, versions.get(url)) for url, key, size in got)
         listing_ms[0] = (time.perf_counter() - t) * 1e3
-        return out
+        return await f.attach(out, urls)
 
     async def fetch_tail(item):
         url, key, size, version = item
@@ -634,7 +637,7 @@ def _scan_remote(source: Any, columns, filters, storage_options, threads, stats,
         from ._remote_file import ObjectStoreFS
         from .parquet import ParquetFile
 
-        fs = ObjectStoreFS(store, {key: size for _, key, size, _ in final})
+        fs = ObjectStoreFS(store, f.object_sizes(final))
         nested_chunks = _nested_rows(lambda i: ParquetFile(final[i][1], filesystem=fs), nested, pieces,
                                      memory_limit, filters)
     table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks)
@@ -712,6 +715,29 @@ def _first_file_plans(path: str, columns):
     return meta, plans, descs
 
 
+def _scan_with_sidecar(args):
+    """_scan_local(*args) with each file that a sidecar index beside the lake
+    (pqfast.index(..., sidecar=...)) holds a fresh tail for read as data file
+    + tail: its Bloom filters and page indexes are then used like a file's
+    own. A tail that does not parse: a warning, and the files alone."""
+    import warnings
+
+    from ._sidecar import local_tails
+
+    found = local_tails(args[0])
+    if found is None:
+        return _pqfast._scan_local(*args)
+    where, tails, used = found
+    try:
+        pieces, st = _pqfast._scan_local(*args, where, tails)
+    except FormatError as e:
+        warnings.warn(f"pqfast: sidecar ignored: {where}: {e}", stacklevel=4)
+        return _pqfast._scan_local(*args)
+    st = dict(st)
+    st["files_with_sidecar"] = used
+    return pieces, st
+
+
 def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
@@ -721,13 +747,15 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds)."""
     from .filters import normalize
-    from .parquet import ParquetFile, _remote_urls
-    from .reader import _plans
+    from .parquet import _remote_urls
 
     if _remote_urls(source):
+        from ._sidecar_s3 import scan_or_fallback
+
         # Row groups were pruned remotely already: no Bloom filter read again.
-        return _scan_remote(source, columns, filters, storage_options, threads, stats,
-                            (use_statistics, False, use_dictionary, use_page_index), memory_limit)
+        return scan_or_fallback(lambda: _scan_remote(source, columns, filters, storage_options, threads, stats,
+                                                     (use_statistics, False, use_dictionary, use_page_index),
+                                                     memory_limit))
     t0 = time.perf_counter()
     paths = _local_paths(source)
     if not paths:
@@ -741,25 +769,14 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
 
     specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if not isinstance(p, _Plan)]
-    sel = None
-    if use_bloom and dnf:
-        # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
-        # the row groups its filters rule out are not scanned.
-        from ._sidecar import scan_row_groups
-
-        sel = scan_row_groups(paths, dnf)
-    kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
-    pieces, st = _pqfast._scan_local(kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary,
-                                     use_page_index, _memory_limit(memory_limit), groups, bool(nested))
+    args = (paths, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
+            _memory_limit(memory_limit), None, bool(nested))
+    pieces, st = _scan_with_sidecar(args) if dnf and (use_bloom or use_page_index) else _pqfast._scan_local(*args)
     nested_chunks = None
     if nested:
         from .parquet import ParquetFile
 
-        nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i]), nested, pieces, memory_limit)
-    if sel is not None:
-        st = dict(st)
-        st["files"] = len(paths)
-        st["row_groups_pruned_by_sidecar"] = sel[2]
+        nested_chunks = _nested_rows(lambda i: ParquetFile(paths[i]), nested, pieces, memory_limit)
     table = _assemble(plans, meta, pieces, nested_chunks)
     if stats:
         st = dict(st)
