@@ -334,6 +334,34 @@ class BufferFile final : public RandomAccessFile {
   std::string name_;
 };
 
+// A file with bytes appended that live elsewhere: [0, base_size) read from
+// `base`, then `tail_size` bytes read from `tail` at `tail_offset`. A sidecar
+// index (python/pqfast/_sidecar.py) keeps there what `pqfast index` would
+// have appended to a file that must not change, so readers see the indexed
+// file without anyone writing it. `make` refuses a base that is no longer
+// base_size bytes long (changed since the tail was planned) and a tail range
+// outside `tail`; reads that cross base_size are split in two.
+class OverlayFile final : public RandomAccessFile {
+ public:
+  static Result<std::unique_ptr<OverlayFile>> make(std::unique_ptr<RandomAccessFile> base, uint64_t base_size,
+                                                   std::shared_ptr<RandomAccessFile> tail, uint64_t tail_offset,
+                                                   uint64_t tail_size);
+  uint64_t size() const override { return base_size_ + tail_size_; }
+  Status read_at(uint64_t offset, size_t n, uint8_t* out) override;
+  const std::string& name() const override { return base_->name(); }
+
+ private:
+  OverlayFile(std::unique_ptr<RandomAccessFile> base, uint64_t base_size, std::shared_ptr<RandomAccessFile> tail,
+              uint64_t tail_offset, uint64_t tail_size)
+      : base_(std::move(base)), tail_(std::move(tail)), base_size_(base_size), tail_offset_(tail_offset),
+        tail_size_(tail_size) {}
+  std::unique_ptr<RandomAccessFile> base_;
+  std::shared_ptr<RandomAccessFile> tail_;
+  uint64_t base_size_;
+  uint64_t tail_offset_;
+  uint64_t tail_size_;
+};
+
 // Local paths matching a shell pattern (`*`, `?`, `[...]` in any component;
 // no `**`), sorted by their bytes; a leading dot is matched only by a dot.
 // The same list as Python's sorted(glob.glob(pattern)) for such patterns
@@ -342,6 +370,12 @@ Result<std::vector<std::string>> glob_local(const std::string& pattern);
 // The same list, shared: a pattern matched again over a directory that has
 // not changed since returns the list made before, without a copy.
 Result<std::shared_ptr<const std::vector<std::string>>> glob_local_shared(const std::string& pattern);
+
+// Every entry named *.parquet under `dir`, at any depth, sorted by bytes:
+// Python's sorted(glob(dir + "/**/*.parquet", recursive=True)). Names
+// starting with a dot are skipped, symbolic links to directories followed
+// (64 levels at most), unreadable directories give nothing.
+Result<std::vector<std::string>> parquet_files_under(const std::string& dir);
 
 // Reads the footer with one speculative read of the file's tail (16 KiB, or
 // the whole file when smaller) and a second read only when the footer is

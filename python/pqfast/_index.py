@@ -92,12 +92,15 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
     appends the tail, conditional on the object's ETag (objects under 5 MiB are
     put back whole); an object changed meanwhile is a conflict, left alone.
 
-    ``sidecar=True`` (or a path): the data files are not touched; the same
-    filters go into one index file for the lake (``_pqfast_index`` in the
-    source directory, or the files' common parent; format in
-    ``pqfast._sidecar``), which ``prune`` and ``read_table(filters=)`` read.
-    Entries of unchanged files are kept, those of changed files rebuilt. No
-    page indexes there; local lakes only.
+    ``sidecar=True`` (or a path, or an ``s3://`` URL): the data files are not
+    touched; what would be appended to each (filters, page indexes, footer)
+    goes into one index file for the lake instead (``_pqfast_index`` in the
+    source directory or the files' common parent; on S3 beside the objects:
+    under the pattern's or prefix's directory; format in
+    ``pqfast._sidecar``), which ``prune`` and ``read_table(filters=)`` find
+    and read as if the files had been indexed. Entries of unchanged files are
+    kept (a new column goes after their old tail), those of changed files
+    rebuilt, those of files gone dropped.
 
     Returns an :class:`IndexSummary` (files, chunks indexed, chunks that
     already had a filter, bytes appended, seconds, per-file details).
@@ -111,10 +114,16 @@ def index(source: Any, columns: Any, *, fpp: float = 0.01, ndv: int | None = Non
     cols = _columns(columns)
     start = time.perf_counter()
     if sidecar not in (None, False):
-        if _remote_urls(source) or storage_options:
-            raise NotImplementedError("pqfast.index: sidecar= is for local files only")
-        return _index_sidecar(source, cols, float(fpp), int(ndv or 0), sidecar, threads, progress, on_error,
-                              bool(dry_run), start)
+        from . import _index_sidecar
+
+        if _remote_urls(source):
+            target = _index_sidecar.S3Target(source, sidecar, storage_options)
+        elif storage_options:
+            raise ValueError("storage_options are for s3:// sources")
+        else:
+            target = _index_sidecar.LocalTarget(source, sidecar)
+        return _index_sidecar.build(target, cols, float(fpp), int(ndv or 0), bool(page_index), threads, progress,
+                                    on_error, bool(dry_run), start)
     remote = _remote_urls(source)
     if remote:
         from . import _index_s3, remote as _remote
@@ -194,99 +203,3 @@ def _per_file(paths, one, threads, bar, summary, failures: list):
                 failures.append(err)
                 continue
             yield path, res
-
-
-def _index_sidecar(source, cols, fpp, ndv, sidecar, threads, progress, on_error, dry_run, start) -> IndexSummary:
-    from . import _sidecar
-
-    paths = [os.path.abspath(p) for p in expand_paths(source)]
-    if sidecar is True:
-        if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
-            base = os.path.abspath(source)
-        else:
-            base = os.path.commonpath([os.path.dirname(p) for p in paths]) if paths else os.getcwd()
-        target = os.path.join(base, _sidecar.DEFAULT_NAME)
-    else:
-        target = os.path.abspath(os.fspath(sidecar))
-    old = None
-    if os.path.exists(target):
-        try:
-            old = _sidecar.read(target)
-        except _pqfast.FormatError:
-            old = None  # rebuilt whole
-    summary = IndexSummary(dry_run=dry_run)
-    summary.sidecar = target
-    bar = None
-    if progress is not None and progress is not False:
-        from ._progress import Progress
-
-        bar = progress if isinstance(progress, Progress) else Progress(total=len(paths), label="index")
-    base_dir = os.path.dirname(target)
-
-    def rel(p):
-        return os.path.relpath(p, base_dir).replace(os.sep, "/")
-
-    def one(path):
-        r = rel(path)
-        try:
-            fp = _sidecar.fingerprint(path)
-            plan, tail = _pqfast._plan_index_path(os.fsencode(path), cols, fpp, ndv, False)
-        except (_pqfast.FormatError, OSError) as e:
-            return path, None, e
-        keep = old is not None and r in old.files and old.fresh(r)
-        filters, reused = [], 0
-        for c in plan["chunks"]:
-            if c["action"] != "indexed":
-                continue
-            column = cols_by_leaf(path, c["leaf"])
-            if keep and (c["row_group"], column) in old.files[r]["filters"]:
-                off, length, n, f = old.files[r]["filters"][(c["row_group"], column)]
-                if abs(f - fpp) < 1e-12 and (ndv == 0 or n == ndv):
-                    filters.append((c["row_group"], column, old.blob(off, length), n, f))
-                    reused += 1
-                    continue
-            at = c["bloom_filter_offset"] - plan["old_size"]
-            filters.append((c["row_group"], column, bytes(tail[at : at + c["filter_bytes"]]), c["ndv"], fpp))
-        plan["reused"] = reused
-        fp["num_row_groups"] = len({c["row_group"] for c in plan["chunks"]})
-        return path, (r, fp, filters, plan), None
-
-    leaf_names: dict = {}
-
-    def cols_by_leaf(path, leaf):
-        if path not in leaf_names:
-            import pyarrow.parquet as pq
-
-            md = pq.read_metadata(path)
-            leaf_names[path] = [md.schema.column(i).path for i in range(md.num_columns)]
-        return leaf_names[path][leaf]
-
-    entries = []
-    failures: list = []
-    for path, res in _per_file(paths, one, threads, bar, summary, failures):
-        r, fp, filters, plan = res
-        entries.append((r, fp, filters))
-        built = len(filters) - plan["reused"]
-        summary.chunks_indexed += built
-        summary.chunks_had_filter += plan["chunks_had_filter"] + plan["reused"]
-        summary.chunks_unsupported += plan["chunks_unsupported"]
-        summary.chunks_from_dictionary += plan["chunks_from_dictionary"]
-        summary.files_unchanged += 1  # data files are never touched with a sidecar
-        summary.details.append({"path": path, "filters_built": built, "filters_kept": plan["reused"],
-                                "chunks": plan["chunks"]})
-    if bar is not None:
-        bar.close()
-    if failures and on_error == "raise":
-        raise failures[0]
-    # Entries of files outside this run that are still fresh are kept.
-    if old is not None:
-        mine = {e[0] for e in entries}
-        for r, e in old.files.items():
-            if r not in mine and old.fresh(r):
-                entries.append((r, {k: e[k] for k in ("size", "mtime_ns", "tail_xxh64", "num_row_groups")},
-                                [(g, c, old.blob(o, n), nd, f) for (g, c), (o, n, nd, f) in e["filters"].items()]))
-    entries.sort(key=lambda e: e[0])
-    if not dry_run and (summary.chunks_indexed or old is None or len(entries) != len(old.files)):
-        summary.bytes_appended = _sidecar.write(target, entries)
-    summary.seconds = time.perf_counter() - start
-    return summary

@@ -70,26 +70,9 @@ def index_object(client, bucket: str, key: str, url: str, cols: list[str], fpp: 
     """Plans and commits one object; returns the same dict as _index_file."""
     head = client.head_object(Bucket=bucket, Key=key)
     size, etag = int(head["ContentLength"]), head["ETag"]
-    lock = threading.Lock()
     requests = {"get": 0, "get_bytes": 0}
-    changed = []
-
-    def read_at(offset: int, n: int) -> bytes:
-        if n == 0:
-            return b""
-        try:
-            body = client.get_object(Bucket=bucket, Key=key, Range=f"bytes={offset}-{offset + n - 1}",
-                                     IfMatch=etag)["Body"].read()
-        except Exception as e:  # noqa: BLE001 - a changed object is a conflict, the rest is reported
-            if _precondition_failed(e):
-                changed.append(True)
-                raise Conflict() from e
-            raise
-        with lock:
-            requests["get"] += 1
-            requests["get_bytes"] += len(body)
-        return body
-
+    changed: list = []
+    read_at = object_reader(client, bucket, key, etag, requests, changed)
     try:
         summary, tail = _pqfast._plan_index(read_at, size, url, cols, fpp, ndv, page_index, threads)
     except _pqfast.FormatError:
@@ -118,6 +101,31 @@ def index_object(client, bucket: str, key: str, url: str, cols: list[str], fpp: 
             return _conflict(size, url)
         raise
     return summary
+
+
+def object_reader(client, bucket: str, key: str, etag: str, requests: dict, changed: list):
+    """read_at(offset, n) -> bytes over ranged GETs of the object as it was
+    at `etag` (If-Match): a changed object appends to `changed` and raises
+    Conflict. GETs and their bytes are counted into `requests`."""
+    lock = threading.Lock()
+
+    def read_at(offset: int, n: int) -> bytes:
+        if n == 0:
+            return b""
+        try:
+            body = client.get_object(Bucket=bucket, Key=key, Range=f"bytes={offset}-{offset + n - 1}",
+                                     IfMatch=etag)["Body"].read()
+        except Exception as e:  # noqa: BLE001 - a changed object is a conflict, the rest is reported
+            if _precondition_failed(e):
+                changed.append(True)
+                raise Conflict() from e
+            raise
+        with lock:
+            requests["get"] += 1
+            requests["get_bytes"] += len(body)
+        return body
+
+    return read_at
 
 
 def _conflict(size: int, url: str) -> dict:

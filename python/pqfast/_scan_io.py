@@ -15,6 +15,8 @@ Each offers:
 - ``cache_key``: the store's name in what scans keep (tails, pruners'
   footers, listings); ``pattern``: the source when it is one pattern whose
   listing is kept (None: none kept);
+- ``fetcher(f)``: the scan's fetcher (``scan._Fetcher`` over this I/O), or
+  one wrapping it;
 - ``async list()``: ``[(name, key, size, version)]`` in the order the scan
   reads them; ``size`` -1 when unknown, ``version`` None when the listing
   gives none (nothing is then kept for the next scan);
@@ -41,7 +43,10 @@ FormatError = _pqfast.FormatError
 
 
 class ObjectStoreIO:
-    """One bucket of an S3-compatible store (obstore)."""
+    """One bucket of an S3-compatible store (obstore). A sidecar index beside
+    the objects (``pqfast.index(..., sidecar=...)``): the objects a fresh
+    entry covers are read as object + tail (``_sidecar_s3.ScanOverlay``, a
+    wrapper of the fetcher that the listing informs)."""
 
     def __init__(self, source: Any, storage_options: dict | None):
         from . import remote
@@ -57,6 +62,13 @@ class ObjectStoreIO:
         self.store = remote.make_store(next(iter(buckets)), storage_options)
         self.cache_key = remote.normalise_options(storage_options).get("endpoint", "")
         self.pattern = source if isinstance(source, str) and remote._selection(source) is not None else None
+        self.overlay = None
+
+    def fetcher(self, fetcher):
+        from ._sidecar_s3 import ScanOverlay
+
+        self.overlay = ScanOverlay(fetcher, self.store)
+        return self.overlay
 
     async def list(self):
         remote = self._remote
@@ -66,10 +78,12 @@ class ObjectStoreIO:
                 out.append((u, remote.split_url(u)[1], -1, None))
                 continue
             versions: dict = {}
-            got = [it async for page in remote._listed_pages(self.store, u, versions) for it in page]
+            got = [it async for page in remote._listed_pages(self.store, u, versions, self.overlay.listed)
+                   for it in page]
             got.sort(key=lambda it: it[1].encode())
             out.extend((url, key, size, versions.get(url)) for url, key, size in got)
-        return out
+        # Objects a sidecar covers: listed as object + tail.
+        return await self.overlay.attach(out, self.urls)
 
     async def read(self, key: str, offset: int, length: int):
         import obstore
@@ -90,7 +104,9 @@ class ObjectStoreIO:
         from ._remote_file import ObjectStoreFS
         from .parquet import ParquetFile
 
-        return ParquetFile(key, filesystem=ObjectStoreFS(self.store, {key: size}))
+        # An object a sidecar covers is read at its own size (its footer is the tail's).
+        sizes = self.overlay.object_sizes([(None, key, size, None)])
+        return ParquetFile(key, filesystem=ObjectStoreFS(self.store, sizes))
 
     def run(self, main) -> None:
         with self._remote._NoCyclicGC():
@@ -125,6 +141,9 @@ class FilesystemIO:
         self._handles: dict = {}
         self._sizes: dict = {}  # from the listing or the first open: an fsspec read then asks for no info
         self._lock = threading.Lock()
+
+    def fetcher(self, fetcher):
+        return fetcher
 
     async def _blocking(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)

@@ -1,29 +1,45 @@
-"""Sidecar index files: the Bloom filters ``pqfast.index`` would append,
-kept in one file beside the lake instead (for tables whose metadata pins
-each data file's size and checksum, so the files must not change).
+"""Sidecar index files: what ``pqfast.index`` would append to each data file
+(Bloom filters, ColumnIndex / OffsetIndex, the new footer), kept in one file
+beside the lake instead, for tables whose metadata pins each data file's size
+and checksum, so the files must not change.
 
-Format (version 1), all integers little-endian:
+Readers see each data file as the file ``index`` would have made: bytes
+[0, size) from the data file, then its tail from the sidecar (in C++ an
+``OverlayFile``; on object storage ranged GETs of both). Nothing else
+changes: the scan engine and the pruner find the filters and page indexes by
+the offsets in the tail's footer, as in any indexed file.
+
+Format (version 2), all integers little-endian:
 
     offset 0   8 bytes   magic "PQFASTIX"
-    offset 8   u32       format version (1)
+    offset 8   u32       format version (2)
     offset 12  u32       manifest length M
     offset 16  M bytes   manifest, UTF-8 JSON (below)
-    then       blobs     each a Parquet Bloom filter as a file stores it:
-                         Thrift BloomFilterHeader + bitset
+    then       tails     per data file, the bytes ``index`` would append to it:
+                         [Bloom filters][ColumnIndex...][OffsetIndex...]
+                         [FileMetaData][u32 length]["PAR1"]; the offsets in
+                         them count from the data file's start, as if appended
 
-    manifest = {"format": "pqfast-index", "version": 1, "created_by": "pqfast <version>",
+    manifest = {"format": "pqfast-index", "version": 2, "created_by": "pqfast <version>",
                 "files": [{"path": "<relative to the sidecar's directory, '/'-separated>",
-                           "size": <bytes>, "mtime_ns": <int>, "tail_xxh64": "<16 hex digits>",
-                           "num_row_groups": <int>,
-                           "filters": [{"row_group": g, "column": "<dotted path>",
-                                        "offset": <absolute offset in the sidecar>, "length": <bytes>,
-                                        "ndv": n, "fpp": f}]}]}
+                           "size": <data file bytes>,
+                           "mtime_ns": <int>, "tail_xxh64": "<16 hex digits>",   (local files)
+                           "etag": "<the object's ETag>",                         (s3:// objects)
+                           "offset": <the tail's offset in the sidecar>, "length": <its bytes>}]}
 
-A data file's entries hold while its size, mtime and the XXH64 of its last
-64 KiB (the footer) are those recorded; otherwise they are stale: readers
-ignore them and say so. The filters are byte for byte those ``index`` would
-append to the file. Readers treat the sidecar as hostile: a bad magic,
-version, manifest or blob location makes the whole sidecar ignored.
+A data file's entry holds while the file is as recorded: locally its size,
+mtime and the XXH64 of its last 64 KiB (the footer); on S3 its size and ETag.
+Otherwise the entry is stale: readers ignore it and say so (a warning), and
+the next ``index`` run rebuilds it. Indexing again plans each fresh file as
+data file + tail, so only chunks without a filter get one and the new bytes
+go after the old tail (a second run with the same columns adds nothing).
+
+Readers treat the sidecar as hostile: a bad magic, an unknown version, a
+malformed manifest or a tail outside the file makes the whole sidecar
+ignored, with a warning; a tail whose bytes do not parse makes the read fall
+back to the data files alone, with a warning. Version 1 (Bloom filters only,
+pqfast before page indexes were kept) is refused with a message to run
+``index`` again, which replaces it.
 """
 
 from __future__ import annotations
@@ -31,125 +47,275 @@ from __future__ import annotations
 import json
 import os
 import struct
+import threading
+import time
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _pqfast
 
 MAGIC = b"PQFASTIX"
-VERSION = 1
+VERSION = 2
+HEADER = 16
 DEFAULT_NAME = "_pqfast_index"
 TAIL_BYTES = 64 * 1024
 MAX_MANIFEST = 1 << 30
+_MIN_TAIL = 12  # a footer's smallest tail: 4 bytes of FileMetaData at least, length, "PAR1"
+_MAX_INT = 1 << 62
 
 
-def fingerprint(path: str) -> dict:
-    """What a data file must still match for its entries to hold."""
+class Entry(NamedTuple):
+    """One data file's entry: what it must still match, and where its tail is."""
+
+    size: int
+    mtime_ns: int | None
+    tail_xxh64: str | None
+    etag: str | None
+    offset: int
+    length: int
+
+
+class _StatCache:
+    """Values computed from a local file, kept while a stat(2) of it gives
+    the same (device, inode, size, mtime, ctime), as git's index keeps
+    hashes: only for files last changed _RACY_NS before the value was made,
+    since a write in the same tick of a coarse file-system clock leaves the
+    stat unchanged (a writer that puts the mtime back still moves the
+    ctime). Bounded: the oldest entries go first."""
+
+    _RACY_NS = 2_000_000_000
+    _MAX = 1 << 16
+
+    def __init__(self):
+        self.map: dict = {}
+        self.lock = threading.Lock()
+
+    @staticmethod
+    def key(st) -> tuple:
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+    def get(self, path: str):
+        try:
+            k = self.key(os.stat(path))
+        except OSError:
+            return None
+        with self.lock:
+            hit = self.map.get(path)
+        return hit[1] if hit is not None and hit[0] == k else None
+
+    def put(self, path: str, st, value) -> None:
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < self._RACY_NS:
+            return
+        with self.lock:
+            if len(self.map) >= self._MAX:
+                self.map.pop(next(iter(self.map)))
+            self.map[path] = (self.key(st), value)
+
+
+_fingerprints = _StatCache()
+_manifests = _StatCache()
+
+
+def fingerprint(path: str, cached: bool = False) -> dict:
+    """What a local data file must still match for its entry to hold.
+    ``cached``: a fingerprint made before may answer (see _StatCache);
+    writers of sidecars always read the file."""
+    if cached and (fp := _fingerprints.get(path)) is not None:
+        return fp
     with open(path, "rb") as f:
         st = os.fstat(f.fileno())
         n = min(st.st_size, TAIL_BYTES)
         tail = os.pread(f.fileno(), n, st.st_size - n)
-    return {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "tail_xxh64": f"{_pqfast.xxh64(tail):016x}"}
+    fp = {"size": st.st_size, "mtime_ns": st.st_mtime_ns, "tail_xxh64": f"{_pqfast.xxh64(tail):016x}"}
+    _fingerprints.put(path, st, fp)
+    return fp
+
+
+def manifest_length(head: bytes, total: int, where: str) -> int:
+    """The manifest's length from the first 16 bytes; FormatError on a bad
+    magic, version or length."""
+    FormatError = _pqfast.FormatError
+    if len(head) < HEADER or head[:8] != MAGIC:
+        raise FormatError(f"corrupt: {where}: not a pqfast sidecar index (bad magic)")
+    version, mlen = struct.unpack("<II", head[8:HEADER])
+    if version == 1:
+        raise FormatError(f"unsupported: {where}: sidecar format version 1 (Bloom filters only, written by an "
+                          f"older pqfast); run pqfast.index(..., sidecar=...) again to replace it")
+    if version != VERSION:
+        raise FormatError(f"unsupported: {where}: sidecar format version {version} (this pqfast reads {VERSION})")
+    if mlen > total - HEADER or mlen > MAX_MANIFEST:
+        raise FormatError(f"corrupt: {where}: manifest of {mlen} bytes past the {total}-byte file")
+    return mlen
+
+
+def _int(v: Any, what: str, lo: int = 0) -> int:
+    if type(v) is not int or not lo <= v < _MAX_INT:
+        raise ValueError(f"{what} {v!r} is not an integer >= {lo}")
+    return v
+
+
+def parse_manifest(raw: bytes, total: int, where: str) -> dict[str, Entry]:
+    """Entries by relative path; FormatError on anything malformed (the
+    whole sidecar is then ignored: entries are not trusted one by one)."""
+    start = HEADER + len(raw)
+    try:
+        m = json.loads(raw.decode("utf-8"))
+        if not isinstance(m, dict) or m.get("format") != "pqfast-index" or m.get("version") != VERSION:
+            raise ValueError("not a pqfast-index manifest of this version")
+        if not isinstance(m.get("files"), list):
+            raise ValueError("no list of files")
+        files: dict[str, Entry] = {}
+        for e in m["files"]:
+            if not isinstance(e, dict):
+                raise ValueError("a file entry is not an object")
+            rel = e.get("path")
+            if not isinstance(rel, str) or not rel or rel.startswith("/") or "\0" in rel:
+                raise ValueError(f"path {rel!r} is not relative to the sidecar's directory")
+            if rel in files:
+                raise ValueError(f"{rel} listed twice")
+            off, length = _int(e.get("offset"), "offset", start), _int(e.get("length"), "length", _MIN_TAIL)
+            if off + length > total:
+                raise ValueError(f"{rel}: tail at {off} of {length} bytes past the {total}-byte file")
+            local = "etag" not in e
+            mtime = _int(e.get("mtime_ns"), "mtime_ns", -_MAX_INT) if local else None
+            xxh = e.get("tail_xxh64") if local else None
+            etag = None if local else e.get("etag")
+            if local and (not isinstance(xxh, str) or len(xxh) != 16):
+                raise ValueError(f"{rel}: tail_xxh64 {xxh!r}")
+            if not local and (not isinstance(etag, str) or not etag):
+                raise ValueError(f"{rel}: etag {etag!r}")
+            files[rel] = Entry(_int(e.get("size"), "size", _MIN_TAIL), mtime, xxh, etag, off, length)
+        return files
+    except (ValueError, UnicodeDecodeError, RecursionError) as e:
+        raise _pqfast.FormatError(f"corrupt: {where}: bad sidecar manifest ({e})") from None
 
 
 class Sidecar:
-    """A parsed sidecar: manifest entries by relative path, blobs read on demand."""
+    """A parsed local sidecar: entries by relative path, freshness checked once per file."""
 
-    def __init__(self, path: str, files: dict):
+    def __init__(self, path: str, files: dict[str, Entry]):
         self.path = path
         self.dir = os.path.dirname(os.path.abspath(path))
-        self.files = files  # rel -> {"size", "mtime_ns", "tail_xxh64", "filters": {(rg, column): (off, len, ndv, fpp)}}
+        self._under = os.path.join(self.dir, "")
+        self.files = files
         self._fresh: dict[str, bool] = {}
 
     def rel(self, data_path: str) -> str:
-        return os.path.relpath(os.path.abspath(data_path), self.dir).replace(os.sep, "/")
+        p = os.path.abspath(data_path)
+        if p.startswith(self._under):  # the common case, without relpath's walk (a third of a lookup's cost)
+            return p[len(self._under):].replace(os.sep, "/")
+        return os.path.relpath(p, self.dir).replace(os.sep, "/")
 
     def fresh(self, rel: str) -> bool:
         if rel not in self._fresh:
             e = self.files.get(rel)
             ok = False
-            if e is not None:
+            if e is not None and e.etag is None:
                 try:
-                    fp = fingerprint(os.path.join(self.dir, rel))
-                    ok = (fp["size"], fp["mtime_ns"], fp["tail_xxh64"]) == (e["size"], e["mtime_ns"], e["tail_xxh64"])
+                    fp = fingerprint(os.path.join(self.dir, rel), cached=True)
+                    ok = (fp["size"], fp["mtime_ns"], fp["tail_xxh64"]) == (e.size, e.mtime_ns, e.tail_xxh64)
                 except OSError:
                     ok = False
             self._fresh[rel] = ok
         return self._fresh[rel]
 
-    def blob(self, off: int, length: int) -> bytes:
+    def blob(self, e: Entry) -> bytes:
         with open(self.path, "rb") as f:
-            return os.pread(f.fileno(), length, off)
+            return os.pread(f.fileno(), e.length, e.offset)
 
 
 def read(path: str) -> Sidecar:
-    """Parses a sidecar; FormatError on anything malformed."""
-    FormatError = _pqfast.FormatError
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        head = f.read(16)
-        if len(head) < 16 or head[:8] != MAGIC:
-            raise FormatError(f"corrupt: {path}: not a pqfast sidecar index (bad magic)")
-        version, mlen = struct.unpack("<II", head[8:16])
-        if version != VERSION:
-            raise FormatError(f"unsupported: {path}: sidecar format version {version} (this pqfast reads {VERSION})")
-        if mlen > size - 16 or mlen > MAX_MANIFEST:
-            raise FormatError(f"corrupt: {path}: manifest of {mlen} bytes past the {size}-byte file")
-        raw = f.read(mlen)
-    try:
-        m = json.loads(raw.decode("utf-8"))
-        if m.get("format") != "pqfast-index" or m.get("version") != VERSION:
-            raise ValueError("not a pqfast-index manifest")
-        files = {}
-        for e in m["files"]:
-            filters = {}
-            for flt in e["filters"]:
-                off, length = int(flt["offset"]), int(flt["length"])
-                if off < 16 + mlen or length <= 0 or off + length > size:
-                    raise ValueError(f"filter at {off} of {length} bytes outside the blobs")
-                filters[(int(flt["row_group"]), str(flt["column"]))] = (off, length, int(flt.get("ndv", 0)),
-                                                                         float(flt.get("fpp", 0)))
-            files[str(e["path"])] = {"size": int(e["size"]), "mtime_ns": int(e["mtime_ns"]),
-                                     "tail_xxh64": str(e["tail_xxh64"]),
-                                     "num_row_groups": int(e.get("num_row_groups", -1)), "filters": filters}
-    except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
-        raise FormatError(f"corrupt: {path}: bad sidecar manifest ({e})") from None
+    """Parses a local sidecar (or takes the entries parsed before from a
+    sidecar unchanged since); FormatError on anything malformed."""
+    files = _manifests.get(path)
+    if files is None:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            mlen = manifest_length(f.read(HEADER), st.st_size, path)
+            files = parse_manifest(f.read(mlen), st.st_size, path)
+        _manifests.put(path, st, files)
     return Sidecar(path, files)
 
 
-def write(path: str, entries: list[tuple[str, dict, list[tuple[int, str, bytes, int, float]]]]) -> int:
-    """Writes a sidecar atomically (temporary file + fsync + rename); returns its size.
-    entries: (relative path, fingerprint, [(row_group, column, blob, ndv, fpp)])."""
+def load(path: str, stacklevel: int = 4) -> Sidecar | None:
+    """read(), or None with a warning when the sidecar is unreadable or malformed."""
+    try:
+        return read(path)
+    except (OSError, _pqfast.FormatError) as e:
+        warnings.warn(f"pqfast: sidecar ignored: {e}", stacklevel=stacklevel)
+        return None
+
+
+def encode(entries: list) -> tuple[bytes, int]:
+    """(header + manifest, total size) of a sidecar holding ``entries``:
+    (relative path, fingerprint dict, [tail parts]) in that order, each part
+    bytes or (path, offset, length) of bytes in another file."""
     from . import __version__
 
     # Offsets depend on the manifest's length, which depends on the offsets'
     # digits: lay out with a guess, then again until the length is stable.
     mlen = 0
     for _ in range(8):
-        off = 16 + mlen
+        off = HEADER + mlen
         files = []
-        for rel, fp, flts in entries:
-            out = []
-            for rg, col, blob, ndv, fpp in flts:
-                out.append({"row_group": rg, "column": col, "offset": off, "length": len(blob), "ndv": ndv, "fpp": fpp})
-                off += len(blob)
-            files.append({"path": rel, **fp, "filters": out})
+        for rel, fp, parts in entries:
+            n = sum(len(p) if isinstance(p, (bytes, bytearray, memoryview)) else p[2] for p in parts)
+            files.append({"path": rel, **fp, "offset": off, "length": n})
+            off += n
         manifest = json.dumps({"format": "pqfast-index", "version": VERSION, "created_by": f"pqfast {__version__}",
                                "files": files}, separators=(",", ":")).encode()
         if len(manifest) == mlen:
             break
         mlen = len(manifest)
+    return MAGIC + struct.pack("<II", VERSION, len(manifest)) + manifest, off
+
+
+def identity(path: str):
+    """(device, inode, size, mtime, ctime) of a file, None when there is none:
+    a sidecar replaced by another writer has another."""
+    try:
+        return _StatCache.key(os.stat(path))
+    except FileNotFoundError:
+        return None
+
+
+def write(path: str, entries: list, expect: Any = False) -> int:
+    """Writes a local sidecar atomically (temporary file + fsync + rename);
+    returns its size. Parts that lie in another file are copied from it in
+    pieces (the old sidecar's tails, never all in memory). ``expect``: the
+    identity() the sidecar must still have just before the rename (another
+    indexer's sidecar is not replaced: FormatError)."""
+    head, total = encode(entries)
     tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(MAGIC + struct.pack("<II", VERSION, len(manifest)) + manifest)
-        for _, _, flts in entries:
-            for _, _, blob, _, _ in flts:
-                f.write(blob)
-        f.flush()
-        os.fsync(f.fileno())
-        size = f.tell()
-    os.replace(tmp, path)
-    return size
+    try:
+        with open(tmp, "wb") as f:
+            f.write(head)
+            for _, _, parts in entries:
+                for p in parts:
+                    if isinstance(p, (bytes, bytearray, memoryview)):
+                        f.write(p)
+                        continue
+                    src, off, n = p
+                    with open(src, "rb") as s:
+                        while n:
+                            chunk = os.pread(s.fileno(), min(n, 8 << 20), off)
+                            if not chunk:
+                                raise _pqfast.FormatError(f"truncated: {src}: ends inside a tail it lists")
+                            f.write(chunk)
+                            off += len(chunk)
+                            n -= len(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+            assert f.tell() == total
+        if expect is not False and identity(path) != expect:
+            raise _pqfast.FormatError(f"{path}: replaced by another writer while this index was built; "
+                                      f"run pqfast.index again")
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return total
 
 
 def find(paths: list[str]) -> str | None:
@@ -168,190 +334,147 @@ def find(paths: list[str]) -> str | None:
     return None
 
 
-def apply(table, column: str, values: Any, sidecar_path: str, by_value: bool):
-    """prune's verdicts with the sidecar's filters: a "no_filter" (file, row
-    group) with a fresh sidecar filter becomes "absent" when that filter
-    excludes every value (per value with by_value), else "maybe"; the reason
-    says "bloom filter (sidecar)". Stale files are ignored and warned about."""
-    import numpy as np
+def warn_stale(where: str, stale: list[str], stacklevel: int = 4) -> None:
+    if stale:
+        warnings.warn(f"pqfast: sidecar {where}: {len(stale)} file(s) changed since it was written "
+                      f"(their entries are ignored; run pqfast.index(..., sidecar=...) again): "
+                      f"{', '.join(sorted(stale)[:5])}", stacklevel=stacklevel)
+
+
+def local_tails(paths: list[str], where: str | None = None):
+    """For the scan: (sidecar path, per path (size, tail offset, tail length)
+    or (-1, 0, 0), number of files with a tail), or None when no sidecar
+    (``where``, else one found beside the files) has a fresh entry for any of
+    them. Stale entries are warned about."""
+    where = where or find(paths)
+    if where is None:
+        return None
+    sc = load(where, stacklevel=5)
+    if sc is None:
+        return None
+    tails, stale, used = [], [], 0
+    for p in paths:
+        rel = sc.rel(p)
+        e = sc.files.get(rel)
+        if e is not None and sc.fresh(rel):
+            tails.append((e.size, e.offset, e.length))
+            used += 1
+        else:
+            tails.append((-1, 0, 0))
+            if e is not None:
+                stale.append(p)
+    warn_stale(where, stale, stacklevel=5)
+    return (where, tails, used) if used else None
+
+
+def drive(pruner, read) -> None:
+    """Feeds a sans-IO pruner from read([(offset, length)]) -> [bytes] until it is done."""
+    while not pruner.done:
+        needs = pruner.needs
+        for (off, _), data in zip(needs, read(needs)):
+            pruner.feed(off, data)
+            if pruner.done:
+                break
+
+
+def with_sidecar_verdicts(table, judged, by_value: bool):
+    """prune's ``table`` with the rows of the files in ``judged`` (a table of
+    the same shape, from the files read with their sidecar tails) replacing
+    theirs: the sidecar's filters decide where the file's own metadata had no
+    filter ("no_filter"); a reason that names a Bloom filter says
+    "(sidecar)"."""
     import pyarrow as pa
 
-    from .parquet import _as_list_or_array, _column_descriptor, _is_int, encode_values
-
-    try:
-        sc = read(sidecar_path)
-    except (OSError, _pqfast.FormatError) as e:
-        warnings.warn(f"pqfast: sidecar ignored: {e}", stacklevel=3)
-        return table
+    key_cols = ["path", "row_group"] + (["value"] if by_value else [])
+    new = {}
+    for row in zip(*(judged.column(c).to_pylist() for c in key_cols + ["verdict", "reason"])):
+        new[row[:len(key_cols)]] = row[len(key_cols):]
     verdicts = table.column("verdict").to_pylist()
-    rows = [i for i, v in enumerate(verdicts) if v == "no_filter"]
-    if not rows:
-        return table
-    paths = table.column("path").to_pylist()
-    rgs = table.column("row_group").to_pylist()
     reasons = table.column("reason").to_pylist()
-    desc = _column_descriptor(paths[rows[0]], column, None, False)
-    raw = _as_list_or_array(values)
-    pt, tl, data, offsets = encode_values(desc, raw)
-    if pt == "BYTE_ARRAY":
-        hashes = [_pqfast._hash_byte_arrays(np.frombuffer(bytes(data), np.uint8), np.asarray(offsets, np.int64))]
-    else:
-        width = tl or {"INT32": 4, "INT64": 8, "FLOAT": 4, "DOUBLE": 8, "INT96": 12}[pt]
-        hashes = _fixed_hashes(pt, tl, data, len(data) // width)
-    stale = set()
-    cache: dict = {}
-    value_list = table.column("value").to_pylist() if by_value else None
-    value_index = {}
-    if by_value:
-        # The labels prune's by-value table shows (see _assemble.verdict_table).
-        shown = [v if isinstance(v, str) else str(int(v)) if _is_int(v) else repr(v) for v in list(raw)]
-        for k, v in enumerate(shown):
-            value_index.setdefault(v, k)
-    for i in rows:
-        rel = sc.rel(paths[i])
-        if rel not in sc.files:
+    keys = zip(*(table.column(c).to_pylist() for c in key_cols))
+    for i, k in enumerate(keys):
+        got = new.get(tuple(k))
+        if got is None or verdicts[i] != "no_filter" or got[0] == "no_filter":
             continue
-        if not sc.fresh(rel):
-            stale.add(paths[i])
-            continue
-        loc = sc.files[rel]["filters"].get((int(rgs[i]), column))
-        if loc is None:
-            continue
-        key = (rel, int(rgs[i]))
-        if key not in cache:
-            from .sbbf import Sbbf
-
-            try:
-                f = Sbbf.parse(sc.blob(loc[0], loc[1]))
-            except _pqfast.FormatError as e:
-                warnings.warn(f"pqfast: sidecar ignored: {sidecar_path}: {e}", stacklevel=3)
-                return table
-            maybe = np.zeros(len(hashes[0]), dtype=bool)
-            for h in hashes:
-                maybe |= np.asarray(f.check_hashes(h), dtype=bool)
-            cache[key] = maybe
-        maybe = cache[key]
-        if by_value:
-            k = value_index.get(str(value_list[i]))
-            excluded = k is not None and not maybe[k]
-        else:
-            excluded = not maybe.any()
-        # The row group has a filter now (the sidecar's): absent or maybe.
-        verdicts[i] = "absent" if excluded else "maybe"
-        reasons[i] = "bloom filter (sidecar)"
-    if stale:
-        warnings.warn(f"pqfast: sidecar {sidecar_path}: {len(stale)} file(s) changed since it was written "
-                      f"(their entries are ignored; run pqfast.index(..., sidecar=...) again): "
-                      f"{', '.join(sorted(stale)[:5])}", stacklevel=3)
+        verdicts[i] = got[0]
+        reasons[i] = got[1].replace("bloom filter", "bloom filter (sidecar)", 1)
     cols = {name: table.column(name) for name in table.column_names}
     cols["verdict"] = pa.array(verdicts, pa.string())
     cols["reason"] = pa.array(reasons, pa.string())
     return pa.table(cols)
 
 
-def _fixed_hashes(pt: str, tl: int, data, n: int) -> list:
-    """The hashes of n fixed-width values, and for floats those with the sign
-    of any zero flipped (0.0 == -0.0, and a filter holds one of them)."""
-    import numpy as np
+def judge(table, source: Any, column: str, values: Any, sidecar: Any = None, storage_options: dict | None = None,
+          by_value: bool = False, use_statistics: bool = True):
+    """prune's ``table`` of ``source`` (local paths or s3:// URLs) judged
+    again with a sidecar where some row group has no filter of its own:
+    ``sidecar`` names it (a path or URL), else it is looked for beside the
+    files; False: never."""
+    if sidecar is False or table.num_rows == 0 or "no_filter" not in table.column("verdict").unique().to_pylist():
+        return table
+    from .parquet import _remote_urls
 
-    raw = np.frombuffer(bytes(data), dtype=np.uint8)
-    out = [_pqfast._hash_fixed(raw, n, pt, int(tl) if pt == "FIXED_LEN_BYTE_ARRAY" else 0)]
-    if pt in ("FLOAT", "DOUBLE"):
-        arr = raw.view("<f4" if pt == "FLOAT" else "<f8").copy()
-        if (arr == 0).any():
-            arr[arr == 0] = -arr[arr == 0]
-            out.append(_pqfast._hash_fixed(arr.view(np.uint8), n, pt, 0))
-    return out
+    if _remote_urls(source):
+        from ._sidecar_s3 import apply_remote
 
-
-def _atom_hashes(atom) -> list | None:
-    """Hashes a sidecar filter can rule out for an encoded scan atom (column,
-    op, negate, type, type_length, data, offsets, set_has_null, scale), or
-    None when a Bloom filter proves nothing for it (not = / in, negated, or
-    an IN list holding None, which matches null rows)."""
-    import numpy as np
-
-    column, op, negate, pt, tl, data, offsets, has_null, _scale = atom
-    if negate or op not in ("eq", "in") or has_null:
-        return None
-    if pt == "BYTE_ARRAY":
-        if offsets is None:
-            return None
-        return [_pqfast._hash_byte_arrays(np.frombuffer(bytes(data), np.uint8), np.asarray(offsets, np.int64))]
-    if pt == "BOOLEAN":
-        return None
-    width = tl or {"INT32": 4, "INT64": 8, "FLOAT": 4, "DOUBLE": 8, "INT96": 12}[pt]
-    n = len(data) // width
-    if n == 0:
-        return None
-    return _fixed_hashes(pt, tl, data, n)
+        return apply_remote(table, column, values, source, sidecar, storage_options, by_value, use_statistics)
+    where = os.fspath(sidecar) if sidecar not in (None, True) else find(table.column("path")[:1].to_pylist())
+    if where is None:
+        return table
+    return apply(table, column, values, where, by_value, use_statistics)
 
 
-def scan_row_groups(paths: list[str], dnf: list):
-    """For read_table(filters=): the row groups a sidecar beside the files
-    rules out. A row group is ruled out when every conjunction of the filter
-    has an = / IN atom whose values the row group's (fresh) sidecar filter
-    excludes. Returns None (no sidecar, or nothing it can prove), else
-    (paths kept, row groups per kept path ([] = all), row groups ruled out)."""
-    import numpy as np
+def apply(table, column: str, values: Any, where: str, by_value: bool, use_statistics: bool = True):
+    """prune's verdicts with a local sidecar: the files with "no_filter" rows
+    and a fresh entry are pruned again as data file + tail (the sans-IO
+    pruner, fed by preads), and their rows replaced (with_sidecar_verdicts).
+    Stale entries are ignored with a warning; a malformed sidecar or a tail
+    that does not parse leaves the table as it was, with a warning."""
+    from .parquet import _column_descriptor
+    from .sansio import Query
 
-    from .sbbf import Sbbf
-
-    if not dnf or not paths:
-        return None
-    path = find(paths)
-    if path is None:
-        return None
-    try:
-        sc = read(path)
-    except (OSError, _pqfast.FormatError) as e:
-        warnings.warn(f"pqfast: sidecar ignored: {e}", stacklevel=3)
-        return None
-    conj = []
-    for atoms in dnf:
-        usable = [(a[0], h) for a in atoms if (h := _atom_hashes(a)) is not None]
-        if not usable:
-            return None  # this conjunction may hold anywhere: nothing to prune
-        conj.append(usable)
-    filters: dict = {}
-
-    def excluded(rel, e, g, column, hashes) -> bool:
-        loc = e["filters"].get((g, column))
-        if loc is None:
-            return False
-        key = (rel, g, column)
-        if key not in filters:
-            try:
-                filters[key] = Sbbf.parse(sc.blob(loc[0], loc[1]))
-            except _pqfast.FormatError:
-                filters[key] = None
-        f = filters[key]
-        if f is None:
-            return False
-        maybe = np.zeros(len(hashes[0]), dtype=bool)
-        for h in hashes:
-            maybe |= np.asarray(f.check_hashes(h), dtype=bool)
-        return not maybe.any()
-
-    kept_paths, kept_groups, pruned, stale = [], [], 0, []
-    for p in paths:
+    sc = load(where, stacklevel=4)
+    if sc is None:
+        return table
+    paths = table.column("path").to_pylist()
+    verdicts = table.column("verdict").to_pylist()
+    todo = list(dict.fromkeys(p for p, v in zip(paths, verdicts) if v == "no_filter"))
+    fresh, stale = [], []
+    for p in todo:
         rel = sc.rel(p)
-        e = sc.files.get(rel)
-        if e is None or e["num_row_groups"] < 0 or not sc.fresh(rel):
-            if e is not None and not sc.fresh(rel):
-                stale.append(p)
-            kept_paths.append(p)
-            kept_groups.append([])
-            continue
-        n = e["num_row_groups"]
-        keep = [g for g in range(n)
-                if not all(any(excluded(rel, e, g, c, h) for c, h in usable) for usable in conj)]
-        pruned += n - len(keep)
-        if keep:
-            kept_paths.append(p)
-            kept_groups.append([] if len(keep) == n else keep)
-    if stale:
-        warnings.warn(f"pqfast: sidecar {path}: {len(stale)} file(s) changed since it was written "
-                      f"(their entries are ignored; run pqfast.index(..., sidecar=...) again): "
-                      f"{', '.join(sorted(stale)[:5])}", stacklevel=3)
-    return kept_paths, kept_groups, pruned
+        if rel in sc.files:
+            (fresh if sc.fresh(rel) else stale).append((p, sc.files[rel]))
+    warn_stale(where, [p for p, _ in stale], stacklevel=4)
+    if not fresh:
+        return table
+    q = Query(column, values, _column_descriptor(fresh[0][0], column, None, False), by_value=by_value,
+              use_statistics=use_statistics)
+    pruners = []
+    with open(sc.path, "rb") as side:
+        for p, e in fresh:
+            with open(p, "rb") as data:
+                def read(ranges, _d=data.fileno(), _e=e):
+                    return [read_overlay(_d, side.fileno(), _e, off, n) for off, n in ranges]
+
+                pruner = q.file(p, e.size + e.length, TAIL_BYTES)
+                drive(pruner, read)
+                pruners.append(pruner)
+    try:
+        judged = q.table(pruners)
+    except _pqfast.FormatError as err:
+        warnings.warn(f"pqfast: sidecar ignored: {where}: {err}", stacklevel=3)
+        return table
+    return with_sidecar_verdicts(table, judged, by_value)
+
+
+def read_overlay(data_fd: int, side_fd: int, e: Entry, off: int, n: int) -> bytes:
+    """Bytes [off, off + n) of a data file with its tail appended (clipped to that size)."""
+    n = max(0, min(n, e.size + e.length - off))
+    out = b""
+    if off < e.size:
+        take = min(n, e.size - off)
+        out = os.pread(data_fd, take, off)
+        off, n = off + take, n - take
+    if n:
+        out += os.pread(side_fd, n, e.offset + off - e.size)
+    return out

@@ -747,37 +747,6 @@ def _has_magic(p: str) -> bool:
     return "*" in p or "?" in p or "[" in p
 
 
-def _parquet_files_under(d: str) -> list[str]:
-    """sorted(glob(d + "/**/*.parquet", recursive=True)) with one scandir per
-    directory and no pattern matching (a third of glob's cost; a lookup
-    lists its lake on every call): names starting with "." are skipped,
-    symbolic links to directories followed, unreadable directories give
-    nothing."""
-    out: list[str] = []
-    stack = [d]
-    while stack:
-        cur = stack.pop()
-        try:
-            it = os.scandir(cur)
-        except OSError:
-            continue
-        with it:
-            for e in it:
-                name = e.name
-                if name.startswith("."):
-                    continue
-                path = os.path.join(cur, name)
-                if name.endswith(".parquet"):
-                    out.append(path)
-                try:
-                    if e.is_dir():
-                        stack.append(path)
-                except OSError:
-                    pass
-    out.sort()
-    return out
-
-
 def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     """Paths from a glob, a directory (every *.parquet under it), a path, or a list of them."""
     single = isinstance(paths_or_glob, (str, os.PathLike))
@@ -797,7 +766,8 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
                 # glob(3) in C++ where it means the same; Python's for "**".
                 out.extend(_pqfast._glob(os.fsencode(p)) if "**" not in p else sorted(_glob.glob(p, recursive=True)))
             elif (single or not p.endswith(".parquet")) and os.path.isdir(p):
-                out.extend(_parquet_files_under(p))
+                # sorted(glob(p + "/**/*.parquet", recursive=True)), listed in C++
+                out.extend(_pqfast._parquet_files_under(os.fsencode(p)))
             else:
                 out.append(p)
         elif hasattr(filesystem, "glob") and any(ch in p for ch in "*?["):  # fsspec
@@ -868,18 +838,13 @@ def prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, 
     table = _prune(paths_or_glob, column, values, filesystem, threads=threads, by_value=by_value,
                    use_statistics=use_statistics, use_bloom=use_bloom, on_error=on_error, progress=progress,
                    cache=cache, storage_options=storage_options, concurrency=concurrency)
-    # A sidecar index (pqfast.index(..., sidecar=...)) beside local files:
-    # its filters judge the row groups the files' own metadata cannot.
-    if sidecar is False or not use_bloom or filesystem is not None or _remote_urls(paths_or_glob):
+    # A sidecar index (pqfast.index(..., sidecar=...)) beside the files: its
+    # filters judge the row groups the files' own metadata cannot.
+    if sidecar is False or not use_bloom or filesystem is not None:
         return table
-    if table.num_rows == 0 or "no_filter" not in table.column("verdict").unique().to_pylist():
-        return table
-    from . import _sidecar
+    from ._sidecar import judge
 
-    path = os.fspath(sidecar) if sidecar not in (None, True) else _sidecar.find(table.column("path")[:1].to_pylist())
-    if path is None:
-        return table
-    return _sidecar.apply(table, column, values, path, by_value)
+    return judge(table, paths_or_glob, column, values, sidecar, storage_options, by_value, use_statistics)
 
 
 def _prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None, *,
@@ -997,11 +962,14 @@ def _prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None,
 
 prune.__doc__ = (_prune.__doc__ or "") + """
     ``sidecar``: a sidecar index written by ``pqfast.index(..., sidecar=...)``
-    (a path; by default ``_pqfast_index`` is looked for beside the files, up to
-    three parent directories; False: never). Its filters turn "no_filter"
-    row groups into "absent" when they rule out every value, else "maybe"
-    (reason "bloom filter (sidecar)"); entries of files changed since (size,
-    mtime or footer) are ignored with a warning. Local files only.
+    (a path or an ``s3://`` URL; by default ``_pqfast_index`` is looked for
+    beside the files, locally up to three parent directories, on S3 in the
+    pattern's or prefix's directory; False: never), read only when some row
+    group has no filter of its own. Those files are pruned again as the
+    indexed files the sidecar describes: "no_filter" row groups become
+    "absent" or "maybe" (the reason says "bloom filter (sidecar)"); entries of
+    files changed since (size, mtime or footer; on S3 size or ETag) are
+    ignored with a warning.
     """
 
 

@@ -237,22 +237,26 @@ def _partition_filter(prefix: str, key_pattern: str):
     return lambda sub: rx.match(sub[len(prefix):].rstrip("/")) is not None
 
 
-async def _listed_pages(store, url: str, versions: dict | None = None):
+async def _listed_pages(store, url: str, versions: dict | None = None, sidecars: dict | None = None):
     """The listing of a pattern page by page, as (url, key, size) lists, for
     pruning to start before the listing ends. A flat pattern is one listing
     (S3 lists a prefix serially, 1,000 keys a page); a pattern over
     partitions (lake/date=*/part-*.parquet) lists the partitions found one
     level down in parallel, LIST_CONCURRENCY at a time, so a lake of many
     prefixes is not listed page after page. Pages of different prefixes
-    interleave: callers sort."""
+    interleave: callers sort. ``sidecars`` (a dict) gets {key: (size, e_tag)}
+    of the sidecar index the listing passes, if any (pqfast._sidecar_s3)."""
     import obstore
 
     scheme = url.split("://", 1)[0] + "://"
     bucket, key_pattern = split_url(url)
     prefix, keep = _selection(url)
+    sidecar_key = prefix + "_pqfast_index"
 
     def rows(batch):
         out = [(f"{scheme}{bucket}/{m['path']}", m["path"], int(m["size"])) for m in batch if keep(m["path"])]
+        if sidecars is not None:
+            sidecars.update((m["path"], (int(m["size"]), m.get("e_tag"))) for m in batch if m["path"] == sidecar_key)
         if versions is not None:
             for m in batch:
                 if keep(m["path"]):

@@ -242,8 +242,9 @@ _footers: dict = {}
 
 
 def clear_tail_cache() -> None:
-    """Forgets what earlier scans of s3:// URLs kept: tails, the pruner's
-    footers, listings."""
+    """Forgets what earlier scans kept: of s3:// URLs tails, the pruner's
+    footers, listings; of local files the first file's read plans."""
+    _first_plans.clear()
     with _tails.lock:
         _tails.map.clear()
         _tails.bytes = 0
@@ -358,7 +359,8 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     use_page_index = use_page_index and dnf_atoms is not None
     n_threads = max(1, int(threads)) if threads else 2
     hint_key = (endpoint, io.pattern) if io.pattern is not None else None
-    f = _Fetcher(io)
+    # The store may wrap it (a sidecar index beside s3:// objects: those it covers read with their tails).
+    f = io.fetcher(_Fetcher(io))
     listing_ms = [0.0]
 
     def worded(url, e):
@@ -678,6 +680,62 @@ def _memory_limit(limit) -> int:
     return int(limit)
 
 
+# What the first file of a scan says about its columns (footer, read plans,
+# descriptors), by path, size, mtime and projection: a lookup asks the same
+# lake again and again, and building the plans costs a tenth of a lookup.
+# Only flat plans are kept (nested ones are set per read).
+_first_plans: dict = {}
+_FIRST_PLANS_MAX = 64
+
+
+def _first_file_plans(path: str, columns):
+    from .parquet import ParquetFile
+    from .reader import _Plan, _plans
+
+    try:
+        st = os.stat(path)
+        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns))
+    except (OSError, TypeError):
+        key = None  # (unhashable or unreadable: ParquetFile says what is wrong)
+    hit = _first_plans.get(key) if key is not None else None
+    if hit is not None:
+        return hit
+    with ParquetFile(path) as first:
+        meta = first._meta
+        plans = _plans(meta, path, columns)
+        descs = _descs_with_units(meta)
+    # Kept only for a file last changed 2 s ago or more: one changed again
+    # within its mtime's tick, at the same size, would otherwise look the same.
+    if key is not None and time.time_ns() - key[2] >= 2_000_000_000 and all(isinstance(p, _Plan) for p in plans):
+        if len(_first_plans) >= _FIRST_PLANS_MAX:
+            _first_plans.clear()
+        _first_plans[key] = (meta, plans, descs)
+    return meta, plans, descs
+
+
+def _scan_with_sidecar(args):
+    """_scan_local(*args) with each file that a sidecar index beside the lake
+    (pqfast.index(..., sidecar=...)) holds a fresh tail for read as data file
+    + tail: its Bloom filters and page indexes are then used like a file's
+    own. A tail that does not parse: a warning, and the files alone."""
+    import warnings
+
+    from ._sidecar import local_tails
+
+    found = local_tails(args[0])
+    if found is None:
+        return _pqfast._scan_local(*args)
+    where, tails, used = found
+    try:
+        pieces, st = _pqfast._scan_local(*args, where, tails)
+    except FormatError as e:
+        warnings.warn(f"pqfast: sidecar ignored: {where}: {e}", stacklevel=4)
+        return _pqfast._scan_local(*args)
+    st = dict(st)
+    st["files_with_sidecar"] = used
+    return pieces, st
+
+
 def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
@@ -694,28 +752,33 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     filtered by ``filters`` when given, else whole (``read_pruned``); a file
     of ``source`` without any is read for nothing but, first, the schema."""
     from .filters import normalize
-    from .parquet import ParquetFile, _remote_urls
-    from .reader import _plans
+    from .parquet import _remote_urls
 
     if filesystem is not None or _remote_urls(source):
         from ._scan_io import FilesystemIO, ObjectStoreIO
 
+        def staged():
+            if filesystem is not None:
+                _refuse_file_objects(source)
+                io = FilesystemIO(source, filesystem)
+            else:
+                io = ObjectStoreIO(source, storage_options)
+            # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
+            return _scan_staged(io, columns, filters, threads, stats,
+                                (use_statistics, False, use_dictionary, use_page_index), memory_limit, row_groups)
+
         if filesystem is not None:
-            _refuse_file_objects(source)
-            io = FilesystemIO(source, filesystem)
-        else:
-            io = ObjectStoreIO(source, storage_options)
-        # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
-        return _scan_staged(io, columns, filters, threads, stats,
-                            (use_statistics, False, use_dictionary, use_page_index), memory_limit, row_groups)
+            return staged()
+        from ._sidecar_s3 import scan_or_fallback
+
+        # Tails from a sidecar index that fail the scan: a warning, and the scan again without it.
+        return scan_or_fallback(staged)
+
     t0 = time.perf_counter()
     paths = _local_paths(source)
     if not paths:
         raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source) if isinstance(source, (str, os.PathLike)) else source!r}")
-    with ParquetFile(paths[0]) as first:
-        meta = first._meta
-        plans = _plans(meta, paths[0], columns)
-        descs = _descs_with_units(meta)
+    meta, plans, descs = _first_file_plans(paths[0], columns)
     dnf = None
     if filters is not None:
         dnf = _encode_filter(normalize(filters), descs, paths[0])
@@ -724,20 +787,15 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
 
     specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if not isinstance(p, _Plan)]
-    sel = None
-    if use_bloom and dnf and row_groups is None:
-        # A sidecar index beside the files (pqfast.index(..., sidecar=...)):
-        # the row groups its filters rule out are not scanned.
-        from ._sidecar import scan_row_groups
-
-        sel = scan_row_groups(paths, dnf)
-    kept, groups = (sel[0], sel[1]) if sel is not None else (paths, None)
+    kept, groups = paths, None
     if row_groups is not None:
         # Chosen by the caller (pruned before); the engine takes an empty list as "all": such files are left out.
         kept = [p for p in paths if row_groups.get(p)]
         groups = [sorted(set(row_groups[p])) for p in kept]
-    pieces, st = _pqfast._scan_local(kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary,
-                                     use_page_index, _memory_limit(memory_limit), groups, bool(nested))
+    args = (kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
+            _memory_limit(memory_limit), groups, bool(nested))
+    use_sidecar = dnf and kept and (use_bloom or use_page_index)
+    pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)
     nested_chunks = None
     if nested:
         from .parquet import ParquetFile
@@ -745,10 +803,6 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
         # With no file left (no pieces either), the first file types the empty columns.
         nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i] if kept else paths[0]), nested, pieces,
                                      memory_limit)
-    if sel is not None:
-        st = dict(st)
-        st["files"] = len(paths)
-        st["row_groups_pruned_by_sidecar"] = sel[2]
     table = _assemble(plans, meta, pieces, nested_chunks)
     if stats:
         st = dict(st)

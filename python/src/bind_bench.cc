@@ -4,6 +4,7 @@
 
 #include <functional>
 
+#include "codec_floor_bench.h"
 #include "common.h"
 #include "delta_bench.h"
 #include "delta_strings_bench.h"
@@ -59,6 +60,21 @@ nb::list local_bloom_rows_to_python(const std::vector<bench::LocalBloomRow>& row
 }  // namespace
 
 void bind_bench(nb::module_& m) {
+  // Seconds one thread spends decompressing every page of a file (best of reps).
+  m.def("_bench_codec_floor", [](const std::string& path, int reps) {
+    Result<bench::CodecFloor> r = Error{ErrorCode::kInvalidArgument, ""};
+    {
+      nb::gil_scoped_release release;
+      r = bench::codec_floor(path, reps);
+    }
+    if (!r.ok()) raise(r.error());
+    nb::dict d;
+    d["seconds"] = r->seconds;
+    d["pages"] = r->pages;
+    d["compressed_bytes"] = r->compressed_bytes;
+    d["uncompressed_bytes"] = r->uncompressed_bytes;
+    return d;
+  }, nb::arg("path"), nb::arg("reps") = 3);
   // Returns (rows, notes).
   m.def("_bench_sbbf", [](std::vector<uint64_t> footprints, size_t probes, int reps,
                           nb::object progress, int64_t prefetch_distance, uint64_t insert_keys_up_to) {

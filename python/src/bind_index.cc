@@ -1,11 +1,14 @@
 // pqfast.index: Bloom filters appended to existing files (pqfast/index.h).
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "common.h"
 #include "parquet_common.h"
 #include "pqfast/index.h"
 #include "pqfast/page_index.h"
+#include "sidecar_tails.h"
 
 namespace pqfast::py {
 
@@ -115,21 +118,27 @@ void bind_index(nb::module_& m) {
       nb::arg("page_index"), nb::arg("threads") = 1);
 
   // The same plan over a local file (os.fsencode'd path), for the sidecar
-  // writer: nothing is written.
+  // writer: nothing is written. With sidecar and tail (see _scan_local), the
+  // file is planned with the tail the sidecar holds for it appended: what is
+  // planned then goes after that tail.
   m.def(
       "_plan_index_path",
-      [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool page_index) {
-        pq::IndexOptions opt = index_options(std::move(columns), fpp, ndv, page_index, 1);
-        std::string p(path.c_str(), path.size());
+      [](nb::bytes path, std::vector<std::string> columns, double fpp, uint64_t ndv, bool page_index,
+         const std::optional<std::string>& sidecar, const std::optional<SidecarTail>& tail, int threads) {
+        pq::IndexOptions opt = index_options(std::move(columns), fpp, ndv, page_index, threads);
+        std::vector<std::string> paths{std::string(path.c_str(), path.size())};
+        std::optional<std::vector<SidecarTail>> tails;
+        if (tail) tails = std::vector<SidecarTail>{*tail};
         Result<pq::IndexPlan> r = Error{};
         {
           nb::gil_scoped_release release;
-          auto file = pq::LocalFile::open(p);
-          r = file.ok() ? pq::plan_index(**file, opt) : Result<pq::IndexPlan>(file.error());
+          auto files = open_with_tails(paths, sidecar, tails);
+          r = files.ok() ? pq::plan_index(*files->front(), opt) : Result<pq::IndexPlan>(files.error());
         }
         return plan_tuple(unwrap(std::move(r)));
       },
-      nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("page_index"));
+      nb::arg("path"), nb::arg("columns"), nb::arg("fpp"), nb::arg("ndv"), nb::arg("page_index"),
+      nb::arg("sidecar").none() = nb::none(), nb::arg("tail").none() = nb::none(), nb::arg("threads") = 1);
 
   // The ColumnIndex and OffsetIndex of one chunk as pqfast parses them (for
   // tests): None for a structure the chunk lacks. The OffsetIndex is checked

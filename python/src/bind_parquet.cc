@@ -355,6 +355,17 @@ void bind_parquet(nb::module_& m) {
     for (const std::string& p : unwrap(std::move(r))) out.append(fs_decode(p));
     return out;
   });
+  m.def("_parquet_files_under", [](nb::bytes dir) {
+    Result<std::vector<std::string>> r = Error{};
+    std::string d(dir.c_str(), dir.size());
+    {
+      nb::gil_scoped_release release;
+      r = pq::parquet_files_under(d);
+    }
+    nb::list out;
+    for (const std::string& p : unwrap(std::move(r))) out.append(fs_decode(p));
+    return out;
+  });
   m.def("_column_descriptor_path", [](const std::string& path, const std::string& column) {
     Result<pq::ColumnDescriptor> r = Error{};
     {

@@ -21,6 +21,7 @@
 #include "common.h"
 #include "prune_common.h"
 #include "pqfast/scan.h"
+#include "sidecar_tails.h"
 
 namespace pqfast::py {
 
@@ -351,38 +352,46 @@ void bind_scan(nb::module_& m) {
       nb::arg("tail"), nb::arg("size"), nb::arg("row_groups"), nb::arg("page_index") = false,
       "(footer bytes + 8 needed from the end, [(start, length)] of the row groups' chunks, or with page_index=True "
       "of their page indexes) from a file's tail.");
-  // row_groups: per file the row groups to scan (those a sidecar index
-  // keeps; an empty list: all of them); None: every row group of every file,
-  // through scan_files and its footer cache.
+  // row_groups: per file the row groups to scan (an empty list: all of
+  // them). sidecar + tails: a sidecar index (python/pqfast/_sidecar.py) and
+  // per file (data file size, tail offset, tail length) in it, or a size
+  // < 0 for a file read as it is: each file is then read with its tail
+  // appended (OverlayFile), as if `pqfast index` had written it. With
+  // neither: every row group of every file, through scan_files and its
+  // footer cache.
   m.def(
       "_scan_local",
       [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns,
          const std::optional<std::vector<std::vector<AtomSpec>>>& dnf, int threads, bool use_statistics,
          bool use_bloom, bool use_dictionary, bool use_page_index, int64_t memory_limit,
-         const std::optional<std::vector<std::vector<int32_t>>>& row_groups, bool keep_selection) {
+         const std::optional<std::vector<std::vector<int32_t>>>& row_groups, bool keep_selection,
+         const std::optional<std::string>& sidecar, const std::optional<std::vector<SidecarTail>>& tails) {
         std::vector<pq::ScanColumn> cols = make_columns(columns);
         pq::ScanFilter filter = make_filter(dnf);
         pq::ScanOptions o = make_options(threads, use_statistics, use_bloom, use_dictionary, use_page_index,
                                          memory_limit);
         o.keep_selection = keep_selection;
+        if (row_groups && row_groups->size() != paths.size()) {
+          throw FormatError("invalid argument: paths and row_groups differ in length");
+        }
+        if (tails && (!sidecar || tails->size() != paths.size())) {
+          throw FormatError("invalid argument: tails need a sidecar and one entry per path");
+        }
         Result<pq::ScanResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
         {
           nb::gil_scoped_release release;
-          if (!row_groups) {
+          if (!row_groups && !tails) {
             r = pq::scan_files(paths, cols, filter, o);
           } else {
-            std::vector<std::unique_ptr<pq::LocalFile>> files;
-            std::vector<pq::RandomAccessFile*> ptrs;
-            for (const std::string& p : paths) {
-              auto f = pq::LocalFile::open(p);
-              if (!f.ok()) {
-                r = f.error();
-                break;
-              }
-              ptrs.push_back(f->get());
-              files.push_back(std::move(*f));
+            auto files = open_with_tails(paths, sidecar, tails);
+            if (!files.ok()) {
+              r = files.error();
+            } else {
+              std::vector<pq::RandomAccessFile*> ptrs;
+              for (auto& f : *files) ptrs.push_back(f.get());
+              r = pq::scan_opened(ptrs, row_groups ? *row_groups : std::vector<std::vector<int32_t>>(paths.size()),
+                                  cols, filter, o);
             }
-            if (files.size() == paths.size()) r = pq::scan_opened(ptrs, *row_groups, cols, filter, o);
           }
         }
         if (!r.ok()) raise(r.error());
@@ -391,7 +400,7 @@ void bind_scan(nb::module_& m) {
       nb::arg("paths"), nb::arg("columns"), nb::arg("filters").none(), nb::arg("threads") = 0,
       nb::arg("use_statistics") = true, nb::arg("use_bloom") = true, nb::arg("use_dictionary") = true,
       nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0, nb::arg("row_groups").none() = nb::none(),
-      nb::arg("keep_selection") = false,
+      nb::arg("keep_selection") = false, nb::arg("sidecar").none() = nb::none(), nb::arg("tails").none() = nb::none(),
       "Scans local files: ([(file, row_group, num_rows, [(schema capsule, array capsule)], selection bytes or "
       "None)], stats dict).");
 }

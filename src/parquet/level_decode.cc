@@ -1,5 +1,5 @@
 // Levels into bytes: runs of the hybrid become memsets, bit-packed runs
-// are unpacked by the unpack family (32-bit lanes) and narrowed.
+// are unpacked by the unpack family straight into bytes.
 #include "parquet/level_decode.h"
 
 #include <algorithm>
@@ -24,18 +24,17 @@ Status decode_levels(const uint8_t* data, size_t len, int width, size_t n, uint8
     std::memset(out, 0, n);
     return Status::Ok();
   }
+  if (width > 8) {  // (a level is kept in a byte: nested_shape refuses deeper schemas)
+    return make_error(ErrorCode::kUnsupported, what + ": levels of " + std::to_string(width) + " bits");
+  }
   HybridReader r(data, len, width, what);
-  uint32_t batch[1024];
   size_t done = 0;
   while (done < n) {
     bool repeat = false;
     uint32_t value = 0;
-    PQFAST_ASSIGN_OR_RETURN(size_t got, r.next(batch, std::min<size_t>(n - done, 1024), &repeat, &value));
-    if (repeat) {
-      std::memset(out + done, static_cast<int>(value), got);  // width <= 8: value < 256
-    } else {
-      for (size_t k = 0; k < got; ++k) out[done + k] = static_cast<uint8_t>(batch[k]);
-    }
+    // Bit-packed runs unpack straight into `out`, a byte per level.
+    PQFAST_ASSIGN_OR_RETURN(size_t got, r.next_bytes(out + done, n - done, &repeat, &value));
+    if (repeat) std::memset(out + done, static_cast<int>(value), got);  // width <= 8: value < 256
     done += got;
   }
   return Status::Ok();

@@ -189,6 +189,21 @@ void unpack_bits32(const uint8_t* src, size_t nbytes, int width, size_t first, s
   }
 }
 
+void unpack_bits8(const uint8_t* src, size_t nbytes, int width, size_t first, size_t count, uint8_t* out) {
+  size_t i = 0;
+  if ((first & 7) == 0 && count >= 8) {
+    const size_t byte0 = first / 8 * static_cast<size_t>(width);
+    i = unpack::active_unpack_kernels().unpack8(src + byte0, nbytes - byte0, width, count / 8, out) * 8;
+  }
+  const uint64_t mask = (uint64_t{1} << width) - 1;
+  for (size_t bit = (first + i) * static_cast<size_t>(width); i < count; ++i, bit += static_cast<size_t>(width)) {
+    const size_t byte = bit >> 3;
+    uint8_t tmp[8] = {};
+    std::memcpy(tmp, src + byte, std::min<size_t>(8, nbytes - byte));
+    out[i] = static_cast<uint8_t>((load64(tmp) >> (bit & 7)) & mask);
+  }
+}
+
 Status HybridReader::next_run() {
   const size_t at = pos_;
   uint32_t h;
@@ -225,6 +240,21 @@ Status HybridReader::next_run() {
     repeat_ = true;
   }
   return Status::Ok();
+}
+
+Result<size_t> HybridReader::next_bytes(uint8_t* out, size_t max, bool* repeat, uint32_t* repeat_value) {
+  if (run_left_ == 0) PQFAST_RETURN_IF_ERROR(next_run());
+  const size_t n = std::min(max, run_left_);
+  if (repeat_) {
+    *repeat = true;
+    *repeat_value = value_;
+  } else {
+    *repeat = false;
+    unpack_bits8(packed_, packed_bytes_, width_, packed_index_, n, out);
+    packed_index_ += n;
+  }
+  run_left_ -= n;
+  return n;
 }
 
 Result<size_t> HybridReader::next(uint32_t* out, size_t max, bool* repeat, uint32_t* repeat_value) {

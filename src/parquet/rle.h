@@ -33,6 +33,8 @@ int64_t copy_bits_msb_first(const uint8_t* src, size_t count, uint8_t* dst, int6
 // `first` of a bit-packed stream of `nbytes` bytes (the caller checks that
 // they lie inside it).
 void unpack_bits32(const uint8_t* src, size_t nbytes, int width, size_t first, size_t count, uint32_t* out);
+// The same for widths 1..8 into a byte per value.
+void unpack_bits8(const uint8_t* src, size_t nbytes, int width, size_t first, size_t count, uint8_t* out);
 
 // A reader of hybrid-encoded unsigned values of width 0..32 (dictionary
 // indices), in batches.
@@ -46,6 +48,8 @@ class HybridReader {
   // values are unpacked into out. Returns the count (0 never: running out of
   // values before the caller has all it needs is an error).
   Result<size_t> next(uint32_t* out, size_t max, bool* repeat, uint32_t* repeat_value);
+  // The same into one byte per value, for widths 1..8 (levels).
+  Result<size_t> next_bytes(uint8_t* out, size_t max, bool* repeat, uint32_t* repeat_value);
 
  private:
   Status next_run();

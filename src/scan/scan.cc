@@ -65,7 +65,18 @@ class FileScan {
            const ScanOptions& options, const FileIdentity* identity = nullptr)
       : file_(file), index_(index), columns_(columns), filter_(filter), opts_(options), identity_(identity) {}
 
+  // The whole file, row group after row group.
   Result<ScanResult> run();
+
+  // run() in steps, for a scan of many files whose row groups go on one
+  // pool: prepare() reads the footer and runs the pruner (false: the file
+  // is done, *early holds its result); then scan_row_group() for each of
+  // groups_to_scan(), from any thread once prepare() returned (distinct row
+  // groups only), each into its own result and stats; finish() adds them.
+  Result<bool> prepare(ScanResult* early);
+  Result<std::vector<int32_t>> groups_to_scan();
+  Status scan_row_group(int rg, ScanResult* out, ScanStats* st);
+  ScanStats finish(const ScanStats& groups) const;
 
  private:
   // Reads through the tail kept from the footer read; counts into `st`
@@ -73,12 +84,12 @@ class FileScan {
   // parallel).
   Status read(uint64_t offset, size_t n, uint8_t* out, ScanStats* st = nullptr);
   Status prune_with_bloom(size_t num_row_groups_hint);
-  Result<const ChunkIndex*> chunk_index(int rg, int leaf);
+  Result<const ChunkIndex*> chunk_index(int rg, int leaf, ScanStats* st = nullptr);
   // Evaluates the atom on the chunk's dictionary when every data page is
   // dictionary-encoded: `hits` gets one byte per entry; true when none is TRUE
   // (and no null row can be).
-  Result<bool> dictionary_rules_out(int rg, const AtomPlan& atom, std::vector<uint8_t>* hits);
-  Result<std::vector<RowRange>> page_index_ranges(int rg, const AtomPlan& atom, int64_t num_rows);
+  Result<bool> dictionary_rules_out(int rg, const AtomPlan& atom, std::vector<uint8_t>* hits, ScanStats* st);
+  Result<std::vector<RowRange>> page_index_ranges(int rg, const AtomPlan& atom, int64_t num_rows, ScanStats* st);
   // Thread-safe for distinct leaves once chunk_index(rg, leaf) was called.
   Result<ColumnArray> decode_rows(int rg, int leaf, const std::vector<RowRange>& keep, const ColumnReadOptions& o,
                                   std::vector<RowRange>* decoded, ScanStats* st = nullptr);
@@ -88,8 +99,7 @@ class FileScan {
                                           bool gather_only = false);
   // The reads decode_rows makes for these rows, without decoding: a staged
   // reader learns them all in one pass (each read not fetched is recorded).
-  Status want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary);
-  Status scan_row_group(int rg, ScanResult* out);
+  Status want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary, ScanStats* st);
   // A staged reader's row group waiting for bytes: the page indexes of its
   // filter and projected columns are asked for too (read-ahead: the next
   // run needs them, and they are small), so that the filter's pages and the
@@ -175,7 +185,7 @@ Status FileScan::prune_with_bloom(size_t) {
   return Status::Ok();
 }
 
-Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
+Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st) {
   const size_t leaves = meta_->columns.size();
   ChunkIndex& ci = index_cache_[static_cast<size_t>(rg) * leaves + static_cast<size_t>(leaf)];
   if (ci.loaded) return &ci;
@@ -190,18 +200,18 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
     }
     ReadBuffer b;
     b.resize(static_cast<size_t>(len));
-    PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
+    PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data(), st));
     return parse(b.data(), b.size(), static_cast<size_t>(off));
   };
   // A staged reader's page index not fetched yet: asked for by both loads,
   // and loaded on the next run.
   Status missing = Status::Ok();
-  auto staged = [&](Status st) -> Status {
-    if (!st.ok() && not_fetched(st.error())) {
-      if (missing.ok()) missing = st;
+  auto staged = [&](Status r) -> Status {
+    if (!r.ok() && not_fetched(r.error())) {
+      if (missing.ok()) missing = r;
       return Status::Ok();
     }
-    return st;
+    return r;
   };
   if (c.offset_index_offset >= 0 && c.offset_index_length > 0) {
     PQFAST_RETURN_IF_ERROR(staged(load(c.offset_index_offset, c.offset_index_length,
@@ -247,7 +257,8 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf) {
 
 // The chunk's dictionary, when every data page uses it (encoding_stats),
 // holds no value that makes the atom TRUE (and no null row can).
-Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::vector<uint8_t>* hits_out) {
+Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::vector<uint8_t>* hits_out,
+                                            ScanStats* st) {
   const ColumnChunk& c = meta_->row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(atom.leaf())];
   // encoding_stats say every data page uses the dictionary (read from the
   // tail kept with the footer, where they lie).
@@ -265,7 +276,7 @@ Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::v
   if (static_cast<uint64_t>(c.data_page_offset) > file_.size() || len > (int64_t{1} << 30)) return false;
   ReadBuffer b;
   b.resize(static_cast<size_t>(len));
-  PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data()));
+  PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data(), st));
   const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(atom.leaf())];
   auto dict = decode_dictionary_page(b.data(), b.size(), static_cast<uint64_t>(off), d, c.codec, atom.eval_options(),
                                      where(rg, atom.leaf()));
@@ -280,10 +291,11 @@ Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::v
 
 // The rows of the pages whose ColumnIndex entry may make the atom TRUE
 // (all rows when the chunk has no page index).
-Result<std::vector<RowRange>> FileScan::page_index_ranges(int rg, const AtomPlan& atom, int64_t num_rows) {
+Result<std::vector<RowRange>> FileScan::page_index_ranges(int rg, const AtomPlan& atom, int64_t num_rows,
+                                                          ScanStats* st) {
   std::vector<RowRange> all{{0, num_rows}};
   if (!opts_.use_page_index) return all;
-  PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, atom.leaf()));
+  PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, atom.leaf(), st));
   if (!ci->has_columns) return all;
   const auto& pages = ci->offsets.page_locations;
   const ColumnIndex& x = ci->columns;
@@ -313,13 +325,13 @@ Result<ColumnArray> FileScan::decode_rows(int rg, int leaf, const std::vector<Ro
                               [&] { return decode_rows_charged(rg, leaf, keep, o, decoded, st); });
 }
 
-Status FileScan::want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary) {
+Status FileScan::want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary, ScanStats* st) {
   ColumnReadOptions o;
   std::vector<uint8_t> none;
   if (!dictionary) o.dictionary_values = &none;  // the pages after the dictionary only
   std::vector<RowRange> decoded;
   auto r = detail::guard_memory(opts_.budget, where(rg, leaf),
-                                [&] { return decode_rows_charged(rg, leaf, keep, o, &decoded, nullptr, true); });
+                                [&] { return decode_rows_charged(rg, leaf, keep, o, &decoded, st, true); });
   if (!r.ok()) return r.error();
   return Status::Ok();
 }
@@ -368,7 +380,7 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
     return r;
   };
   if (opts_.use_page_index && c.offset_index_offset >= 0) {
-    PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, leaf));
+    PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, leaf, st));
     if (ci->has_offsets) {
       const auto& pages = ci->offsets.page_locations;
       if (pages[0].offset < start || pages.back().offset + pages.back().compressed_page_size > start + len + 100) {
@@ -436,7 +448,7 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
   return arr;
 }
 
-Status FileScan::scan_row_group(int rg, ScanResult* out) {
+Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
   const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const int64_t n = g.num_rows;
   if (n <= 0) return Status::Ok();
@@ -471,20 +483,20 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         const ColumnChunk& ch = g.columns[static_cast<size_t>(a.leaf())];
         MinMaxView s;
         if (ch.has_statistics) {
-          const Statistics& st = ch.statistics;
+          const Statistics& cs = ch.statistics;
           const size_t leaf = static_cast<size_t>(a.leaf());
           // The bounds pyarrow and parquet-java would believe (stats_trust.h).
           const StatsTrust t = statistics_trust(
               writer_, meta_->columns[leaf], meta_->has_column_orders,
               meta_->has_column_orders && meta_->column_type_defined_order[leaf],
-              RawMinMax{st.has_min, st.has_max, st.min_is_legacy, st.max_is_legacy, st.min, st.max}, true);
-          s.has_min = st.has_min;
-          s.has_max = st.has_max;
+              RawMinMax{cs.has_min, cs.has_max, cs.min_is_legacy, cs.max_is_legacy, cs.min, cs.max}, true);
+          s.has_min = cs.has_min;
+          s.has_max = cs.has_max;
           s.min_trusted = t.statistics && t.min;
           s.max_trusted = t.statistics && t.max;
-          s.min = st.min;
-          s.max = st.max;
-          if (st.has_null_count) s.null_count = st.null_count;
+          s.min = cs.min;
+          s.max = cs.max;
+          if (cs.has_null_count) s.null_count = cs.null_count;
         }
         s.num_values = ch.num_values;
         if (!a.may_match(s)) {
@@ -496,9 +508,9 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
     }
     auto none_alive = [&] { return std::none_of(alive.begin(), alive.end(), [](uint8_t x) { return x != 0; }); };
     if (none_alive()) {
-      ++(any_bloom && !any_stats ? stats_.row_groups_pruned_by_bloom : any_stats && !any_bloom
-                                                                          ? stats_.row_groups_pruned_by_statistics
-                                                                          : stats_.row_groups_pruned_by_bloom);
+      ++(any_bloom && !any_stats ? st->row_groups_pruned_by_bloom : any_stats && !any_bloom
+                                                                          ? st->row_groups_pruned_by_statistics
+                                                                          : st->row_groups_pruned_by_bloom);
       return Status::Ok();
     }
     // 2. Dictionaries (what they say of each atom is kept for step 4).
@@ -509,15 +521,15 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         if (!alive[c]) continue;
         for (size_t j = 0; j < plans_[c].size(); ++j) {
           const AtomPlan& a = plans_[c][j];
-          auto out_ruled = dictionary_rules_out(rg, a, &hits[c][j]);
+          auto out_ruled = dictionary_rules_out(rg, a, &hits[c][j], st);
           if (!out_ruled.ok() && not_fetched(out_ruled.error())) {
             // A staged reader without the dictionary yet: the pages of the
             // conjunct's first atom on the rows its page index leaves are
             // asked for with it (one round, not two), whatever it will say.
             if (missing.ok()) missing = out_ruled.error();
             if (j == 0) {
-              auto cand = page_index_ranges(rg, a, n);
-              Status w = cand.ok() ? want_rows(rg, a.leaf(), *cand, false) : Status(cand.error());
+              auto cand = page_index_ranges(rg, a, n, st);
+              Status w = cand.ok() ? want_rows(rg, a.leaf(), *cand, false, st) : Status(cand.error());
               if (!w.ok() && !not_fetched(w.error())) return w.error();
             }
             continue;
@@ -531,7 +543,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
       }
       if (!missing.ok()) return missing.error();
       if (none_alive()) {
-        ++stats_.row_groups_pruned_by_dictionary;
+        ++st->row_groups_pruned_by_dictionary;
         return Status::Ok();
       }
     }
@@ -544,7 +556,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
       std::vector<RowRange> cand{{0, n}};
       bool waiting = false;  // a staged reader's bytes not fetched: the other conjuncts ask for theirs
       for (const AtomPlan& a : plans_[c]) {
-        auto r = page_index_ranges(rg, a, n);
+        auto r = page_index_ranges(rg, a, n, st);
         if (!r.ok() && not_fetched(r.error())) {
           if (missing.ok()) missing = r.error();
           waiting = true;
@@ -573,7 +585,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
         // Every page is dictionary-encoded and the dictionary evaluated:
         // the indices say which rows match, no value is decoded.
         if (dict_hits) o.dictionary_values = dict_hits;
-        auto arr = decode_rows(rg, a.leaf(), keep, o, &decoded);
+        auto arr = decode_rows(rg, a.leaf(), keep, o, &decoded, st);
         if (!arr.ok() && not_fetched(arr.error())) {
           if (missing.ok()) missing = arr.error();
           waiting = true;
@@ -591,15 +603,15 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
     }
     if (!missing.ok()) return missing.error();
     if (!any_candidate) {
-      ++stats_.row_groups_pruned_by_page_index;
+      ++st->row_groups_pruned_by_page_index;
       return Status::Ok();
     }
   }
   int64_t selected = 0;
   for (uint64_t w : selection) selected += __builtin_popcountll(w);
-  if (read_any || selected > 0) ++stats_.row_groups_read;
+  if (read_any || selected > 0) ++st->row_groups_read;
   if (selected == 0) return Status::Ok();
-  ++stats_.row_groups_matched;
+  ++st->row_groups_matched;
   // 5. The projected columns, for the selected rows only.
   const std::vector<RowRange> keep = ranges_of(selection.data(), n);
   ScanPiece piece;
@@ -614,7 +626,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
   std::vector<ScanStats> col_stats(columns_.size());
   if (opts_.use_page_index) {
     for (int leaf : projected_) {
-      auto ci = chunk_index(rg, leaf);  // loaded here, read-only in the threads
+      auto ci = chunk_index(rg, leaf, st);  // loaded here, read-only in the threads
       if (!ci.ok() && !not_fetched(ci.error())) return ci.error();
       if (!ci.ok() && missing.ok()) missing = ci.error();  // every column's asked for
     }
@@ -641,10 +653,10 @@ Status FileScan::scan_row_group(int rg, ScanResult* out) {
     if (!got[j].ok()) return got[j].error();
   }
   for (size_t j = 0; j < columns_.size(); ++j) {
-    stats_.add(col_stats[j]);
+    st->add(col_stats[j]);
     piece.columns.push_back(std::move(got[j]).value());
   }
-  stats_.rows += selected;
+  st->rows += selected;
   out->pieces.push_back(std::move(piece));
   return Status::Ok();
 }
@@ -658,11 +670,11 @@ void FileScan::want_page_indexes(int rg) {
   for (int leaf : projected_) (void)chunk_index(rg, leaf);
 }
 
-Result<ScanResult> FileScan::run() {
-  ScanResult out;
+Result<bool> FileScan::prepare(ScanResult* early) {
+  ScanResult& out = *early;
   stats_.files = 1;
   const bool filtered = filter_.active;
-  if (filtered && filter_.any_of.empty()) return out;  // a filter no row satisfies
+  if (filtered && filter_.any_of.empty()) return false;  // a filter no row satisfies
   if (filtered && opts_.use_bloom) {
     PQFAST_RETURN_IF_ERROR(prune_with_bloom(0));
     bool any = false, decided = true;
@@ -683,7 +695,7 @@ Result<ScanResult> FileScan::run() {
         ++(bloom ? stats_.row_groups_pruned_by_bloom : stats_.row_groups_pruned_by_statistics);
       }
       out.stats = stats_;
-      return out;
+      return false;
     }
   }
   std::optional<CachedFooter> cached;
@@ -734,39 +746,59 @@ Result<ScanResult> FileScan::run() {
     }
   }
   index_cache_.assign(meta_->row_groups.size() * meta_->columns.size(), ChunkIndex{});
+  return true;
+}
+
+Result<std::vector<int32_t>> FileScan::groups_to_scan() {
+  std::vector<int32_t> groups;
+  if (opts_.row_groups.empty()) {
+    stats_.row_groups = static_cast<int64_t>(meta_->row_groups.size());
+    groups.resize(meta_->row_groups.size());
+    for (size_t rg = 0; rg < groups.size(); ++rg) groups[rg] = static_cast<int32_t>(rg);
+    return groups;
+  }
+  stats_.row_groups = static_cast<int64_t>(opts_.row_groups.size());
+  int32_t before = -1;
+  for (int32_t rg : opts_.row_groups) {
+    if (rg <= before || static_cast<size_t>(rg) >= meta_->row_groups.size()) {
+      return make_error(ErrorCode::kInvalidArgument, file_.name() + ": row group " + std::to_string(rg) +
+                                                         " is not in the file's " +
+                                                         std::to_string(meta_->row_groups.size()) + " (or not ascending)");
+    }
+    before = rg;
+  }
+  return opts_.row_groups;
+}
+
+ScanStats FileScan::finish(const ScanStats& groups) const {
+  ScanStats st = stats_;
+  st.add(groups);
+  st.files = stats_.files;
+  st.row_groups = stats_.row_groups;
+  if (st.row_groups_read > 0) st.files_read = 1;
+  return st;
+}
+
+Result<ScanResult> FileScan::run() {
+  ScanResult out;
+  PQFAST_ASSIGN_OR_RETURN(const bool more, prepare(&out));
+  if (!more) return out;
+  PQFAST_ASSIGN_OR_RETURN(const std::vector<int32_t> groups, groups_to_scan());
   // A row group needing bytes a staged reader has not fetched does not stop
   // the others: every range the run needs is asked for at once.
   Status missing = Status::Ok();
-  auto step = [&](int rg) -> Status {
-    Status r = scan_row_group(rg, &out);
+  ScanStats st;
+  for (int32_t rg : groups) {
+    Status r = scan_row_group(rg, &out, &st);
     if (!r.ok() && not_fetched(r.error())) {
       if (missing.ok()) missing = r;
       want_page_indexes(rg);
-      return Status::Ok();
+      continue;
     }
-    return r;
-  };
-  if (opts_.row_groups.empty()) {
-    stats_.row_groups = static_cast<int64_t>(meta_->row_groups.size());
-    for (size_t rg = 0; rg < meta_->row_groups.size(); ++rg) {
-      PQFAST_RETURN_IF_ERROR(step(static_cast<int>(rg)));
-    }
-  } else {
-    stats_.row_groups = static_cast<int64_t>(opts_.row_groups.size());
-    int32_t before = -1;
-    for (int32_t rg : opts_.row_groups) {
-      if (rg <= before || static_cast<size_t>(rg) >= meta_->row_groups.size()) {
-        return make_error(ErrorCode::kInvalidArgument, file_.name() + ": row group " + std::to_string(rg) +
-                                                           " is not in the file's " +
-                                                           std::to_string(meta_->row_groups.size()) + " (or not ascending)");
-      }
-      before = rg;
-      PQFAST_RETURN_IF_ERROR(step(rg));
-    }
+    PQFAST_RETURN_IF_ERROR(r);
   }
   if (!missing.ok()) return missing.error();
-  if (stats_.row_groups_read > 0) stats_.files_read = 1;
-  out.stats = stats_;
+  out.stats = finish(st);
   return out;
 }
 
@@ -841,6 +873,11 @@ Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
   return out;
 }
 
+namespace {
+// Files whose footers (and, with row groups left, descriptors) a scan holds at once.
+constexpr size_t kScanWindow = 256;
+}  // namespace
+
 Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::vector<ScanColumn>& columns,
                               const ScanFilter& filter, const ScanOptions& options) {
   std::vector<Result<ScanResult>> results;
@@ -852,17 +889,96 @@ Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::
   ScanOptions per_file = options;
   per_file.threads = threads;
   if (!per_file.budget) per_file.budget = MemoryBudget::make(options.memory_limit);
-  scan::parallel_for(paths.size(), threads, [&](size_t i) {
-    if (failed.load(std::memory_order_relaxed)) return;
-    results[i] = scan::guarded_run(paths[i], [&]() -> Result<ScanResult> {
-      auto f = LocalFile::open(paths[i]);  // fstat: the identity footers are cached under
-      if (!f.ok()) return f.error();
-      const FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
-      scan::FileScan s(**f, static_cast<int32_t>(i), columns, filter, per_file, &id);
-      return s.run();
+  // Files go in windows of kScanWindow: 1. the footer and pruner of each
+  // file of the window, files in parallel; 2. the row groups left, of every
+  // file of the window, on one pool. Not file by file: a lookup's work is a
+  // few row groups of a few files (the match, Bloom false positives), which
+  // would otherwise fall to whichever thread claimed their file. A window
+  // bounds the footers held and the files kept open (those with row groups
+  // left) on a lake of many files.
+  struct Opened {
+    std::unique_ptr<LocalFile> file;
+    FileIdentity id{};
+    std::unique_ptr<scan::FileScan> scan;
+    std::vector<int32_t> groups;
+  };
+  struct Group {
+    size_t file;
+    int32_t rg;
+  };
+  for (size_t w0 = 0; w0 < paths.size() && !failed.load(); w0 += kScanWindow) {
+    const size_t w1 = std::min(paths.size(), w0 + kScanWindow);
+    std::vector<Opened> opened(w1 - w0);
+    scan::parallel_for(w1 - w0, threads, [&](size_t k) {
+      const size_t i = w0 + k;
+      if (failed.load(std::memory_order_relaxed)) return;
+      results[i] = scan::guarded_run(paths[i], [&]() -> Result<ScanResult> {
+        auto f = LocalFile::open(paths[i]);  // fstat: the identity footers are cached under
+        if (!f.ok()) return f.error();
+        Opened& o = opened[k];
+        o.file = std::move(f).value();
+        o.id = FileIdentity{o.file->size(), o.file->mtime_ns()};
+        o.scan = std::make_unique<scan::FileScan>(*o.file, static_cast<int32_t>(i), columns, filter, per_file, &o.id);
+        ScanResult early;
+        auto more = o.scan->prepare(&early);
+        if (more.ok() && *more) {
+          auto groups = o.scan->groups_to_scan();
+          if (groups.ok()) {
+            o.groups = std::move(groups).value();
+            return ScanResult{};
+          }
+          more = groups.error();
+        }
+        o.scan.reset();  // done: its footer and descriptor go now
+        o.file.reset();
+        if (!more.ok()) return more.error();
+        return early;
+      });
+      if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
     });
-    if (!results[i].ok()) failed.store(true, std::memory_order_relaxed);
-  });
+    std::vector<Group> groups;
+    for (size_t k = 0; k < opened.size() && !failed.load(); ++k) {
+      if (!opened[k].scan) continue;
+      for (int32_t rg : opened[k].groups) groups.push_back({k, rg});
+    }
+    std::vector<Result<ScanResult>> done;
+    done.reserve(groups.size());
+    for (size_t t = 0; t < groups.size(); ++t) done.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+    scan::parallel_for(groups.size(), threads, [&](size_t t) {
+      if (failed.load(std::memory_order_relaxed)) return;
+      const Group& g = groups[t];
+      done[t] = scan::guarded_run(paths[w0 + g.file], [&]() -> Result<ScanResult> {
+        ScanResult r;
+        PQFAST_RETURN_IF_ERROR(opened[g.file].scan->scan_row_group(g.rg, &r, &r.stats));
+        return r;
+      });
+      if (!done[t].ok()) failed.store(true, std::memory_order_relaxed);
+    });
+    // Each file's row groups back together: its first error, or its pieces
+    // in row-group order and its stats.
+    size_t t = 0;
+    for (size_t k = 0; k < opened.size(); ++k) {
+      if (!opened[k].scan) continue;
+      ScanResult file_out;
+      ScanStats group_stats;
+      Status error = Status::Ok();
+      for (; t < groups.size() && groups[t].file == k; ++t) {
+        if (!error.ok()) continue;
+        if (!done[t].ok()) {
+          if (done[t].error().message != "not run") error = done[t].error();
+          continue;
+        }
+        group_stats.add(done[t]->stats);
+        for (auto& p : done[t]->pieces) file_out.pieces.push_back(std::move(p));
+      }
+      if (!error.ok()) {
+        results[w0 + k] = error.error();
+        continue;
+      }
+      file_out.stats = opened[k].scan->finish(group_stats);
+      results[w0 + k] = std::move(file_out);
+    }
+  }
   ScanResult out;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!results[i].ok()) {

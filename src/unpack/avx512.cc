@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "unpack/kernels.h"
+#include "unpack/pdep_bytes.h"
 
 namespace pqfast::unpack {
 namespace {
@@ -35,6 +36,6 @@ size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uin
 
 }  // namespace
 
-const UnpackKernels kAvx512UnpackKernels{unpack32};
+const UnpackKernels kAvx512UnpackKernels{unpack32, unpack8_pdep};
 
 }  // namespace pqfast::unpack

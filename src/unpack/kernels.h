@@ -1,5 +1,5 @@
 // Internal: bit unpacking of the RLE / bit-packed hybrid's bit-packed runs
-// (dictionary indices), one table per ISA. A group is 8 values of `width`
+// (dictionary indices, levels), one table per ISA. A group is 8 values of `width`
 // bits, exactly `width` bytes, LSB first.
 #pragma once
 
@@ -16,6 +16,9 @@ struct alignas(8) UnpackKernels {
   // written to out (8 values each); a kernel may stop early where its wide
   // loads would pass nbytes, and the caller finishes with the scalar table.
   size_t (*unpack32)(const uint8_t* src, size_t nbytes, int width, size_t groups, uint32_t* out);
+  // The same for widths 1..8 into one byte per value (repetition and
+  // definition levels, which the nested reader keeps a byte each).
+  size_t (*unpack8)(const uint8_t* src, size_t nbytes, int width, size_t groups, uint8_t* out);
 };
 
 extern const UnpackKernels kScalarUnpackKernels;

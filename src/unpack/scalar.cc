@@ -23,8 +23,20 @@ size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uin
   return groups;
 }
 
+size_t unpack8(const uint8_t* src, size_t nbytes, int width, size_t groups, uint8_t* out) {
+  const uint64_t mask = (uint64_t{1} << width) - 1;
+  const size_t w = static_cast<size_t>(width);
+  for (size_t g = 0; g < groups; ++g) {
+    // The group's `width` bytes hold its 8 values, LSB first.
+    uint64_t v = 0;
+    for (size_t k = 0; k < w && g * w + k < nbytes; ++k) v |= uint64_t{src[g * w + k]} << (8 * k);
+    for (size_t i = 0; i < 8; ++i) out[g * 8 + i] = static_cast<uint8_t>((v >> (i * w)) & mask);
+  }
+  return groups;
+}
+
 }  // namespace
 
-const UnpackKernels kScalarUnpackKernels{unpack32};
+const UnpackKernels kScalarUnpackKernels{unpack32, unpack8};
 
 }  // namespace pqfast::unpack

@@ -202,6 +202,44 @@ TEST(ColumnReader, ExportsThroughTheCDataInterface) {
 
 #include "unpack/kernels.h"
 
+// unpack8 (levels, a byte each) on every level against unpack32 of the
+// scalar table on the same bits, and what a kernel leaves undone is what
+// the caller finishes: the whole of rle.cc's unpack_bits8 is checked too.
+TEST(UnpackKernels, BytesEveryLevelEqualUnpack32AtWidthsOneToEight) {
+  namespace up = pqfast::unpack;
+  const auto& tables = up::unpack_kernel_tables();
+  const auto bytes = pqfast::testing::random_u64(64, 43);
+  const auto* src = reinterpret_cast<const uint8_t*>(bytes.data());
+  pqfast::testing::for_each_simd_level([&](pqfast::SimdLevel l) {
+    const up::UnpackKernels* k = tables.by_level[static_cast<int>(l)];
+    if (k == nullptr) return;
+    for (int w = 1; w <= 8; ++w) {
+      for (size_t groups : {size_t{1}, size_t{2}, size_t{3}, size_t{16}, size_t{40}}) {
+        for (size_t nbytes : {groups * static_cast<size_t>(w), size_t{512}}) {
+          std::vector<uint32_t> want(groups * 8);
+          ASSERT_EQ(up::kScalarUnpackKernels.unpack32(src, nbytes, w, groups, want.data()), groups);
+          std::vector<uint8_t> exact(src, src + nbytes);  // a read past nbytes is an ASan error
+          std::vector<uint8_t> got(groups * 8, 0xee);
+          const size_t done = k->unpack8(exact.data(), nbytes, w, groups, got.data());
+          ASSERT_LE(done, groups);
+          for (size_t i = 0; i < done * 8; ++i) {
+            ASSERT_EQ(got[i], want[i]) << pqfast::simd_level_name(l) << " w " << w << " i " << i;
+          }
+          for (size_t first : {size_t{0}, size_t{8}, size_t{3}}) {
+            if (first >= groups * 8) continue;
+            const size_t count = groups * 8 - first;
+            std::vector<uint8_t> all(count, 0xee);
+            pqfast::parquet::detail::unpack_bits8(exact.data(), nbytes, w, first, count, all.data());
+            for (size_t i = 0; i < count; ++i) {
+              ASSERT_EQ(all[i], want[first + i]) << pqfast::simd_level_name(l) << " w " << w << " first " << first;
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 TEST(UnpackKernels, EveryLevelEqualsScalarAtEveryWidth) {
   namespace up = pqfast::unpack;
   const auto& tables = up::unpack_kernel_tables();

@@ -438,7 +438,7 @@ def test_parquet_testing_files_index_and_read_the_same(data_dir, tmp_path, name)
 def test_sidecar_leaves_files_alone_and_prune_uses_it(tmp_path):
     """sidecar=True: one index file beside the lake, data files untouched;
     prune reads it (absent / maybe, reason "bloom filter (sidecar)"), with
-    the filters index would append; stale entries ignored with a warning;
+    the tail index would append; stale entries ignored with a warning;
     a second run rewrites nothing; a corrupt sidecar is ignored, with a warning."""
     import warnings
 
@@ -459,13 +459,13 @@ def test_sidecar_leaves_files_alone_and_prune_uses_it(tmp_path):
     assert s.chunks_indexed == 2 * sum(pq.read_metadata(p).num_row_groups for p in before)
     assert {p: p.read_bytes() for p in lake.glob("*.parquet")} == before
 
-    # The sidecar's filters are the bytes index would append to the file.
+    # The sidecar holds the bytes index would append to the file.
     copy = tmp_path / "copy.parquet"
     shutil.copy(lake / "f1.parquet", copy)
-    pqfast.index(copy, ["id"], page_index=False)
+    pqfast.index(copy, ["id", "key"])
     sc = _sidecar.read(str(lake / "_pqfast_index"))
-    off, length, _, _ = sc.files["f1.parquet"]["filters"][(0, "id")]
-    assert sc.blob(off, length) == filter_bytes(copy, 0, "id")
+    e = sc.files["f1.parquet"]
+    assert sc.blob(e) == copy.read_bytes()[e.size:]
 
     present = [int(x) for x in pl.read_parquet(lake / "f1.parquet")["id"][:50]]
     got = pqfast.prune(lake, "id", present, by_value=True)
@@ -482,8 +482,8 @@ def test_sidecar_leaves_files_alone_and_prune_uses_it(tmp_path):
     assert verdicts.count("absent") >= 0.95 * len(verdicts)
     assert "bloom filter (sidecar)" in got["reason"].to_pylist()
 
-    # read_table(filters=) skips the row groups the sidecar rules out, and
-    # returns the rows pyarrow returns.
+    # read_table(filters=) skips the row groups the sidecar's filters rule
+    # out, and returns the rows pyarrow returns.
     v = present[7]
     for f in ([("id", "=", v)], [("key", "in", [f"k{v}", "nope"])], [("id", "in", absent[:20])],
               [[("id", "=", v)], [("key", "=", f"k{present[9]}")]], [[("id", "=", v)], [("id", ">", 390_000)]],
@@ -491,11 +491,13 @@ def test_sidecar_leaves_files_alone_and_prune_uses_it(tmp_path):
         got, st = pqfast.read_table(lake, filters=f, stats=True)
         want = pq.read_table(lake, filters=f)
         assert sorted(got["id"].to_pylist()) == sorted(want["id"].to_pylist()), f
+        assert st["files_with_sidecar"] == 4, st
         if f[0] == ("id", "=", v) or f[0] == ("id", "in", absent[:20]):
             n_rg = sum(pq.read_metadata(p).num_row_groups for p in before)
-            assert st["row_groups_pruned_by_sidecar"] >= n_rg - 2, (f, st)
+            pruned = st["row_groups_pruned_by_bloom"] + st["row_groups_pruned_by_statistics"]
+            assert pruned >= n_rg - 2 and st["row_groups_pruned_by_bloom"] > 0, (f, st)
         if f in ([("id", "!=", v)], [("key", "in", [f"k{v}", None])]):
-            assert "row_groups_pruned_by_sidecar" not in st  # nothing a Bloom filter can prove
+            assert st["row_groups_pruned_by_bloom"] == 0  # nothing a Bloom filter can prove
 
     again = pqfast.index(lake, ["id", "key"], sidecar=True)
     assert again.chunks_indexed == 0 and again.bytes_appended == 0

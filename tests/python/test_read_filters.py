@@ -376,3 +376,43 @@ def test_files_disagree_on_physical_type(engine, tmp_path):
         paths.append(str(p))
     for f in ([("d", "=", D("1.25"))], [("d", "in", [D("7.50"), None])], F("d") < D("0"), ~F("d").is_null()):
         _same(engine, paths, None, f)
+
+
+def test_lake_of_more_files_than_one_scan_window(engine, tmp_path):
+    """Past the engine's window of files (footers and pruners of a window of
+    files first, then its row groups on one pool): 300 files of 3 row groups
+    give the rows pyarrow.dataset gives, in file-then-row order."""
+    paths = []
+    for i in range(300):
+        t = pa.table({"id": pa.array(np.arange(i * 30, i * 30 + 30), pa.int64()),
+                      "g": pa.array([i % 7] * 30, pa.int32()),
+                      "s": pa.array([f"f{i}r{r}" for r in range(30)])})
+        p = tmp_path / f"part-{i:04d}.parquet"
+        pq.write_table(t, p, row_group_size=10, bloom_filter_options={"id": {"ndv": 30, "fpp": 0.01}})
+        paths.append(str(p))
+    for filters in ([("g", "=", 3)], [("id", "in", [5, 4000, 8999, 9000])], [("s", ">", "f299")], [("id", "<", 0)]):
+        _same(engine, paths, None, filters)
+    got, st = pqfast.read_table(str(tmp_path), filters=[("g", "=", 3)], stats=True)
+    assert st["files"] == 300 and st["row_groups"] == 900 and got.num_rows == 43 * 30
+
+
+def test_an_error_in_one_row_group_of_many_files_is_raised(engine, tmp_path):
+    """A corrupt page in the middle file of a lake fails the read (no rows
+    from the other files returned as if it were whole)."""
+    paths = []
+    for i in range(5):
+        t = pa.table({"id": pa.array(np.arange(i * 1000, i * 1000 + 1000), pa.int64()),
+                      "v": pa.array(np.arange(1000, dtype=np.float64))})
+        p = tmp_path / f"part-{i}.parquet"
+        pq.write_table(t, p, row_group_size=250, compression="none", use_dictionary=False)
+        paths.append(str(p))
+    # Overwrite the middle of file 2's second row group's `v` values with a bad page header.
+    meta = pq.ParquetFile(paths[2]).metadata
+    off = meta.row_group(1).column(1).data_page_offset
+    with open(paths[2], "r+b") as f:
+        f.seek(off)
+        f.write(b"\xff" * 16)
+    with pytest.raises(pqfast.FormatError):
+        pqfast.read_table(paths, filters=[("id", ">=", 0)])
+    with pytest.raises(pqfast.FormatError):
+        pqfast.read_table(paths, columns=["v"], filters=[("id", ">=", 0)], threads=2)

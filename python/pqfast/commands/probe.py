@@ -144,11 +144,13 @@ def run(args) -> int:
                         enabled=not args.json and len(files) > 20 and sys.stderr.isatty())
     bar = progress if progress.enabled else None
     if remote_kw:
+        from .._sidecar import judge
         from ..remote import prune_remote
 
         t = prune_remote(files, args.column, values, storage_options=storage_options, by_value=args.by_value,
                          use_statistics=not args.no_stats, progress=bar, concurrency=args.concurrency,
                          **remote_kw)
+        t = judge(t, files, args.column, values, None, storage_options, args.by_value, not args.no_stats)
     else:
         t = pqfast.prune(files, args.column, values, threads=args.threads, by_value=args.by_value,
                          use_statistics=not args.no_stats, progress=bar)

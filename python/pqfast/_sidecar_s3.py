@@ -1,0 +1,300 @@
+"""Sidecar indexes (format in ``pqfast._sidecar``) on S3: written by
+``pqfast.index(urls, columns, sidecar=True | "s3://bucket/key")`` beside the
+objects (``_index_sidecar.S3Target``), read here for ``prune`` and
+``read_table(filters=)`` on s3:// URLs.
+
+Where: ``_pqfast_index`` in the directory a pattern or prefix lists
+(``s3://b/lake/*.parquet`` and ``s3://b/lake/`` -> ``s3://b/lake/_pqfast_index``),
+for a list of URLs their common directory; or the URL given. The listing of
+a pattern shows the sidecar, so finding it costs a scan no request; a list
+of URLs costs one HEAD.
+
+An entry holds while the object has the size and ETag it recorded. A reader
+sees a fresh object as object + tail: offsets below the object's size are
+ranged GETs of the object, the others ranged GETs of the sidecar at the
+tail's offset (a read across the boundary is two GETs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+import threading
+import warnings
+from typing import Any
+
+from . import _pqfast, _sidecar
+from ._sidecar import TAIL_BYTES, Entry
+
+_IN_FLIGHT = 256
+
+
+def etag(v: Any) -> str:
+    """An ETag without the quotes S3 puts around it (botocore keeps them, obstore not always)."""
+    return str(v).strip('"') if v else ""
+
+
+def _dir_of(url: str) -> str:
+    from .remote import _selection, split_url
+
+    sel = _selection(url)
+    return sel[0].rstrip("/") if sel is not None else posixpath.dirname(split_url(url)[1])
+
+
+def location(source: Any, sidecar: Any = None) -> tuple[str, str]:
+    """(bucket, key) of the sidecar of ``source``: the one named (an s3:// URL
+    in the objects' bucket), else ``_pqfast_index`` in their directory."""
+    from .remote import is_url, split_url
+
+    urls = [source] if isinstance(source, str) else list(source)
+    bucket = split_url(urls[0])[0]
+    if sidecar not in (None, True):
+        if not is_url(sidecar):
+            raise ValueError(f"sidecar= for s3:// objects must be an s3:// URL, not {sidecar!r}")
+        b, key = split_url(sidecar)
+        if b != bucket or not key or key.endswith("/"):
+            raise ValueError(f"sidecar {sidecar!r}: an object in the bucket {bucket!r} of the data")
+        return b, key
+    dirs = [_dir_of(u) for u in urls]
+    common = "" if any(not d for d in dirs) else posixpath.commonpath(dirs)
+    return bucket, (common + "/" if common else "") + _sidecar.DEFAULT_NAME
+
+
+def rel(side_key: str, key: str) -> str:
+    return posixpath.relpath(key, posixpath.dirname(side_key) or ".")
+
+
+def fresh(e: Entry | None, size: int, tag: Any) -> bool:
+    return e is not None and e.etag is not None and e.size == size and etag(e.etag) == etag(tag)
+
+
+async def read_manifest(get, key: str, size: int, where: str) -> dict[str, Entry]:
+    """The entries of the sidecar object ``key`` of ``size`` bytes;
+    ``get(key, offset, n)`` is an async ranged read. FormatError when malformed."""
+    head = bytes(await get(key, 0, min(size, TAIL_BYTES)))
+    mlen = _sidecar.manifest_length(head[:_sidecar.HEADER], size, where)
+    raw = head[_sidecar.HEADER:_sidecar.HEADER + mlen]
+    if len(raw) < mlen:
+        raw += bytes(await get(key, len(head), _sidecar.HEADER + mlen - len(head)))
+    return _sidecar.parse_manifest(raw, size, where)
+
+
+async def read_overlay(get, key: str, side_key: str, e: Entry, off: int, n: int) -> bytes:
+    """Bytes [off, off + n) of object ``key`` with its tail appended."""
+    n = max(0, min(n, e.size + e.length - off))
+    parts = []
+    if off < e.size:
+        take = min(n, e.size - off)
+        parts.append(get(key, off, take))
+        off, n = off + take, n - take
+    if n:
+        parts.append(get(side_key, e.offset + off - e.size, n))
+    return b"".join(bytes(p) for p in await asyncio.gather(*parts))
+
+
+async def _tail(get, key: str, side_key: str, e: Entry) -> bytes:
+    """The last bytes of the object + tail, its whole footer in them."""
+    size = e.size + e.length
+    n = min(size, TAIL_BYTES)
+    tail = await read_overlay(get, key, side_key, e, size - n, n)
+    need = _pqfast._row_group_ranges(tail, size, [])[0]
+    if need > len(tail):
+        tail = await read_overlay(get, key, side_key, e, size - need, need - len(tail)) + tail
+    return tail
+
+
+def apply_remote(table, column: str, values: Any, source: Any, sidecar: Any, storage_options, by_value: bool,
+                 use_statistics: bool = True):
+    """prune's table for s3:// URLs with the sidecar's verdicts for the
+    objects that have "no_filter" rows and a fresh entry (see
+    _sidecar.with_sidecar_verdicts). Requests: one round of HEADs (the
+    sidecar, those objects), the manifest, then per object the tail and the
+    Bloom filter blocks the pruner asks for. No sidecar: the table as it is;
+    a malformed one or a tail that does not parse: the same, with a warning."""
+    import obstore
+
+    from . import remote
+    from .sansio import Query, descriptor
+
+    bucket, side_key = location(source, sidecar)
+    where = f"s3://{bucket}/{side_key}"
+    store = remote.make_store(bucket, storage_options)
+    paths = table.column("path").to_pylist()
+    verdicts = table.column("verdict").to_pylist()
+    todo = list(dict.fromkeys(p for p, v in zip(paths, verdicts) if v == "no_filter"))
+    gate = asyncio.Semaphore(_IN_FLIGHT)
+
+    async def get(key, off, n):
+        async with gate:
+            return await obstore.get_range_async(store, key, start=int(off), length=int(n))
+
+    async def head(key):
+        async with gate:
+            return await obstore.head_async(store, key)
+
+    async def main():
+        keys = [remote.split_url(u)[1] for u in todo]
+        heads = await asyncio.gather(head(side_key), *(head(k) for k in keys), return_exceptions=True)
+        if isinstance(heads[0], FileNotFoundError):
+            return None
+        if isinstance(heads[0], BaseException):
+            raise heads[0]
+        files = await read_manifest(get, side_key, int(heads[0]["size"]), where)
+        judged, stale = [], []
+        for url, key, h in zip(todo, keys, heads[1:]):
+            e = files.get(rel(side_key, key))
+            if e is None or isinstance(h, BaseException):
+                continue
+            (judged if fresh(e, int(h["size"]), h.get("e_tag")) else stale).append((url, key, e))
+        _sidecar.warn_stale(where, [u for u, _, _ in stale], stacklevel=6)
+        if not judged:
+            return None
+        tails = await asyncio.gather(*(_tail(get, k, side_key, e) for _, k, e in judged))
+        first = judged[0]
+        q = Query(column, values, descriptor(tails[0], first[2].size + first[2].length, column, first[0]),
+                  by_value=by_value, use_statistics=use_statistics)
+
+        async def one(item, tail):
+            url, key, e = item
+            size = e.size + e.length
+            p = q.file(url, size, len(tail))
+            p.feed(size - len(tail), tail)
+            while not p.done:
+                needs = p.needs
+                got = await asyncio.gather(*(read_overlay(get, key, side_key, e, o, n) for o, n in needs))
+                for (o, _), d in zip(needs, got):
+                    p.feed(o, d)
+                    if p.done:
+                        break
+            return p
+
+        pruners = await asyncio.gather(*(one(it, t) for it, t in zip(judged, tails)))
+        return q.table(list(pruners))
+
+    try:
+        judged = remote.run(main())
+    except Exception as e:  # noqa: BLE001 - unreadable or malformed: the table as the objects give it
+        msg = e if isinstance(e, _pqfast.FormatError) else f"{where}: {remote.describe_error(e, store)}"
+        warnings.warn(f"pqfast: sidecar ignored: {msg}", stacklevel=3)
+        return table
+    return table if judged is None else _sidecar.with_sidecar_verdicts(table, judged, by_value)
+
+
+# ---- read_table(filters=) on s3:// URLs --------------------------------------------------
+
+# Set while a scan runs again without sidecars (a tail that did not parse):
+# scans started meanwhile in other threads read without them too, which
+# costs them speed, never rows.
+_OFF = threading.Event()
+# Scans that read objects through a sidecar, counted: a scan that fails
+# after this moved may owe its error to a sidecar's tail. (The count is
+# shared by threads: another scan's sidecar costs a failed scan one retry.)
+_attached = [0]
+
+
+class ScanOverlay:
+    """The staged scan's fetcher (scan._Fetcher), with objects that a fresh
+    sidecar entry covers read as object + tail. The listing notes the
+    sidecars it passes (``listed``); ``attach`` turns the listed items into
+    those of the virtual objects."""
+
+    def __init__(self, fetcher, store):
+        self.inner = fetcher
+        self.store = store
+        self.listed: dict = {}      # sidecar objects the listing showed: key -> (size, e_tag)
+        self.virtual: dict = {}     # data key -> (sidecar key, Entry)
+
+    def __getattr__(self, name):  # step(), detail() and the rest: the fetcher's
+        return getattr(self.inner, name)
+
+    async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
+        v = self.virtual.get(key)
+        if v is None:
+            return await self.inner.get(what, key, offset, length)
+        return await read_overlay(lambda k, o, n: self.inner.get(what, k, o, n), key, v[0], v[1], offset, length)
+
+    async def suffix(self, what: str, key: str, n: int):
+        return await self.inner.suffix(what, key, n)
+
+    def object_sizes(self, items: list) -> dict:
+        """{key: size} of the objects themselves (nested columns are read
+        from them, the footer the same as the tail's)."""
+        return {key: self.virtual[key][1].size if key in self.virtual else size for _, key, size, _ in items}
+
+    async def _counted_head(self, key: str):
+        import obstore
+
+        rnd = self.inner.step("sidecar")
+        self.inner._started(rnd)
+        try:
+            return await obstore.head_async(self.store, key)
+        finally:
+            self.inner._done(rnd, 0)
+
+    async def attach(self, items: list, urls: list) -> list:
+        """The listing's (url, key, size, version) items, those of objects a
+        fresh entry covers as (url, key, size + tail, None): no version, so
+        neither their tails nor their footers are kept for later scans
+        (the cache would take them for the object's)."""
+        from . import remote
+
+        if _OFF.is_set() or not items:
+            return items
+        bucket, side_key = location(urls)
+        where = f"s3://{bucket}/{side_key}"
+        listed = all(remote._selection(u) is not None for u in urls)
+        try:
+            if listed:
+                if side_key not in self.listed:
+                    return items
+                side_size = self.listed[side_key][0]
+            else:
+                try:
+                    side_size = int((await self._counted_head(side_key))["size"])
+                except FileNotFoundError:
+                    return items
+            files = await read_manifest(lambda k, o, n: self.inner.get("sidecar", k, o, n), side_key, side_size,
+                                        where)
+            unsized = [it for it in items if it[2] < 0 and rel(side_key, it[1]) in files]
+            heads = dict(zip([it[1] for it in unsized],
+                             await asyncio.gather(*(self._counted_head(it[1]) for it in unsized))))
+        except Exception as e:  # noqa: BLE001 - unreadable or malformed: the objects are read as they are
+            msg = e if isinstance(e, _pqfast.FormatError) else f"{where}: {remote.describe_error(e, self.store)}"
+            warnings.warn(f"pqfast: sidecar ignored: {msg}", stacklevel=2)
+            return items
+        out, stale = [], []
+        for url, key, size, version in items:
+            e = files.get(rel(side_key, key))
+            if key in heads:
+                size, tag = int(heads[key]["size"]), heads[key].get("e_tag")
+            else:
+                tag = version[0] if version else None
+            if e is not None and fresh(e, size, tag):
+                self.virtual[key] = (side_key, e)
+                out.append((url, key, e.size + e.length, None))
+                continue
+            if e is not None:
+                stale.append(url)
+            out.append((url, key, size, version))
+        _sidecar.warn_stale(where, stale, stacklevel=2)
+        if self.virtual:
+            _attached[0] += 1
+        return out
+
+
+def scan_or_fallback(scan):
+    """scan() (a staged scan of s3:// URLs); when it fails with FormatError
+    after reading tails from a sidecar, a warning and the scan again without
+    sidecars."""
+    before = _attached[0]
+    try:
+        return scan()
+    except _pqfast.FormatError as e:
+        if _attached[0] == before:
+            raise
+        warnings.warn(f"pqfast: sidecar ignored: {e}", stacklevel=3)
+    _OFF.set()
+    try:
+        return scan()
+    finally:
+        _OFF.clear()
