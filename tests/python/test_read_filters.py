@@ -72,6 +72,12 @@ def _write_options(rng: random.Random, table: pa.Table) -> dict:
         opts["bloom_filter_options"] = {
             n: (True if rng.random() < 0.3 else {"ndv": rng.choice([16, 1000, 100000]), "fpp": rng.choice([0.01, 0.1])})
             for n in bloomable if rng.random() < 0.6}
+        if opts["row_group_size"] < 1000:
+            # pyarrow's defaults (True) size each filter for a million values and
+            # keep every row group's until the file closes: at 37 rows a group
+            # that is gigabytes. Small groups get filters sized for them.
+            opts["bloom_filter_options"] = {n: ({"ndv": 1000, "fpp": 0.05} if v is True else v)
+                                            for n, v in opts["bloom_filter_options"].items()}
     return opts
 
 
