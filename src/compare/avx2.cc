@@ -7,24 +7,13 @@
 
 #include <type_traits>
 
+#include "compare/float_predicate.h"
 #include "compare/kernels.h"
 #include "compare/scalar_words.h"
 
 namespace pqfast::compare {
 
 namespace {
-
-constexpr int float_predicate(CmpOp op) {
-  switch (op) {
-    case CmpOp::kEq: return _CMP_EQ_OQ;
-    case CmpOp::kNe: return _CMP_NEQ_UQ;
-    case CmpOp::kLt: return _CMP_LT_OQ;
-    case CmpOp::kLe: return _CMP_LE_OQ;
-    case CmpOp::kGt: return _CMP_GT_OQ;
-    case CmpOp::kGe: return _CMP_GE_OQ;
-  }
-  return _CMP_EQ_OQ;
-}
 
 // One vector of integers: eq or gt lanes as a movemask, swapped or inverted per Op.
 template <CmpOp Op, bool Wide>

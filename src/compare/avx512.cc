@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "compare/float_predicate.h"
 #include "compare/kernels.h"
 
 namespace pqfast::compare {
@@ -20,19 +21,6 @@ constexpr int int_predicate(CmpOp op) {
     case CmpOp::kGe: return _MM_CMPINT_NLT;
   }
   return _MM_CMPINT_EQ;
-}
-
-// Ordered and quiet, as C++'s operators on floats; != is unordered (a NaN differs).
-constexpr int float_predicate(CmpOp op) {
-  switch (op) {
-    case CmpOp::kEq: return _CMP_EQ_OQ;
-    case CmpOp::kNe: return _CMP_NEQ_UQ;
-    case CmpOp::kLt: return _CMP_LT_OQ;
-    case CmpOp::kLe: return _CMP_LE_OQ;
-    case CmpOp::kGt: return _CMP_GT_OQ;
-    case CmpOp::kGe: return _CMP_GE_OQ;
-  }
-  return _CMP_EQ_OQ;
 }
 
 // Lanes of p (those set in `live`, the others read as nothing) OP v.

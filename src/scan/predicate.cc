@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "compare/kernels.h"
+#include "compare/typed.h"
 #include "levels/kernels.h"
 #include "parquet/decode.h"
 #include "parquet/internal.h"
@@ -349,17 +350,6 @@ compare::CmpOp cmp_op_of(FilterOp op) {
   }
 }
 
-// The compare kernel for T (signed, unsigned or float of 4 or 8 bytes).
-template <class T>
-void compare_values(const compare::CompareKernels& k, const T* x, size_t n, compare::CmpOp op, T v, uint64_t* out) {
-  if constexpr (std::is_same_v<T, int32_t>) k.cmp_i32(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, uint32_t>) k.cmp_u32(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, int64_t>) k.cmp_i64(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, uint64_t>) k.cmp_u64(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, float>) k.cmp_f32(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, double>) k.cmp_f64(x, n, op, v, out);
-}
-
 // Sets above this size are looked up by binary search, not compared member
 // by member.
 constexpr size_t kLinearSetMax = 32;
@@ -374,7 +364,7 @@ void truth_bits(const T* x, size_t n, FilterOp op, const std::vector<std::string
   if (op != FilterOp::kIn) {
     T v;
     std::memcpy(&v, values[0].data(), sizeof v);
-    compare_values(k, x, n, cmp_op_of(op), v, out);
+    compare::compare_values(k, x, n, cmp_op_of(op), v, out);
     return;
   }
   using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compare/kernels.h"
+#include "compare/typed.h"
 #include "pqfast/simd.h"
 
 namespace {
@@ -77,22 +78,12 @@ std::vector<T> values(size_t n, std::mt19937_64& rng) {
   return x;
 }
 
-template <class T>
-void call(const cm::CompareKernels& k, const T* x, size_t n, CmpOp op, T v, uint64_t* out) {
-  if constexpr (std::is_same_v<T, int32_t>) k.cmp_i32(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, uint32_t>) k.cmp_u32(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, int64_t>) k.cmp_i64(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, uint64_t>) k.cmp_u64(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, float>) k.cmp_f32(x, n, op, v, out);
-  if constexpr (std::is_same_v<T, double>) k.cmp_f64(x, n, op, v, out);
-}
-
 // Kernel output for x against v, with poisoned words to show every word
 // is written and bits past n are zero.
 template <class T>
 std::vector<uint64_t> run(const cm::CompareKernels& k, const std::vector<T>& x, CmpOp op, T v) {
   std::vector<uint64_t> out((x.size() + 63) / 64, 0xA5A5A5A5A5A5A5A5ull);
-  call(k, x.data(), x.size(), op, v, out.data());
+  cm::compare_values(k, x.data(), x.size(), op, v, out.data());
   return out;
 }
 
