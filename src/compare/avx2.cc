@@ -9,6 +9,7 @@
 
 #include "compare/float_predicate.h"
 #include "compare/kernels.h"
+#include "compare/op_switch.h"
 #include "compare/scalar_words.h"
 
 namespace pqfast::compare {
@@ -72,14 +73,7 @@ void cmp_op(const T* x, size_t n, T v, uint64_t* out) {
 
 template <class T>
 void cmp(const T* x, size_t n, CmpOp op, T v, uint64_t* out) {
-  switch (op) {
-    case CmpOp::kEq: cmp_op<CmpOp::kEq>(x, n, v, out); break;
-    case CmpOp::kNe: cmp_op<CmpOp::kNe>(x, n, v, out); break;
-    case CmpOp::kLt: cmp_op<CmpOp::kLt>(x, n, v, out); break;
-    case CmpOp::kLe: cmp_op<CmpOp::kLe>(x, n, v, out); break;
-    case CmpOp::kGt: cmp_op<CmpOp::kGt>(x, n, v, out); break;
-    case CmpOp::kGe: cmp_op<CmpOp::kGe>(x, n, v, out); break;
-  }
+  with_op(op, [&](auto o) { cmp_op<decltype(o)::value>(x, n, v, out); });
 }
 
 template <class U>

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "compare/kernels.h"
+#include "compare/op_switch.h"
 
 namespace pqfast::compare {
 namespace {
@@ -37,14 +38,7 @@ inline void cmp_words_from(const T* x, size_t from, size_t n, T v, uint64_t* out
 
 template <class T>
 inline void cmp_scalar_from(const T* x, size_t from, size_t n, CmpOp op, T v, uint64_t* out) {
-  switch (op) {
-    case CmpOp::kEq: cmp_words_from<CmpOp::kEq>(x, from, n, v, out); break;
-    case CmpOp::kNe: cmp_words_from<CmpOp::kNe>(x, from, n, v, out); break;
-    case CmpOp::kLt: cmp_words_from<CmpOp::kLt>(x, from, n, v, out); break;
-    case CmpOp::kLe: cmp_words_from<CmpOp::kLe>(x, from, n, v, out); break;
-    case CmpOp::kGt: cmp_words_from<CmpOp::kGt>(x, from, n, v, out); break;
-    case CmpOp::kGe: cmp_words_from<CmpOp::kGe>(x, from, n, v, out); break;
-  }
+  with_op(op, [&](auto o) { cmp_words_from<decltype(o)::value>(x, from, n, v, out); });
 }
 
 // Words of bits for "x[i] is in set" over x[from..n), from a multiple of 64.
