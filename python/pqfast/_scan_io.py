@@ -63,6 +63,7 @@ class ObjectStoreIO:
         self.cache_key = remote.normalise_options(storage_options).get("endpoint", "")
         self.pattern = source if isinstance(source, str) and remote._selection(source) is not None else None
         self.overlay = None
+        self.list_requests = 0  # listing pages fetched (explicit URLs: none)
 
     def fetcher(self, fetcher):
         from ._sidecar_s3 import ScanOverlay
@@ -78,8 +79,10 @@ class ObjectStoreIO:
                 out.append((u, remote.split_url(u)[1], -1, None))
                 continue
             versions: dict = {}
-            got = [it async for page in remote._listed_pages(self.store, u, versions, self.overlay.listed)
-                   for it in page]
+            got = []
+            async for page in remote._listed_pages(self.store, u, versions, self.overlay.listed):
+                self.list_requests += 1
+                got.extend(page)
             got.sort(key=lambda it: it[1].encode())
             out.extend((url, key, size, versions.get(url)) for url, key, size in got)
         # Objects a sidecar covers: listed as object + tail.
@@ -126,6 +129,7 @@ class FilesystemIO:
 
     cache_key = None
     pattern = None
+    list_requests = None  # not known: the backend's listing calls are its own
 
     def __init__(self, source: Any, filesystem: Any):
         from . import fs_driver

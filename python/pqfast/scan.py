@@ -642,7 +642,9 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     if stats:
         st["files"] = len(final)
         st["files_pruned_remotely"] = pruned_files
-        rounds = [{"what": "listing", "requests": 1 + len(final) // 1000, "bytes": 0, "ms": round(listing_ms[0], 1)}]
+        listed = io.list_requests if io.list_requests is not None else 1 + len(final) // 1000
+        # (Explicit URLs are not listed: no listing round.)
+        rounds = [{"what": "listing", "requests": listed, "bytes": 0, "ms": round(listing_ms[0], 1)}] if listed else []
         rounds += f.detail()
         # Sequential request rounds: the listing, then the steps of a file's
         # chain (with kept tails and a known listing, the listing runs
