@@ -50,6 +50,27 @@ using detail::ReadBuffer;
 // A read of bytes a staged reader has not fetched yet (see ErrorCode::kNotFetched).
 bool not_fetched(const Error& e) { return e.code == ErrorCode::kNotFetched; }
 
+// Whether a data page of `runs` (whole pages, headers first) is
+// dictionary-encoded; a header that does not parse counts as one (the
+// decoder then says what is wrong, with the dictionary read as before).
+bool uses_dictionary(const std::vector<PageRun>& runs) {
+  constexpr int32_t kPlainDictionary = 2, kRleDictionary = 8;
+  for (const PageRun& r : runs) {
+    for (size_t at = 0; at < r.len;) {
+      auto h = parse_page_header(r.bytes + at, r.len - at);
+      if (!h.ok() || h->compressed_page_size < 0) return true;
+      const int32_t enc = h->type == PageType::kDataPageV2 ? h->data_page_v2.encoding
+                          : h->type == PageType::kDataPage ? h->data_page.encoding
+                                                           : kPlainDictionary;  // a dictionary page here: as before
+      if (enc == kPlainDictionary || enc == kRleDictionary) return true;
+      const size_t next = static_cast<size_t>(h->header_size) + static_cast<size_t>(h->compressed_page_size);
+      if (next > r.len - at) return true;
+      at += next;
+    }
+  }
+  return false;
+}
+
 // A chunk's page index, loaded on first use.
 struct ChunkIndex {
   bool loaded = false;
@@ -387,15 +408,6 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
         return make_error(ErrorCode::kCorrupt, w + ": the OffsetIndex's pages lie outside the column chunk");
       }
       whole = false;
-      // The dictionary page: what lies before the first data page (not
-      // needed when the dictionary is replaced by its evaluation).
-      if (pages[0].offset > start && !o.dictionary_values) {
-        buffers.emplace_back();
-        ReadBuffer& b = buffers.back();
-        b.resize(static_cast<size_t>(pages[0].offset - start));
-        PQFAST_RETURN_IF_ERROR(fetch(static_cast<uint64_t>(start), b.size(), b.data()));
-        runs.push_back({b.data(), b.size(), static_cast<uint64_t>(start), 0});
-      }
       // The pages holding a kept row, adjacent ones read together.
       size_t k = 0;
       for (size_t i = 0; i < pages.size();) {
@@ -424,6 +436,17 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
         PQFAST_RETURN_IF_ERROR(fetch(static_cast<uint64_t>(off), b.size(), b.data()));
         runs.push_back({b.data(), b.size(), static_cast<uint64_t>(off), b0});
         i = j;
+      }
+      // The dictionary page, what lies before the first data page: not
+      // needed when the dictionary is replaced by its evaluation, nor when
+      // none of the pages read uses it (a chunk that fell back to PLAIN: a
+      // lookup's row in its PLAIN pages reads no 1 MB dictionary).
+      if (pages[0].offset > start && !o.dictionary_values && (!missing.ok() || uses_dictionary(runs))) {
+        buffers.emplace_back();
+        ReadBuffer& b = buffers.back();
+        b.resize(static_cast<size_t>(pages[0].offset - start));
+        PQFAST_RETURN_IF_ERROR(fetch(static_cast<uint64_t>(start), b.size(), b.data()));
+        runs.insert(runs.begin(), PageRun{b.data(), b.size(), static_cast<uint64_t>(start), 0});
       }
     }
   }

@@ -422,3 +422,26 @@ def test_an_error_in_one_row_group_of_many_files_is_raised(engine, tmp_path):
         pqfast.read_table(paths, filters=[("id", ">=", 0)])
     with pytest.raises(pqfast.FormatError):
         pqfast.read_table(paths, columns=["v"], filters=[("id", ">=", 0)], threads=2)
+
+
+def test_chunk_fallen_back_to_plain_reads_no_dictionary_for_rows_in_plain_pages(engine, tmp_path):
+    """A chunk whose dictionary filled up goes on in PLAIN pages: a row there
+    is read without the dictionary page (none of its pages uses it), a row of
+    the dictionary-encoded pages with it; both equal pyarrow.dataset."""
+    n = 20000
+    t = pa.table({"id": pa.array(np.arange(n), pa.int64()),
+                  "s": pa.array([f"value-{i:08d}-" + "x" * 24 for i in range(n)])})
+    p = str(tmp_path / "fallback.parquet")
+    pq.write_table(t, p, row_group_size=n, dictionary_pagesize_limit=64 * 1024, data_page_size=4096,
+                   write_page_index=True, compression="none")
+    encodings = [h["encoding"] for h in pqfast.ParquetFile(p).page_headers(0, 1) if h["type"] == "DATA_PAGE"]
+    assert 8 in encodings and 0 in encodings, encodings  # RLE_DICTIONARY pages, then PLAIN ones
+    read = {}
+    for row in (10, n - 10):  # in the dictionary-encoded pages; in the PLAIN ones
+        _same(engine, [p], ["s"], [("id", "=", row)])
+        _, st = pqfast.read_table(p, columns=["s"], filters=[("id", "=", row)], stats=True)
+        read[row] = st["bytes_read"]
+    c = pq.ParquetFile(p).metadata.row_group(0).column(1)
+    dictionary_bytes = c.data_page_offset - c.dictionary_page_offset
+    assert dictionary_bytes > 32 * 1024
+    assert read[n - 10] + dictionary_bytes // 2 < read[10], (read, dictionary_bytes)
