@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "parquet/decode.h"
+#include "parquet/encodings.h"
 #include "parquet/internal.h"
 #include "parquet/thrift_util.h"
 #include "pqfast/page_index.h"
@@ -21,7 +22,8 @@
 namespace pqfast::parquet::index {
 namespace {
 
-constexpr int32_t kPlain = 0, kPlainDictionary = 2, kRle = 3, kBitPacked = 4, kRleDictionary = 8;
+using detail::kBitPacked;
+using detail::kRle;
 
 // The descriptor and layout the values are decoded with for hashing.
 ColumnDescriptor hashing_descriptor(const ColumnDescriptor& d, ColumnReadOptions* opts) {
@@ -128,7 +130,7 @@ bool pages_prove_dictionary(const uint8_t* chunk, size_t len, uint64_t offset) {
     if (first && h->type != PageType::kDictionaryPage) return false;
     if (h->type == PageType::kDataPage || h->type == PageType::kDataPageV2) {
       const int32_t e = h->type == PageType::kDataPage ? h->data_page.encoding : h->data_page_v2.encoding;
-      if (e != kPlainDictionary && e != kRleDictionary) return false;
+      if (!detail::is_dictionary_encoding(e)) return false;
       data_pages = true;
     }
     first = false;
@@ -177,7 +179,7 @@ Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& fil
     if (!h.ok()) return std::optional<bool>();  // a longer header, or a bad one: the chunk's walk decides
     if (h->type != PageType::kDataPage && h->type != PageType::kDataPageV2) return std::optional<bool>(false);
     const int32_t e = h->type == PageType::kDataPage ? h->data_page.encoding : h->data_page_v2.encoding;
-    if (e != kPlainDictionary && e != kRleDictionary) return std::optional<bool>(false);
+    if (!detail::is_dictionary_encoding(e)) return std::optional<bool>(false);
   }
   return std::optional<bool>(true);
 }
@@ -193,7 +195,7 @@ bool dictionary_only(const ColumnChunk& c, const uint8_t* es, size_t es_len) {
   // it) or a fallback data page's; only lists without it are proof.
   bool dict = false;
   for (int32_t e : c.encodings) {
-    if (e == kPlainDictionary || e == kRleDictionary) {
+    if (detail::is_dictionary_encoding(e)) {
       dict = true;
     } else if (e != kRle && e != kBitPacked) {
       return false;  // PLAIN, DELTA_*, BYTE_STREAM_SPLIT: a data page may use it

@@ -12,6 +12,7 @@
 #include "pqfast/parquet_read.h"
 #include "parquet/codec.h"
 #include "parquet/decode.h"
+#include "parquet/encodings.h"
 #include "parquet/nested_page.h"
 #include "parquet/rle.h"
 #include "parquet/snappy_range.h"
@@ -22,11 +23,6 @@ namespace pqfast::parquet {
 using namespace detail;  // NOLINT
 
 namespace {
-
-enum : int32_t {
-  kPlain = 0, kPlainDictionary = 2, kRle = 3, kBitPacked = 4, kDeltaBinaryPacked = 5,
-  kDeltaLengthByteArray = 6, kDeltaByteArray = 7, kRleDictionary = 8, kByteStreamSplit = 9,
-};
 
 std::string enc_name(int32_t e) {
   const char* n = encoding_name(e);

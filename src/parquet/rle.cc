@@ -161,6 +161,31 @@ Result<int64_t> decode_hybrid_bits(const uint8_t* data, size_t len, size_t count
   return set;
 }
 
+namespace {
+
+// Values [i, count) of a bit-packed run, one at a time from a 64-bit window
+// at each value's first byte: what the SIMD kernel left (a partial group,
+// the run's last bytes, an unaligned start).
+template <class T>
+void unpack_tail(const uint8_t* src, size_t nbytes, int width, size_t first, size_t i, size_t count, T* out) {
+  const uint64_t mask = (uint64_t{1} << width) - 1;
+  size_t bit = (first + i) * static_cast<size_t>(width);
+  // Fast while 8 bytes can be loaded at each value's first byte.
+  for (; i < count; ++i, bit += static_cast<size_t>(width)) {
+    const size_t byte = bit >> 3;
+    if (byte + 8 > nbytes) break;
+    out[i] = static_cast<T>((load64(src + byte) >> (bit & 7)) & mask);
+  }
+  for (; i < count; ++i, bit += static_cast<size_t>(width)) {
+    const size_t byte = bit >> 3;
+    uint8_t tmp[8] = {};
+    std::memcpy(tmp, src + byte, std::min<size_t>(8, nbytes - byte));
+    out[i] = static_cast<T>((load64(tmp) >> (bit & 7)) & mask);
+  }
+}
+
+}  // namespace
+
 void unpack_bits32(const uint8_t* src, size_t nbytes, int width, size_t first, size_t count, uint32_t* out) {
   if (width == 0) {
     std::memset(out, 0, count * sizeof(uint32_t));
@@ -168,25 +193,12 @@ void unpack_bits32(const uint8_t* src, size_t nbytes, int width, size_t first, s
   }
   size_t i = 0;
   // Whole groups of 8 go to the active SIMD kernel (batches start on group
-  // boundaries); the scalar loop below finishes what it leaves.
+  // boundaries); the scalar loop finishes what it leaves.
   if ((first & 7) == 0 && count >= 8) {
     const size_t byte0 = first / 8 * static_cast<size_t>(width);
     i = unpack::active_unpack_kernels().unpack32(src + byte0, nbytes - byte0, width, count / 8, out) * 8;
   }
-  const uint64_t mask = (uint64_t{1} << width) - 1;
-  size_t bit = (first + i) * static_cast<size_t>(width);
-  // Fast while 8 bytes can be loaded at each value's first byte.
-  for (; i < count; ++i, bit += static_cast<size_t>(width)) {
-    const size_t byte = bit >> 3;
-    if (byte + 8 > nbytes) break;
-    out[i] = static_cast<uint32_t>((load64(src + byte) >> (bit & 7)) & mask);
-  }
-  for (; i < count; ++i, bit += static_cast<size_t>(width)) {
-    const size_t byte = bit >> 3;
-    uint8_t tmp[8] = {};
-    std::memcpy(tmp, src + byte, std::min<size_t>(8, nbytes - byte));
-    out[i] = static_cast<uint32_t>((load64(tmp) >> (bit & 7)) & mask);
-  }
+  unpack_tail(src, nbytes, width, first, i, count, out);
 }
 
 void unpack_bits8(const uint8_t* src, size_t nbytes, int width, size_t first, size_t count, uint8_t* out) {
@@ -195,13 +207,7 @@ void unpack_bits8(const uint8_t* src, size_t nbytes, int width, size_t first, si
     const size_t byte0 = first / 8 * static_cast<size_t>(width);
     i = unpack::active_unpack_kernels().unpack8(src + byte0, nbytes - byte0, width, count / 8, out) * 8;
   }
-  const uint64_t mask = (uint64_t{1} << width) - 1;
-  for (size_t bit = (first + i) * static_cast<size_t>(width); i < count; ++i, bit += static_cast<size_t>(width)) {
-    const size_t byte = bit >> 3;
-    uint8_t tmp[8] = {};
-    std::memcpy(tmp, src + byte, std::min<size_t>(8, nbytes - byte));
-    out[i] = static_cast<uint8_t>((load64(tmp) >> (bit & 7)) & mask);
-  }
+  unpack_tail(src, nbytes, width, first, i, count, out);
 }
 
 Status HybridReader::next_run() {

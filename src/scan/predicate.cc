@@ -104,6 +104,18 @@ void apply(const ColumnArray::Impl& a, const std::vector<RowRange>& decoded, int
   clear_rows(next_row, num_rows);
 }
 
+// apply() over the TRUE bits of the array's decoded values (back to back),
+// made in one pass by fill(n, words): ceil(n / 64) words, zero past n.
+template <class Fill>
+void apply_bitmap(const ColumnArray& array, const std::vector<RowRange>& decoded, int64_t num_rows, bool null_result,
+                  uint64_t* sel, Fill&& fill) {
+  const int64_t rows = decoded_rows(decoded);
+  std::vector<uint64_t> truth(static_cast<size_t>(rows + 63) / 64 + 1, 0);  // (+1: load_bits reads 9 bytes)
+  fill(static_cast<size_t>(std::min(rows, array.length())), truth.data());
+  const uint8_t* t = reinterpret_cast<const uint8_t*>(truth.data());
+  apply(*array.impl(), decoded, num_rows, null_result, sel, [&](int64_t at, int count) { return load_bits(t, at, count); });
+}
+
 }  // namespace
 
 namespace {
@@ -411,14 +423,10 @@ void AtomPlan::evaluate(const ColumnArray& array, const std::vector<RowRange>& d
   }
   auto typed = [&](auto tag) {
     using T = decltype(tag);
-    // The array holds the decoded rows back to back: their TRUE bits in one
-    // pass, then the selection takes them a word at a time.
-    const size_t n = static_cast<size_t>(std::min(decoded_rows(decoded), array.length()));
-    std::vector<uint64_t> truth(static_cast<size_t>(decoded_rows(decoded) + 63) / 64 + 1, 0);  // (+1: load_bits reads 9 bytes)
-    truth_bits<T>(reinterpret_cast<const T*>(a.values.data()), n, atom.op, values_, truth.data());
-    if (atom.negate) invert_bits(truth.data(), n);
-    const uint8_t* t = reinterpret_cast<const uint8_t*>(truth.data());
-    apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) { return load_bits(t, at, count); });
+    apply_bitmap(array, decoded, num_rows, null_result_, selection, [&](size_t n, uint64_t* truth) {
+      truth_bits<T>(reinterpret_cast<const T*>(a.values.data()), n, atom.op, values_, truth);
+      if (atom.negate) invert_bits(truth, n);
+    });
   };
   const bool unsig = order_ == Order::kUnsigned;
   switch (never_equal_ ? ArrowLayout::kDefault : a.layout) {
@@ -485,12 +493,10 @@ std::vector<uint8_t> AtomPlan::evaluate_dictionary(const ColumnArray& dictionary
 
 void AtomPlan::evaluate_hits(const ColumnArray& hits, const std::vector<RowRange>& decoded, int64_t num_rows,
                              uint64_t* selection) const {
-  const ColumnArray::Impl& a = *hits.impl();
-  const size_t n = static_cast<size_t>(std::min(decoded_rows(decoded), hits.length()));
-  std::vector<uint64_t> truth(static_cast<size_t>(decoded_rows(decoded) + 63) / 64 + 1, 0);  // (+1: load_bits reads 9 bytes)
-  levels::active_level_kernels().ge_mask(a.values.data(), n, 1, truth.data());  // hit byte != 0
-  const uint8_t* t = reinterpret_cast<const uint8_t*>(truth.data());
-  apply(a, decoded, num_rows, null_result_, selection, [&](int64_t at, int count) { return load_bits(t, at, count); });
+  const uint8_t* x = hits.impl()->values.data();
+  apply_bitmap(hits, decoded, num_rows, null_result_, selection, [&](size_t n, uint64_t* truth) {
+    levels::active_level_kernels().ge_mask(x, n, 1, truth);  // hit byte != 0
+  });
 }
 
 }  // namespace pqfast::parquet::scan

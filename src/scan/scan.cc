@@ -19,6 +19,7 @@
 #include "parquet/thrift_util.h"
 #include "pqfast/page_index.h"
 #include "scan/metadata_cache.h"
+#include "parquet/encodings.h"
 #include "scan/parallel.h"
 #include "scan/predicate.h"
 #include "scan/row_ranges.h"
@@ -54,15 +55,16 @@ bool not_fetched(const Error& e) { return e.code == ErrorCode::kNotFetched; }
 // dictionary-encoded; a header that does not parse counts as one (the
 // decoder then says what is wrong, with the dictionary read as before).
 bool uses_dictionary(const std::vector<PageRun>& runs) {
-  constexpr int32_t kPlainDictionary = 2, kRleDictionary = 8;
   for (const PageRun& r : runs) {
     for (size_t at = 0; at < r.len;) {
       auto h = parse_page_header(r.bytes + at, r.len - at);
       if (!h.ok() || h->compressed_page_size < 0) return true;
-      const int32_t enc = h->type == PageType::kDataPageV2 ? h->data_page_v2.encoding
-                          : h->type == PageType::kDataPage ? h->data_page.encoding
-                                                           : kPlainDictionary;  // a dictionary page here: as before
-      if (enc == kPlainDictionary || enc == kRleDictionary) return true;
+      // (Any other page here, a dictionary page say, counts as one: as before.)
+      if (h->type != PageType::kDataPage && h->type != PageType::kDataPageV2) return true;
+      if (detail::is_dictionary_encoding(h->type == PageType::kDataPageV2 ? h->data_page_v2.encoding
+                                                                         : h->data_page.encoding)) {
+        return true;
+      }
       const size_t next = static_cast<size_t>(h->header_size) + static_cast<size_t>(h->compressed_page_size);
       if (next > r.len - at) return true;
       at += next;
