@@ -63,11 +63,13 @@ def _fixed_size(arr, t):
     return pa.FixedSizeListArray.from_arrays(values, type=t, mask=pa.array(~valid) if not valid.all() else None)
 
 
-def _retype(arr, t):
+def _retype(arr, t, pages=None):
     """`arr` (as imported: offset 0 at every level) as type `t`, node by node
     on the same buffers: names, nullability, time zones and large offsets
     change without the cast kernels (which refuse a non-nullable field
-    holding nulls under a null parent, as every nested read has them)."""
+    holding nulls under a null parent, as every nested read has them).
+    `pages`: an iterator over the leaves' dictionary pages, in leaf order (a
+    leaf read as a dictionary takes its chunk's page as pyarrow does)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.types as pt
@@ -75,23 +77,36 @@ def _retype(arr, t):
     at = arr.type
     validity = arr.buffers()[0]
     if pt.is_struct(t) and pt.is_struct(at):
-        kids = [_retype(arr.field(i), t.field(i).type) for i in range(t.num_fields)]
+        kids = [_retype(arr.field(i), t.field(i).type, pages) for i in range(t.num_fields)]
         return pa.Array.from_buffers(t, len(arr), [validity], arr.null_count, 0, kids)
     if pt.is_map(t) and pt.is_map(at):
         entries = arr.values
-        ekids = [_retype(entries.field(0), t.key_type), _retype(entries.field(1), t.item_type)]
+        ekids = [_retype(entries.field(0), t.key_type, pages), _retype(entries.field(1), t.item_type, pages)]
         etype = t.field(0).type
         ent = pa.Array.from_buffers(etype, len(entries), [entries.buffers()[0]], entries.null_count, 0, ekids)
         return pa.Array.from_buffers(t, len(arr), [validity, arr.buffers()[1]], arr.null_count, 0, [ent])
-    if pt.is_list(at) and (pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t)):
-        values = _retype(arr.values, t.value_type)
+    if pt.is_list(at) and (pt.is_list(t) or pt.is_large_list(t) or pt.is_fixed_size_list(t) or
+                           pt.is_list_view(t) or pt.is_large_list_view(t)):
+        values = _retype(arr.values, t.value_type, pages)
         if pt.is_fixed_size_list(t):
             return _fixed_size(pa.Array.from_buffers(pa.list_(t.value_field), len(arr),
                                                      [validity, arr.buffers()[1]], arr.null_count, 0, [values]), t)
         offsets = arr.buffers()[1]
+        if pt.is_list_view(t) or pt.is_large_list_view(t):
+            # A list view of the same values: offsets, and sizes from them.
+            wide = pt.is_large_list_view(t)
+            starts = pc.cast(arr.offsets, pa.int64()) if wide else arr.offsets
+            sizes = pc.subtract(starts.slice(1), starts.slice(0, len(arr)))
+            return pa.Array.from_buffers(t, len(arr), [validity, starts.buffers()[1], sizes.buffers()[1]],
+                                         arr.null_count, 0, [values])
         if pt.is_large_list(t):
             offsets = pc.cast(arr.offsets, pa.int64()).buffers()[1]
         return pa.Array.from_buffers(t, len(arr), [validity, offsets], arr.null_count, 0, [values])
+    page = next(pages, None) if pages is not None else None
+    if pt.is_dictionary(t) and not pt.is_dictionary(at):
+        from .reader import dictionary_array
+
+        return dictionary_array(arr, page, t)
     if at.equals(t):
         return arr
     return arr.cast(t)
@@ -153,6 +168,8 @@ class NestedPlan:
         kind = node["kind"]
         if kind == "leaf":
             p = next(plans)
+            if p.dictionary is not None:  # (a leaf the embedded schema says is dictionary-encoded)
+                return p.dictionary
             return p.final_type if p.extension is None else p.extension
         kids = node["children"]
         ocs = _origin_children(node, origin)
@@ -173,6 +190,10 @@ class NestedPlan:
                 return pa.large_list(vf)
             if origin is not None and pt.is_fixed_size_list(origin):
                 return pa.list_(vf, origin.list_size)
+            if origin is not None and pt.is_list_view(origin):
+                return pa.list_view(vf)
+            if origin is not None and pt.is_large_list_view(origin):
+                return pa.large_list_view(vf)
             return t if ct.equals(t.value_type) else pa.list_(vf)
         if kind == "map":
             entries = kids[0]
@@ -185,7 +206,9 @@ class NestedPlan:
             return pa.map_(t.key_field.with_type(kt), t.item_field.with_type(it), sorted_keys)
         raise FormatError(f"column '{self.name}': unknown nested kind {kind}")
 
-    def finish(self, chunks: list):
+    def finish(self, chunks: list, leaf_pages: list | None = None):
+        """The column from its chunks (one per row group); `leaf_pages`: per
+        leaf (in leaf order), None or per chunk its dictionary page."""
         import pyarrow as pa
 
         if not chunks:
@@ -196,7 +219,13 @@ class NestedPlan:
             final = self.pyarrow_type
         if not final.equals(arr.type) or self.pyarrow_type is not None:
             try:
-                arr = pa.chunked_array([_retype(c, final) for c in arr.chunks], type=final)
+                def pages_of(i):
+                    if leaf_pages is None:
+                        return None
+                    return iter([None if lp is None else lp[i] for lp in leaf_pages])
+
+                arr = pa.chunked_array([_retype(c, final, pages_of(i)) for i, c in enumerate(arr.chunks)],
+                                       type=final)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                 raise FormatError(f"column '{self.name}': cannot read as {final}: {e}") from None
         if self.ref is not None:

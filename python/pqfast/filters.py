@@ -654,7 +654,8 @@ def encode_atom_values(desc: dict, atom: Atom) -> tuple[np.ndarray, np.ndarray |
         return np.array(out, dtype=np.uint8), None, 0, has_null
     if pt in ("FLOAT", "DOUBLE"):
         out = [_float_literal(name, pt, atom.op, v) for v in values]
-        arr = np.array(out, dtype="<f4" if pt == "FLOAT" else "<f8")
+        with np.errstate(over="ignore"):  # (`in` rounds to float32 as pyarrow casts the set: 1e300 is inf)
+            arr = np.array(out, dtype="<f4" if pt == "FLOAT" else "<f8")
         return arr.view(np.uint8), None, 0, has_null
     try:
         _, tl, data, offsets = encode_values(desc, values)

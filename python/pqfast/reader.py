@@ -228,6 +228,7 @@ class _Plan:
         # (parquet/arrow/schema.cc, ApplyOriginalStorageMetadata).
         origin = arrow_field.type
         final = base
+        narrow = None
         if pt.is_timestamp(origin) and pt.is_timestamp(base):
             if base.tz == "UTC" and origin.tz:
                 final = origin if origin.unit == base.unit else pa.timestamp(base.unit, origin.tz)
@@ -252,8 +253,15 @@ class _Plan:
         if pt.is_decimal256(origin) and pt.is_decimal128(base):
             final = origin
             self.layout = "decimal256"
+        if (pt.is_decimal32(origin) or pt.is_decimal64(origin)) and pt.is_decimal128(base) and \
+                (origin.precision, origin.scale) == (base.precision, base.scale):
+            # pyarrow gives back the narrow decimals it wrote: read as
+            # decimal128, narrowed in `finish` (the precision fits).
+            narrow = origin
         self.read_type = self.final_type = final
         self.format = arrow_format(final) or ""
+        if narrow is not None:
+            self.final_type = narrow
 
     def spec(self, rg: int):
         return (rg, self.leaf, self.layout, self.format)
@@ -274,17 +282,7 @@ class _Plan:
         if self.dictionary is not None:
             d = self.dictionary
             pages = page_dictionaries or [None] * arr.num_chunks
-            chunks = []
-            for c, page in zip(arr.chunks, pages):
-                if page is not None and page.type.equals(c.type) and page.null_count == 0:
-                    e = pa.concat_arrays([page, c]).dictionary_encode()
-                    indices, values = e.indices.slice(len(page)), e.dictionary
-                else:
-                    e = c.dictionary_encode()
-                    indices, values = e.indices, e.dictionary
-                chunks.append(pa.DictionaryArray.from_arrays(indices.cast(d.index_type), values,
-                                                             ordered=d.ordered))
-            arr = pa.chunked_array(chunks, type=d)
+            arr = pa.chunked_array([dictionary_array(c, page, d) for c, page in zip(arr.chunks, pages)], type=d)
         elif self.extension is not None:
             ext = self.extension
             arr = pa.chunked_array([pa.ExtensionArray.from_storage(ext, c) for c in arr.chunks], type=ext)
@@ -384,6 +382,21 @@ def _pyarrow_types(source, meta):
     return pq.read_metadata(io.BytesIO(b"PAR1" + tail)).schema.to_arrow_schema()
 
 
+def dictionary_array(values, page, t):
+    """`values` as dictionary type `t`, the dictionary as pyarrow builds it:
+    the chunk's dictionary page (`page`: every value, in page order; None when
+    unknown) then the values not in it, in order of appearance."""
+    import pyarrow as pa
+
+    if page is not None and page.type.equals(values.type) and page.null_count == 0:
+        e = pa.concat_arrays([page, values]).dictionary_encode()
+        indices, dictionary = e.indices.slice(len(page)), e.dictionary
+    else:
+        e = values.dictionary_encode()
+        indices, dictionary = e.indices, e.dictionary
+    return pa.DictionaryArray.from_arrays(indices.cast(t.index_type), dictionary, ordered=t.ordered)
+
+
 def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
     """Per row group, the values of the column's dictionary page as an Arrow
     array (None where the chunk has none or it cannot be located: the
@@ -469,7 +482,10 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
             pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
             arr = p.finish(chunks, pages)
         else:
-            arr = p.finish(chunks)
+            # Per leaf, per row group: the dictionary pages of leaves read as dictionaries.
+            pages = [_dictionary_pages(source, meta, q, rgs) if q.dictionary is not None else None
+                     for q in p.leaf_plans]
+            arr = p.finish(chunks, pages if any(x is not None for x in pages) else None)
         arrays.append(arr)
         fields.append(p.field(arr))
     schema = pa.schema(fields, metadata=_schema_metadata(meta))

@@ -117,6 +117,45 @@ def _assemble(plans, meta, pieces, nested_chunks=None):
     return pa.table({"_": pa.nulls(num)}).drop_columns(["_"])
 
 
+def _without_views(t):
+    """`t` with its string and binary views, at any depth, as the plain types
+    holding the same values (list views stay: pyarrow filters them)."""
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    if pt.is_string_view(t):
+        return pa.string()
+    if pt.is_binary_view(t):
+        return pa.binary()
+    if pt.is_list_view(t) or pt.is_large_list_view(t) or pt.is_list(t) or pt.is_large_list(t):
+        vf = t.value_field.with_type(_without_views(t.value_type))
+        kind = pa.list_view if pt.is_list_view(t) else pa.large_list_view if pt.is_large_list_view(t) else \
+            pa.large_list if pt.is_large_list(t) else pa.list_
+        return kind(vf)
+    if pt.is_fixed_size_list(t):
+        return pa.list_(t.value_field.with_type(_without_views(t.value_type)), t.list_size)
+    if pt.is_struct(t):
+        return pa.struct([t.field(i).with_type(_without_views(t.field(i).type)) for i in range(t.num_fields)])
+    if pt.is_map(t):
+        return pa.map_(t.key_field.with_type(_without_views(t.key_type)),
+                       t.item_field.with_type(_without_views(t.item_type)), t.keys_sorted)
+    return t
+
+
+def _filter_rows(t, mask):
+    """t.filter(mask) (a boolean mask or an Expression); pyarrow filters no
+    string or binary views: those columns are filtered as string or binary
+    and given back their view types."""
+    import pyarrow as pa
+
+    try:
+        return t.filter(mask)
+    except pa.ArrowNotImplementedError:
+        pass
+    plain = pa.schema([f.with_type(_without_views(f.type)) for f in t.schema], metadata=t.schema.metadata)
+    return t.cast(plain).filter(mask).cast(t.schema)
+
+
 def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
     """The nested columns' values for the rows the engine selected, per piece:
     each matching row group's nested chunks read whole (a record's pages are
@@ -147,12 +186,13 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
                 f = opened[fi] = open_file(fi)
             if sel is not None:
                 t = f.read(columns=names, row_groups=[rg], memory_limit=memory_limit)
-                t = t.filter(np.unpackbits(np.frombuffer(sel, np.uint8), bitorder="little")[:t.num_rows].astype(bool))
+                t = _filter_rows(t, np.unpackbits(np.frombuffer(sel, np.uint8),
+                                                  bitorder="little")[:t.num_rows].astype(bool))
             else:
                 t = f.read(columns=list(dict.fromkeys(names + filter_cols)), row_groups=[rg],
                            memory_limit=memory_limit)
                 if expr is not None:
-                    t = t.filter(expr)
+                    t = _filter_rows(t, expr)
             for p in nested:
                 col = t.column(p.name)
                 out[id(p)].extend(col.chunks if col.num_chunks else [col.combine_chunks()])
