@@ -58,6 +58,19 @@ def _descs_with_units(meta) -> dict:
     return descs
 
 
+def _no_filter_column(path: str, column: str, descs: dict):
+    """Raises for a filter on a column the file has no flat leaf of: KeyError
+    when the name is unknown; NotImplementedError for a nested column (lists,
+    structs and maps are projected, not filtered on)."""
+    below = [n for n in descs if n.startswith(column + ".")]
+    if below:
+        raise NotImplementedError(
+            f"{path}: filter on column {column!r}: a nested column (leaves {', '.join(below[:4])}); "
+            f"filters= take flat columns. Read it and filter with pyarrow.compute, or filter on a flat column")
+    names = ", ".join(list(descs)[:12])
+    raise KeyError(f"{path}: filter on column {column!r}: no such column (columns: {names})")
+
+
 def _encode_filter(dnf, descs: dict, path: str):
     """The DNF as the binding takes it: per atom (column, op, negate, physical
     type, type_length, data, offsets, set_has_null). A conjunct holding a
@@ -72,8 +85,7 @@ def _encode_filter(dnf, descs: dict, path: str):
         for a in conj:
             desc = descs.get(a.column)
             if desc is None:
-                names = ", ".join(list(descs)[:12])
-                raise KeyError(f"{path}: filter on column {a.column!r}: no such column (columns: {names})")
+                _no_filter_column(path, a.column, descs)
             if a.op not in ("in", "is_null") and (not a.values or a.values[0] is None):
                 dead = True
                 break
@@ -92,10 +104,12 @@ def _encode_filter(dnf, descs: dict, path: str):
     return out
 
 
-def _assemble(plans, meta, pieces, nested_chunks=None):
+def _assemble(plans, meta, pieces, nested_chunks=None, open_file=None):
     """The table of the engine's pieces: flat plans' arrays from the pieces (in
     plan order among the flat ones), nested plans' from `nested_chunks`
-    ({id(plan): [array per piece]})."""
+    ({id(plan): [array per piece]}). A column read as a dictionary takes, per
+    piece, its row group's dictionary page as pyarrow's dictionary does (from
+    `open_file(file index) -> ParquetFile`; without it, the values')."""
     import pyarrow as pa
 
     from .reader import _Plan, _schema_metadata
@@ -103,12 +117,15 @@ def _assemble(plans, meta, pieces, nested_chunks=None):
     arrays, fields = [], []
     j = 0
     for p in plans:
+        pages = None
         if isinstance(p, _Plan):
             chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
             j += 1
+            if p.dictionary is not None and open_file is not None and pieces:
+                pages = _piece_dictionary_pages(p, pieces, open_file)
         else:
             chunks = nested_chunks[id(p)]
-        arr = p.finish(chunks)
+        arr = p.finish(chunks, pages) if pages is not None else p.finish(chunks)
         arrays.append(arr)
         fields.append(p.field(arr))
     if plans:
@@ -154,6 +171,38 @@ def _filter_rows(t, mask):
         pass
     plain = pa.schema([f.with_type(_without_views(f.type)) for f in t.schema], metadata=t.schema.metadata)
     return t.cast(plain).filter(mask).cast(t.schema)
+
+
+def _piece_dictionary_pages(plan, pieces, open_file) -> list:
+    """Per piece, the dictionary pyarrow gives its chunk of `plan`'s column:
+    the chunk's dictionary page; for a chunk without one (written plain),
+    the chunk read whole gives it (its values in order of appearance). None
+    where the file names the leaf otherwise. (A chunk that fell back from
+    dictionary to plain pages: its page, then the selected rows' values.)"""
+    import pyarrow.types as pt
+
+    from .reader import _dictionary_pages
+
+    opened, out = {}, []
+    try:
+        for piece in pieces:
+            fi, rg = piece[0], piece[1]
+            got = opened.get(fi)
+            if got is None:
+                f = open_file(fi)
+                descs = f._meta.columns()
+                got = opened[fi] = (f, plan.leaf < len(descs) and descs[plan.leaf]["dotted_path"] == plan.name)
+            f, same = got
+            page = _dictionary_pages(f._source, f._meta, plan, [rg])[0] if same else None
+            if same and page is None:
+                whole = f.read(columns=[plan.name], row_groups=[rg]).column(0)
+                if whole.num_chunks and pt.is_dictionary(whole.type):
+                    page = whole.chunk(0).dictionary
+            out.append(page)
+    finally:
+        for f, _ in opened.values():
+            f.close()
+    return out
 
 
 def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
@@ -457,8 +506,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                 seen.add(k)
                 desc = descs.get(a.column)
                 if desc is None:
-                    raise KeyError(f"{first_url}: filter on column {a.column!r}: no such column "
-                                   f"(columns: {', '.join(list(descs)[:12])})")
+                    _no_filter_column(first_url, a.column, descs)
                 pt, tl, data, offsets = encode_values(desc, _as_list_or_array(list(a.values)))
                 # Block reads, each filter's header and blocks in one GET (no coalescing).
                 queries.append(_pqfast._prune_query(a.column, pt, tl, data, offsets, False, use_statistics, True,
@@ -678,7 +726,8 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     if nested and final:
         nested_chunks = _nested_rows(lambda i: io.parquet_file(final[i][1], final[i][2]), nested, pieces,
                                      memory_limit, filters)
-    table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks)
+    table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks,
+                      lambda i: io.parquet_file(final[i][1], final[i][2]))
     if stats:
         st["files"] = len(final)
         st["files_pruned_remotely"] = pruned_files
@@ -845,7 +894,9 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
         # With no file left (no pieces either), the first file types the empty columns.
         nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i] if kept else paths[0]), nested, pieces,
                                      memory_limit)
-    table = _assemble(plans, meta, pieces, nested_chunks)
+    from .parquet import ParquetFile
+
+    table = _assemble(plans, meta, pieces, nested_chunks, lambda i: ParquetFile(kept[i]))
     if stats:
         st = dict(st)
         st["seconds"] = time.perf_counter() - t0
