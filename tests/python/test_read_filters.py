@@ -453,6 +453,29 @@ def test_types_only_the_arrow_schema_names(engine, tmp_path):
             same_table(got.cast(plain.schema), ds.dataset(plain).to_table(filter=expr), repr(f))
 
 
+def test_polars_enum_and_categorical(engine, tmp_path):
+    """polars' Enum and Categorical (dictionary<uint8, ordered> and
+    dictionary<uint32> in the embedded schema): filtered on and projected,
+    each chunk equal to pyarrow.dataset's, its dictionary included."""
+    pl = pytest.importorskip("polars")
+    n = 500
+    df = pl.DataFrame({"k": range(n),
+                       "e": pl.Series([["lo", "mid", "hi"][i % 3] for i in range(n)], dtype=pl.Enum(["lo", "mid", "hi"])),
+                       "c": pl.Series([None if i % 11 == 0 else f"c{i % 7}" for i in range(n)], dtype=pl.Categorical)})
+    for j, kw in enumerate(({}, {"row_group_size": 128, "compression": "uncompressed", "statistics": False})):
+        p = tmp_path / f"polars{j}.parquet"
+        df.write_parquet(p, **kw)
+        for f in ([("e", "=", "mid")], [("c", "in", ["c3", "c5"]), ("k", ">", 100)], [("k", "<", 7)],
+                  F("c").is_null(), [("e", "!=", "lo"), ("c", "=", "c1")]):
+            expr = f if isinstance(f, pc.Expression) else pq.filters_to_expression(f)
+            want, got = ds.dataset(str(p)).to_table(filter=expr), engine(str(p), filters=f)
+            assert got.schema == want.schema, repr(f)
+            for name in ("e", "c", "k"):
+                kept = [c for c in want.column(name).chunks if len(c)]
+                assert got.column(name).num_chunks == len(kept), (f, name)
+                assert all(a.equals(b) for a, b in zip(got.column(name).chunks, kept)), (f, name)
+
+
 def test_lake_of_more_files_than_one_scan_window(engine, tmp_path):
     """Past the engine's window of files (footers and pruners of a window of
     files first, then its row groups on one pool): 300 files of 3 row groups
