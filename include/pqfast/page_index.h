@@ -47,4 +47,15 @@ Result<OffsetIndex> parse_offset_index(const uint8_t* data, size_t len, size_t b
 Status validate_offset_index(const OffsetIndex& index, uint64_t file_size, int64_t num_rows,
                              const std::string& where);
 
+// Whether a ColumnIndex may prune: false when it contradicts itself or its
+// column, as some writers' indexes do (parquet-mr with statistics off marks
+// every page "only nulls" with a null count of -1, in a required column):
+// a page said to hold only nulls in a column without nulls
+// (`max_definition_level` 0), or with a null count unknown (negative) or,
+// in a flat column, below the page's rows (from `offsets`, the row group
+// holding `num_rows`). Such an index is ignored, not an error: the pages
+// are read and the predicate decides.
+bool column_index_usable(const ColumnIndex& columns, const OffsetIndex& offsets, int64_t num_rows,
+                         int16_t max_definition_level, int16_t max_repetition_level);
+
 }  // namespace pqfast::parquet

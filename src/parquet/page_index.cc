@@ -128,4 +128,22 @@ Status validate_offset_index(const OffsetIndex& index, uint64_t file_size, int64
   return Status::Ok();
 }
 
+bool column_index_usable(const ColumnIndex& columns, const OffsetIndex& offsets, int64_t num_rows,
+                         int16_t max_definition_level, int16_t max_repetition_level) {
+  const auto& pages = offsets.page_locations;
+  if (columns.num_pages() != pages.size()) return false;
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if (!columns.null_pages[i]) continue;
+    if (max_definition_level == 0) return false;  // no null can be there
+    if (columns.null_counts.empty()) continue;    // nothing to check it by
+    const int64_t nulls = columns.null_counts[i];
+    if (nulls < 0) return false;
+    if (max_repetition_level == 0) {  // flat: one value per row
+      const int64_t end = i + 1 < pages.size() ? pages[i + 1].first_row_index : num_rows;
+      if (nulls < end - pages[i].first_row_index) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace pqfast::parquet

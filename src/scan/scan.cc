@@ -273,7 +273,10 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
                                                  std::to_string(ci.columns.num_pages()) + " pages, the OffsetIndex " +
                                                  std::to_string(ci.offsets.page_locations.size()));
     }
-    ci.has_columns = true;
+    // An index that contradicts itself or its column (page_index.h) prunes nothing.
+    const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
+    ci.has_columns = column_index_usable(ci.columns, ci.offsets, meta_->row_groups[static_cast<size_t>(rg)].num_rows,
+                                         d.max_definition_level, d.max_repetition_level);
   }
   return &ci;
 }

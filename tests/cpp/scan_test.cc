@@ -121,6 +121,27 @@ TEST(PageIndex, HostileBytesGiveErrors) {
   EXPECT_FALSE(pq::validate_offset_index(oi, 1000, 10, "x").ok());
 }
 
+TEST(PageIndex, AnIndexThatContradictsItsColumnIsNotUsed) {
+  pq::OffsetIndex oi;
+  oi.page_locations = {{100, 10, 0}, {110, 10, 40}};  // pages of 40 and 60 rows in a 100-row group
+  pq::ColumnIndex ci;
+  ci.null_pages = {false, true};
+  ci.min_values = {"a", ""};
+  ci.max_values = {"z", ""};
+  ci.null_counts = {0, 60};
+  EXPECT_TRUE(pq::column_index_usable(ci, oi, 100, 1, 0));
+  EXPECT_FALSE(pq::column_index_usable(ci, oi, 100, 0, 0));  // a null page in a required column
+  ci.null_counts = {0, 59};                                  // "only nulls", yet 59 of 60
+  EXPECT_FALSE(pq::column_index_usable(ci, oi, 100, 1, 0));
+  EXPECT_TRUE(pq::column_index_usable(ci, oi, 100, 1, 1));   // nested: values are not rows
+  ci.null_counts = {-1, -1};                                 // parquet-mr with statistics off
+  EXPECT_FALSE(pq::column_index_usable(ci, oi, 100, 1, 0));
+  ci.null_counts.clear();                                    // none given: nothing to check by
+  EXPECT_TRUE(pq::column_index_usable(ci, oi, 100, 1, 0));
+  ci.null_pages = {false};  // one page fewer than the OffsetIndex
+  EXPECT_FALSE(pq::column_index_usable(ci, oi, 100, 1, 0));
+}
+
 // Every flat chunk of every parquet-testing file: decoding only the pages
 // holding random rows, then taking random rows among them, gives the values
 // a whole read gives for those rows.
