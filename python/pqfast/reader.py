@@ -496,6 +496,25 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit):
+    """read_table(source, columns) of the columns the file has (the others
+    are given as nulls by the caller)."""
+    try:
+        return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+    except (KeyError, FormatError) as e:
+        if isinstance(e, FormatError) and "no column '" not in str(e):
+            raise
+    from .parquet import ParquetFile
+
+    f = ParquetFile(source, filesystem=filesystem)
+    try:
+        have = {d["path"][0] for d in f.columns} | {d["dotted_path"] for d in f.columns}
+    finally:
+        f.close()
+    return read_table(source, [c for c in columns if c in have], row_groups, filesystem, use_threads,
+                      memory_limit=memory_limit)
+
+
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
                threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
@@ -551,8 +570,19 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = [read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
-                  for s in source]
+        tables = []
+        for s in source:
+            if tables and columns is not None:
+                # A file lacking a projected column (added to the lake later) gives it as nulls.
+                t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit)
+            else:
+                t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+            if tables and t.schema != tables[0].schema:
+                from .scan import _as_schema
+
+                # As pyarrow.dataset: the first file's schema is the lake's; columns it lacks are left out.
+                t = _as_schema(t, tables[0].schema, os.fspath(s) if isinstance(s, (str, os.PathLike)) else repr(s))
+            tables.append(t)
         return pa.concat_tables(tables) if tables else pa.table({})
     if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
         files = sorted(os.path.join(os.fspath(source), n) for n in os.listdir(os.fspath(source))

@@ -804,6 +804,122 @@ def _first_file_plans(path: str, columns):
     return meta, plans, descs
 
 
+_SCHEMA_MISMATCH = ("no column '", "the filter's values were typed for", "cannot be read as")
+
+
+def _is_schema_mismatch(e: Exception) -> bool:
+    return str(e).startswith("invalid argument:") and any(m in str(e) for m in _SCHEMA_MISMATCH)
+
+
+def _scan_evolved(paths, columns, filters, args, t0):
+    """scan_table over files whose schemas differ from the first file's, as
+    pyarrow.dataset reads them: the first file's schema is the lake's; each
+    file the engine reads alone, and one it cannot (a column missing, or of
+    another type) is read whole for the columns it has, given the missing
+    ones as nulls, cast to the lake's types and filtered by pyarrow.compute.
+    Returns (table, stats)."""
+    import pyarrow as pa
+
+    from .parquet import ParquetFile
+    from .reader import _Plan
+
+    st_all: dict = {}
+    parts, schema, lake = [], None, None
+    for i, path in enumerate(paths):
+        one = (([path],) + tuple(args[1:9]) + ([args[9][i]] if args[9] is not None else None,) + tuple(args[10:]))
+        try:
+            pieces, st = _pqfast._scan_local(*one)
+        except FormatError as e:
+            if i == 0 or not _is_schema_mismatch(e):
+                raise
+            if lake is None:
+                lake = _lake_schema(paths[0], schema, filters)
+            parts.append(_evolved_file(path, schema, lake, filters, one[9][0] if one[9] is not None else None))
+            continue
+        # The engine read it by the first file's plans: assembled by them.
+        meta, plans, _ = _first_file_plans(paths[0], columns)
+        nested = [p for p in plans if not isinstance(p, _Plan)]
+        nested_chunks = None
+        if nested:
+            nested_chunks = _nested_rows(lambda _i: ParquetFile(path), nested, pieces, None)
+        t = _assemble(plans, meta, pieces, nested_chunks, lambda _i: ParquetFile(path))
+        if schema is None:
+            schema = t.schema
+        elif t.schema != schema:
+            t = _as_schema(t, schema, path)
+        parts.append(t)
+        for k, v in dict(st).items():
+            st_all[k] = st_all.get(k, 0) + v if isinstance(v, (int, float)) else v
+    table = pa.concat_tables(parts) if parts else schema.empty_table()
+    st_all["seconds"] = time.perf_counter() - t0
+    st_all["files"] = len(paths)
+    return table, st_all
+
+
+def _as_schema(t, schema, path):
+    """Table `t` with `schema`'s columns: missing ones null, others cast."""
+    import pyarrow as pa
+
+    cols = []
+    for f in schema:
+        if f.name in t.column_names:
+            c = t.column(f.name)
+            if not c.type.equals(f.type):
+                try:
+                    c = c.cast(f.type)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                    raise FormatError(f"invalid argument: {path}: column {f.name!r} is {c.type} here, "
+                                      f"{f.type} in the lake's first file, and does not cast: {e}") from None
+        else:
+            c = pa.nulls(t.num_rows, f.type)
+        cols.append(c)
+    return pa.Table.from_arrays(cols, schema=schema)
+
+
+def _lake_schema(first_path, schema, filters):
+    """`schema` (the projected columns, as the first file gives them) and,
+    after it, the filter's other columns as the first file types them."""
+    import pyarrow as pa
+
+    from .parquet import ParquetFile
+
+    extra = []
+    if filters is not None:
+        from .filters import normalize
+
+        extra = [c for c in dict.fromkeys(a.column for conj in normalize(filters) for a in conj)
+                 if c not in schema.names]
+    if extra:
+        f = ParquetFile(first_path)
+        try:
+            typed = f.read(columns=extra, row_groups=[]).schema
+        finally:
+            f.close()
+        return pa.schema(list(schema) + list(typed), metadata=schema.metadata)
+    return schema
+
+
+def _evolved_file(path, schema, lake, filters, row_groups):
+    """One file unlike the lake's first: its rows `filters` keeps, in
+    `schema`; `lake` types the filter's columns too."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from .parquet import ParquetFile
+
+    f = ParquetFile(path)
+    try:
+        have = {d["path"][0] for d in f.columns}
+        t = f.read(columns=[n for n in lake.names if n in have], row_groups=row_groups)
+    finally:
+        f.close()
+    full = _as_schema(t, lake, path)
+    if filters is not None:
+        expr = filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
+        full = full.filter(expr)
+    return full.select(schema.names)
+
+
 def _scan_with_sidecar(args):
     """_scan_local(*args) with each file that a sidecar index beside the lake
     (pqfast.index(..., sidecar=...)) holds a fresh tail for read as data file
@@ -886,7 +1002,15 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     args = (kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
             _memory_limit(memory_limit), groups, bool(nested))
     use_sidecar = dnf and kept and (use_bloom or use_page_index)
-    pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)
+    try:
+        pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)
+    except FormatError as e:
+        if len(kept) < 2 or not _is_schema_mismatch(e):
+            raise
+        # Files whose schema differs from the first's (a column added later,
+        # an int32 widened to int64...): read as pyarrow.dataset reads them.
+        table, st = _scan_evolved(kept, columns, filters, args, t0)
+        return (table, st) if stats else table
     nested_chunks = None
     if nested:
         from .parquet import ParquetFile

@@ -476,6 +476,35 @@ def test_polars_enum_and_categorical(engine, tmp_path):
                 assert all(a.equals(b) for a, b in zip(got.column(name).chunks, kept)), (f, name)
 
 
+def test_lake_whose_schema_evolved(engine, tmp_path):
+    """Files of one lake that differ from the first (a column added later, or
+    dropped; an int32 widened to int64; columns reordered; a type that casts):
+    read and filtered as pyarrow.dataset does, the first file's schema the
+    lake's (missing columns null, others cast), in file order."""
+    first = pa.table({"k": pa.array([1, 2, 3, 4], pa.int64()), "v": pa.array(["a", "b", None, "d"]),
+                      "x": pa.array([1.5, 2.5, 3.5, 4.5])})
+    others = [pa.table({"k": pa.array([5, 6], pa.int64())}),                            # v, x not yet there
+              pa.table({"k": pa.array([7, 8, 9], pa.int32()), "v": pa.array(["b", "g", "h"])}),  # narrower k
+              pa.table({"x": pa.array([0.5]), "v": pa.array(["b"]), "k": pa.array([10], pa.int64())}),  # reordered
+              pa.table({"k": pa.array([11], pa.int64()), "v": pa.array([12], pa.int64())})]  # v as integers
+    paths = []
+    for i, t in enumerate([first] + others):
+        paths.append(str(tmp_path / f"part-{i}.parquet"))
+        pq.write_table(t, paths[-1])
+    for f in ([("k", ">", 2)], [("v", "=", "b")], [("v", "in", ["b", "12"])], F("v").is_null(), [("x", "<", 2.0)],
+              [("k", "!=", 8)]):
+        expr = f if isinstance(f, pc.Expression) else pq.filters_to_expression(f)
+        for columns in (None, ["v", "k"], ["x"]):
+            want = ds.dataset(paths).to_table(columns=columns, filter=expr)
+            got, st = pqfast.read_table(paths, columns=columns, filters=f, stats=True)
+            same_table(got, want, f"{f} {columns}")
+            assert st["files"] == len(paths)
+    for columns in (None, ["x", "k"]):  # whole reads too
+        same_table(pqfast.read_table(paths, columns=columns), ds.dataset(paths).to_table(columns=columns), "whole")
+        same_table(pqfast.read_table(str(tmp_path), columns=columns), pq.read_table(tmp_path, columns=columns),
+                   "directory")
+
+
 def _testing_files():
     from conftest import DATA
 
