@@ -876,6 +876,30 @@ def _as_schema(t, schema, path):
     return pa.Table.from_arrays(cols, schema=schema)
 
 
+def _scan_by_pyarrow(paths, columns, filters, row_groups=None):
+    """The rows `filters` keeps, each file read (the projected and filter
+    columns) and filtered by pyarrow.compute, in the first file's schema."""
+    import pyarrow as pa
+
+    from .parquet import ParquetFile
+
+    f = ParquetFile(paths[0])
+    try:
+        schema = f.read(columns=columns, row_groups=[]).schema
+    finally:
+        f.close()
+    lake = _lake_schema(paths[0], schema, filters)
+    parts = []
+    for p in paths:
+        rgs = None
+        if row_groups is not None:
+            rgs = sorted(set(row_groups.get(p, ())))
+            if not rgs:
+                continue
+        parts.append(_evolved_file(p, schema, lake, filters, rgs))
+    return pa.concat_tables(parts) if parts else schema.empty_table()
+
+
 def _lake_schema(first_path, schema, filters):
     """`schema` (the projected columns, as the first file gives them) and,
     after it, the filter's other columns as the first file types them."""
@@ -988,7 +1012,15 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     meta, plans, descs = _first_file_plans(paths[0], columns)
     dnf = None
     if filters is not None:
-        dnf = _encode_filter(normalize(filters), descs, paths[0])
+        try:
+            dnf = _encode_filter(normalize(filters), descs, paths[0])
+        except FormatError as e:
+            if not str(e).endswith("not supported"):
+                raise
+            # A filter the engine cannot type (a BYTE_ARRAY DECIMAL column): pyarrow.compute decides.
+            table = _scan_by_pyarrow(paths, columns, filters, row_groups)
+            st = {"files": len(paths), "seconds": time.perf_counter() - t0, "evaluated_by": "pyarrow.compute"}
+            return (table, st) if stats else table
     n_threads = threads if threads is not None else (0 if use_threads else 1)
     from .reader import _Plan
 

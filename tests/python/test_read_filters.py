@@ -542,12 +542,8 @@ def test_parquet_testing_files_filtered(engine, name):
                 want = ds.dataset(p).to_table(filter=expr)
             except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
                 continue  # no pyarrow kernel for it
-            try:
-                got = engine(p, filters=expr)
-            except (pqfast.FormatError, NotImplementedError) as e:
-                assert "not supported" in str(e) or "unsupported" in str(e), f"{expr}: {e}"
-                continue
-            same_table(got, want, f"{name}: {expr}")
+            # (A filter the engine cannot type, on a BYTE_ARRAY DECIMAL, is evaluated by pyarrow.compute.)
+            same_table(engine(p, filters=expr), want, f"{name}: {expr}")
             checked += 1
     if not checked:
         pytest.skip("no flat column to filter")
