@@ -134,6 +134,29 @@ def test_value_of_the_wrong_type_is_a_clear_error(lake):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
 
 
+@needs_engine
+def test_boolean_and_time_values(tmp_path):
+    """CLI values for BOOLEAN (true/false, any case, 1/0) and TIME columns."""
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.table({"b": pa.array([True, False, None, True]),
+                  "t": pa.array([datetime.time(12, 0), datetime.time(13, 0), None, datetime.time(12, 0)],
+                                pa.time64("us")),
+                  "k": pa.array([1, 2, 3, 4])})
+    pq.write_table(t, tmp_path / "bt.parquet")
+    p = str(tmp_path / "bt.parquet")
+    assert [r["k"] for r in _lookup_json(p, "b", "TRUE")["rows"]] == [1, 4]
+    assert [r["k"] for r in _lookup_json(p, "b", "0")["rows"]] == [2]
+    assert [r["k"] for r in _lookup_json(p, "t", "13:00:00")["rows"]] == [2]
+    proc = run_cli("lookup", p, "b", "maybe", check=False)
+    assert proc.returncode == 1 and "true or false expected" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_cli("lookup", p, "t", "noon", check=False)
+    assert proc.returncode == 1 and "ISO time" in proc.stderr
+
+
 def test_no_value_is_a_usage_error(lake):
     d, _ = lake
     proc = run_cli("lookup", str(d), "id", check=False)

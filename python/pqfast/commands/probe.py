@@ -99,8 +99,15 @@ def _typed(values, column, desc):
     out = []
     for v in values:
         try:
-            if kind == 5 or conv == "DECIMAL":
+            if pt == "BOOLEAN":
+                b = {"true": True, "false": False, "1": True, "0": False}.get(v.strip().lower())
+                if b is None:
+                    raise ValueError(v)
+                out.append(b)
+            elif kind == 5 or conv == "DECIMAL":
                 out.append(decimal.Decimal(v))
+            elif kind == 7 or (conv or "").startswith("TIME_"):
+                out.append(dt.time.fromisoformat(v))
             elif pt == "INT32" and (kind == 6 or conv == "DATE"):
                 out.append(dt.date.fromisoformat(v))
             elif pt == "INT64" and (kind == 8 or (conv or "").startswith("TIMESTAMP")):
@@ -118,11 +125,16 @@ def _typed(values, column, desc):
                 out.append(dt.datetime.fromisoformat(v))
             else:
                 out.append(v)
-        except ValueError:
+        except (ValueError, decimal.InvalidOperation):
+            expected = ("true or false" if pt == "BOOLEAN" else "an ISO time (12:30:00)" if kind == 7 else
+                        "an ISO date (2024-01-31)" if kind == 6 or conv == "DATE" else
+                        "an ISO date-time (2024-01-31T12:30:00)" if kind == 8 or pt == "INT96" else
+                        "a decimal number" if kind == 5 or conv == "DECIMAL" else
+                        "integers" if pt in ("INT32", "INT64") else "numbers")
             raise pqfast.FormatError(
                 f"invalid argument: {v!r} is not a value of column {column!r} "
                 f"({pt}{' ' + desc['logical_type']['name'] if desc['logical_type']['name'] else ''}); "
-                f"{'integers' if pt in ('INT32', 'INT64') else 'numbers'} expected") from None
+                f"{expected} expected") from None
     return out
 
 
