@@ -617,7 +617,14 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
         for run in range(1, _MAX_RUNS + 1):
             loop_state["runs"] = max(loop_state["runs"], run)
             t = time.perf_counter()
-            got, run_stats, pending = await loop.run_in_executor(pool, shared["engine"].run, [ff], [0], [groups])
+            try:
+                got, run_stats, pending = await loop.run_in_executor(pool, shared["engine"].run, [ff], [0], [groups])
+            except FormatError as e:
+                if is_first or not _is_schema_mismatch(e):
+                    raise
+                # Unlike the first file (a column added later, another type): read as pyarrow.dataset does, below.
+                results[url] = (_EVOLVED, None, counts)
+                return
             loop_state["engine_ms"] += (time.perf_counter() - t) * 1e3
             if not pending:
                 results[url] = (got, run_stats, counts)
@@ -708,8 +715,12 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     pieces = []
     st = dict(shared["engine"].run([], [], [])[1])  # every key, zero
     pruned_files = 0
+    evolved = []
     for pos, (url, _, _, _) in enumerate(final):
         got, run_stats, counts = results[url]
+        if got is _EVOLVED:
+            evolved.append(pos)
+            continue
         pieces.extend((pos,) + tuple(p[1:]) for p in got)
         if run_stats is None:
             pruned_files += 1
@@ -728,6 +739,8 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                                      memory_limit, filters)
     table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks,
                       lambda i: io.parquet_file(final[i][1], final[i][2]))
+    if evolved:
+        table = _with_evolved_files(table, pieces, evolved, final, io, filters, row_groups)
     if stats:
         st["files"] = len(final)
         st["files_pruned_remotely"] = pruned_files
@@ -748,6 +761,35 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table
+
+
+_EVOLVED = object()  # a staged file's result: unlike the first file, read by _evolved_file
+
+
+def _with_evolved_files(table, pieces, evolved, final, io, filters, row_groups):
+    """The staged scan's table with the files unlike the first (positions
+    `evolved` in `final`) read as pyarrow.dataset reads them, in file order."""
+    import pyarrow as pa
+
+    def opener(pos):
+        return lambda: io.parquet_file(final[pos][1], final[pos][2])
+
+    lake = _lake_schema(opener(0), table.schema, filters)
+    rows_of: dict = {}
+    for piece in pieces:
+        rows_of[piece[0]] = rows_of.get(piece[0], 0) + piece[2]
+    parts, at = [], 0
+    for pos in range(len(final)):
+        if pos in evolved:
+            url = final[pos][0]
+            rgs = None if row_groups is None else sorted(set(row_groups.get(url, ())))
+            if rgs == []:
+                continue
+            parts.append(_evolved_file(url, table.schema, lake, filters, rgs, opener(pos)))
+        elif rows_of.get(pos):
+            parts.append(table.slice(at, rows_of[pos]))
+            at += rows_of[pos]
+    return pa.concat_tables(parts) if parts else table
 
 
 def _merge(ranges, gap):
@@ -900,9 +942,10 @@ def _scan_by_pyarrow(paths, columns, filters, row_groups=None):
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
-def _lake_schema(first_path, schema, filters):
+def _lake_schema(first, schema, filters):
     """`schema` (the projected columns, as the first file gives them) and,
-    after it, the filter's other columns as the first file types them."""
+    after it, the filter's other columns as the first file types them
+    (`first`: its path, or a function opening it as a ParquetFile)."""
     import pyarrow as pa
 
     from .parquet import ParquetFile
@@ -914,7 +957,7 @@ def _lake_schema(first_path, schema, filters):
         extra = [c for c in dict.fromkeys(a.column for conj in normalize(filters) for a in conj)
                  if c not in schema.names]
     if extra:
-        f = ParquetFile(first_path)
+        f = first() if callable(first) else ParquetFile(first)
         try:
             typed = f.read(columns=extra, row_groups=[]).schema
         finally:
@@ -923,15 +966,16 @@ def _lake_schema(first_path, schema, filters):
     return schema
 
 
-def _evolved_file(path, schema, lake, filters, row_groups):
+def _evolved_file(path, schema, lake, filters, row_groups, opener=None):
     """One file unlike the lake's first: its rows `filters` keeps, in
-    `schema`; `lake` types the filter's columns too."""
+    `schema`; `lake` types the filter's columns too. `opener()` opens it
+    (default: the local path)."""
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     from .parquet import ParquetFile
 
-    f = ParquetFile(path)
+    f = opener() if opener is not None else ParquetFile(path)
     try:
         have = {d["path"][0] for d in f.columns}
         t = f.read(columns=[n for n in lake.names if n in have], row_groups=row_groups)

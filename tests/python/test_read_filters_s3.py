@@ -57,6 +57,31 @@ def test_lookup_rounds_and_requests(pa_lake, opts, proxy):  # noqa: F811
     assert ps["requests"] <= N_FILES + 1 + 2 * 3 * 2, ps
 
 
+def test_lake_whose_schema_evolved(s3, opts, tmp_path):  # noqa: F811
+    """Objects unlike the first (a column added later, an int32 widened to
+    int64): read as pyarrow.dataset reads them, as the same files locally."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    from pqfast import _testlake
+
+    tables = [pa.table({"k": pa.array([1, 2, 3, 4], pa.int64()), "v": pa.array(["a", "b", None, "d"])}),
+              pa.table({"k": pa.array([5, 6], pa.int64())}),
+              pa.table({"k": pa.array([7, 8, 9], pa.int32()), "v": pa.array(["b", "g", "h"])})]
+    paths = []
+    for i, t in enumerate(tables):
+        paths.append(str(tmp_path / f"part-{i}.parquet"))
+        pq.write_table(t, paths[-1])
+    _testlake.upload(s3.store(), paths, "evolved")
+    for f in ([("k", ">", 2)], [("v", "=", "b")], pc.field("v").is_null(), [("k", "in", [2, 8])]):
+        expr = f if isinstance(f, pc.Expression) else pq.filters_to_expression(f)
+        want = ds.dataset(paths).to_table(filter=expr)
+        remote = pqfast.read_table("s3://lake/evolved/*.parquet", filters=f, storage_options=opts)
+        assert remote.equals(want), f
+        assert pqfast.read_table(paths, filters=f).equals(want), f
+
+
 def test_missing_bucket_is_a_clear_error(s3, opts):  # noqa: F811
     with pytest.raises(Exception) as e:
         pqfast.read_table("s3://no-such-bucket/x/*.parquet", filters=[("id", "=", 1)], storage_options=opts)
