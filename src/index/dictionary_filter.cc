@@ -5,11 +5,11 @@
 // page into the filter a batch at a time, as the filter is what is wanted.
 #include "index/dictionary_filter.h"
 
-#include <cstring>
 #include <memory>
 
 #include "hash/xxh64_scalar.h"
 #include "parquet/codec.h"
+#include "parquet/decode.h"
 #include "parquet/encodings.h"
 #include "parquet/internal.h"
 #include "parquet/thrift_util.h"
@@ -25,32 +25,19 @@ namespace {
 // and the filter's insert kernel.
 constexpr size_t kBatch = 512;
 
-// PLAIN BYTE_ARRAY: per value a 4-byte little-endian length, then the bytes
-// (the spec hashes the bytes without the length).
+// PLAIN BYTE_ARRAY: the spec hashes each value's bytes without its length.
 Status insert_plain_byte_arrays(const uint8_t* p, size_t len, size_t n, Sbbf* filter, const std::string& where) {
   uint64_t hashes[kBatch];
-  size_t pos = 0, m = 0;
-  for (size_t i = 0; i < n; ++i) {
-    if (len - pos < 4) {
-      return make_error(ErrorCode::kTruncated, where + ": dictionary value " + std::to_string(i) + " of " +
-                                                   std::to_string(n) + " lacks its length (the page ends at byte " +
-                                                   std::to_string(len) + ")");
-    }
-    uint32_t l;
-    std::memcpy(&l, p + pos, 4);
-    pos += 4;
-    if (l > len - pos) {
-      return make_error(ErrorCode::kTruncated, where + ": dictionary value " + std::to_string(i) + " of " +
-                                                   std::to_string(l) + " bytes runs past the page (" +
-                                                   std::to_string(len - pos) + " bytes left)");
-    }
+  size_t m = 0;
+  auto walked = detail::walk_plain_binary(p, len, n, where, [&](size_t, size_t pos, size_t l) {
     hashes[m++] = hash::xxh64_scalar(p + pos, l, 0);
-    pos += l;
     if (m == kBatch) {
       filter->insert_hashes(hashes, m);
       m = 0;
     }
-  }
+    return true;
+  });
+  if (!walked.ok()) return walked.error();
   if (m > 0) filter->insert_hashes(hashes, m);
   return Status::Ok();
 }
