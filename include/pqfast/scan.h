@@ -171,10 +171,13 @@ struct SidecarTail {
 // it. Parsed footers are cached as scan_files caches them, under the data
 // file's (size, mtime) and the sidecar's (device, inode, size, mtime, ctime)
 // and the tail's place: a changed data file or a rewritten sidecar is never
-// served a footer parsed before.
+// served a footer parsed before. A sidecar changed less than `settle_ns`
+// before the scan is read without the cache (a rewrite in place within one
+// tick of a coarse file-system clock can leave its whole stat unchanged).
 Result<ScanResult> scan_files_with_sidecar(const std::vector<std::string>& paths, const std::string& sidecar_path,
                                            const std::vector<SidecarTail>& tails,
                                            const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                           const ScanOptions& options = {});
+                                           const ScanOptions& options = {},
+                                           int64_t settle_ns = int64_t{2} * 1000000000);
 
 }  // namespace pqfast::parquet

@@ -7,9 +7,12 @@
 // in-place one moves the ctime) and the tail's place in it; the data file's
 // size and mtime are the identity the cache checks, as for plain files. A
 // file read alone keeps the plain key (its path), so lookups with and
-// without the sidecar do not evict each other.
+// without the sidecar do not evict each other. As the Python side keeps
+// fingerprints, a sidecar changed within the last seconds is not cached.
 #include <sys/stat.h>
+#include <time.h>
 
+#include <algorithm>
 #include <string>
 
 #include "scan/windowed.h"
@@ -18,6 +21,8 @@ namespace pqfast::parquet {
 
 namespace {
 
+int64_t ns_of(const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
 std::string overlay_key(const std::string& path, const std::string& sidecar, const struct stat& st,
                         const SidecarTail& t) {
   std::string key = path;
@@ -25,8 +30,7 @@ std::string overlay_key(const std::string& path, const std::string& sidecar, con
   key += sidecar;
   for (const int64_t v : {static_cast<int64_t>(st.st_dev), static_cast<int64_t>(st.st_ino),
                           static_cast<int64_t>(st.st_size),
-                          static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec,
-                          static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec, t.base_size,
+                          ns_of(st.st_mtim), ns_of(st.st_ctim), t.base_size,
                           static_cast<int64_t>(t.offset), static_cast<int64_t>(t.length)}) {
     key += '\0';
     key += std::to_string(v);
@@ -39,7 +43,7 @@ std::string overlay_key(const std::string& path, const std::string& sidecar, con
 Result<ScanResult> scan_files_with_sidecar(const std::vector<std::string>& paths, const std::string& sidecar_path,
                                            const std::vector<SidecarTail>& tails,
                                            const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                           const ScanOptions& options) {
+                                           const ScanOptions& options, int64_t settle_ns) {
   if (tails.size() != paths.size()) {
     return make_error(ErrorCode::kInvalidArgument, "scan with a sidecar: " + std::to_string(tails.size()) +
                                                        " tails for " + std::to_string(paths.size()) + " files");
@@ -52,6 +56,9 @@ Result<ScanResult> scan_files_with_sidecar(const std::vector<std::string>& paths
   if (::fstat((*side)->fd(), &st) != 0) {
     return make_error(ErrorCode::kIoError, sidecar_path + ": fstat failed");
   }
+  timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  const bool settled = ns_of(now) - std::max(ns_of(st.st_mtim), ns_of(st.st_ctim)) >= settle_ns;
   std::shared_ptr<RandomAccessFile> sidecar = std::move(side).value();
   return scan::scan_windowed(
       paths,
@@ -66,6 +73,7 @@ Result<ScanResult> scan_files_with_sidecar(const std::vector<std::string>& paths
         auto o = OverlayFile::make(std::move(f).value(), static_cast<uint64_t>(t.base_size), sidecar, t.offset,
                                    t.length);
         if (!o.ok()) return o.error();
+        if (!settled) return scan::OpenedFile{std::move(o).value(), std::nullopt};
         return scan::OpenedFile{std::move(o).value(), std::move(id)};
       },
       columns, filter, options);
