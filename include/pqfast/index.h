@@ -92,6 +92,8 @@ struct ChunkIndexInfo {
 struct IndexPlan {
   uint64_t old_size = 0;
   std::vector<uint8_t> tail;  // filters + new FileMetaData + length + "PAR1"; empty: nothing to add
+                              // (or options.dry_run, which plans the tail without assembling it)
+  uint64_t tail_size = 0;     // the tail's bytes, also in a dry run; 0: nothing to add
   std::vector<ChunkIndexInfo> chunks;
   int32_t chunks_indexed = 0;
   int32_t chunks_had_filter = 0;

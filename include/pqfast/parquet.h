@@ -307,6 +307,7 @@ class LocalFile final : public RandomAccessFile {
   ~LocalFile() override;
   uint64_t size() const override { return size_; }
   int64_t mtime_ns() const { return mtime_ns_; }  // modification time at open
+  int fd() const { return fd_; }  // owned by the file: for fstat(2) and the like, never close
   Status read_at(uint64_t offset, size_t n, uint8_t* out) override;
   const std::string& name() const override { return path_; }
 

@@ -157,4 +157,27 @@ std::vector<Result<ScanResult>> scan_opened_each(const std::vector<RandomAccessF
 Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::vector<ScanColumn>& columns,
                               const ScanFilter& filter, const ScanOptions& options = {});
 
+// Where a sidecar index (`pqfast index --sidecar`) keeps the tail of one
+// data file: the data file's size when the tail was planned, and the tail's
+// offset and length in the sidecar. base_size < 0: the file is read alone.
+struct SidecarTail {
+  int64_t base_size = -1;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+// scan_files with file i read with tails[i] from the sidecar at
+// `sidecar_path` appended (OverlayFile), as if the index had been appended to
+// it. Parsed footers are cached as scan_files caches them, under the data
+// file's (size, mtime) and the sidecar's (device, inode, size, mtime, ctime)
+// and the tail's place: a changed data file or a rewritten sidecar is never
+// served a footer parsed before. A sidecar changed less than `settle_ns`
+// before the scan is read without the cache (a rewrite in place within one
+// tick of a coarse file-system clock can leave its whole stat unchanged).
+Result<ScanResult> scan_files_with_sidecar(const std::vector<std::string>& paths, const std::string& sidecar_path,
+                                           const std::vector<SidecarTail>& tails,
+                                           const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                           const ScanOptions& options = {},
+                                           int64_t settle_ns = int64_t{2} * 1000000000);
+
 }  // namespace pqfast::parquet

@@ -192,8 +192,12 @@ def _per_file(paths, one, threads, bar, summary, failures: list):
     that succeeded, after counting each file (and each failure, whose
     exception goes to `failures`) into `summary` and advancing `bar`."""
     workers = max(1, min(threads or os.cpu_count() or 1, len(paths) or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for path, res, err in pool.map(one, paths):
+    # One worker: the files in this thread (a pool thread would only add a
+    # thread start and a hand-off per file, and a fresh thread's first
+    # decompression context).
+    pool = ThreadPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        for path, res, err in (pool.map(one, paths) if pool is not None else map(one, paths)):
             summary.files += 1
             if bar is not None:
                 bar.advance()
@@ -203,3 +207,6 @@ def _per_file(paths, one, threads, bar, summary, failures: list):
                 failures.append(err)
                 continue
             yield path, res
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True)

@@ -103,6 +103,16 @@ class _StatCache:
             hit = self.map.get(path)
         return hit[1] if hit is not None and hit[0] == k else None
 
+    def get_many(self, paths: list[str]) -> list:
+        """get() of each path, their stats taken in one native call."""
+        try:
+            keys = _pqfast._stat_keys(paths)
+        except (TypeError, UnicodeError):  # names that are not UTF-8: one by one
+            return [self.get(p) for p in paths]
+        with self.lock:
+            hits = [self.map.get(p) for p in paths]
+        return [None if h is None or k is None or h[0] != k else h[1] for h, k in zip(hits, keys)]
+
     def put(self, path: str, st, value) -> None:
         if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < self._RACY_NS:
             return
@@ -208,16 +218,24 @@ class Sidecar:
 
     def fresh(self, rel: str) -> bool:
         if rel not in self._fresh:
-            e = self.files.get(rel)
-            ok = False
-            if e is not None and e.etag is None:
-                try:
-                    fp = fingerprint(os.path.join(self.dir, rel), cached=True)
-                    ok = (fp["size"], fp["mtime_ns"], fp["tail_xxh64"]) == (e.size, e.mtime_ns, e.tail_xxh64)
-                except OSError:
-                    ok = False
-            self._fresh[rel] = ok
+            self.check_fresh([rel])
         return self._fresh[rel]
+
+    def check_fresh(self, rels: list[str]) -> None:
+        """fresh() of many files at once: the fingerprints kept from before
+        (one native stat call for all), the others made."""
+        todo = [r for r in rels if r not in self._fresh]
+        local = [r for r in todo if (e := self.files.get(r)) is not None and e.etag is None]
+        for r in todo:
+            self._fresh[r] = False
+        paths = [os.path.join(self.dir, r) for r in local]
+        for rel, path, fp in zip(local, paths, _fingerprints.get_many(paths)):
+            e = self.files[rel]
+            try:
+                fp = fp or fingerprint(path, cached=False)
+            except OSError:
+                continue
+            self._fresh[rel] = (fp["size"], fp["mtime_ns"], fp["tail_xxh64"]) == (e.size, e.mtime_ns, e.tail_xxh64)
 
     def blob(self, e: Entry) -> bytes:
         with open(self.path, "rb") as f:
@@ -353,8 +371,9 @@ def local_tails(paths: list[str], where: str | None = None):
     if sc is None:
         return None
     tails, stale, used = [], [], 0
-    for p in paths:
-        rel = sc.rel(p)
+    rels = [sc.rel(p) for p in paths]
+    sc.check_fresh(rels)
+    for p, rel in zip(paths, rels):
         e = sc.files.get(rel)
         if e is not None and sc.fresh(rel):
             tails.append((e.size, e.offset, e.length))

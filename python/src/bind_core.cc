@@ -1,4 +1,6 @@
-// Bindings: SIMD selection, version, XXH64 and typed hashing.
+// Bindings: SIMD selection, version, XXH64 and typed hashing, batched stat.
+#include <sys/stat.h>
+
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -26,6 +28,33 @@ void bind_core(nb::module_& m) {
     throw_if_error(set_simd_level(unwrap(parse_simd_level(name))));
   }, nb::arg("name"), "Force an implementation for the whole process (tests, benchmarks).");
 
+  // stat(2) of many paths in one call, the GIL released: per path the key
+  // pqfast._sidecar._StatCache keeps values under, (st_dev, st_ino, st_size,
+  // st_mtime_ns, st_ctime_ns) as os.stat gives them, or None when stat fails.
+  // A lookup through a sidecar checks every data file: a Python os.stat per
+  // file cost more than the scan's own work.
+  m.def("_stat_keys", [](const std::vector<std::string>& paths) {
+    struct Key {
+      bool ok;
+      struct stat st;
+    };
+    std::vector<Key> keys(paths.size());
+    {
+      nb::gil_scoped_release release;
+      for (size_t i = 0; i < paths.size(); ++i) keys[i].ok = ::stat(paths[i].c_str(), &keys[i].st) == 0;
+    }
+    nb::list out;
+    for (const Key& k : keys) {
+      if (!k.ok) {
+        out.append(nb::none());
+        continue;
+      }
+      auto ns = [](const timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; };
+      out.append(nb::make_tuple(static_cast<uint64_t>(k.st.st_dev), static_cast<uint64_t>(k.st.st_ino),
+                                static_cast<int64_t>(k.st.st_size), ns(k.st.st_mtim), ns(k.st.st_ctim)));
+    }
+    return out;
+  }, nb::arg("paths"));
   m.def("xxh64", [](nb::handle data, uint64_t seed) {
     ByteView v = byte_view(data);
     return xxh64(v.data, v.size, seed);

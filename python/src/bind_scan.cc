@@ -356,9 +356,9 @@ void bind_scan(nb::module_& m) {
   // them). sidecar + tails: a sidecar index (python/pqfast/_sidecar.py) and
   // per file (data file size, tail offset, tail length) in it, or a size
   // < 0 for a file read as it is: each file is then read with its tail
-  // appended (OverlayFile), as if `pqfast index` had written it. With
-  // neither: every row group of every file, through scan_files and its
-  // footer cache.
+  // appended (OverlayFile), as if `pqfast index` had written it. Without
+  // row_groups: every row group of every file, through scan_files (or
+  // scan_files_with_sidecar) and its footer cache.
   m.def(
       "_scan_local",
       [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns,
@@ -382,6 +382,12 @@ void bind_scan(nb::module_& m) {
           nb::gil_scoped_release release;
           if (!row_groups && !tails) {
             r = pq::scan_files(paths, cols, filter, o);
+          } else if (!row_groups) {
+            // Every row group, the footers cached as scan_files caches them.
+            std::vector<pq::SidecarTail> t;
+            t.reserve(tails->size());
+            for (const auto& [base_size, offset, length] : *tails) t.push_back({base_size, offset, length});
+            r = pq::scan_files_with_sidecar(paths, *sidecar, t, cols, filter, o);
           } else {
             auto files = open_with_tails(paths, sidecar, tails);
             if (!files.ok()) {

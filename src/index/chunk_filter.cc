@@ -8,6 +8,8 @@
 // INT96 layout converts to nanoseconds, which loses out-of-range values).
 #include "index/chunk_filter.h"
 
+#include "index/dictionary_filter.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -83,11 +85,11 @@ Result<std::pair<uint64_t, uint64_t>> chunk_extent(const RandomAccessFile& file,
   return std::make_pair(static_cast<uint64_t>(start), static_cast<uint64_t>(len));
 }
 
-// The dictionary page's values, or nullopt when the chunk's first page is
-// not a dictionary page (the caller then decodes the whole chunk).
-Result<std::optional<ColumnArray>> read_dictionary(RandomAccessFile& file, const ColumnChunk& c,
-                                                   uint64_t start, uint64_t len, const ColumnDescriptor& d,
-                                                   const ColumnReadOptions& opts, const std::string& where) {
+// The chunk's dictionary page (header and body, exactly), or nullopt when
+// its first page is not a dictionary page (the caller then reads the chunk).
+Result<std::optional<std::vector<uint8_t>>> read_dictionary_page(RandomAccessFile& file, const ColumnChunk& c,
+                                                                 uint64_t start, uint64_t len,
+                                                                 const std::string& where) {
   // The dictionary page lies in [dictionary_page_offset, data_page_offset)
   // when the footer says so: one read of exactly that (no byte of a data
   // page). Otherwise a probe: a dictionary page header is small, 64 KiB
@@ -101,7 +103,7 @@ Result<std::optional<ColumnArray>> read_dictionary(RandomAccessFile& file, const
   PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> head, read_range(file, start, probe, where));
   auto h = parse_page_header(head.data(), head.size(), start);
   if (!h.ok()) return prefix_error(where, h.error());
-  if (h->type != PageType::kDictionaryPage) return std::optional<ColumnArray>();
+  if (h->type != PageType::kDictionaryPage) return std::optional<std::vector<uint8_t>>();
   const uint64_t page_len = uint64_t{h->header_size} + static_cast<uint64_t>(h->compressed_page_size);
   if (page_len > len) {
     return make_error(ErrorCode::kCorrupt, where + ": the dictionary page (" + std::to_string(page_len) +
@@ -110,9 +112,8 @@ Result<std::optional<ColumnArray>> read_dictionary(RandomAccessFile& file, const
   if (page_len > head.size()) {
     PQFAST_ASSIGN_OR_RETURN(head, read_range(file, start, page_len, where));
   }
-  auto dict = decode_dictionary_page(head.data(), static_cast<size_t>(page_len), start, d, c.codec, opts, where);
-  if (!dict.ok()) return dict.error();
-  return std::optional<ColumnArray>(std::move(*dict));
+  head.resize(static_cast<size_t>(page_len));
+  return std::optional<std::vector<uint8_t>>(std::move(head));
 }
 
 // The pages' own headers prove the chunk dictionary-only: a dictionary page
@@ -143,10 +144,12 @@ bool pages_prove_dictionary(const uint8_t* chunk, size_t len, uint64_t offset) {
 // (polars and arrow-rs write one and no encoding_stats): a few hundred bytes
 // per data page instead of the whole chunk. nullopt when there is no usable
 // OffsetIndex or a header does not fit the bytes read (the caller then reads
-// the chunk); true/false when the headers decide.
+// the chunk); true/false when the headers decide. The caller has read the
+// dictionary page (`dictionary_page_len` bytes at `start`, needed anyway
+// when the proof holds): the data pages must follow it.
 Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& file, const ColumnChunk& c,
                                                            int64_t num_rows, uint64_t start, uint64_t len,
-                                                           const std::string& where) {
+                                                           uint64_t dictionary_page_len, const std::string& where) {
   constexpr uint64_t kHeaderRead = 512;  // a data page header with statistics of short values
   if (c.offset_index_offset < 0 || c.offset_index_length <= 0 || c.offset_index_length > (1 << 24)) {
     return std::optional<bool>();
@@ -163,10 +166,7 @@ Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& fil
   // PLAIN fallback page out would make the filter miss its values).
   const auto& pages = oi->page_locations;
   std::vector<uint8_t> head;
-  PQFAST_ASSIGN_OR_RETURN(head, read_range(file, start, std::min<uint64_t>(kHeaderRead, len), where));
-  auto dh = parse_page_header(head.data(), head.size(), start);
-  if (!dh.ok() || dh->type != PageType::kDictionaryPage) return std::optional<bool>();
-  uint64_t at = start + dh->header_size + static_cast<uint64_t>(dh->compressed_page_size);
+  uint64_t at = start + dictionary_page_len;
   for (const PageLocation& pl : pages) {
     if (static_cast<uint64_t>(pl.offset) != at || pl.compressed_page_size <= 0) return std::optional<bool>();
     at += static_cast<uint64_t>(pl.compressed_page_size);
@@ -325,51 +325,47 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   ColumnReadOptions opts;
   const ColumnDescriptor hd = hashing_descriptor(meta.columns[static_cast<size_t>(leaf)], &opts);
 
-  ChunkFilter out;
   std::vector<uint64_t> hashes;
   if (decoded != nullptr) {
     PQFAST_RETURN_IF_ERROR(hash_non_null_values(decoded->values, &hashes));
   } else if (rg.num_rows > 0) {
     PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
-    std::optional<ColumnArray> values;
     bool proven = dictionary_only(c, encoding_stats, encoding_stats_len);
-    if (!proven && (encoding_stats == nullptr || encoding_stats_len == 0)) {
+    std::optional<std::vector<uint8_t>> dict;  // the dictionary page, once read
+    if (!proven && (encoding_stats == nullptr || encoding_stats_len == 0) && c.offset_index_offset >= 0) {
       // No encoding_stats: the data pages' headers, located by the OffsetIndex.
-      PQFAST_ASSIGN_OR_RETURN(auto by_index, offset_index_proves_dictionary(file, c, rg.num_rows, extent.first,
-                                                                            extent.second, where));
-      proven = by_index.value_or(false);
-    }
-    if (proven) {
-      // The footer (or the headers) prove it: read the dictionary page alone.
-      PQFAST_ASSIGN_OR_RETURN(values, read_dictionary(file, c, extent.first, extent.second, hd, opts, where));
-      out.from_dictionary = values.has_value();
-    }
-    if (!values) {
-      PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_range(file, extent.first, extent.second, where));
-      if (pages_prove_dictionary(bytes.data(), bytes.size(), extent.first)) {
-        // Writers that give no encoding_stats (polars): the page headers
-        // prove it; only the dictionary page is decompressed and decoded.
-        auto h = parse_page_header(bytes.data(), bytes.size(), extent.first);
-        const size_t page_len = h->header_size + static_cast<size_t>(h->compressed_page_size);
-        auto dict = decode_dictionary_page(bytes.data(), page_len, extent.first, hd, c.codec, opts, where);
-        if (!dict.ok()) return dict.error();
-        values = std::move(*dict);
-        out.from_dictionary = true;
-      } else {
-        auto col = decode_column_chunk(bytes.data(), bytes.size(), extent.first, hd, c.codec, rg.num_rows, opts, where);
-        if (!col.ok()) return col.error();
-        values = std::move(*col);
+      PQFAST_ASSIGN_OR_RETURN(dict, read_dictionary_page(file, c, extent.first, extent.second, where));
+      if (dict) {
+        PQFAST_ASSIGN_OR_RETURN(auto by_index, offset_index_proves_dictionary(file, c, rg.num_rows, extent.first,
+                                                                              extent.second, dict->size(), where));
+        proven = by_index.value_or(false);
       }
+    } else if (proven) {
+      PQFAST_ASSIGN_OR_RETURN(dict, read_dictionary_page(file, c, extent.first, extent.second, where));
     }
-    PQFAST_RETURN_IF_ERROR(hash_non_null_values(*values, &hashes));
+    if (proven && dict) {
+      // The footer (or the headers) prove it: the dictionary page alone.
+      return filter_from_dictionary_page(dict->data(), dict->size(), extent.first, hd.physical_type, hd.type_length,
+                                         c.codec, options, where);
+    }
+    PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_range(file, extent.first, extent.second, where));
+    if (pages_prove_dictionary(bytes.data(), bytes.size(), extent.first)) {
+      // Writers that give no encoding_stats nor OffsetIndex: the page
+      // headers prove it; only the dictionary page is inflated and hashed.
+      auto h = parse_page_header(bytes.data(), bytes.size(), extent.first);
+      const size_t page_len = h->header_size + static_cast<size_t>(h->compressed_page_size);
+      return filter_from_dictionary_page(bytes.data(), page_len, extent.first, hd.physical_type, hd.type_length,
+                                         c.codec, options, where);
+    }
+    auto col = decode_column_chunk(bytes.data(), bytes.size(), extent.first, hd, c.codec, rg.num_rows, opts, where);
+    if (!col.ok()) return col.error();
+    PQFAST_RETURN_IF_ERROR(hash_non_null_values(*col, &hashes));
   }
-  // Insertion is idempotent per hash, so the distinct hashes set the same
-  // bits as the values in row order.
-  // A dictionary page holds each value once (writers dedupe it: that is
-  // what a dictionary is), so its hashes are the distinct ones already;
-  // decoded pages repeat values and are counted.
-  const uint64_t distinct = out.from_dictionary ? hashes.size() : count_distinct(&hashes);
-  out.ndv = options.ndv > 0 ? options.ndv : distinct;
+  // Decoded pages repeat values: the distinct hashes are counted (and
+  // inserted: insertion is idempotent per hash, so they set the same bits as
+  // the values in row order).
+  ChunkFilter out;
+  out.ndv = options.ndv > 0 ? options.ndv : count_distinct(&hashes);
   PQFAST_ASSIGN_OR_RETURN(Sbbf filter, Sbbf::for_ndv(out.ndv, options.fpp));
   filter.insert_hashes(hashes.data(), hashes.size());
   filter.fold(options.fpp);

@@ -170,19 +170,23 @@ constexpr uint64_t kRecheckBytes = 64 * 1024;
 
 Result<IndexFileResult> index_local_file(const std::string& given_path, const IndexOptions& options) {
   // A symbolic link is followed: the file it names is replaced in its own
-  // directory (renaming over the link would replace the link instead).
+  // directory (renaming over the link would replace the link instead). A
+  // dry run replaces nothing: it plans from the path as given.
   std::string path = given_path;
-  if (char* real = ::realpath(given_path.c_str(), nullptr)) {
-    path = real;
-    ::free(real);
+  if (!options.dry_run) {
+    if (char* real = ::realpath(given_path.c_str(), nullptr)) {
+      path = real;
+      ::free(real);
+    }
   }
   Fd src;
   src.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (src.fd < 0) return os_error("open", path);
   // Indexers of the same file take turns (an advisory lock, which only
   // pqfast takes): the second finds the file replaced at its re-check and
-  // leaves it (kConflict) instead of racing the first to the rename.
-  while (::flock(src.fd, LOCK_EX) != 0) {
+  // leaves it (kConflict) instead of racing the first to the rename. A dry
+  // run reads one inode through its descriptor, whatever renames happen.
+  while (!options.dry_run && ::flock(src.fd, LOCK_EX) != 0) {
     if (errno != EINTR) return os_error("lock", path);
   }
   struct stat st;
@@ -195,19 +199,19 @@ Result<IndexFileResult> index_local_file(const std::string& given_path, const In
   // The last bytes as they were, compared again at the re-check: a rewrite
   // of the same size inside one mtime tick (ext4 stamps times from a coarse
   // clock) still changes the footer.
-  std::vector<uint8_t> tail_before(static_cast<size_t>(std::min<uint64_t>(file.size(), kRecheckBytes)));
-  PQFAST_RETURN_IF_ERROR(file.read_at(file.size() - tail_before.size(), tail_before.size(), tail_before.data()));
+  std::vector<uint8_t> tail_before;
+  if (!options.dry_run) {
+    tail_before.resize(static_cast<size_t>(std::min<uint64_t>(file.size(), kRecheckBytes)));
+    PQFAST_RETURN_IF_ERROR(file.read_at(file.size() - tail_before.size(), tail_before.size(), tail_before.data()));
+  }
   PQFAST_ASSIGN_OR_RETURN(result.plan, plan_index(file, options));
-  if (result.plan.tail.empty()) {
+  if (result.plan.tail_size == 0) {
     result.outcome = IndexOutcome::kUnchanged;
     return result;
   }
   result.outcome = IndexOutcome::kIndexed;
-  result.bytes_appended = result.plan.tail.size();
-  if (options.dry_run) {
-    result.plan.tail = {};
-    return result;
-  }
+  result.bytes_appended = result.plan.tail_size;
+  if (options.dry_run) return result;
 
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));

@@ -148,8 +148,14 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
   plan.old_size = file.size();
   ReadStats stats;
   TailBuffer tail;
-  PQFAST_ASSIGN_OR_RETURN(FooterBytes footer, read_footer_bytes(file, options.limits, &stats, &tail));
-  auto parsed = parse_file_metadata(footer.data, footer.len, footer.start, options.limits);
+  // One column (the usual request): only its chunks are decoded, from the
+  // old footer and from the new one when it is checked; the other columns'
+  // chunks cost a skip each, not a decode (a wide table's footer is mostly
+  // theirs). The leaf found is the same: both match the exact dotted path.
+  ParseLimits limits = options.limits;
+  if (options.columns.size() == 1 && limits.only_column.empty()) limits.only_column = options.columns.front();
+  PQFAST_ASSIGN_OR_RETURN(FooterBytes footer, read_footer_bytes(file, limits, &stats, &tail));
+  auto parsed = parse_file_metadata(footer.data, footer.len, footer.start, limits);
   if (!parsed.ok()) return prefix_error(file.name(), parsed.error());
   const FileMetaData& meta = *parsed;
   if (meta.plaintext_footer_encrypted) {
@@ -191,13 +197,17 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
     for (auto& t : pool) t.join();
   }
 
+  // Offsets first (filters, then column indexes, then offset indexes, as
+  // writers put all ColumnIndex before all OffsetIndex), bytes last: the
+  // tail is assembled once at its final size, and not at all in a dry run,
+  // which only reports its size.
   std::vector<index::ChunkLocation> locations, oi_locations, ci_locations;
-  std::vector<std::vector<uint8_t>> oi_bytes, ci_bytes;  // laid out after the filters
-  std::vector<uint8_t>& out = plan.tail;
+  std::vector<const std::vector<uint8_t>*> pieces;  // filters, column indexes, offset indexes
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (!done[i]) continue;  // not started: an earlier failure stopped the workers
     if (!done[i]->ok()) return done[i]->error();
   }
+  uint64_t at = plan.old_size;
   for (size_t i = 0; i < tasks.size(); ++i) {
     ChunkWork& w = done[i]->value();
     ChunkIndexInfo& info = w.info;
@@ -205,39 +215,37 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
       case ChunkAction::kUnsupported: ++plan.chunks_unsupported; break;
       case ChunkAction::kHadFilter: ++plan.chunks_had_filter; break;
       case ChunkAction::kIndexed:
-        info.bloom_filter_offset = static_cast<int64_t>(plan.old_size + out.size());
+        info.bloom_filter_offset = static_cast<int64_t>(at);
         locations.push_back({info.row_group, info.leaf, info.bloom_filter_offset,
                              static_cast<int32_t>(w.filter.size())});
-        out.insert(out.end(), w.filter.begin(), w.filter.end());
+        pieces.push_back(&w.filter);
+        at += w.filter.size();
         ++plan.chunks_indexed;
         if (info.from_dictionary) ++plan.chunks_from_dictionary;
         break;
     }
     if (info.offset_index) {
-      oi_bytes.push_back(std::move(w.offset_index));
-      oi_locations.push_back({info.row_group, info.leaf, 0, static_cast<int32_t>(oi_bytes.back().size())});
+      oi_locations.push_back({info.row_group, info.leaf, 0, static_cast<int32_t>(w.offset_index.size())});
       ++plan.offset_indexes;
     }
     if (info.column_index) {
-      ci_bytes.push_back(std::move(w.column_index));
-      ci_locations.push_back({info.row_group, info.leaf, 0, static_cast<int32_t>(ci_bytes.back().size())});
+      ci_locations.push_back({info.row_group, info.leaf, 0, static_cast<int32_t>(w.column_index.size())});
       ++plan.column_indexes;
     }
-    plan.chunks.push_back(std::move(info));
+    plan.chunks.push_back(info);
   }
-  if (locations.empty() && oi_locations.empty()) {
-    out.clear();
-    return plan;
+  if (locations.empty() && oi_locations.empty()) return plan;
+  for (auto* which : {&ci_locations, &oi_locations}) {
+    for (index::ChunkLocation& l : *which) {
+      l.offset = static_cast<int64_t>(at);
+      at += static_cast<uint64_t>(l.length);
+    }
   }
-  // Column indexes, then offset indexes, after the filters (as writers put
-  // all ColumnIndex before all OffsetIndex).
-  for (size_t i = 0; i < ci_bytes.size(); ++i) {
-    ci_locations[i].offset = static_cast<int64_t>(plan.old_size + out.size());
-    out.insert(out.end(), ci_bytes[i].begin(), ci_bytes[i].end());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (done[i]->value().info.column_index) pieces.push_back(&done[i]->value().column_index);
   }
-  for (size_t i = 0; i < oi_bytes.size(); ++i) {
-    oi_locations[i].offset = static_cast<int64_t>(plan.old_size + out.size());
-    out.insert(out.end(), oi_bytes[i].begin(), oi_bytes[i].end());
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    if (done[i]->value().info.offset_index) pieces.push_back(&done[i]->value().offset_index);
   }
   auto footer_bytes =
       index::patch_footer(footer.data, footer.len, footer.start, locations, oi_locations, ci_locations);
@@ -245,14 +253,22 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
   if (footer_bytes->size() > 0xffffffffu) {
     return make_error(ErrorCode::kLimitExceeded, file.name() + ": the new footer exceeds 4 GiB");
   }
-  const uint64_t footer_offset = plan.old_size + out.size();
-  PQFAST_RETURN_IF_ERROR(verify_new_footer(meta, *footer_bytes, footer_offset, locations, oi_locations,
-                                           ci_locations, options.limits, file.name()));
-  out.insert(out.end(), footer_bytes->begin(), footer_bytes->end());
+  // The check guards the bytes written; a dry run writes none (and would
+  // parse a second footer per file for nothing).
+  if (!options.dry_run) {
+    PQFAST_RETURN_IF_ERROR(verify_new_footer(meta, *footer_bytes, at, locations, oi_locations, ci_locations, limits,
+                                             file.name()));
+  }
   const uint32_t flen = static_cast<uint32_t>(footer_bytes->size());
   const uint8_t trailer[8] = {static_cast<uint8_t>(flen), static_cast<uint8_t>(flen >> 8),
                               static_cast<uint8_t>(flen >> 16), static_cast<uint8_t>(flen >> 24),
                               'P', 'A', 'R', '1'};
+  plan.tail_size = at - plan.old_size + footer_bytes->size() + sizeof(trailer);
+  if (options.dry_run) return plan;
+  std::vector<uint8_t>& out = plan.tail;
+  out.reserve(static_cast<size_t>(plan.tail_size));
+  for (const std::vector<uint8_t>* piece : pieces) out.insert(out.end(), piece->begin(), piece->end());
+  out.insert(out.end(), footer_bytes->begin(), footer_bytes->end());
   out.insert(out.end(), trailer, trailer + 8);
   return plan;
 }

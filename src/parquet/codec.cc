@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_read.h"
@@ -182,9 +183,15 @@ Status decompress(int32_t codec, const uint8_t* src, size_t src_len, uint8_t* ds
 #endif
 #if defined(PQFAST_HAVE_ZSTD)
     case 6: {
-      thread_local ZSTD_DCtx* ctx = ZSTD_createDCtx();
+      // One context per thread, reused by every page it inflates, and freed
+      // with the thread (short-lived pool threads would otherwise leak one
+      // each).
+      struct FreeDCtx {
+        void operator()(ZSTD_DCtx* c) const { ZSTD_freeDCtx(c); }
+      };
+      thread_local std::unique_ptr<ZSTD_DCtx, FreeDCtx> ctx(ZSTD_createDCtx());
       if (ctx == nullptr) return make_error(ErrorCode::kIoError, where + ": ZSTD_createDCtx failed");
-      const size_t r = ZSTD_decompressDCtx(ctx, dst, dst_len, src, src_len);
+      const size_t r = ZSTD_decompressDCtx(ctx.get(), dst, dst_len, src, src_len);
       if (ZSTD_isError(r)) return bad(where, "ZSTD", ZSTD_getErrorName(r));
       if (r != dst_len) return wrong_size(where, "ZSTD", r, dst_len);
       return Status::Ok();

@@ -120,6 +120,33 @@ inline BinaryViewElem make_view(const uint8_t* src, uint32_t len, int32_t index,
 Status plain_fixed(const uint8_t* p, size_t len, size_t n, int32_t width, uint8_t* out, const std::string& where);
 // n booleans, bit-packed LSB first, into bits [bit_offset, ...) of out.
 Status plain_bools(const uint8_t* p, size_t len, size_t n, uint8_t* out, int64_t bit_offset, const std::string& where);
+// Walks n PLAIN BYTE_ARRAY values of p[0, len) (each a 4-byte
+// little-endian length, then its bytes), each checked against the page
+// first: visit(i, pos, length) sees value i at p + pos and returns false to
+// stop the walk there. Returns the bytes walked; errors name `where`.
+template <class Visit>
+Result<size_t> walk_plain_binary(const uint8_t* p, size_t len, size_t n, const std::string& where, Visit&& visit) {
+  size_t pos = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (len - pos < 4) {
+      return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
+                                                   std::to_string(n) + " lacks its length (byte " +
+                                                   std::to_string(pos) + " of " + std::to_string(len) + ")");
+    }
+    uint32_t l;
+    std::memcpy(&l, p + pos, 4);
+    pos += 4;
+    if (l > len - pos) {
+      return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
+                                                   std::to_string(l) + " bytes runs past the page (byte " +
+                                                   std::to_string(pos) + " of " + std::to_string(len) + ")");
+    }
+    if (!visit(i, pos, static_cast<size_t>(l))) return pos;
+    pos += l;
+  }
+  return pos;
+}
+
 // n BYTE_ARRAY values (4-byte length + bytes each). Offsets are written at
 // offsets[1..n] relative to offsets[0] (the current end of `data`).
 template <class Offset>

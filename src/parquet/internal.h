@@ -81,10 +81,18 @@ Status check_bloom_location(const std::string& name, uint64_t size, int64_t offs
 
 namespace pqfast::parquet {
 
-// What identifies a file's version for the footer cache.
+// What identifies a file's version for the footer caches.
 struct FileIdentity {
   uint64_t size;
   int64_t mtime_ns;
+  // The name the caches keep the file's footer under; empty: its name().
+  // A file read with a sidecar index's tail has one that also names the
+  // sidecar's identity and the tail's place in it (scan_files_with_sidecar),
+  // so neither a changed data file nor a rewritten sidecar is served a
+  // footer parsed before, and the file read alone keeps its own entry.
+  std::string cache_key = {};
+
+  const std::string& key_or(const std::string& name) const { return cache_key.empty() ? name : cache_key; }
 };
 
 // prune_file for a local file whose identity (size, mtime) is known: the

@@ -36,34 +36,27 @@ Status plain_binary(const uint8_t* p, size_t len, size_t n, Offset* offsets, Rea
   const size_t start = static_cast<size_t>(offsets[0]);
   data.reserve(start + len);
   uint8_t* d = data.data();
-  size_t pos = 0, end = start;
-  for (size_t i = 0; i < n; ++i) {
-    if (len - pos < 4) {
-      return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
-                                                   std::to_string(n) + " lacks its length (byte " +
-                                                   std::to_string(pos) + " of " + std::to_string(len) + ")");
-    }
-    uint32_t l;
-    std::memcpy(&l, p + pos, 4);
-    pos += 4;
-    if (l > len - pos) {
-      return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
-                                                   std::to_string(l) + " bytes runs past the page (byte " +
-                                                   std::to_string(pos) + " of " + std::to_string(len) + ")");
-    }
-    std::memcpy(d + end, p + pos, l);
-    pos += l;
+  size_t end = start;
+  bool too_big = false;
+  auto pos = walk_plain_binary(p, len, n, where, [&](size_t i, size_t at, size_t l) {
+    std::memcpy(d + end, p + at, l);
     end += l;
     if constexpr (sizeof(Offset) == 4) {
       if (end > 0x7fffffffu) {
-        return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB "
-                                                             "(read it as large_binary)");
+        too_big = true;
+        return false;
       }
     }
     offsets[i + 1] = static_cast<Offset>(end);
+    return true;
+  });
+  if (!pos.ok()) return pos.error();
+  if (too_big) {
+    return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB "
+                                                         "(read it as large_binary)");
   }
   data.resize(end);
-  if (consumed) *consumed = pos;
+  if (consumed) *consumed = *pos;
   return Status::Ok();
 }
 
@@ -72,30 +65,20 @@ template Status plain_binary<int64_t>(const uint8_t*, size_t, size_t, int64_t*, 
 
 Status plain_binary_views(const uint8_t* p, size_t len, size_t n, BinaryViewElem* out, int32_t buffer_index,
                           bool* refers, const std::string& where) {
-  size_t pos = 0;
   bool any = false;
-  for (size_t i = 0; i < n; ++i) {
-    if (len - pos < 4) {
-      return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
-                                                   std::to_string(n) + " lacks its length");
-    }
-    uint32_t l;
-    std::memcpy(&l, p + pos, 4);
-    pos += 4;
-    if (l > len - pos) {
-      return make_error(ErrorCode::kTruncated, where + ": BYTE_ARRAY value " + std::to_string(i) + " of " +
-                                                   std::to_string(l) + " bytes runs past the page");
-    }
+  auto walked = walk_plain_binary(p, len, n, where, [&](size_t i, size_t pos, size_t l) {
+    const uint32_t l32 = static_cast<uint32_t>(l);
     if (pos + 16 <= len) {
-      out[i] = make_view(p + pos, l, buffer_index, static_cast<int32_t>(pos));
+      out[i] = make_view(p + pos, l32, buffer_index, static_cast<int32_t>(pos));
     } else {
       uint8_t tmp[16] = {};
       std::memcpy(tmp, p + pos, std::min<size_t>(l, 16));
-      out[i] = make_view(tmp, l, buffer_index, static_cast<int32_t>(pos));
+      out[i] = make_view(tmp, l32, buffer_index, static_cast<int32_t>(pos));
     }
     any |= l > 12;
-    pos += l;
-  }
+    return true;
+  });
+  if (!walked.ok()) return walked.error();
   *refers = any;
   return Status::Ok();
 }

@@ -208,7 +208,7 @@ FilePruneResult prune_one(RandomAccessFile& file, const PruneQuery& query, const
   const PruneOptions& opt = query.options();
   std::string cache_key;
   if (opt.footer_cache != nullptr && local != nullptr) {
-    cache_key = file.name();
+    cache_key = local->key_or(file.name());
     cache_key += '\0';
     cache_key += query.column();
     if (auto cached = opt.footer_cache->get(cache_key, local->size, local->mtime_ns)) {

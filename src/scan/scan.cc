@@ -23,6 +23,7 @@
 #include "scan/parallel.h"
 #include "scan/predicate.h"
 #include "scan/row_ranges.h"
+#include "scan/windowed.h"
 
 namespace pqfast::parquet {
 
@@ -728,7 +729,7 @@ Result<bool> FileScan::prepare(ScanResult* early) {
   }
   std::optional<CachedFooter> cached;
   const bool use_cache = identity_ && opts_.cache_footers;
-  if (use_cache) cached = MetadataCache::process().get(file_.name(), *identity_);
+  if (use_cache) cached = MetadataCache::process().get(identity_->key_or(file_.name()), *identity_);
   if (cached) {
     meta_ = cached->meta;
     tail_ = cached->tail;
@@ -742,7 +743,7 @@ Result<bool> FileScan::prepare(ScanResult* early) {
     meta_ = std::make_shared<const FileMetaData>(std::move(meta).value());
     tail_ = std::make_shared<const TailBuffer>(std::move(tail));
     if (use_cache) {
-      MetadataCache::process().put(file_.name(), *identity_, CachedFooter{meta_, tail_},
+      MetadataCache::process().put(identity_->key_or(file_.name()), *identity_, CachedFooter{meta_, tail_},
                                    tail_->size + size_t{meta_->footer_length} * 4 + 1024);
     }
   }
@@ -908,6 +909,22 @@ constexpr size_t kScanWindow = 256;
 
 Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::vector<ScanColumn>& columns,
                               const ScanFilter& filter, const ScanOptions& options) {
+  return scan::scan_windowed(
+      paths,
+      [&](size_t i) -> Result<scan::OpenedFile> {
+        auto f = LocalFile::open(paths[i]);  // fstat: the identity footers are cached under
+        if (!f.ok()) return f.error();
+        FileIdentity id{(*f)->size(), (*f)->mtime_ns()};
+        return scan::OpenedFile{std::move(f).value(), std::move(id)};
+      },
+      columns, filter, options);
+}
+
+namespace scan {
+
+Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const FileOpener& open,
+                                 const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                 const ScanOptions& options) {
   std::vector<Result<ScanResult>> results;
   results.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
@@ -925,8 +942,8 @@ Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::
   // bounds the footers held and the files kept open (those with row groups
   // left) on a lake of many files.
   struct Opened {
-    std::unique_ptr<LocalFile> file;
-    FileIdentity id{};
+    std::unique_ptr<RandomAccessFile> file;
+    std::optional<FileIdentity> id;  // none: its footer is not cached
     std::unique_ptr<scan::FileScan> scan;
     std::vector<int32_t> groups;
   };
@@ -941,12 +958,13 @@ Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::
       const size_t i = w0 + k;
       if (failed.load(std::memory_order_relaxed)) return;
       results[i] = scan::guarded_run(paths[i], [&]() -> Result<ScanResult> {
-        auto f = LocalFile::open(paths[i]);  // fstat: the identity footers are cached under
+        auto f = open(i);
         if (!f.ok()) return f.error();
         Opened& o = opened[k];
-        o.file = std::move(f).value();
-        o.id = FileIdentity{o.file->size(), o.file->mtime_ns()};
-        o.scan = std::make_unique<scan::FileScan>(*o.file, static_cast<int32_t>(i), columns, filter, per_file, &o.id);
+        o.file = std::move(f->file);
+        o.id = std::move(f->id);
+        o.scan = std::make_unique<scan::FileScan>(*o.file, static_cast<int32_t>(i), columns, filter, per_file,
+                                                  o.id ? &*o.id : nullptr);
         ScanResult early;
         auto more = o.scan->prepare(&early);
         if (more.ok() && *more) {
@@ -1022,5 +1040,7 @@ Result<ScanResult> scan_files(const std::vector<std::string>& paths, const std::
   }
   return out;
 }
+
+}  // namespace scan
 
 }  // namespace pqfast::parquet

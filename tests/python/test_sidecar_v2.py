@@ -156,6 +156,35 @@ def test_a_changed_file_is_reported_stale_and_read_as_it_is(tmp_path):
     assert st["files_with_sidecar"] == N_FILES
 
 
+def test_lookups_never_use_a_footer_cached_before_the_sidecar_or_a_file_changed(tmp_path):
+    """Scans through the sidecar cache each file's parsed footer (as plain
+    local scans do), under the data file's and the sidecar's identity."""
+    lake = tmp_path / "lake"
+    paths = write_lake(lake)
+    pqfast.index(lake, ["id"], sidecar=True)
+    a, _, c = sample_ids(paths)
+    by_key = [("key", "=", f"k{c}")]
+    for _ in range(2):  # the second from the footers cached by the first
+        got, st = pqfast.read_table(lake, filters=by_key, stats=True)
+        same_rows(got, lake, by_key)
+        assert st["files_with_sidecar"] == N_FILES and st["row_groups_pruned_by_bloom"] == 0, st
+    # The sidecar rewritten with filters for key too: the next lookup uses them.
+    pqfast.index(lake, ["id", "key"], sidecar=True)
+    got, st = pqfast.read_table(lake, filters=by_key, stats=True)
+    same_rows(got, lake, by_key)
+    assert st["row_groups_pruned_by_bloom"] > 0, st
+    # A data file rewritten with other rows, then indexed again: its new rows.
+    ids = np.arange(ROWS, dtype=np.int64) * 3 + 1
+    pq.write_table(pa.table({"id": ids, "key": [f"k{x}" for x in ids], "amount": np.ones(ROWS)}), paths[1],
+                   row_group_size=10_000, use_dictionary=False, write_page_index=False)
+    pqfast.index(lake, ["id", "key"], sidecar=True)
+    for f in ([("id", "=", int(ids[7]))], [("id", "=", a)], [("key", "=", f"k{ids[20_000]}")]):
+        got, st = pqfast.read_table(lake, filters=f, stats=True)
+        same_rows(got, lake, f)
+        assert st["files_with_sidecar"] == N_FILES
+    assert pqfast.read_table(lake, filters=[("id", "=", int(ids[7]))]).num_rows == 1
+
+
 def test_files_added_and_removed(tmp_path):
     lake = tmp_path / "lake"
     paths = write_lake(lake)
