@@ -10,6 +10,10 @@
 #include "pqfast/parquet_read.h"
 #include "pqfast/status.h"
 
+namespace pqfast::parquet {
+struct TailBuffer;  // parquet/internal.h
+}
+
 namespace pqfast::parquet::index {
 
 // True when the footer proves every data page of the chunk dictionary-encoded
@@ -47,10 +51,13 @@ struct ChunkFilter {
 // dictionary page alone when dictionary_only()), sizes it for ndv (counted,
 // or options.ndv) and fpp, folds it to fpp. The chunk must be flat, of a type
 // other than BOOLEAN, unencrypted and in this file (the caller checks).
-// `decoded` (optional): the chunk already read and decoded, hashed as it is.
+// `tail` (optional): the bytes read with the footer (page indexes often lie
+// there). `decoded` (optional): the chunk already read and decoded, hashed
+// as it is.
 Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaData& meta, int row_group,
                                        int leaf, const uint8_t* encoding_stats, size_t encoding_stats_len,
-                                       const IndexOptions& options, const DecodedChunk* decoded = nullptr);
+                                       const IndexOptions& options, const TailBuffer* tail = nullptr,
+                                       const DecodedChunk* decoded = nullptr);
 
 // Why a chunk gets no filter ("" when it can have one).
 std::string unsupported_reason(const FileMetaData& meta, int row_group, int leaf);

@@ -76,8 +76,8 @@ struct ChunkWork {
   std::vector<uint8_t> column_index;
 };
 
-Result<ChunkWork> build_chunk(RandomAccessFile& file, const FileMetaData& meta, const FooterBytes& footer, int g,
-                              int leaf, const IndexOptions& options) {
+Result<ChunkWork> build_chunk(RandomAccessFile& file, const FileMetaData& meta, const FooterBytes& footer,
+                              const TailBuffer& tail, int g, int leaf, const IndexOptions& options) {
   ChunkWork w;
   ChunkIndexInfo& info = w.info;
   info.row_group = g;
@@ -109,8 +109,9 @@ Result<ChunkWork> build_chunk(RandomAccessFile& file, const FileMetaData& meta, 
     PQFAST_ASSIGN_OR_RETURN(decoded, index::read_decoded_chunk(file, meta, g, leaf));
   }
   if (need_filter) {
-    PQFAST_ASSIGN_OR_RETURN(index::ChunkFilter f, index::build_chunk_filter(file, meta, g, leaf, es, es_len, options,
-                                                                           decoded ? &*decoded : nullptr));
+    PQFAST_ASSIGN_OR_RETURN(index::ChunkFilter f,
+                            index::build_chunk_filter(file, meta, g, leaf, es, es_len, options, &tail,
+                                                      decoded ? &*decoded : nullptr));
     info.action = ChunkAction::kIndexed;
     info.from_dictionary = f.from_dictionary;
     info.ndv = f.ndv;
@@ -182,7 +183,7 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
     while (!failed.load(std::memory_order_relaxed)) {
       const size_t i = next.fetch_add(1);
       if (i >= tasks.size()) return;
-      done[i] = build_chunk(file, meta, footer, tasks[i].first, tasks[i].second, options);
+      done[i] = build_chunk(file, meta, footer, tail, tasks[i].first, tasks[i].second, options);
       if (!done[i]->ok()) failed = true;
     }
   };
