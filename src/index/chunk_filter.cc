@@ -400,9 +400,18 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   out.ndv = options.ndv > 0 ? options.ndv : count_distinct(&hashes);
   PQFAST_ASSIGN_OR_RETURN(Sbbf filter, Sbbf::for_ndv(out.ndv, options.fpp));
   filter.insert_hashes(hashes.data(), hashes.size());
-  filter.fold(options.fpp);
-  out.bytes = filter.serialize();
+  finish_filter(filter, options, &out);
   return out;
+}
+
+void finish_filter(Sbbf& filter, const IndexOptions& options, ChunkFilter* out) {
+  filter.fold(options.fpp);
+  if (options.dry_run) {
+    out->size = serialize_sbbf_header(static_cast<uint32_t>(filter.num_bytes())).size() + filter.num_bytes();
+    return;
+  }
+  out->bytes = filter.serialize();
+  out->size = out->bytes.size();
 }
 
 }  // namespace pqfast::parquet::index

@@ -8,6 +8,7 @@
 #include "pqfast/index.h"
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_read.h"
+#include "pqfast/sbbf.h"
 #include "pqfast/status.h"
 
 namespace pqfast::parquet {
@@ -42,10 +43,15 @@ struct DecodedChunk {
 Result<DecodedChunk> read_decoded_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf);
 
 struct ChunkFilter {
-  std::vector<uint8_t> bytes;  // BloomFilterHeader + bitset
+  std::vector<uint8_t> bytes;  // BloomFilterHeader + bitset (none in a dry run)
+  uint64_t size = 0;           // their count (also in a dry run)
   uint64_t ndv = 0;
   bool from_dictionary = false;
 };
+
+// Folds `filter` to options.fpp and puts its serialized bytes in *out (a dry
+// run, which appends nothing, only counts them: no 64 KiB copy per chunk).
+void finish_filter(Sbbf& filter, const IndexOptions& options, ChunkFilter* out);
 
 // Builds the filter of chunk (row_group, leaf): hashes its values (from the
 // dictionary page alone when dictionary_only()), sizes it for ndv (counted,

@@ -68,10 +68,12 @@ Status verify_new_footer(const FileMetaData& old_meta, const std::vector<uint8_t
 }
 
 // What one chunk contributes: its info, and the bytes of its new filter
-// and page indexes (empty when not built).
+// and page indexes (empty when not built; a dry run keeps only the filter's
+// size).
 struct ChunkWork {
   ChunkIndexInfo info;
   std::vector<uint8_t> filter;
+  uint64_t filter_size = 0;
   std::vector<uint8_t> offset_index;
   std::vector<uint8_t> column_index;
 };
@@ -115,8 +117,9 @@ Result<ChunkWork> build_chunk(RandomAccessFile& file, const FileMetaData& meta, 
     info.action = ChunkAction::kIndexed;
     info.from_dictionary = f.from_dictionary;
     info.ndv = f.ndv;
-    info.filter_bytes = static_cast<uint32_t>(f.bytes.size());
+    info.filter_bytes = static_cast<uint32_t>(f.size);
     w.filter = std::move(f.bytes);
+    w.filter_size = f.size;
   } else {
     info.action = ChunkAction::kHadFilter;
     info.bloom_filter_offset = c.bloom_filter_offset;
@@ -218,9 +221,9 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
       case ChunkAction::kIndexed:
         info.bloom_filter_offset = static_cast<int64_t>(at);
         locations.push_back({info.row_group, info.leaf, info.bloom_filter_offset,
-                             static_cast<int32_t>(w.filter.size())});
+                             static_cast<int32_t>(w.filter_size)});
         pieces.push_back(&w.filter);
-        at += w.filter.size();
+        at += w.filter_size;
         ++plan.chunks_indexed;
         if (info.from_dictionary) ++plan.chunks_from_dictionary;
         break;
