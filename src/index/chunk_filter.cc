@@ -51,7 +51,9 @@ ColumnDescriptor hashing_descriptor(const ColumnDescriptor& d, ColumnReadOptions
   return h;
 }
 
-Result<std::vector<uint8_t>> read_range(RandomAccessFile& file, uint64_t offset, uint64_t len,
+// `len` bytes at `offset` (bounds-checked), in a buffer the read fills
+// (not zeroed first).
+Result<detail::ReadBuffer> read_range(RandomAccessFile& file, uint64_t offset, uint64_t len,
                                         const std::string& where) {
   const uint64_t size = file.size();
   if (offset > size || len > size - offset) {
@@ -59,7 +61,8 @@ Result<std::vector<uint8_t>> read_range(RandomAccessFile& file, uint64_t offset,
                                                std::to_string(offset) + " lie outside the " +
                                                std::to_string(size) + "-byte file");
   }
-  std::vector<uint8_t> bytes(static_cast<size_t>(len));
+  detail::ReadBuffer bytes;
+  bytes.resize(static_cast<size_t>(len));
   PQFAST_RETURN_IF_ERROR(file.read_at(offset, bytes.size(), bytes.data()));
   return bytes;
 }
@@ -91,7 +94,7 @@ constexpr uint64_t kHeaderRead = 512;
 // A chunk's dictionary page (header and body: bytes[0, page_len)), then
 // whatever of the next `extra` bytes of the chunk the same read brought.
 struct DictionaryPage {
-  std::vector<uint8_t> bytes;
+  detail::ReadBuffer bytes;
   size_t page_len = 0;
 };
 
@@ -112,7 +115,7 @@ Result<std::optional<DictionaryPage>> read_dictionary_page(RandomAccessFile& fil
     probe = static_cast<uint64_t>(c.data_page_offset - c.dictionary_page_offset);
     probe += std::min(extra, len - probe);
   }
-  PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> head, read_range(file, start, probe, where));
+  PQFAST_ASSIGN_OR_RETURN(detail::ReadBuffer head, read_range(file, start, probe, where));
   auto h = parse_page_header(head.data(), head.size(), start);
   if (!h.ok()) return prefix_error(where, h.error());
   if (h->type != PageType::kDictionaryPage) return std::optional<DictionaryPage>();
@@ -170,7 +173,7 @@ Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& fil
   }
   const uint64_t oi_at = static_cast<uint64_t>(c.offset_index_offset);
   const uint64_t oi_len = static_cast<uint64_t>(c.offset_index_length);
-  std::vector<uint8_t> read;
+  detail::ReadBuffer read;
   const uint8_t* oi_bytes = nullptr;
   if (tail != nullptr && tail->covers(oi_at, oi_len)) {
     oi_bytes = tail->data() + (oi_at - tail->offset);
@@ -188,7 +191,7 @@ Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& fil
   // then the data pages tiling the rest of it exactly (an index that left a
   // PLAIN fallback page out would make the filter miss its values).
   const auto& pages = oi->page_locations;
-  std::vector<uint8_t> head;
+  detail::ReadBuffer head;
   const uint64_t first = start + dict.page_len;
   uint64_t at = first;
   for (const PageLocation& pl : pages) {
@@ -380,7 +383,7 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
       return filter_from_dictionary_page(dict->bytes.data(), dict->page_len, extent.first, hd.physical_type,
                                          hd.type_length, c.codec, options, where);
     }
-    PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_range(file, extent.first, extent.second, where));
+    PQFAST_ASSIGN_OR_RETURN(detail::ReadBuffer bytes, read_range(file, extent.first, extent.second, where));
     if (pages_prove_dictionary(bytes.data(), bytes.size(), extent.first)) {
       // Writers that give no encoding_stats nor OffsetIndex: the page
       // headers prove it; only the dictionary page is inflated and hashed.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "parquet/read_buffer.h"
 #include "pqfast/index.h"
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_read.h"
@@ -36,7 +37,7 @@ uint64_t count_distinct(std::vector<uint64_t>* hashes);
 // hashing and page indexes use (PLAIN bytes: fixed widths, large_binary;
 // INT96 as FIXED_LEN_BYTE_ARRAY(12)).
 struct DecodedChunk {
-  std::vector<uint8_t> bytes;  // the chunk's pages
+  detail::ReadBuffer bytes;    // the chunk's pages
   uint64_t offset = 0;         // where they start in the file
   ColumnArray values;
 };
