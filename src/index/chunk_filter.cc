@@ -51,7 +51,9 @@ ColumnDescriptor hashing_descriptor(const ColumnDescriptor& d, ColumnReadOptions
   return h;
 }
 
-Result<std::vector<uint8_t>> read_range(RandomAccessFile& file, uint64_t offset, uint64_t len,
+// `len` bytes at `offset` (bounds-checked), in a buffer the read fills
+// (not zeroed first).
+Result<detail::ReadBuffer> read_range(RandomAccessFile& file, uint64_t offset, uint64_t len,
                                         const std::string& where) {
   const uint64_t size = file.size();
   if (offset > size || len > size - offset) {
@@ -59,7 +61,8 @@ Result<std::vector<uint8_t>> read_range(RandomAccessFile& file, uint64_t offset,
                                                std::to_string(offset) + " lie outside the " +
                                                std::to_string(size) + "-byte file");
   }
-  std::vector<uint8_t> bytes(static_cast<size_t>(len));
+  detail::ReadBuffer bytes;
+  bytes.resize(static_cast<size_t>(len));
   PQFAST_RETURN_IF_ERROR(file.read_at(offset, bytes.size(), bytes.data()));
   return bytes;
 }
@@ -85,11 +88,22 @@ Result<std::pair<uint64_t, uint64_t>> chunk_extent(const RandomAccessFile& file,
   return std::make_pair(static_cast<uint64_t>(start), static_cast<uint64_t>(len));
 }
 
-// The chunk's dictionary page (header and body, exactly), or nullopt when
-// its first page is not a dictionary page (the caller then reads the chunk).
-Result<std::optional<std::vector<uint8_t>>> read_dictionary_page(RandomAccessFile& file, const ColumnChunk& c,
-                                                                 uint64_t start, uint64_t len,
-                                                                 const std::string& where) {
+// Bytes read for a data page's header: enough with statistics of short values.
+constexpr uint64_t kHeaderRead = 512;
+
+// A chunk's dictionary page (header and body: bytes[0, page_len)), then
+// whatever of the next `extra` bytes of the chunk the same read brought.
+struct DictionaryPage {
+  detail::ReadBuffer bytes;
+  size_t page_len = 0;
+};
+
+// The chunk's dictionary page, or nullopt when its first page is not a
+// dictionary page (the caller then reads the chunk). `extra`: bytes after
+// the page wanted in the same read (the next page's header).
+Result<std::optional<DictionaryPage>> read_dictionary_page(RandomAccessFile& file, const ColumnChunk& c,
+                                                           uint64_t start, uint64_t len, uint64_t extra,
+                                                           const std::string& where) {
   // The dictionary page lies in [dictionary_page_offset, data_page_offset)
   // when the footer says so: one read of exactly that (no byte of a data
   // page). Otherwise a probe: a dictionary page header is small, 64 KiB
@@ -99,11 +113,12 @@ Result<std::optional<std::vector<uint8_t>>> read_dictionary_page(RandomAccessFil
       c.data_page_offset > c.dictionary_page_offset &&
       static_cast<uint64_t>(c.data_page_offset - c.dictionary_page_offset) <= len) {
     probe = static_cast<uint64_t>(c.data_page_offset - c.dictionary_page_offset);
+    probe += std::min(extra, len - probe);
   }
-  PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> head, read_range(file, start, probe, where));
+  PQFAST_ASSIGN_OR_RETURN(detail::ReadBuffer head, read_range(file, start, probe, where));
   auto h = parse_page_header(head.data(), head.size(), start);
   if (!h.ok()) return prefix_error(where, h.error());
-  if (h->type != PageType::kDictionaryPage) return std::optional<std::vector<uint8_t>>();
+  if (h->type != PageType::kDictionaryPage) return std::optional<DictionaryPage>();
   const uint64_t page_len = uint64_t{h->header_size} + static_cast<uint64_t>(h->compressed_page_size);
   if (page_len > len) {
     return make_error(ErrorCode::kCorrupt, where + ": the dictionary page (" + std::to_string(page_len) +
@@ -112,8 +127,8 @@ Result<std::optional<std::vector<uint8_t>>> read_dictionary_page(RandomAccessFil
   if (page_len > head.size()) {
     PQFAST_ASSIGN_OR_RETURN(head, read_range(file, start, page_len, where));
   }
-  head.resize(static_cast<size_t>(page_len));
-  return std::optional<std::vector<uint8_t>>(std::move(head));
+  head.resize(static_cast<size_t>(std::min<uint64_t>(head.size(), page_len + extra)));
+  return std::optional<DictionaryPage>(DictionaryPage{std::move(head), static_cast<size_t>(page_len)});
 }
 
 // The pages' own headers prove the chunk dictionary-only: a dictionary page
@@ -145,19 +160,30 @@ bool pages_prove_dictionary(const uint8_t* chunk, size_t len, uint64_t offset) {
 // per data page instead of the whole chunk. nullopt when there is no usable
 // OffsetIndex or a header does not fit the bytes read (the caller then reads
 // the chunk); true/false when the headers decide. The caller has read the
-// dictionary page (`dictionary_page_len` bytes at `start`, needed anyway
-// when the proof holds): the data pages must follow it.
+// dictionary page (needed anyway when the proof holds) and the bytes after
+// it: the data pages must follow it, and the first one's header is read
+// from there. The OffsetIndex is taken from the footer's read (`tail`) when
+// it lies there, as writers put page indexes just before the footer.
 Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& file, const ColumnChunk& c,
                                                            int64_t num_rows, uint64_t start, uint64_t len,
-                                                           uint64_t dictionary_page_len, const std::string& where) {
-  constexpr uint64_t kHeaderRead = 512;  // a data page header with statistics of short values
+                                                           const DictionaryPage& dict, const TailBuffer* tail,
+                                                           const std::string& where) {
   if (c.offset_index_offset < 0 || c.offset_index_length <= 0 || c.offset_index_length > (1 << 24)) {
     return std::optional<bool>();
   }
-  auto bytes = read_range(file, static_cast<uint64_t>(c.offset_index_offset),
-                          static_cast<uint64_t>(c.offset_index_length), where);
-  if (!bytes.ok()) return std::optional<bool>();
-  auto oi = parse_offset_index(bytes->data(), bytes->size(), static_cast<size_t>(c.offset_index_offset));
+  const uint64_t oi_at = static_cast<uint64_t>(c.offset_index_offset);
+  const uint64_t oi_len = static_cast<uint64_t>(c.offset_index_length);
+  detail::ReadBuffer read;
+  const uint8_t* oi_bytes = nullptr;
+  if (tail != nullptr && tail->covers(oi_at, oi_len)) {
+    oi_bytes = tail->data() + (oi_at - tail->offset);
+  } else {
+    auto bytes = read_range(file, oi_at, oi_len, where);
+    if (!bytes.ok()) return std::optional<bool>();
+    read = std::move(*bytes);
+    oi_bytes = read.data();
+  }
+  auto oi = parse_offset_index(oi_bytes, static_cast<size_t>(oi_len), static_cast<size_t>(oi_at));
   if (!oi.ok() || oi->page_locations.empty() || !validate_offset_index(*oi, file.size(), num_rows, where).ok()) {
     return std::optional<bool>();
   }
@@ -165,8 +191,9 @@ Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& fil
   // then the data pages tiling the rest of it exactly (an index that left a
   // PLAIN fallback page out would make the filter miss its values).
   const auto& pages = oi->page_locations;
-  std::vector<uint8_t> head;
-  uint64_t at = start + dictionary_page_len;
+  detail::ReadBuffer head;
+  const uint64_t first = start + dict.page_len;
+  uint64_t at = first;
   for (const PageLocation& pl : pages) {
     if (static_cast<uint64_t>(pl.offset) != at || pl.compressed_page_size <= 0) return std::optional<bool>();
     at += static_cast<uint64_t>(pl.compressed_page_size);
@@ -174,8 +201,14 @@ Result<std::optional<bool>> offset_index_proves_dictionary(RandomAccessFile& fil
   if (at != start + static_cast<uint64_t>(c.total_compressed_size) || at > start + len) return std::optional<bool>();
   for (const PageLocation& pl : pages) {
     const uint64_t n = std::min<uint64_t>(kHeaderRead, static_cast<uint64_t>(std::max(pl.compressed_page_size, 0)));
-    PQFAST_ASSIGN_OR_RETURN(head, read_range(file, static_cast<uint64_t>(pl.offset), n, where));
-    auto h = parse_page_header(head.data(), head.size(), static_cast<uint64_t>(pl.offset));
+    const uint8_t* p;
+    if (static_cast<uint64_t>(pl.offset) == first && dict.bytes.size() - dict.page_len >= n) {
+      p = dict.bytes.data() + dict.page_len;  // read with the dictionary page
+    } else {
+      PQFAST_ASSIGN_OR_RETURN(head, read_range(file, static_cast<uint64_t>(pl.offset), n, where));
+      p = head.data();
+    }
+    auto h = parse_page_header(p, static_cast<size_t>(n), static_cast<uint64_t>(pl.offset));
     if (!h.ok()) return std::optional<bool>();  // a longer header, or a bad one: the chunk's walk decides
     if (h->type != PageType::kDataPage && h->type != PageType::kDataPageV2) return std::optional<bool>(false);
     const int32_t e = h->type == PageType::kDataPage ? h->data_page.encoding : h->data_page_v2.encoding;
@@ -318,7 +351,8 @@ Result<DecodedChunk> read_decoded_chunk(RandomAccessFile& file, const FileMetaDa
 
 Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
                                        const uint8_t* encoding_stats, size_t encoding_stats_len,
-                                       const IndexOptions& options, const DecodedChunk* decoded) {
+                                       const IndexOptions& options, const TailBuffer* tail,
+                                       const DecodedChunk* decoded) {
   const RowGroup& rg = meta.row_groups[static_cast<size_t>(row_group)];
   const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
   const std::string where = chunk_where(file, meta, row_group, leaf);
@@ -331,24 +365,25 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   } else if (rg.num_rows > 0) {
     PQFAST_ASSIGN_OR_RETURN(auto extent, chunk_extent(file, meta, c, where));
     bool proven = dictionary_only(c, encoding_stats, encoding_stats_len);
-    std::optional<std::vector<uint8_t>> dict;  // the dictionary page, once read
+    std::optional<DictionaryPage> dict;  // once read
     if (!proven && (encoding_stats == nullptr || encoding_stats_len == 0) && c.offset_index_offset >= 0) {
-      // No encoding_stats: the data pages' headers, located by the OffsetIndex.
-      PQFAST_ASSIGN_OR_RETURN(dict, read_dictionary_page(file, c, extent.first, extent.second, where));
+      // No encoding_stats: the data pages' headers, located by the OffsetIndex
+      // (the first one's read with the dictionary page).
+      PQFAST_ASSIGN_OR_RETURN(dict, read_dictionary_page(file, c, extent.first, extent.second, kHeaderRead, where));
       if (dict) {
         PQFAST_ASSIGN_OR_RETURN(auto by_index, offset_index_proves_dictionary(file, c, rg.num_rows, extent.first,
-                                                                              extent.second, dict->size(), where));
+                                                                              extent.second, *dict, tail, where));
         proven = by_index.value_or(false);
       }
     } else if (proven) {
-      PQFAST_ASSIGN_OR_RETURN(dict, read_dictionary_page(file, c, extent.first, extent.second, where));
+      PQFAST_ASSIGN_OR_RETURN(dict, read_dictionary_page(file, c, extent.first, extent.second, 0, where));
     }
     if (proven && dict) {
       // The footer (or the headers) prove it: the dictionary page alone.
-      return filter_from_dictionary_page(dict->data(), dict->size(), extent.first, hd.physical_type, hd.type_length,
-                                         c.codec, options, where);
+      return filter_from_dictionary_page(dict->bytes.data(), dict->page_len, extent.first, hd.physical_type,
+                                         hd.type_length, c.codec, options, where);
     }
-    PQFAST_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, read_range(file, extent.first, extent.second, where));
+    PQFAST_ASSIGN_OR_RETURN(detail::ReadBuffer bytes, read_range(file, extent.first, extent.second, where));
     if (pages_prove_dictionary(bytes.data(), bytes.size(), extent.first)) {
       // Writers that give no encoding_stats nor OffsetIndex: the page
       // headers prove it; only the dictionary page is inflated and hashed.
@@ -368,9 +403,18 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   out.ndv = options.ndv > 0 ? options.ndv : count_distinct(&hashes);
   PQFAST_ASSIGN_OR_RETURN(Sbbf filter, Sbbf::for_ndv(out.ndv, options.fpp));
   filter.insert_hashes(hashes.data(), hashes.size());
-  filter.fold(options.fpp);
-  out.bytes = filter.serialize();
+  finish_filter(filter, options, &out);
   return out;
+}
+
+void finish_filter(Sbbf& filter, const IndexOptions& options, ChunkFilter* out) {
+  filter.fold(options.fpp);
+  if (options.dry_run) {
+    out->size = serialize_sbbf_header(static_cast<uint32_t>(filter.num_bytes())).size() + filter.num_bytes();
+    return;
+  }
+  out->bytes = filter.serialize();
+  out->size = out->bytes.size();
 }
 
 }  // namespace pqfast::parquet::index

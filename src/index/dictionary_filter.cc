@@ -110,8 +110,7 @@ Result<ChunkFilter> filter_from_dictionary_page(const uint8_t* page, size_t len,
   } else {
     PQFAST_RETURN_IF_ERROR(insert_plain_byte_arrays(values, values_len, n, &filter, at));
   }
-  filter.fold(options.fpp);
-  out.bytes = filter.serialize();
+  finish_filter(filter, options, &out);
   return out;
 }
 

@@ -68,16 +68,18 @@ Status verify_new_footer(const FileMetaData& old_meta, const std::vector<uint8_t
 }
 
 // What one chunk contributes: its info, and the bytes of its new filter
-// and page indexes (empty when not built).
+// and page indexes (empty when not built; a dry run keeps only the filter's
+// size).
 struct ChunkWork {
   ChunkIndexInfo info;
   std::vector<uint8_t> filter;
+  uint64_t filter_size = 0;
   std::vector<uint8_t> offset_index;
   std::vector<uint8_t> column_index;
 };
 
-Result<ChunkWork> build_chunk(RandomAccessFile& file, const FileMetaData& meta, const FooterBytes& footer, int g,
-                              int leaf, const IndexOptions& options) {
+Result<ChunkWork> build_chunk(RandomAccessFile& file, const FileMetaData& meta, const FooterBytes& footer,
+                              const TailBuffer& tail, int g, int leaf, const IndexOptions& options) {
   ChunkWork w;
   ChunkIndexInfo& info = w.info;
   info.row_group = g;
@@ -109,13 +111,15 @@ Result<ChunkWork> build_chunk(RandomAccessFile& file, const FileMetaData& meta, 
     PQFAST_ASSIGN_OR_RETURN(decoded, index::read_decoded_chunk(file, meta, g, leaf));
   }
   if (need_filter) {
-    PQFAST_ASSIGN_OR_RETURN(index::ChunkFilter f, index::build_chunk_filter(file, meta, g, leaf, es, es_len, options,
-                                                                           decoded ? &*decoded : nullptr));
+    PQFAST_ASSIGN_OR_RETURN(index::ChunkFilter f,
+                            index::build_chunk_filter(file, meta, g, leaf, es, es_len, options, &tail,
+                                                      decoded ? &*decoded : nullptr));
     info.action = ChunkAction::kIndexed;
     info.from_dictionary = f.from_dictionary;
     info.ndv = f.ndv;
-    info.filter_bytes = static_cast<uint32_t>(f.bytes.size());
+    info.filter_bytes = static_cast<uint32_t>(f.size);
     w.filter = std::move(f.bytes);
+    w.filter_size = f.size;
   } else {
     info.action = ChunkAction::kHadFilter;
     info.bloom_filter_offset = c.bloom_filter_offset;
@@ -182,7 +186,7 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
     while (!failed.load(std::memory_order_relaxed)) {
       const size_t i = next.fetch_add(1);
       if (i >= tasks.size()) return;
-      done[i] = build_chunk(file, meta, footer, tasks[i].first, tasks[i].second, options);
+      done[i] = build_chunk(file, meta, footer, tail, tasks[i].first, tasks[i].second, options);
       if (!done[i]->ok()) failed = true;
     }
   };
@@ -217,9 +221,9 @@ Result<IndexPlan> plan_index(RandomAccessFile& file, const IndexOptions& options
       case ChunkAction::kIndexed:
         info.bloom_filter_offset = static_cast<int64_t>(at);
         locations.push_back({info.row_group, info.leaf, info.bloom_filter_offset,
-                             static_cast<int32_t>(w.filter.size())});
+                             static_cast<int32_t>(w.filter_size)});
         pieces.push_back(&w.filter);
-        at += w.filter.size();
+        at += w.filter_size;
         ++plan.chunks_indexed;
         if (info.from_dictionary) ++plan.chunks_from_dictionary;
         break;

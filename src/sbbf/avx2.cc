@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include "hash/xxh64_avx2.h"
+#include "sbbf/insert_x86.h"
 #include "sbbf/kernels.h"
 
 namespace pqfast::sbbf {
@@ -64,8 +65,8 @@ void check_fixed8(const uint32_t* words, uint32_t num_blocks, const uint8_t* val
 
 }  // namespace
 
-const SbbfKernels kAvx2SbbfKernels = {Base::check_hash,    Base::insert_hash,  Base::check_hashes,
-                                      Base::insert_hashes, Base::check_product, Base::check_gather,
+const SbbfKernels kAvx2SbbfKernels = {Base::check_hash,     Base::insert_hash,  Base::check_hashes,
+                                      insert_hashes_x86,    Base::check_product, Base::check_gather,
                                       check_fixed4,        check_fixed8};
 
 }  // namespace pqfast::sbbf

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "hash/xxh64_avx512.h"
+#include "sbbf/insert_x86.h"
 #include "sbbf/kernels.h"
 
 namespace pqfast::sbbf {
@@ -199,7 +200,7 @@ void check_fixed8(const uint32_t* words, uint32_t num_blocks, const uint8_t* val
 }  // namespace
 
 const SbbfKernels kAvx512SbbfKernels = {Base::check_hash,    Base::insert_hash,  check_hashes,
-                                        Base::insert_hashes, Base::check_product, Base::check_gather,
+                                        insert_hashes_x86,   Base::check_product, Base::check_gather,
                                         check_fixed4,        check_fixed8};
 
 }  // namespace pqfast::sbbf
