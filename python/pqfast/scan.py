@@ -205,6 +205,25 @@ def _piece_dictionary_pages(plan, pieces, open_file) -> list:
     return out
 
 
+def _filter_expression(filters):
+    """`filters` (DNF or Expression) as a pyarrow.compute Expression; None stays None."""
+    if filters is None:
+        return None
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    return filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
+
+
+def _filter_columns(filters) -> list:
+    """The columns `filters` names, in order of first use."""
+    if filters is None:
+        return []
+    from .filters import normalize
+
+    return list(dict.fromkeys(a.column for conj in normalize(filters) for a in conj))
+
+
 def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
     """The nested columns' values for the rows the engine selected, per piece:
     each matching row group's nested chunks read whole (a record's pages are
@@ -214,17 +233,11 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
     engine's rows follow. open_file(file index) -> ParquetFile.
     {id(plan): [array per piece]}."""
     import numpy as np
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    from .filters import normalize
 
     out = {id(p): [] for p in nested}
     names = list(dict.fromkeys(p.name for p in nested))
-    expr, filter_cols = None, []
-    if filters is not None:
-        expr = filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
-        filter_cols = list(dict.fromkeys(a.column for conj in normalize(filters) for a in conj))
+    expr = _filter_expression(filters)
+    filter_cols = _filter_columns(filters)
     opened = {}
     try:
         for piece in pieces:
@@ -950,12 +963,7 @@ def _lake_schema(first, schema, filters):
 
     from .parquet import ParquetFile
 
-    extra = []
-    if filters is not None:
-        from .filters import normalize
-
-        extra = [c for c in dict.fromkeys(a.column for conj in normalize(filters) for a in conj)
-                 if c not in schema.names]
+    extra = [c for c in _filter_columns(filters) if c not in schema.names]
     if extra:
         f = first() if callable(first) else ParquetFile(first)
         try:
@@ -970,9 +978,6 @@ def _evolved_file(path, schema, lake, filters, row_groups, opener=None):
     """One file unlike the lake's first: its rows `filters` keeps, in
     `schema`; `lake` types the filter's columns too. `opener()` opens it
     (default: the local path)."""
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
     from .parquet import ParquetFile
 
     f = opener() if opener is not None else ParquetFile(path)
@@ -983,8 +988,7 @@ def _evolved_file(path, schema, lake, filters, row_groups, opener=None):
         f.close()
     full = _as_schema(t, lake, path)
     if filters is not None:
-        expr = filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
-        full = full.filter(expr)
+        full = full.filter(_filter_expression(filters))
     return full.select(schema.names)
 
 
