@@ -372,10 +372,12 @@ Result<std::vector<std::string>> glob_local(const std::string& pattern);
 // not changed since returns the list made before, without a copy.
 Result<std::shared_ptr<const std::vector<std::string>>> glob_local_shared(const std::string& pattern);
 
-// Every entry named *.parquet under `dir`, at any depth, sorted by bytes:
-// Python's sorted(glob(dir + "/**/*.parquet", recursive=True)). Names
-// starting with a dot are skipped, symbolic links to directories followed
-// (64 levels at most), unreadable directories give nothing.
+// Every file named *.parquet under `dir`, at any depth, sorted by bytes
+// (a directory so named, as Spark writes, is searched, not listed).
+// Names starting with "." or "_" below `dir` are skipped with all under
+// them, as pyarrow.dataset skips them (_SUCCESS, _delta_log/, .crc files);
+// symbolic links to directories are followed (64 levels at most),
+// unreadable directories give nothing.
 Result<std::vector<std::string>> parquet_files_under(const std::string& dir);
 
 // Reads the footer with one speculative read of the file's tail (16 KiB, or

@@ -415,12 +415,20 @@ def _atom_key(a: Atom):
     return (a.column, a.op, a.negate, tuple(_value_key(v) for v in a.values))
 
 
+class Dnf(list):
+    """A filter already in normal form (``list[list[Atom]]``, what
+    :func:`normalize` returns), passed on as a filter: ``normalize`` takes it
+    as it is (what is left of a filter once partition keys are decided)."""
+
+
 def normalize(filters: Any) -> list[list[Atom]]:
     """The filter as a DNF: OR over the outer list, AND over each inner list.
 
     ``filters`` is pyarrow's DNF form or a ``pyarrow.compute.Expression`` (see the
-    module docstring); anything else raises ``pqfast.FormatError``.
+    module docstring), or a :class:`Dnf`; anything else raises ``pqfast.FormatError``.
     """
+    if isinstance(filters, Dnf):
+        return [list(c) for c in filters]
     if filters is None:
         raise FormatError("invalid argument: filters is None")
     try:

@@ -46,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from . import _pqfast
+from ._partitions import hidden_below
 from .remote import TailHint, descriptor_and_tail
 from .sansio import Query
 
@@ -90,7 +91,7 @@ class _PyArrow:
     def walk_parquet(self, d: str) -> list[tuple[str, int]]:
         infos = self.fs.get_file_info(self.pafs.FileSelector(d, recursive=True))
         return sorted((i.path, i.size) for i in infos
-                      if i.type == self.pafs.FileType.File and i.path.endswith(".parquet"))
+                      if i.type == self.pafs.FileType.File and i.path.endswith(".parquet") and not hidden_below(d, i.path))
 
     def list_sizes(self, _paths: list[str]) -> dict:
         # Opening a file costs a HEAD whatever we know, and it gives the size:
@@ -134,7 +135,7 @@ class _Fsspec:
     def walk_parquet(self, d: str) -> list[tuple[str, int]]:
         found = self.fs.find(d, detail=True)
         return sorted((name, int(i["size"])) for name, i in found.items()
-                      if i.get("type") == "file" and name.endswith(".parquet"))
+                      if i.get("type") == "file" and name.endswith(".parquet") and not hidden_below(d, name))
 
     def list_sizes(self, paths: list[str]) -> dict:
         """Sizes of explicit paths: one listing per parent that two or more share."""

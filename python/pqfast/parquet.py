@@ -747,8 +747,15 @@ def _has_magic(p: str) -> bool:
     return "*" in p or "?" in p or "[" in p
 
 
+def _hidden_below(root: str, path: str) -> bool:
+    from ._partitions import hidden_below
+
+    return hidden_below(root, path)
+
+
 def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
-    """Paths from a glob, a directory (every *.parquet under it), a path, or a list of them."""
+    """Paths from a glob, a directory (every *.parquet file under it, none
+    under a name starting with "." or "_"), a path, or a list of them."""
     single = isinstance(paths_or_glob, (str, os.PathLike))
     items = [os.fspath(paths_or_glob)] if single else [p if type(p) is str else os.fspath(p) for p in paths_or_glob]
     if filesystem is None and not single and items and all(type(p) is str for p in items):
@@ -786,11 +793,12 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
                 info = filesystem.get_file_info(p)
                 if info.type == pafs.FileType.Directory:
                     infos = filesystem.get_file_info(pafs.FileSelector(p, recursive=True))
-                    out.extend(sorted(i.path for i in infos if i.type == pafs.FileType.File and i.path.endswith(".parquet")))
+                    out.extend(sorted(i.path for i in infos if i.type == pafs.FileType.File and i.path.endswith(".parquet")
+                                      and not _hidden_below(p, i.path)))
                 else:
                     out.append(p)
         elif hasattr(filesystem, "isdir") and filesystem.isdir(p):
-            out.extend(sorted(filesystem.glob(p.rstrip("/") + "/**/*.parquet")))
+            out.extend(sorted(f for f in filesystem.glob(p.rstrip("/") + "/**/*.parquet") if not _hidden_below(p, f)))
         else:
             out.append(p)
     return out

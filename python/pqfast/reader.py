@@ -518,7 +518,7 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
                threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
-               memory_limit: int | None = None):
+               memory_limit: int | None = None, partitioning: str | None = "hive"):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -547,6 +547,15 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     ``(table, dict)``, the dict saying what was read (on S3 also ``rounds``,
     ``round_detail``, ``requests`` and ``bytes_fetched``).
 
+    A directory is read as ``pyarrow.parquet.read_table`` reads it: every
+    ``*.parquet`` file under it, in path order, none under a name starting
+    with "." or "_" (``_delta_log/``, ``_SUCCESS``); the first file's schema
+    is the lake's (columns added later are null in older files, others cast);
+    with ``partitioning="hive"`` (the default; None: off) each ``key=value``
+    directory level is a dictionary column after the files' columns, typed
+    and valued as pyarrow gives it, and filters on it choose directories
+    before any file is opened (:mod:`pqfast._partitions`).
+
     ``memory_limit`` bounds the bytes a read may allocate for decompressed
     pages and decoded values, shared by its threads (default: half of what
     the process may use: physical memory, the cgroup's limit, RLIMIT_AS).
@@ -565,28 +574,57 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         from .scan import scan_table
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
-                          storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem)
+                          storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
+                          partitioning=partitioning)
 
+    if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
+        from .parquet import expand_paths
+        from .scan import _local_partitions
+
+        files = expand_paths(source)
+        if not files:
+            raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source)}")
+        parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
+        if parts is None:
+            return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit)
+        keys = parts.names if columns is None else [c for c in columns if c in parts.types]
+        cols = None if columns is None else [c for c in columns if c not in parts.types]
+        tables = _read_files(files, cols, row_groups, use_threads, memory_limit)
+        table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
+        return table.select(list(columns)) if columns is not None else table
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = []
-        for s in source:
-            if tables and columns is not None:
-                # A file lacking a projected column (added to the lake later) gives it as nulls.
-                t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit)
-            else:
-                t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
-            if tables and t.schema != tables[0].schema:
-                from .scan import _as_schema
-
-                # As pyarrow.dataset: the first file's schema is the lake's; columns it lacks are left out.
-                t = _as_schema(t, tables[0].schema, os.fspath(s) if isinstance(s, (str, os.PathLike)) else repr(s))
-            tables.append(t)
-        return pa.concat_tables(tables) if tables else pa.table({})
-    if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
-        files = sorted(os.path.join(os.fspath(source), n) for n in os.listdir(os.fspath(source))
-                       if n.endswith(".parquet"))
-        return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit)
+        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem)
+        return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit)
+
+
+def _concat(tables):
+    """pa.concat_tables, keeping the row count of tables without columns
+    (``columns=[]``: pyarrow gives the rows, no column)."""
+    import pyarrow as pa
+
+    if tables and tables[0].num_columns == 0:
+        return pa.table({"_": pa.nulls(sum(t.num_rows for t in tables))}).drop_columns(["_"])
+    return pa.concat_tables(tables)
+
+
+def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None) -> list:
+    """Each file of the list read whole (its projected columns), as a table
+    in the first file's schema (pyarrow.dataset's rule for a lake)."""
+    tables = []
+    for s in source:
+        if tables and columns is not None:
+            # A file lacking a projected column (added to the lake later) gives it as nulls.
+            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit)
+        else:
+            t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+        if tables and t.schema != tables[0].schema:
+            from .scan import _as_schema
+
+            # As pyarrow.dataset: the first file's schema is the lake's; columns it lacks are left out.
+            t = _as_schema(t, tables[0].schema, os.fspath(s) if isinstance(s, (str, os.PathLike)) else repr(s))
+        tables.append(t)
+    return tables

@@ -198,7 +198,10 @@ def _selection(url: str):
         rx = _pattern_regex(key)
         return (fixed.rsplit("/", 1)[0] + "/" if "/" in fixed else ""), (lambda k: rx.match(k) is not None)
     if key == "" or key.endswith("/"):
-        return key, (lambda k: k.endswith(".parquet"))
+        from ._partitions import hidden
+
+        # As a local directory: *.parquet keys, none under a "." or "_" name (_delta_log/, _SUCCESS).
+        return key, (lambda k: k.endswith(".parquet") and not hidden(k[len(key):]))
     return None
 
 

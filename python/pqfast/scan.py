@@ -205,13 +205,19 @@ def _piece_dictionary_pages(plan, pieces, open_file) -> list:
     return out
 
 
-def _filter_expression(filters):
-    """`filters` (DNF or Expression) as a pyarrow.compute Expression; None stays None."""
+def _filter_expression(filters, schema=None):
+    """`filters` (DNF, Expression or filters.Dnf) as a pyarrow.compute
+    Expression; None stays None. `schema` (the table's) types a Dnf's
+    literals where pyarrow's inference would not (see filters.to_expression)."""
     if filters is None:
         return None
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    from .filters import Dnf, to_expression
+
+    if isinstance(filters, Dnf):
+        return to_expression(filters, schema)
     return filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
 
 
@@ -866,7 +872,7 @@ def _is_schema_mismatch(e: Exception) -> bool:
     return str(e).startswith("invalid argument:") and any(m in str(e) for m in _SCHEMA_MISMATCH)
 
 
-def _scan_evolved(paths, columns, filters, args, t0):
+def _scan_evolved(paths, columns, filters, args, t0, file_rows=None):
     """scan_table over files whose schemas differ from the first file's, as
     pyarrow.dataset reads them: the first file's schema is the lake's; each
     file the engine reads alone, and one it cannot (a column missing, or of
@@ -890,6 +896,8 @@ def _scan_evolved(paths, columns, filters, args, t0):
             if lake is None:
                 lake = _lake_schema(paths[0], schema, filters)
             parts.append(_evolved_file(path, schema, lake, filters, one[9][0] if one[9] is not None else None))
+            if file_rows is not None:
+                file_rows.append(parts[-1].num_rows)
             continue
         # The engine read it by the first file's plans: assembled by them.
         meta, plans, _ = _first_file_plans(paths[0], columns)
@@ -903,6 +911,8 @@ def _scan_evolved(paths, columns, filters, args, t0):
         elif t.schema != schema:
             t = _as_schema(t, schema, path)
         parts.append(t)
+        if file_rows is not None:
+            file_rows.append(t.num_rows)
         for k, v in dict(st).items():
             st_all[k] = st_all.get(k, 0) + v if isinstance(v, (int, float)) else v
     table = pa.concat_tables(parts) if parts else schema.empty_table()
@@ -931,7 +941,7 @@ def _as_schema(t, schema, path):
     return pa.Table.from_arrays(cols, schema=schema)
 
 
-def _scan_by_pyarrow(paths, columns, filters, row_groups=None):
+def _scan_by_pyarrow(paths, columns, filters, row_groups=None, file_rows=None):
     """The rows `filters` keeps, each file read (the projected and filter
     columns) and filtered by pyarrow.compute, in the first file's schema."""
     import pyarrow as pa
@@ -950,8 +960,12 @@ def _scan_by_pyarrow(paths, columns, filters, row_groups=None):
         if row_groups is not None:
             rgs = sorted(set(row_groups.get(p, ())))
             if not rgs:
+                if file_rows is not None:
+                    file_rows.append(0)
                 continue
         parts.append(_evolved_file(p, schema, lake, filters, rgs))
+        if file_rows is not None:
+            file_rows.append(parts[-1].num_rows)
     return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
@@ -988,7 +1002,7 @@ def _evolved_file(path, schema, lake, filters, row_groups, opener=None):
         f.close()
     full = _as_schema(t, lake, path)
     if filters is not None:
-        full = full.filter(_filter_expression(filters))
+        full = full.filter(_filter_expression(filters, full.schema))
     return full.select(schema.names)
 
 
@@ -1019,7 +1033,8 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
                use_page_index: bool = True, storage_options: dict | None = None,
-               memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None):
+               memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None,
+               partitioning: str | None = "hive", _file_rows: list | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
@@ -1029,7 +1044,10 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     ``row_groups`` ({path: [row group]}, paths as the source names them, or as
     ``prune`` reports them): only those row groups are read, their rows
     filtered by ``filters`` when given, else whole (``read_pruned``); a file
-    of ``source`` without any is read for nothing but, first, the schema."""
+    of ``source`` without any is read for nothing but, first, the schema.
+    ``partitioning="hive"``: a directory's ``key=value`` levels are columns
+    (:mod:`pqfast._partitions`). ``_file_rows`` (a list) gets the rows
+    returned from each file of the source, in order (local sources)."""
     from .filters import normalize
     from .parquet import _remote_urls
 
@@ -1057,6 +1075,15 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     paths = _local_paths(source)
     if not paths:
         raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source) if isinstance(source, (str, os.PathLike)) else source!r}")
+    if partitioning is not None:
+        parts = _local_partitions(source, paths, partitioning)
+        if parts is not None:
+            if row_groups is not None:
+                raise FormatError("invalid argument: row_groups= does not combine with a partitioned directory; "
+                                  "pass partitioning=None or a list of files")
+            kw = dict(threads=threads, use_threads=use_threads, use_statistics=use_statistics, use_bloom=use_bloom,
+                      use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit)
+            return _scan_partitioned(paths, parts, columns, filters, stats, t0, kw)
     meta, plans, descs = _first_file_plans(paths[0], columns)
     dnf = None
     if filters is not None:
@@ -1066,7 +1093,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
             if not str(e).endswith("not supported"):
                 raise
             # A filter the engine cannot type (a BYTE_ARRAY DECIMAL column): pyarrow.compute decides.
-            table = _scan_by_pyarrow(paths, columns, filters, row_groups)
+            table = _scan_by_pyarrow(paths, columns, filters, row_groups, _file_rows)
             st = {"files": len(paths), "seconds": time.perf_counter() - t0, "evaluated_by": "pyarrow.compute"}
             return (table, st) if stats else table
     n_threads = threads if threads is not None else (0 if use_threads else 1)
@@ -1089,7 +1116,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
             raise
         # Files whose schema differs from the first's (a column added later,
         # an int32 widened to int64...): read as pyarrow.dataset reads them.
-        table, st = _scan_evolved(kept, columns, filters, args, t0)
+        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows)
         return (table, st) if stats else table
     nested_chunks = None
     if nested:
@@ -1101,8 +1128,81 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     from .parquet import ParquetFile
 
     table = _assemble(plans, meta, pieces, nested_chunks, lambda i: ParquetFile(kept[i]))
+    if _file_rows is not None:
+        counts = [0] * len(kept)
+        for piece in pieces:
+            counts[piece[0]] += piece[2]
+        at = dict(zip(kept, counts))
+        _file_rows.extend(at.get(p, 0) for p in paths)
     if stats:
         st = dict(st)
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table
+
+
+def _local_partitions(source, paths, partitioning):
+    """The hive partitions of a local directory source, or None (not a
+    directory, or no ``key=value`` level under it)."""
+    if partitioning != "hive":
+        raise FormatError(f"invalid argument: partitioning must be 'hive' or None, not {partitioning!r}")
+    if not isinstance(source, (str, os.PathLike)) or not os.path.isdir(os.fspath(source)):
+        return None
+    from ._partitions import discover
+    from .parquet import ParquetFile
+
+    parts = discover(os.fspath(source), paths)
+    if parts is not None:
+        with ParquetFile(paths[0]) as f:
+            parts = parts.without({c["path"][0] for c in f.columns})
+    return parts
+
+
+def _scan_partitioned(paths, parts, columns, filters, stats, t0, kw):
+    """scan_table over a partitioned directory: the filter's atoms on keys
+    decided per directory (files no branch can match are not read), runs of
+    files left with the same filter read by one engine call each, the key
+    columns appended from each file's rows."""
+    import pyarrow as pa
+
+    from .filters import Dnf, normalize
+
+    keys = parts.names if columns is None else [c for c in columns if c in parts.types]
+    cols = None if columns is None else [c for c in columns if c not in parts.types]
+    if filters is None:
+        per_file = [None] * len(paths)
+    else:
+        dnf = normalize(filters)
+        if any(a.column in parts.types for conj in dnf for a in conj):
+            per_file = [False if f is None else (None if f is True else Dnf(f)) for f in parts.fold(dnf)]
+        else:
+            per_file = [filters] * len(paths)
+    tables, st_all = [], {}
+    i = 0
+    while i < len(paths):
+        j = i + 1
+        while j < len(paths) and (per_file[j] is per_file[i] or (type(per_file[j]) is type(per_file[i])
+                                                                 and per_file[j] == per_file[i])):
+            j += 1
+        if per_file[i] is not False:
+            rows: list = []
+            t, st = scan_table(paths[i:j], cols, per_file[i], stats=True, partitioning=None, _file_rows=rows, **kw)
+            t = parts.with_columns(t, keys, range(i, j), rows)
+            if tables and t.schema != tables[0].schema:
+                t = _as_schema(t, tables[0].schema, paths[i])
+            tables.append(t)
+            for k, v in st.items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    st_all[k] = st_all.get(k, 0) + v
+        i = j
+    if not tables:  # nothing can match: the lake's schema from the first file, no row
+        t = scan_table(paths[:1], cols, row_groups={}, partitioning=None, **kw)
+        tables.append(parts.with_columns(t, keys, [0], [0]))
+    from .reader import _concat
+
+    table = _concat(tables)
+    if columns is not None:
+        table = table.select(list(columns))
+    st_all["files"] = len(paths)
+    st_all["seconds"] = time.perf_counter() - t0
+    return (table, st_all) if stats else table

@@ -1,7 +1,9 @@
-// A directory source: every *.parquet under it, as Python's
-// sorted(glob(dir + "/**/*.parquet", recursive=True)) lists them, with one
-// readdir per directory (a lookup lists its lake on every call; glob's
-// pattern matching and path joins cost ten times the system calls).
+// A directory source: every file *.parquet under it, sorted, with one readdir per
+// directory (a lookup lists its lake on every call; glob's pattern matching
+// and path joins cost ten times the system calls). Names starting with "."
+// or "_" below `dir` are skipped, files and directories alike, as
+// pyarrow.dataset skips them: _SUCCESS, .crc files, _delta_log/ (whose
+// checkpoints are *.parquet files of another schema), _temporary/.
 #include <dirent.h>
 #include <sys/stat.h>
 
@@ -40,16 +42,20 @@ Result<std::vector<std::string>> parquet_files_under(const std::string& dir) {
     const std::string prefix = cur.empty() || cur.back() == '/' ? cur : cur + "/";
     while (const dirent* e = ::readdir(d.get())) {
       const std::string_view name(e->d_name);
-      if (name.empty() || name[0] == '.') continue;  // hidden, ".", "..": glob skips them
+      if (name.empty() || name[0] == '.' || name[0] == '_') continue;  // hidden, ".", "..", _delta_log...
       std::string path = prefix;
       path.append(name);
-      if (ends_with_parquet(name)) out.push_back(path);  // a directory so named too, as glob lists it
       bool is_dir = e->d_type == DT_DIR;
       if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN) {
         struct stat st;
         is_dir = ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
       }
-      if (is_dir && depth < kMaxDepth) stack.emplace_back(std::move(path), depth + 1);
+      if (is_dir) {
+        // Spark's output "x.parquet/" is a directory of part files, not a file.
+        if (depth < kMaxDepth) stack.emplace_back(std::move(path), depth + 1);
+      } else if (ends_with_parquet(name)) {
+        out.push_back(std::move(path));
+      }
     }
   }
   std::sort(out.begin(), out.end());

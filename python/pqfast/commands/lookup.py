@@ -105,18 +105,41 @@ def _jsonable_stats(stats: dict) -> dict:
     return out
 
 
-def _check_columns(column, cols, desc_file):
-    """A clear error for a column the lake does not have (before any scan)."""
+def _check_columns(column, cols, desc_file, keys=()):
+    """A clear error for a column the lake does not have (before any scan);
+    `keys`: the directory's hive partition keys, columns too."""
     import pqfast
 
     with pqfast.ParquetFile(desc_file) as f:
         leaves = [c["dotted_path"] for c in f._columns]
     tops = {p.split(".")[0] for p in leaves}
-    known = set(leaves) | tops
+    known = set(leaves) | tops | set(keys)
     for name in [column] + list(cols or []):
         if name not in known:
             listed = ", ".join(leaves[:20]) + (", ..." if len(leaves) > 20 else "")
             raise KeyError(f"no column {name!r} in {desc_file} (columns: {listed})")
+
+
+def _partition_keys(lake: str) -> dict:
+    """{key: descriptor typing its CLI values} of a local directory's hive
+    levels (year=2024/...): int32 keys take integers, string keys text."""
+    import os
+
+    if lake.startswith(("s3://", "s3a://")) or not os.path.isdir(lake):
+        return {}
+    from ..parquet import expand_paths
+    from ..scan import _local_partitions
+
+    files = expand_paths(lake)
+    parts = _local_partitions(lake, files, "hive") if files else None
+    if parts is None:
+        return {}
+    out = {}
+    for name, typ in parts.types.items():
+        numeric = str(typ) == "int32"
+        out[name] = {"physical_type": "INT32" if numeric else "BYTE_ARRAY", "converted_type": None,
+                     "logical_type": {"kind": 0 if numeric else 1, "name": "" if numeric else "STRING"}}
+    return out
 
 
 def run(args) -> int:
@@ -134,9 +157,15 @@ def run(args) -> int:
     cols = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     try:
         storage_options = _storage_options(args.storage_options)
-        desc, files, _remote = _column(args.column, [args.lake], storage_options)
+        keys = _partition_keys(args.lake)
+        if args.column in keys:
+            from ..parquet import expand_paths
+
+            desc, files, _remote = keys[args.column], expand_paths(args.lake), {}
+        else:
+            desc, files, _remote = _column(args.column, [args.lake], storage_options)
         if not _remote:
-            _check_columns(args.column, cols, files[0])
+            _check_columns(args.column, cols, files[0], keys)
         elif cols:
             pass  # s3://: the engine reports an unknown projected column
     except (KeyError, ValueError) as e:
