@@ -182,6 +182,10 @@ def discover(root: str, paths: Sequence[str]) -> Partitions | None:
     from ._pqfast import FormatError
 
     base = root.rstrip("/") + "/"
+    cut = len(base)
+    # The common lake has no "=" in its paths: nothing to parse (a lookup lists its lake on every call).
+    if "=" not in "\0".join(paths) or not any("=" in p[cut:] for p in paths):
+        return None
     names: list[str] = []
     raw_values: dict[str, list[str]] = {}
     per_file: list[dict[str, Any]] = []
