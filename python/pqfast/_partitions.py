@@ -97,6 +97,13 @@ class Partitions:
 
     # -- columns -------------------------------------------------------------
 
+    def split(self, columns):
+        """(the files' columns to read, the keys to append) for a projection
+        (None: every column of the files, then every key)."""
+        if columns is None:
+            return None, self.names
+        return [c for c in columns if c not in self.types], [c for c in columns if c in self.types]
+
     def column_chunk(self, name: str, file: int, rows: int):
         """The partition column `name` for `rows` rows of file number `file`."""
         import pyarrow as pa

@@ -31,6 +31,7 @@ import numpy as np
 from . import _pqfast
 from .sbbf import Sbbf
 from ._assemble import VERDICTS, verdict_table
+from ._partitions import hidden_below
 
 FormatError = _pqfast.FormatError
 
@@ -747,12 +748,6 @@ def _has_magic(p: str) -> bool:
     return "*" in p or "?" in p or "[" in p
 
 
-def _hidden_below(root: str, path: str) -> bool:
-    from ._partitions import hidden_below
-
-    return hidden_below(root, path)
-
-
 def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
     """Paths from a glob, a directory (every *.parquet file under it, none
     under a name starting with "." or "_"), a path, or a list of them."""
@@ -794,11 +789,11 @@ def expand_paths(paths_or_glob: Any, filesystem: Any = None) -> list[str]:
                 if info.type == pafs.FileType.Directory:
                     infos = filesystem.get_file_info(pafs.FileSelector(p, recursive=True))
                     out.extend(sorted(i.path for i in infos if i.type == pafs.FileType.File and i.path.endswith(".parquet")
-                                      and not _hidden_below(p, i.path)))
+                                      and not hidden_below(p, i.path)))
                 else:
                     out.append(p)
         elif hasattr(filesystem, "isdir") and filesystem.isdir(p):
-            out.extend(sorted(f for f in filesystem.glob(p.rstrip("/") + "/**/*.parquet") if not _hidden_below(p, f)))
+            out.extend(sorted(f for f in filesystem.glob(p.rstrip("/") + "/**/*.parquet") if not hidden_below(p, f)))
         else:
             out.append(p)
     return out

@@ -587,8 +587,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
         if parts is None:
             return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit)
-        keys = parts.names if columns is None else [c for c in columns if c in parts.types]
-        cols = None if columns is None else [c for c in columns if c not in parts.types]
+        cols, keys = parts.split(columns)
         tables = _read_files(files, cols, row_groups, use_threads, memory_limit)
         table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
         return table.select(list(columns)) if columns is not None else table

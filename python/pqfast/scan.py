@@ -913,12 +913,17 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None):
         parts.append(t)
         if file_rows is not None:
             file_rows.append(t.num_rows)
-        for k, v in dict(st).items():
-            st_all[k] = st_all.get(k, 0) + v if isinstance(v, (int, float)) else v
+        _add_stats(st_all, st)
     table = pa.concat_tables(parts) if parts else schema.empty_table()
     st_all["seconds"] = time.perf_counter() - t0
     st_all["files"] = len(paths)
     return table, st_all
+
+
+def _add_stats(total: dict, st) -> None:
+    """Adds one engine call's stats into `total` (numbers summed, others the last seen)."""
+    for k, v in dict(st).items():
+        total[k] = total.get(k, 0) + v if isinstance(v, (int, float)) else v
 
 
 def _as_schema(t, schema, path):
@@ -1167,8 +1172,7 @@ def _scan_partitioned(paths, parts, columns, filters, stats, t0, kw):
 
     from .filters import Dnf, normalize
 
-    keys = parts.names if columns is None else [c for c in columns if c in parts.types]
-    cols = None if columns is None else [c for c in columns if c not in parts.types]
+    cols, keys = parts.split(columns)
     if filters is None:
         per_file = [None] * len(paths)
     else:
@@ -1191,9 +1195,7 @@ def _scan_partitioned(paths, parts, columns, filters, stats, t0, kw):
             if tables and t.schema != tables[0].schema:
                 t = _as_schema(t, tables[0].schema, paths[i])
             tables.append(t)
-            for k, v in st.items():
-                if isinstance(v, (int, float)) and not isinstance(v, bool):
-                    st_all[k] = st_all.get(k, 0) + v
+            _add_stats(st_all, st)
         i = j
     if not tables:  # nothing can match: the lake's schema from the first file, no row
         t = scan_table(paths[:1], cols, row_groups={}, partitioning=None, **kw)

@@ -120,26 +120,27 @@ def _check_columns(column, cols, desc_file, keys=()):
             raise KeyError(f"no column {name!r} in {desc_file} (columns: {listed})")
 
 
-def _partition_keys(lake: str) -> dict:
-    """{key: descriptor typing its CLI values} of a local directory's hive
-    levels (year=2024/...): int32 keys take integers, string keys text."""
+def _partition_keys(lake: str) -> tuple[dict, list]:
+    """({key: descriptor typing its CLI values}, the lake's files) of a
+    local directory's hive levels (year=2024/...): int32 keys take
+    integers, string keys text. ({}, []) for other lakes."""
     import os
 
     if lake.startswith(("s3://", "s3a://")) or not os.path.isdir(lake):
-        return {}
+        return {}, []
     from ..parquet import expand_paths
     from ..scan import _local_partitions
 
     files = expand_paths(lake)
     parts = _local_partitions(lake, files, "hive") if files else None
     if parts is None:
-        return {}
+        return {}, files
     out = {}
     for name, typ in parts.types.items():
         numeric = str(typ) == "int32"
         out[name] = {"physical_type": "INT32" if numeric else "BYTE_ARRAY", "converted_type": None,
                      "logical_type": {"kind": 0 if numeric else 1, "name": "" if numeric else "STRING"}}
-    return out
+    return out, files
 
 
 def run(args) -> int:
@@ -157,11 +158,9 @@ def run(args) -> int:
     cols = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
     try:
         storage_options = _storage_options(args.storage_options)
-        keys = _partition_keys(args.lake)
+        keys, lake_files = _partition_keys(args.lake)
         if args.column in keys:
-            from ..parquet import expand_paths
-
-            desc, files, _remote = keys[args.column], expand_paths(args.lake), {}
+            desc, files, _remote = keys[args.column], lake_files, {}
         else:
             desc, files, _remote = _column(args.column, [args.lake], storage_options)
         if not _remote:
