@@ -83,6 +83,16 @@ struct ChunkIndex {
   ColumnIndex columns;
 };
 
+// A row group between the two steps of its scan: the rows the filter kept.
+struct RowSelection {
+  int rg = -1;
+  int64_t num_rows = 0;
+  int64_t selected = 0;
+  std::vector<uint64_t> selection;
+  std::vector<RowRange> keep;
+  std::unique_ptr<detail::ScopedCharge> charge;  // the bitmaps' bytes, held until the piece is made
+};
+
 class FileScan {
  public:
   FileScan(RandomAccessFile& file, int32_t index, const std::vector<ScanColumn>& columns, const ScanFilter& filter,
@@ -101,6 +111,25 @@ class FileScan {
   Result<std::vector<int32_t>> groups_to_scan();
   Status scan_row_group(int rg, ScanResult* out, ScanStats* st);
   ScanStats finish(const ScanStats& groups) const;
+
+  // scan_row_group() in its two steps, for a scan that puts the projected
+  // columns of every matching row group of many files on one pool:
+  // select_rows() (the filter; a selection with no row leaves nothing to
+  // read), then read_column() for each projected column (any thread,
+  // distinct columns or row groups), then add_piece() with what they gave.
+  Status select_rows(int rg, RowSelection* sel, ScanStats* st);
+  Result<ColumnArray> read_column(const RowSelection& sel, size_t column, ScanStats* st);
+  Status add_piece(RowSelection& sel, std::vector<Result<ColumnArray>>& got, const std::vector<ScanStats>& col_stats,
+                   ScanResult* out, ScanStats* st);
+  size_t num_columns() const { return columns_.size(); }
+  // How much reading `column` of row group `rg` may cost: its compressed
+  // bytes (the heaviest columns are claimed first; a chunk the footer lacks
+  // weighs nothing here, and read_column says what is wrong).
+  int64_t column_weight(int rg, size_t column) const {
+    const auto& chunks = meta_->row_groups[static_cast<size_t>(rg)].columns;
+    const size_t leaf = static_cast<size_t>(projected_[column]);
+    return leaf < chunks.size() ? chunks[leaf].total_compressed_size : 0;
+  }
 
  private:
   // Reads through the tail kept from the footer read; counts into `st`
@@ -478,19 +507,35 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
 }
 
 Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
+  RowSelection sel;
+  PQFAST_RETURN_IF_ERROR(select_rows(rg, &sel, st));
+  if (sel.selected == 0) return Status::Ok();
+  // Columns in parallel: a lookup's one matching row group is most of its
+  // work, and its columns are independent.
+  std::vector<Result<ColumnArray>> got;
+  for (size_t j = 0; j < columns_.size(); ++j) got.emplace_back(Error{ErrorCode::kInvalidArgument, "not read"});
+  std::vector<ScanStats> col_stats(columns_.size());
+  scan::parallel_for(columns_.size(), opts_.threads, [&](size_t j) { got[j] = read_column(sel, j, &col_stats[j]); });
+  return add_piece(sel, got, col_stats, out, st);
+}
+
+Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
   const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const int64_t n = g.num_rows;
+  sel->rg = rg;
+  sel->num_rows = n;
   if (n <= 0) return Status::Ok();
   const size_t words = static_cast<size_t>((n + 63) / 64);
   // The selection and one conjunct's bitmap: sized by the footer's row
   // count, which a few bytes of RLE runs can make plausible.
-  detail::ScopedCharge bitmaps(opts_.budget, static_cast<int64_t>(words) * 16);
-  if (!bitmaps.ok()) {
+  sel->charge = std::make_unique<detail::ScopedCharge>(opts_.budget, static_cast<int64_t>(words) * 16);
+  if (!sel->charge->ok()) {
     return detail::memory_error(file_.name() + ": row group " + std::to_string(rg) + " (" + std::to_string(n) +
                                     " rows)",
-                                bitmaps.refusal());
+                                sel->charge->refusal());
   }
-  std::vector<uint64_t> selection(words, 0);
+  std::vector<uint64_t>& selection = sel->selection;
+  selection.assign(words, 0);
   bool read_any = false;
   Status missing = Status::Ok();  // the first read a staged reader has not fetched
   if (!filter_.active) {
@@ -641,18 +686,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
   if (read_any || selected > 0) ++st->row_groups_read;
   if (selected == 0) return Status::Ok();
   ++st->row_groups_matched;
-  // 5. The projected columns, for the selected rows only.
-  const std::vector<RowRange> keep = ranges_of(selection.data(), n);
-  ScanPiece piece;
-  piece.file = index_;
-  piece.row_group = rg;
-  piece.num_rows = selected;
-  if (opts_.keep_selection) piece.selection = selection;
-  // Columns in parallel: a lookup's one matching row group is most of its
-  // work, and its columns are independent.
-  std::vector<Result<ColumnArray>> got;
-  for (size_t j = 0; j < columns_.size(); ++j) got.emplace_back(Error{ErrorCode::kInvalidArgument, "not read"});
-  std::vector<ScanStats> col_stats(columns_.size());
+  // 5. The projected columns, for the selected rows only (read_column).
   if (opts_.use_page_index) {
     for (int leaf : projected_) {
       auto ci = chunk_index(rg, leaf, st);  // loaded here, read-only in the threads
@@ -661,18 +695,23 @@ Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
     }
     if (!missing.ok()) return missing.error();
   }
-  scan::parallel_for(columns_.size(), opts_.threads, [&](size_t j) {
-    std::vector<RowRange> decoded;
-    auto arr = decode_rows(rg, projected_[j], keep, columns_[j].options, &decoded, &col_stats[j]);
-    if (!arr.ok() || (selected == n && arr->length() == n)) {
-      got[j] = std::move(arr);
-      return;
-    }
-    auto taken = take_selected(std::move(*arr), decoded, selection.data(), selected);
-    got[j] = taken.ok() ? std::move(taken)
-                        : Result<ColumnArray>(make_error(taken.error().code, where(rg, projected_[j]) + ": " +
-                                                                                   taken.error().message));
-  });
+  sel->keep = ranges_of(selection.data(), n);
+  sel->selected = selected;
+  return Status::Ok();
+}
+
+Result<ColumnArray> FileScan::read_column(const RowSelection& sel, size_t j, ScanStats* st) {
+  const int leaf = projected_[j];
+  std::vector<RowRange> decoded;
+  auto arr = decode_rows(sel.rg, leaf, sel.keep, columns_[j].options, &decoded, st);
+  if (!arr.ok() || (sel.selected == sel.num_rows && arr->length() == sel.num_rows)) return arr;
+  auto taken = take_selected(std::move(*arr), decoded, sel.selection.data(), sel.selected);
+  if (!taken.ok()) return make_error(taken.error().code, where(sel.rg, leaf) + ": " + taken.error().message);
+  return taken;
+}
+
+Status FileScan::add_piece(RowSelection& sel, std::vector<Result<ColumnArray>>& got,
+                           const std::vector<ScanStats>& col_stats, ScanResult* out, ScanStats* st) {
   // Errors first; then bytes a staged reader must fetch (every column's
   // reads were made, so all of them are asked for at once).
   for (size_t j = 0; j < columns_.size(); ++j) {
@@ -681,11 +720,16 @@ Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
   for (size_t j = 0; j < columns_.size(); ++j) {
     if (!got[j].ok()) return got[j].error();
   }
+  ScanPiece piece;
+  piece.file = index_;
+  piece.row_group = sel.rg;
+  piece.num_rows = sel.selected;
+  if (opts_.keep_selection) piece.selection = std::move(sel.selection);
   for (size_t j = 0; j < columns_.size(); ++j) {
     st->add(col_stats[j]);
     piece.columns.push_back(std::move(got[j]).value());
   }
-  st->rows += selected;
+  st->rows += sel.selected;
   out->pieces.push_back(std::move(piece));
   return Status::Ok();
 }
@@ -835,7 +879,7 @@ Result<ScanResult> FileScan::run() {
 // Runs a file's scan, turning a refused charge of the scan's budget or a
 // failed allocation (on whichever thread) into an Error naming the file.
 template <class F>
-Result<ScanResult> guarded_run(const std::string& name, F&& f) {
+auto guarded_run(const std::string& name, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const detail::MemoryLimitExceeded& e) {
@@ -990,16 +1034,67 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
     std::vector<Result<ScanResult>> done;
     done.reserve(groups.size());
     for (size_t t = 0; t < groups.size(); ++t) done.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+    // 2a. Each row group's filter, giving its selected rows.
+    std::vector<RowSelection> selections(groups.size());
     scan::parallel_for(groups.size(), threads, [&](size_t t) {
       if (failed.load(std::memory_order_relaxed)) return;
       const Group& g = groups[t];
       done[t] = scan::guarded_run(paths[w0 + g.file], [&]() -> Result<ScanResult> {
         ScanResult r;
-        PQFAST_RETURN_IF_ERROR(opened[g.file].scan->scan_row_group(g.rg, &r, &r.stats));
+        PQFAST_RETURN_IF_ERROR(opened[g.file].scan->select_rows(g.rg, &selections[t], &r.stats));
         return r;
       });
       if (!done[t].ok()) failed.store(true, std::memory_order_relaxed);
     });
+    // 2b. The projected columns of every row group with rows selected, as
+    // one pool's tasks, heaviest first: a lookup's matching row group is
+    // most of its work and would otherwise fall to one thread, whichever
+    // found the match, while the other finishes its Bloom false positives.
+    struct ColumnTask {
+      size_t group, column;
+      int64_t weight;
+    };
+    std::vector<ColumnTask> tasks;
+    std::vector<std::vector<Result<ColumnArray>>> got(groups.size());
+    std::vector<std::vector<ScanStats>> col_stats(groups.size());
+    for (size_t t = 0; t < groups.size() && !failed.load(); ++t) {
+      if (!done[t].ok() || selections[t].selected == 0) continue;
+      const scan::FileScan& fs = *opened[groups[t].file].scan;
+      for (size_t j = 0; j < fs.num_columns(); ++j) {
+        got[t].emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+        tasks.push_back({t, j, fs.column_weight(groups[t].rg, j)});
+      }
+      col_stats[t].resize(fs.num_columns());
+    }
+    std::stable_sort(tasks.begin(), tasks.end(),
+                     [](const ColumnTask& a, const ColumnTask& b) { return a.weight > b.weight; });
+    scan::parallel_for(tasks.size(), threads, [&](size_t k) {
+      if (failed.load(std::memory_order_relaxed)) return;
+      const ColumnTask& c = tasks[k];
+      const Group& g = groups[c.group];
+      Result<ColumnArray>& out = got[c.group][c.column];
+      out = scan::guarded_run(paths[w0 + g.file], [&]() -> Result<ColumnArray> {
+        return opened[g.file].scan->read_column(selections[c.group], c.column, &col_stats[c.group][c.column]);
+      });
+      if (!out.ok()) failed.store(true, std::memory_order_relaxed);
+    });
+    for (size_t t = 0; t < groups.size(); ++t) {
+      if (!done[t].ok() || selections[t].selected == 0) continue;
+      if (got[t].size() != opened[groups[t].file].scan->num_columns()) {  // another row group failed first
+        done[t] = Error{ErrorCode::kInvalidArgument, "not run"};
+        continue;
+      }
+      // A column that failed, before the columns left unread because it did.
+      auto failure = std::find_if(got[t].begin(), got[t].end(), [](const Result<ColumnArray>& r) {
+        return !r.ok() && r.error().message != "not run";
+      });
+      Status s = failure != got[t].end()
+                     ? Status(failure->error())
+                     : opened[groups[t].file].scan->add_piece(selections[t], got[t], col_stats[t], &*done[t],
+                                                              &done[t]->stats);
+      if (!s.ok()) done[t] = s.error();
+      selections[t] = RowSelection{};  // its bitmaps' charge goes now
+    }
     // Each file's row groups back together: its first error, or its pieces
     // in row-group order and its stats.
     size_t t = 0;
