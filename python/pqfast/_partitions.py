@@ -1,9 +1,9 @@
 """Hive-style partitions: ``lake/year=2024/region=eu/part-0.parquet``.
 
-A directory (or an ``s3://`` prefix) read by ``read_table`` gives, beside the
-files' columns, one column per ``key=value`` directory level, as
-``pyarrow.parquet.read_table`` (``partitioning="hive"``, its default) gives
-them, so tables compare equal:
+A directory (local, on a ``filesystem=``, or an ``s3://`` prefix ending in
+"/") read by ``read_table`` gives, beside the files' columns, one column per
+``key=value`` directory level, as ``pyarrow.parquet.read_table``
+(``partitioning="hive"``, its default) gives them, so tables compare equal:
 
 - a level's value is URI-unescaped (``a%2Fb`` is ``a/b``; an invalid escape
   stays as written); ``__HIVE_DEFAULT_PARTITION__`` is null;
@@ -19,7 +19,8 @@ them, so tables compare equal:
   the files' column is read (pyarrow refuses such a lake).
 
 Filters on partition keys are decided here, per directory, before any file
-is opened: a file none of whose OR-branches can hold is not read; the atoms
+is opened (from the listing alone: an object on S3 is not fetched): a file
+none of whose OR-branches can hold is not read; the atoms
 on keys are dropped from the branches that remain (``fold``), and the
 engine filters the files' own columns by what is left.
 """
@@ -181,6 +182,19 @@ class Partitions:
         return cache
 
 
+def _below(base: str, path: str) -> str:
+    """`path` relative to `base` (a directory, "/"-ended); "" when not under it."""
+    return path[len(base):] if path.startswith(base) else ""
+
+
+def has_keys(root: str, paths: Sequence[str]) -> bool:
+    """Whether a directory level below `root` of some path has an "=" (a
+    ``key=value`` level, or maybe one)."""
+    base = root.rstrip("/") + "/"
+    # The common lake has no "=" in its paths: one substring test (a lookup lists its lake on every call).
+    return "=" in "\0".join(paths) and any("=" in _below(base, p).rpartition("/")[0] for p in paths)
+
+
 def discover(root: str, paths: Sequence[str]) -> Partitions | None:
     """The hive partitions of `paths` (files under directory or prefix
     `root`, sorted), or None when no file sits below a ``key=value`` level."""
@@ -188,17 +202,14 @@ def discover(root: str, paths: Sequence[str]) -> Partitions | None:
 
     from ._pqfast import FormatError
 
-    base = root.rstrip("/") + "/"
-    cut = len(base)
-    # The common lake has no "=" in its paths: nothing to parse (a lookup lists its lake on every call).
-    if "=" not in "\0".join(paths) or not any("=" in p[cut:] for p in paths):
+    if not has_keys(root, paths):
         return None
+    base = root.rstrip("/") + "/"
     names: list[str] = []
     raw_values: dict[str, list[str]] = {}
     per_file: list[dict[str, Any]] = []
     for p in paths:
-        rel = p[len(base):] if p.startswith(base) else ""
-        d = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        d = _below(base, p).rpartition("/")[0]
         vals: dict[str, Any] = {}
         for key, v in _keys(d):
             if key in vals:

@@ -19,7 +19,13 @@ Each offers:
   one wrapping it;
 - ``async list()``: ``[(name, key, size, version)]`` in the order the scan
   reads them; ``size`` -1 when unknown, ``version`` None when the listing
-  gives none (nothing is then kept for the next scan);
+  gives none (nothing is then kept for the next scan); ``listing()``: the
+  same, listed now (partitions are decided from it before a scan starts);
+  ``given``: a listing made before, which ``list()`` then returns instead
+  of listing again (a partitioned lake's scans each read some of its files);
+- ``directory``: the directory or prefix the source names, whose
+  ``key=value`` levels are partition keys; None for anything else (files,
+  patterns, lists);
 - ``async read(key, offset, length)``, and ``async suffix(key, n)``:
   ``(size, the last n bytes or fewer)`` of a file whose size the listing
   did not give;
@@ -33,6 +39,7 @@ Each offers:
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -64,14 +71,19 @@ class ObjectStoreIO:
         self.pattern = source if isinstance(source, str) and remote._selection(source) is not None else None
         self.overlay = None
         self.list_requests = 0  # listing pages fetched (explicit URLs: none)
+        self.sidecars: dict = {}  # sidecar objects the listing passed: key -> (size, e_tag)
+        self.given = None
+        key = remote.split_url(source)[1] if isinstance(source, str) else None
+        self.directory = source if key is not None and (key == "" or key.endswith("/")) else None
 
     def fetcher(self, fetcher):
         from ._sidecar_s3 import ScanOverlay
 
         self.overlay = ScanOverlay(fetcher, self.store)
+        self.overlay.listed = self.sidecars
         return self.overlay
 
-    async def list(self):
+    async def _list_objects(self):
         remote = self._remote
         out = []
         for u in self.urls:
@@ -80,11 +92,18 @@ class ObjectStoreIO:
                 continue
             versions: dict = {}
             got = []
-            async for page in remote._listed_pages(self.store, u, versions, self.overlay.listed):
+            async for page in remote._listed_pages(self.store, u, versions, self.sidecars):
                 self.list_requests += 1
                 got.extend(page)
             got.sort(key=lambda it: it[1].encode())
             out.extend((url, key, size, versions.get(url)) for url, key, size in got)
+        return out
+
+    def listing(self):
+        return _ran(self.run, self._list_objects)
+
+    async def list(self):
+        out = list(self.given) if self.given is not None else await self._list_objects()
         # Objects a sidecar covers: listed as object + tail.
         return await self.overlay.attach(out, self.urls)
 
@@ -145,6 +164,12 @@ class FilesystemIO:
         self._handles: dict = {}
         self._sizes: dict = {}  # from the listing or the first open: an fsspec read then asks for no info
         self._lock = threading.Lock()
+        self.given = None
+        self.directory = None
+        if isinstance(source, (str, os.PathLike)) and not fs_driver._has_magic(os.fspath(source)):
+            # As the backend's listing names the files below it (fsspec: no protocol, an absolute local path).
+            d = os.fspath(source)
+            self.directory = self.be._key(d) if hasattr(self.be, "_key") else d.rstrip("/")
 
     def fetcher(self, fetcher):
         return fetcher
@@ -152,7 +177,12 @@ class FilesystemIO:
     async def _blocking(self, fn, *args):
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
+    def listing(self):
+        return _ran(self.run, self.list)
+
     async def list(self):
+        if self.given is not None:
+            return list(self.given)
         # In a thread: an async filesystem's blocking calls wait on the loop this runs on.
         items = await self._blocking(self._driver.resolve, self.source, self.be, None, self.secrets)
         with self._lock:
@@ -228,3 +258,15 @@ class FilesystemIO:
         for h in handles:
             self.be.close(h)
         self._pool.shutdown(wait=False)
+
+
+def _ran(run, make):
+    """What coroutine ``make()`` returns, awaited by an I/O's ``run`` (which
+    gives nothing back)."""
+    box = {}
+
+    async def main():
+        box["v"] = await make()
+
+    run(main)
+    return box["v"]

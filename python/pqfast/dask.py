@@ -17,6 +17,9 @@ s3:// URLs: one request per file, hundreds in flight per worker; the local
 driver otherwise). A Dask task costs 1-2 ms of scheduling: batches of
 hundreds to thousands of files keep that under 2% of the work. read_pruned's
 partitions are read by the scan engine, as pqfast.read_pruned reads them.
+A hive-partitioned directory or s3:// prefix (lake/year=2024/...) gives its
+key columns as read_table does; a key as ``column`` chooses the files by
+their directories alone, on the client.
 """
 
 from __future__ import annotations
@@ -132,13 +135,21 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, co
     groups of each file (pruned on the cluster), one partition per file that
     keeps any, each read by pqfast's scan engine (only those row groups; the
     filter column first, then the other columns for matching rows); rows
-    filtered to ``column`` in ``values`` unless ``filter_rows=False``."""
+    filtered to ``column`` in ``values`` unless ``filter_rows=False``.
+
+    A hive-partitioned directory or prefix: its key columns follow the
+    files' (as ``read_table`` gives them, pandas categoricals of every value
+    of the key); ``column`` a key: the files of its directories, read whole."""
     import dask.dataframe as dd
 
     from .parquet import _as_list_or_array, kept_row_groups
-    from .scan import scan_table
+    from .scan import partitioned_lake, scan_table
 
     vals = list(_as_list_or_array(values))
+    lake = partitioned_lake(paths_or_glob, storage_options)
+    if lake is not None:
+        return _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, storage_options,
+                                        files_per_task)
     table = prune(paths_or_glob, column, vals, client=client, files_per_task=files_per_task,
                   storage_options=storage_options)
     parts = list(kept_row_groups(table).items())
@@ -149,3 +160,57 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, co
     meta = _read_part((parts[0][0], []), columns, column, vals, filter_rows, storage_options)
     return dd.from_map(_read_part, parts, columns=columns, column=column, values=vals, filter_rows=filter_rows,
                        storage_options=storage_options, meta=meta, enforce_metadata=False)
+
+
+def _read_key_part(part, parts, columns, storage_options):
+    """One partition of a partitioned lake: ``part`` = (file number, path,
+    its row groups or None for all, filters or None), the key columns after
+    the files' (or as ``columns`` orders them), each a categorical of every
+    value of the key: the same dtype in every partition, as pyarrow's
+    to_pandas gives a whole table (made here: a null key's one-null
+    dictionary is no pandas categorical)."""
+    import numpy as np
+    import pandas as pd
+
+    from .scan import scan_table
+
+    i, path, row_groups, filters = part
+    cols, keys = parts.split(columns)
+    t = scan_table(path, cols, filters, threads=1, storage_options=storage_options, partitioning=None,
+                   row_groups=None if row_groups is None else {path: list(row_groups)})
+    df = t.to_pandas()
+    for k in keys:
+        v = parts.per_file[i].get(k)
+        code = -1 if v is None else parts._index[k][v]  # -1: null (a null or missing key)
+        df[k] = pd.Categorical.from_codes(np.full(t.num_rows, code, np.int32),
+                                          categories=parts.dictionaries[k].to_pylist())
+    return df[list(columns)] if columns is not None else df
+
+
+def _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, storage_options, files_per_task):
+    """read_pruned over a partitioned lake ((files, Partitions) from
+    scan.partitioned_lake): files chosen by the key directories when
+    ``column`` is a key, else pruned on the cluster as files are."""
+    import dask.dataframe as dd
+
+    from .filters import normalize
+    from .parquet import kept_row_groups
+
+    files, parts = lake
+    if column in parts.types:
+        # The directories decide, on the client: a file kept has every row matching (no filter left).
+        keep = parts.fold(normalize([(column, "in", vals)]))
+        chosen = [(i, files[i], None, None) for i, k in enumerate(keep) if k is not None]
+    else:
+        table = prune(files, column, vals, client=client, files_per_task=files_per_task,
+                      storage_options=storage_options)
+        filters = [(column, "in", vals)] if filter_rows else None
+        at = {p: i for i, p in enumerate(files)}
+        chosen = [(at[p], p, rgs, filters) for p, rgs in kept_row_groups(table).items()]
+    kw = dict(parts=parts, columns=columns, storage_options=storage_options)
+    # No file kept: the first file's footer types the empty frame (no row group read).
+    meta = _read_key_part((0, files[0], [], None), **kw)
+    if not chosen:
+        return dd.from_pandas(meta, npartitions=1)
+    return dd.from_map(_read_key_part, chosen, meta=meta, enforce_metadata=False, **kw)
+

@@ -554,7 +554,8 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     with ``partitioning="hive"`` (the default; None: off) each ``key=value``
     directory level is a dictionary column after the files' columns, typed
     and valued as pyarrow gives it, and filters on it choose directories
-    before any file is opened (:mod:`pqfast._partitions`).
+    before any file is opened (:mod:`pqfast._partitions`); so too for an
+    ``s3://`` prefix ending in "/" and a directory on ``filesystem``.
 
     ``memory_limit`` bounds the bytes a read may allocate for decompressed
     pages and decoded values, shared by its threads (default: half of what
@@ -567,7 +568,8 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
 
     from .parquet import _remote_urls
 
-    if filters is not None or stats or (filesystem is None and _remote_urls(source)):
+    if filters is not None or stats or (filesystem is None and _remote_urls(source)) \
+            or _directory_on(filesystem, source):
         if row_groups is not None:
             raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
                               "row_groups= does not combine with it yet")
@@ -598,6 +600,21 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit)
+
+
+def _directory_on(filesystem, source) -> bool:
+    """Whether `source` names a directory of `filesystem` (read as a lake by
+    the staged scan, its key=value levels columns, as pyarrow reads it). A
+    name ending in ".parquet" is taken for a file: a read of one file asks
+    nothing more of the store than it did."""
+    if filesystem is None or not isinstance(source, (str, os.PathLike)) or os.fspath(source).endswith(".parquet"):
+        return False
+    from . import fs_driver
+
+    try:
+        return fs_driver.backend_of(filesystem).kind_of(os.fspath(source))[0] == "directory"
+    except (OSError, ValueError):
+        return False  # the file's own open says what is wrong
 
 
 def _concat(tables):

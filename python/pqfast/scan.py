@@ -426,7 +426,8 @@ _LISTINGS: dict = {}
 _LISTINGS_MAX = 64
 
 
-def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None, row_groups=None):
+def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None, row_groups=None, *,
+                 listed=None, keep_listing=True, on_listing=None, file_rows=None):
     """read_table(filters=) on s3:// URLs or on a filesystem object, a staged
     scan over ``io`` (``_scan_io``: obstore, or a pyarrow / fsspec
     filesystem). After the listing, each file goes its own way, many in
@@ -448,7 +449,15 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     is listed again while the files of its last listing whose tails are kept
     go on (Bloom blocks...): the listing then decides, each file's work kept
     only when the object is listed unchanged, and files new or changed are
-    started then. Stores whose listing gives no versions keep nothing."""
+    started then. Stores whose listing gives no versions keep nothing.
+
+    ``listed``: the source's listing, made by the caller (``io.listing()``,
+    partitions decided from it): nothing is listed and these files are read,
+    none started from a listing kept. ``keep_listing=False``: the listing
+    read is not kept for the next scan (it is part of a partitioned lake's).
+    ``on_listing(items)``: called with the listing once made; what it
+    raises ends the scan. ``file_rows`` (a list) gets the rows returned from
+    each file, in listing order. The caller closes ``io``."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -466,7 +475,9 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms and row_groups is None else None
     use_page_index = use_page_index and dnf_atoms is not None
     n_threads = max(1, int(threads)) if threads else 2
-    hint_key = (endpoint, io.pattern) if io.pattern is not None else None
+    hint_key = (endpoint, io.pattern) if io.pattern is not None and keep_listing else None
+    if listed is not None:
+        io.given = listed
     # The store may wrap it (a sidecar index beside s3:// objects: those it covers read with their tails).
     f = io.fetcher(_Fetcher(io))
     listing_ms = [0.0]
@@ -499,8 +510,10 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
             data = bytes(data)
             _tails.put((endpoint, url), size, version, data)
             return size, data
-        except (FormatError, MemoryError):
-            raise
+        except (FormatError, MemoryError) as e:
+            if url in str(e):
+                raise
+            raise type(e)(f"{url}: {e}") from None  # (a footer that does not parse: which object)
         except Exception as e:  # noqa: BLE001 - worded with the file
             raise worded(url, e) from None
 
@@ -673,7 +686,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
         with ThreadPoolExecutor(n_threads) as pool:
             try:
                 with _tails.lock:
-                    hint = _LISTINGS.get(hint_key) if hint_key is not None else None
+                    hint = _LISTINGS.get(hint_key) if hint_key is not None and listed is None else None
                 if hint and not all(_tails.get((endpoint, u), sz, v) is not None for u, _, sz, v in hint):
                     hint = None
                 first = loop.create_future()
@@ -686,6 +699,8 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                 items = await listing
                 if not items:
                     raise FormatError(f"invalid argument: no objects match {io.source!r}")
+                if on_listing is not None:
+                    on_listing(items)
                 dropped = []  # the work on objects changed or gone: its outcome does not count
                 if hint and items[0] != hint[0]:
                     # Another first file types the scan: start over from the listing.
@@ -705,9 +720,9 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                         had = None
                     if had is None:
                         tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is items[0])))
-                listed = {it[0] for it in items}
+                now_listed = {it[0] for it in items}
                 for u, (_, t) in list(tasks.items()):
-                    if u not in listed:  # gone since
+                    if u not in now_listed:  # gone since
                         t.cancel()
                         dropped.append(t)
                         del tasks[u]
@@ -727,10 +742,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                     _LISTINGS.pop(next(iter(_LISTINGS)))
                 _LISTINGS[hint_key] = [it for it in final if it[3] is not None and it[3][0]]
 
-    try:
-        io.run(main)
-    finally:
-        io.close()
+    io.run(main)
     pieces = []
     st = dict(shared["engine"].run([], [], [])[1])  # every key, zero
     pruned_files = 0
@@ -758,14 +770,20 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                                      memory_limit, filters)
     table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks,
                       lambda i: io.parquet_file(final[i][1], final[i][2]))
+    rows_of: dict = {}  # file position -> rows returned
+    for piece in pieces:
+        rows_of[piece[0]] = rows_of.get(piece[0], 0) + piece[2]
     if evolved:
-        table = _with_evolved_files(table, pieces, evolved, final, io, filters, row_groups)
+        table = _with_evolved_files(table, rows_of, evolved, final, io, filters, row_groups)
+    if file_rows is not None:
+        file_rows.extend(rows_of.get(pos, 0) for pos in range(len(final)))
     if stats:
         st["files"] = len(final)
         st["files_pruned_remotely"] = pruned_files
-        listed = io.list_requests if io.list_requests is not None else 1 + len(final) // 1000
-        # (Explicit URLs are not listed: no listing round.)
-        rounds = [{"what": "listing", "requests": listed, "bytes": 0, "ms": round(listing_ms[0], 1)}] if listed else []
+        n_lists = io.list_requests if io.list_requests is not None else 1 + len(final) // 1000
+        # (Explicit URLs are not listed, nor a listing given: no listing round.)
+        rounds = [{"what": "listing", "requests": n_lists, "bytes": 0, "ms": round(listing_ms[0], 1)}] \
+            if n_lists and listed is None else []
         rounds += f.detail()
         # Sequential request rounds: the listing, then the steps of a file's
         # chain (with kept tails and a known listing, the listing runs
@@ -785,18 +803,16 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
 _EVOLVED = object()  # a staged file's result: unlike the first file, read by _evolved_file
 
 
-def _with_evolved_files(table, pieces, evolved, final, io, filters, row_groups):
+def _with_evolved_files(table, rows_of, evolved, final, io, filters, row_groups):
     """The staged scan's table with the files unlike the first (positions
-    `evolved` in `final`) read as pyarrow.dataset reads them, in file order."""
+    `evolved` in `final`) read as pyarrow.dataset reads them, in file order.
+    `rows_of` ({position: rows} of the engine's files) gets theirs too."""
     import pyarrow as pa
 
     def opener(pos):
         return lambda: io.parquet_file(final[pos][1], final[pos][2])
 
     lake = _lake_schema(opener(0), table.schema, filters)
-    rows_of: dict = {}
-    for piece in pieces:
-        rows_of[piece[0]] = rows_of.get(piece[0], 0) + piece[2]
     parts, at = [], 0
     for pos in range(len(final)):
         if pos in evolved:
@@ -805,6 +821,7 @@ def _with_evolved_files(table, pieces, evolved, final, io, filters, row_groups):
             if rgs == []:
                 continue
             parts.append(_evolved_file(url, table.schema, lake, filters, rgs, opener(pos)))
+            rows_of[pos] = parts[-1].num_rows
         elif rows_of.get(pos):
             parts.append(table.slice(at, rows_of[pos]))
             at += rows_of[pos]
@@ -921,9 +938,17 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None):
 
 
 def _add_stats(total: dict, st) -> None:
-    """Adds one engine call's stats into `total` (numbers summed, others the last seen)."""
+    """Adds one scan's stats into `total`: numbers summed, flags or-ed,
+    lists (a staged scan's rounds) joined, others the last seen."""
     for k, v in dict(st).items():
-        total[k] = total.get(k, 0) + v if isinstance(v, (int, float)) else v
+        if isinstance(v, bool):
+            total[k] = bool(total.get(k)) or v
+        elif isinstance(v, (int, float)):
+            total[k] = total.get(k, 0) + v
+        elif isinstance(v, list):
+            total[k] = total.get(k, []) + v
+        else:
+            total[k] = v
 
 
 def _as_schema(t, schema, path):
@@ -1051,8 +1076,10 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     filtered by ``filters`` when given, else whole (``read_pruned``); a file
     of ``source`` without any is read for nothing but, first, the schema.
     ``partitioning="hive"``: a directory's ``key=value`` levels are columns
-    (:mod:`pqfast._partitions`). ``_file_rows`` (a list) gets the rows
-    returned from each file of the source, in order (local sources)."""
+    (:mod:`pqfast._partitions`; local directories, ``s3://`` prefixes ending
+    in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
+    rows returned from each file of the source, in order (not for a
+    partitioned directory)."""
     from .filters import normalize
     from .parquet import _remote_urls
 
@@ -1066,8 +1093,12 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
             else:
                 io = ObjectStoreIO(source, storage_options)
             # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
-            return _scan_staged(io, columns, filters, threads, stats,
-                                (use_statistics, False, use_dictionary, use_page_index), memory_limit, row_groups)
+            flags = (use_statistics, False, use_dictionary, use_page_index)
+            try:
+                return _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, _file_rows,
+                                           (threads, flags, memory_limit))
+            finally:
+                io.close()
 
         if filesystem is not None:
             return staged()
@@ -1080,15 +1111,14 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     paths = _local_paths(source)
     if not paths:
         raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source) if isinstance(source, (str, os.PathLike)) else source!r}")
-    if partitioning is not None:
-        parts = _local_partitions(source, paths, partitioning)
-        if parts is not None:
-            if row_groups is not None:
-                raise FormatError("invalid argument: row_groups= does not combine with a partitioned directory; "
-                                  "pass partitioning=None or a list of files")
-            kw = dict(threads=threads, use_threads=use_threads, use_statistics=use_statistics, use_bloom=use_bloom,
-                      use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit)
-            return _scan_partitioned(paths, parts, columns, filters, stats, t0, kw)
+    parts = _local_partitions(source, paths, partitioning)
+    if parts is not None:
+        if row_groups is not None:
+            raise FormatError("invalid argument: row_groups= does not combine with a partitioned directory; "
+                              "pass partitioning=None or a list of files")
+        kw = dict(threads=threads, use_threads=use_threads, use_statistics=use_statistics, use_bloom=use_bloom,
+                  use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit)
+        return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw)
     meta, plans, descs = _first_file_plans(paths[0], columns)
     dnf = None
     if filters is not None:
@@ -1146,11 +1176,17 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     return table
 
 
+def _checked_partitioning(partitioning):
+    if partitioning not in ("hive", None):
+        raise FormatError(f"invalid argument: partitioning must be 'hive' or None, not {partitioning!r}")
+    return partitioning
+
+
 def _local_partitions(source, paths, partitioning):
     """The hive partitions of a local directory source, or None (not a
     directory, or no ``key=value`` level under it)."""
-    if partitioning != "hive":
-        raise FormatError(f"invalid argument: partitioning must be 'hive' or None, not {partitioning!r}")
+    if _checked_partitioning(partitioning) is None:
+        return None
     if not isinstance(source, (str, os.PathLike)) or not os.path.isdir(os.fspath(source)):
         return None
     from ._partitions import discover
@@ -1163,48 +1199,219 @@ def _local_partitions(source, paths, partitioning):
     return parts
 
 
-def _scan_partitioned(paths, parts, columns, filters, stats, t0, kw):
-    """scan_table over a partitioned directory: the filter's atoms on keys
-    decided per directory (files no branch can match are not read), runs of
-    files left with the same filter read by one engine call each, the key
-    columns appended from each file's rows."""
-    import pyarrow as pa
+def _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw):
+    """scan_table over a partitioned local directory (see _scan_partitioned)."""
 
+    def scan(files, cols, filt, file_rows=None, schema_only=False):
+        chosen = [paths[i] for i in files]
+        return scan_table(chosen, cols, filt, stats=True, partitioning=None, _file_rows=file_rows,
+                          row_groups={} if schema_only else None, **kw)
+
+    return _scan_partitioned(len(paths), parts, columns, filters, stats, t0, scan)
+
+
+def _per_file_filters(parts, filters, n_files: int) -> list:
+    """Per file, the filter left for its own columns: False (no row can
+    match: not read), None (no filter), or a Dnf; atoms on keys decided by
+    the file's directories (Partitions.fold)."""
     from .filters import Dnf, normalize
 
-    cols, keys = parts.split(columns)
     if filters is None:
-        per_file = [None] * len(paths)
-    else:
-        dnf = normalize(filters)
-        if any(a.column in parts.types for conj in dnf for a in conj):
-            per_file = [False if f is None else (None if f is True else Dnf(f)) for f in parts.fold(dnf)]
+        return [None] * n_files
+    dnf = normalize(filters)
+    if not any(a.column in parts.types for conj in dnf for a in conj):
+        return [filters] * n_files
+    return [False if f is None else (None if f is True else Dnf(f)) for f in parts.fold(dnf)]
+
+
+def _filter_groups(per_file: list) -> list:
+    """[(filter, [file index])]: the files to read, grouped by the filter
+    left for them (groups in order of their first file)."""
+    groups: list = []
+    for i, f in enumerate(per_file):
+        if f is False:
+            continue
+        for g in groups:
+            if g[0] is f or (type(g[0]) is type(f) and g[0] == f):
+                g[1].append(i)
+                break
         else:
-            per_file = [filters] * len(paths)
-    tables, st_all = [], {}
-    i = 0
-    while i < len(paths):
-        j = i + 1
-        while j < len(paths) and (per_file[j] is per_file[i] or (type(per_file[j]) is type(per_file[i])
-                                                                 and per_file[j] == per_file[i])):
-            j += 1
-        if per_file[i] is not False:
-            rows: list = []
-            t, st = scan_table(paths[i:j], cols, per_file[i], stats=True, partitioning=None, _file_rows=rows, **kw)
-            t = parts.with_columns(t, keys, range(i, j), rows)
-            if tables and t.schema != tables[0].schema:
-                t = _as_schema(t, tables[0].schema, paths[i])
-            tables.append(t)
-            _add_stats(st_all, st)
-        i = j
-    if not tables:  # nothing can match: the lake's schema from the first file, no row
-        t = scan_table(paths[:1], cols, row_groups={}, partitioning=None, **kw)
-        tables.append(parts.with_columns(t, keys, [0], [0]))
+            groups.append((f, [i]))
+    return groups
+
+
+def _in_file_order(slices: dict):
+    """One table of {file index: (table, offset, rows)}, files in order; a
+    table's consecutive files are sliced from it once."""
     from .reader import _concat
 
-    table = _concat(tables)
+    runs: list = []
+    for f in sorted(slices):
+        t, at, n = slices[f]
+        if runs and runs[-1][0] is t and runs[-1][1] + runs[-1][2] == at:
+            runs[-1][2] += n
+        else:
+            runs.append([t, at, n])
+    return _concat([t.slice(at, n) for t, at, n in runs])
+
+
+def _scan_partitioned(n_files, parts, columns, filters, stats, t0, scan):
+    """scan_table over a partitioned directory of `n_files` files: the
+    filter's atoms on keys decided per directory (files no branch can match
+    are not read: on object storage not fetched), the files left read by one
+    scan per filter left for them (most filters leave one: the same for all),
+    the key columns appended from each file's rows, files in path order.
+
+    scan(files, columns, filters, file_rows=None, schema_only=False) ->
+    (table, stats) reads files (indices), `file_rows` getting each one's
+    rows; `schema_only`: no row, the first file's schema."""
+    cols, keys = parts.split(columns)
+    slices: dict = {}
+    schema, st_all = None, {}
+    for filt, files in _filter_groups(_per_file_filters(parts, filters, n_files)):
+        rows: list = []
+        t, st = scan(files, cols, filt, file_rows=rows)
+        t = parts.with_columns(t, keys, files, rows)
+        if schema is None:
+            schema = t.schema
+        elif t.schema != schema:  # (files unlike the lake's first: its types)
+            t = _as_schema(t, schema, f"file {files[0]} of the lake")
+        at = 0
+        for f, n in zip(files, rows):
+            slices[f] = (t, at, n)
+            at += n
+        _add_stats(st_all, st)
+    if slices:
+        table = _in_file_order(slices)
+    else:  # nothing can match: the lake's schema from the first file, no row
+        t, st = scan([0], cols, None, schema_only=True)
+        table = parts.with_columns(t, keys, [0], [0])
+        _add_stats(st_all, st)
     if columns is not None:
         table = table.select(list(columns))
-    st_all["files"] = len(paths)
+    st_all["files"] = n_files
     st_all["seconds"] = time.perf_counter() - t0
     return (table, st_all) if stats else table
+
+
+class _NowPartitioned(Exception):
+    """A prefix listed without key=value levels before has some now."""
+
+
+def _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, file_rows, args):
+    """_scan_staged over io's source (args: threads, flags, memory_limit);
+    with partitioning="hive" the key=value levels under a directory or
+    prefix are columns, as for a local directory (_scan_partitioned), files
+    chosen by the listing alone.
+
+    A partitioned lake is listed, then scanned: first its first file's
+    footer (it says whether a key is also a column of the files), then the
+    files left, one staged scan per filter left for them. A prefix whose
+    last listing had no key=value level is scanned at once, the scan
+    starting on the files of that listing while it is listed again (see
+    _scan_staged), and given up if the new listing has keys after all."""
+    from ._partitions import has_keys
+
+    t0 = time.perf_counter()
+    root = io.directory if _checked_partitioning(partitioning) is not None else None
+
+    def run(cols, filt, rgs, want_stats, **kw):
+        return _scan_staged(io, cols, filt, args[0], want_stats, args[1], args[2], rgs, **kw)
+
+    if root is None:
+        return run(columns, filters, row_groups, stats, file_rows=file_rows)
+    hint_key = (io.cache_key, io.pattern) if io.pattern is not None else None
+    with _tails.lock:
+        hint = _LISTINGS.get(hint_key) if hint_key is not None else None
+    if hint and not has_keys(root, [u for u, *_ in hint]):
+
+        def no_keys(items):
+            if has_keys(root, [u for u, *_ in items]):
+                raise _NowPartitioned()
+
+        try:
+            return run(columns, filters, row_groups, stats, file_rows=file_rows, on_listing=no_keys)
+        except _NowPartitioned:  # listed again below; the listing kept, without keys, is no guide now
+            with _tails.lock:
+                _LISTINGS.pop(hint_key, None)
+    items = io.listing()
+    ms = (time.perf_counter() - t0) * 1e3
+    st_all: dict = {}
+    parts = _listed_partitions(io, root, items, args, st_all)
+    if parts is None:
+        got = run(columns, filters, row_groups, stats, file_rows=file_rows, listed=items)
+        if stats:
+            _add_stats(st_all, got[1])
+            st_all["files"] = len(items)
+            return got[0], _with_listing(st_all, io, ms, t0)
+        return got
+    if row_groups is not None:
+        raise FormatError("invalid argument: row_groups= does not combine with a partitioned directory; "
+                          "pass partitioning=None or a list of files")
+
+    def scan(files, cols, filt, file_rows=None, schema_only=False):
+        return run(cols, filt, {} if schema_only else None, True, file_rows=file_rows,
+                   listed=[items[i] for i in files], keep_listing=False)
+
+    table, st = _scan_partitioned(len(items), parts, columns, filters, True, t0, scan)
+    if not stats:
+        return table
+    _add_stats(st_all, st)
+    st_all["files"] = len(items)
+    return table, _with_listing(st_all, io, ms, t0)
+
+
+def _listed_partitions(io, root, items, args, st_all=None):
+    """The partitions of a listing of io's directory `root`, or None. When
+    there are keys, the first file's footer is read (a staged scan of no
+    row: its tail is kept for the scans that follow) for the keys the files
+    hold as columns too, which are not partition columns (polars writes
+    both)."""
+    from ._partitions import discover
+
+    parts = discover(root, [it[0] for it in items]) if items else None
+    if parts is not None:
+        first, st = _scan_staged(io, None, None, args[0], True, args[1], args[2], {}, listed=items[:1],
+                                 keep_listing=False)
+        parts = parts.without(set(first.column_names))
+        if st_all is not None:
+            _add_stats(st_all, st)
+    return parts
+
+
+def partitioned_lake(source, storage_options=None):
+    """(files, Partitions) of a hive-partitioned local directory or s3://
+    prefix (files as scan_table names them, in its order), or None when
+    `source` is neither or has no key=value level (pqfast.dask's plan)."""
+    from .parquet import _remote_urls, expand_paths
+
+    if _remote_urls(source):
+        from ._scan_io import ObjectStoreIO
+
+        io = ObjectStoreIO(source, storage_options)
+        try:
+            if io.directory is None:
+                return None
+            items = io.listing()
+            parts = _listed_partitions(io, io.directory, items, (None, (True, False, True, True), None))
+            return ([it[0] for it in items], parts) if parts is not None else None
+        finally:
+            io.close()
+    if not isinstance(source, (str, os.PathLike)) or not os.path.isdir(os.fspath(source)):
+        return None
+    paths = expand_paths(source)
+    parts = _local_partitions(source, paths, "hive") if paths else None
+    return (paths, parts) if parts is not None else None
+
+
+def _with_listing(st: dict, io, ms: float, t0) -> dict:
+    """A staged scan's stats, of scans given their listing: with it (the
+    listing round first) and the whole time."""
+    n = io.list_requests if io.list_requests is not None else 1 + st.get("files", 0) // 1000
+    if n:
+        st["round_detail"] = [{"what": "listing", "requests": n, "bytes": 0, "ms": round(ms, 1)}] + \
+            st.get("round_detail", [])
+        st["rounds"] = st.get("rounds", 0) + 1
+        st["requests"] = st.get("requests", 0) + n
+    st["seconds"] = time.perf_counter() - t0
+    return st

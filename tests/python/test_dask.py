@@ -93,3 +93,42 @@ def test_dask_read_pruned_equals_read_pruned_on_every_source(pa_lake, client, op
             got = pqfast.dask.read_pruned(src, "id", vals, client=client, filter_rows=filter_rows, **kw)
             got = got.compute().reset_index(drop=True)
             assert got.to_dict("list") == want.to_dict("list"), (src, filter_rows)
+
+
+def test_dask_read_pruned_on_a_partitioned_lake(client, s3, opts, tmp_path):  # noqa: F811
+    """A hive-partitioned directory and the same lake under an s3:// prefix:
+    the key columns as read_table gives them (categoricals of every value
+    of the key), for a key as the pruned column (files chosen by their
+    directories) and for a column of the files; the rows pyarrow reads."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    import pqfast.dask
+    from test_partitions import _table
+    from test_partitions_remote import _upload
+
+    root = str(tmp_path / "lake")
+    t = _table()
+    pq.write_to_dataset(t, root, partition_cols=["n", "region"])
+    _upload(s3.store(), root, "dask-hive")
+    ids = [int(x) for x in t.column("id").to_pylist()[5:9]] + [10 ** 9]
+    full = pq.read_table(root)
+    # Every value of a key, in pyarrow's order (its to_pandas refuses the null partitions' dictionaries).
+    values = {k: next(c.dictionary.to_pylist() for c in full.column(k).chunks if c.dictionary.null_count == 0)
+              for k in ("n", "region")}
+
+    def plain(df):
+        df = df.reset_index(drop=True)
+        return df.astype(object).where(df.notna(), None).to_dict("list")
+
+    for column, vals, columns in (("n", [1, 3], None), ("id", ids, ["v", "region", "n"]),
+                                  ("region", ["eu", "us"], ["id", "region"]), ("n", [99], ["id", "n"])):
+        want = pq.read_table(root, columns=columns, filters=[(column, "in", vals)])
+        for src, kw in ((root, {}), ("s3://lake/dask-hive/", {"storage_options": opts})):
+            got = pqfast.dask.read_pruned(src, column, vals, client=client, columns=columns, **kw).compute()
+            assert list(got.columns) == want.column_names, (src, column)
+            assert plain(got) == want.to_pydict(), (src, column)
+            for k in values:
+                if k in got.columns:
+                    assert isinstance(got[k].dtype, pd.CategoricalDtype), (src, k)
+                    assert list(got[k].cat.categories) == values[k], (src, k)
