@@ -780,11 +780,8 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     if stats:
         st["files"] = len(final)
         st["files_pruned_remotely"] = pruned_files
-        n_lists = io.list_requests if io.list_requests is not None else 1 + len(final) // 1000
         # (Explicit URLs are not listed, nor a listing given: no listing round.)
-        rounds = [{"what": "listing", "requests": n_lists, "bytes": 0, "ms": round(listing_ms[0], 1)}] \
-            if n_lists and listed is None else []
-        rounds += f.detail()
+        rounds = (_listing_round(io, len(final), listing_ms[0]) if listed is None else []) + f.detail()
         # Sequential request rounds: the listing, then the steps of a file's
         # chain (with kept tails and a known listing, the listing runs
         # alongside the Bloom blocks: one round fewer on the critical path).
@@ -1407,11 +1404,17 @@ def partitioned_lake(source, storage_options=None):
 def _with_listing(st: dict, io, ms: float, t0) -> dict:
     """A staged scan's stats, of scans given their listing: with it (the
     listing round first) and the whole time."""
-    n = io.list_requests if io.list_requests is not None else 1 + st.get("files", 0) // 1000
-    if n:
-        st["round_detail"] = [{"what": "listing", "requests": n, "bytes": 0, "ms": round(ms, 1)}] + \
-            st.get("round_detail", [])
+    for r in _listing_round(io, st.get("files", 0), ms):
+        st["round_detail"] = [r] + st.get("round_detail", [])
         st["rounds"] = st.get("rounds", 0) + 1
-        st["requests"] = st.get("requests", 0) + n
+        st["requests"] = st.get("requests", 0) + r["requests"]
     st["seconds"] = time.perf_counter() - t0
     return st
+
+
+def _listing_round(io, n_files: int, ms: float) -> list:
+    """The listing's round of a staged scan's stats ([] when nothing was
+    listed: explicit URLs); a store that does not count its listing pages is
+    taken to give 1,000 names a page."""
+    n = io.list_requests if io.list_requests is not None else 1 + n_files // 1000
+    return [{"what": "listing", "requests": n, "bytes": 0, "ms": round(ms, 1)}] if n else []

@@ -52,6 +52,11 @@ using detail::ReadBuffer;
 // A read of bytes a staged reader has not fetched yet (see ErrorCode::kNotFetched).
 bool not_fetched(const Error& e) { return e.code == ErrorCode::kNotFetched; }
 
+// The placeholder of work skipped because other work of the scan failed
+// first (that failure is the one reported).
+Error not_run() { return Error{ErrorCode::kInvalidArgument, "not run"}; }
+bool is_not_run(const Error& e) { return e.code == ErrorCode::kInvalidArgument && e.message == "not run"; }
+
 // Whether a data page of `runs` (whole pages, headers first) is
 // dictionary-encoded; a header that does not parse counts as one (the
 // decoder then says what is wrong, with the dictionary read as before).
@@ -513,7 +518,7 @@ Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
   // Columns in parallel: a lookup's one matching row group is most of its
   // work, and its columns are independent.
   std::vector<Result<ColumnArray>> got;
-  for (size_t j = 0; j < columns_.size(); ++j) got.emplace_back(Error{ErrorCode::kInvalidArgument, "not read"});
+  for (size_t j = 0; j < columns_.size(); ++j) got.emplace_back(not_run());
   std::vector<ScanStats> col_stats(columns_.size());
   scan::parallel_for(columns_.size(), opts_.threads, [&](size_t j) { got[j] = read_column(sel, j, &col_stats[j]); });
   return add_piece(sel, got, col_stats, out, st);
@@ -713,13 +718,14 @@ Result<ColumnArray> FileScan::read_column(const RowSelection& sel, size_t j, Sca
 Status FileScan::add_piece(RowSelection& sel, std::vector<Result<ColumnArray>>& got,
                            const std::vector<ScanStats>& col_stats, ScanResult* out, ScanStats* st) {
   // Errors first; then bytes a staged reader must fetch (every column's
-  // reads were made, so all of them are asked for at once).
-  for (size_t j = 0; j < columns_.size(); ++j) {
-    if (!got[j].ok() && !not_fetched(got[j].error())) return got[j].error();
+  // reads were made, so all of them are asked for at once); then columns
+  // left unread because another failed.
+  auto rank = [](const Error& e) { return is_not_run(e) ? 2 : not_fetched(e) ? 1 : 0; };
+  const Result<ColumnArray>* first = nullptr;
+  for (const auto& r : got) {
+    if (!r.ok() && (!first || rank(r.error()) < rank(first->error()))) first = &r;
   }
-  for (size_t j = 0; j < columns_.size(); ++j) {
-    if (!got[j].ok()) return got[j].error();
-  }
+  if (first) return first->error();
   ScanPiece piece;
   piece.file = index_;
   piece.row_group = sel.rg;
@@ -907,7 +913,7 @@ std::vector<Result<ScanResult>> scan_opened_each(const std::vector<RandomAccessF
                                                  const ScanOptions& options) {
   std::vector<Result<ScanResult>> results;
   results.reserve(files.size());
-  for (size_t i = 0; i < files.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+  for (size_t i = 0; i < files.size(); ++i) results.emplace_back(scan::not_run());
   std::atomic<bool> failed{false};
   const auto budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
   scan::parallel_for(files.size(), std::max(options.threads, 1), [&](size_t i) {
@@ -934,7 +940,7 @@ Result<ScanResult> scan_opened(const std::vector<RandomAccessFile*>& files,
   std::vector<Result<ScanResult>> results = scan_opened_each(files, row_groups, columns, filter, options);
   ScanResult out;
   for (auto& r : results) {
-    if (!r.ok() && r.error().message != "not run" && !scan::not_fetched(r.error())) return r.error();
+    if (!r.ok() && !scan::is_not_run(r.error()) && !scan::not_fetched(r.error())) return r.error();
   }
   for (auto& r : results) {
     if (!r.ok()) return r.error();
@@ -971,7 +977,7 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
                                  const ScanOptions& options) {
   std::vector<Result<ScanResult>> results;
   results.reserve(paths.size());
-  for (size_t i = 0; i < paths.size(); ++i) results.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+  for (size_t i = 0; i < paths.size(); ++i) results.emplace_back(scan::not_run());
   std::atomic<bool> failed{false};
   unsigned hw = std::thread::hardware_concurrency();
   const int threads = options.threads > 0 ? options.threads : static_cast<int>(hw ? hw : 1);
@@ -1033,7 +1039,7 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
     }
     std::vector<Result<ScanResult>> done;
     done.reserve(groups.size());
-    for (size_t t = 0; t < groups.size(); ++t) done.emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+    for (size_t t = 0; t < groups.size(); ++t) done.emplace_back(scan::not_run());
     // 2a. Each row group's filter, giving its selected rows.
     std::vector<RowSelection> selections(groups.size());
     scan::parallel_for(groups.size(), threads, [&](size_t t) {
@@ -1061,7 +1067,7 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
       if (!done[t].ok() || selections[t].selected == 0) continue;
       const scan::FileScan& fs = *opened[groups[t].file].scan;
       for (size_t j = 0; j < fs.num_columns(); ++j) {
-        got[t].emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
+        got[t].emplace_back(scan::not_run());
         tasks.push_back({t, j, fs.column_weight(groups[t].rg, j)});
       }
       col_stats[t].resize(fs.num_columns());
@@ -1081,17 +1087,11 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
     for (size_t t = 0; t < groups.size(); ++t) {
       if (!done[t].ok() || selections[t].selected == 0) continue;
       if (got[t].size() != opened[groups[t].file].scan->num_columns()) {  // another row group failed first
-        done[t] = Error{ErrorCode::kInvalidArgument, "not run"};
+        done[t] = scan::not_run();
         continue;
       }
-      // A column that failed, before the columns left unread because it did.
-      auto failure = std::find_if(got[t].begin(), got[t].end(), [](const Result<ColumnArray>& r) {
-        return !r.ok() && r.error().message != "not run";
-      });
-      Status s = failure != got[t].end()
-                     ? Status(failure->error())
-                     : opened[groups[t].file].scan->add_piece(selections[t], got[t], col_stats[t], &*done[t],
-                                                              &done[t]->stats);
+      Status s = opened[groups[t].file].scan->add_piece(selections[t], got[t], col_stats[t], &*done[t],
+                                                        &done[t]->stats);
       if (!s.ok()) done[t] = s.error();
       selections[t] = RowSelection{};  // its bitmaps' charge goes now
     }
@@ -1106,7 +1106,7 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
       for (; t < groups.size() && groups[t].file == k; ++t) {
         if (!error.ok()) continue;
         if (!done[t].ok()) {
-          if (done[t].error().message != "not run") error = done[t].error();
+          if (!scan::is_not_run(done[t].error())) error = done[t].error();
           continue;
         }
         group_stats.add(done[t]->stats);
@@ -1123,7 +1123,7 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
   ScanResult out;
   for (size_t i = 0; i < paths.size(); ++i) {
     if (!results[i].ok()) {
-      if (results[i].error().message == "not run") continue;
+      if (scan::is_not_run(results[i].error())) continue;
       return results[i].error();
     }
   }
