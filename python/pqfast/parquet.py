@@ -986,18 +986,28 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
 
     ``filter_rows=False``: the row groups :func:`prune` keeps (maybe /
     no_filter) are read whole, each through the same engine, rows unfiltered.
+    On a hive-partitioned directory the key columns come too, as with
+    ``filter_rows=True``; a key as ``column`` picks whole files by their
+    directories, so both give the same rows.
     """
     from .reader import read_table
-    from .scan import scan_table
+    from .scan import partitioned_lake, scan_table
 
     cols = list(columns) if columns is not None else None
-    if filter_rows:
+    lake = None if filter_rows else partitioned_lake(paths_or_glob, storage_options, filesystem)
+    if filter_rows or (lake is not None and column in lake[1].types):
         vals = _as_list_or_array(values)
         vals = vals.tolist() if isinstance(vals, np.ndarray) else list(vals)
         return read_table(paths_or_glob, columns=cols, filters=[(column, "in", vals)], filesystem=filesystem,
                           storage_options=storage_options, threads=threads)
-    table = prune(paths_or_glob, column, values, filesystem, threads=threads, storage_options=storage_options)
+    # A partitioned lake's files are pruned as listed (no second listing) and read
+    # through the directory, which gives their key columns.
+    table = prune(lake[0] if lake is not None else paths_or_glob, column, values, filesystem, threads=threads,
+                  storage_options=storage_options)
     kept = kept_row_groups(table)
+    if lake is not None:
+        return scan_table(paths_or_glob, cols, threads=threads, filesystem=filesystem,
+                          storage_options=storage_options, row_groups=kept)
     # With no row group kept, the source still types the empty table (its first file's footer alone is read).
     return scan_table(list(kept) if kept else paths_or_glob, cols, threads=threads, filesystem=filesystem,
                       storage_options=storage_options, row_groups=kept)

@@ -1075,8 +1075,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     ``partitioning="hive"``: a directory's ``key=value`` levels are columns
     (:mod:`pqfast._partitions`; local directories, ``s3://`` prefixes ending
     in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
-    rows returned from each file of the source, in order (not for a
-    partitioned directory)."""
+    rows returned from each file of the source, in order."""
     from .filters import normalize
     from .parquet import _remote_urls
 
@@ -1110,12 +1109,9 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
         raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source) if isinstance(source, (str, os.PathLike)) else source!r}")
     parts = _local_partitions(source, paths, partitioning)
     if parts is not None:
-        if row_groups is not None:
-            raise FormatError("invalid argument: row_groups= does not combine with a partitioned directory; "
-                              "pass partitioning=None or a list of files")
         kw = dict(threads=threads, use_threads=use_threads, use_statistics=use_statistics, use_bloom=use_bloom,
                   use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit)
-        return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw)
+        return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups, _file_rows)
     meta, plans, descs = _first_file_plans(paths[0], columns)
     dnf = None
     if filters is not None:
@@ -1196,15 +1192,20 @@ def _local_partitions(source, paths, partitioning):
     return parts
 
 
-def _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw):
+def _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups=None, file_rows=None):
     """scan_table over a partitioned local directory (see _scan_partitioned)."""
 
     def scan(files, cols, filt, file_rows=None, schema_only=False):
         chosen = [paths[i] for i in files]
         return scan_table(chosen, cols, filt, stats=True, partitioning=None, _file_rows=file_rows,
-                          row_groups={} if schema_only else None, **kw)
+                          row_groups={} if schema_only else _chosen_groups(row_groups, chosen), **kw)
 
-    return _scan_partitioned(len(paths), parts, columns, filters, stats, t0, scan)
+    return _scan_partitioned(paths, parts, columns, filters, stats, t0, scan, row_groups, file_rows)
+
+
+def _chosen_groups(row_groups, chosen) -> dict | None:
+    """The row_groups= entries of the files `chosen` (None: every row group)."""
+    return None if row_groups is None else {p: row_groups[p] for p in chosen if p in row_groups}
 
 
 def _per_file_filters(parts, filters, n_files: int) -> list:
@@ -1252,20 +1253,27 @@ def _in_file_order(slices: dict):
     return _concat([t.slice(at, n) for t, at, n in runs])
 
 
-def _scan_partitioned(n_files, parts, columns, filters, stats, t0, scan):
-    """scan_table over a partitioned directory of `n_files` files: the
-    filter's atoms on keys decided per directory (files no branch can match
-    are not read: on object storage not fetched), the files left read by one
-    scan per filter left for them (most filters leave one: the same for all),
-    the key columns appended from each file's rows, files in path order.
+def _scan_partitioned(names, parts, columns, filters, stats, t0, scan, row_groups=None, file_rows=None):
+    """scan_table over a partitioned directory of files `names` (as the
+    source names them): the filter's atoms on keys decided per directory
+    (files no branch can match are not read: on object storage not
+    fetched), the files left read by one scan per filter left for them
+    (most filters leave one: the same for all), the key columns appended
+    from each file's rows, files in path order. `row_groups` ({name: [row
+    group]}, read_pruned's): only those row groups, files without any not
+    read. `file_rows` (a list) gets the rows given from each file.
 
     scan(files, columns, filters, file_rows=None, schema_only=False) ->
     (table, stats) reads files (indices), `file_rows` getting each one's
     rows; `schema_only`: no row, the first file's schema."""
+    n_files = len(names)
     cols, keys = parts.split(columns)
     slices: dict = {}
     schema, st_all = None, {}
-    for filt, files in _filter_groups(_per_file_filters(parts, filters, n_files)):
+    per_file = _per_file_filters(parts, filters, n_files)
+    if row_groups is not None:
+        per_file = [f if row_groups.get(name) else False for f, name in zip(per_file, names)]
+    for filt, files in _filter_groups(per_file):
         rows: list = []
         t, st = scan(files, cols, filt, file_rows=rows)
         t = parts.with_columns(t, keys, files, rows)
@@ -1286,6 +1294,8 @@ def _scan_partitioned(n_files, parts, columns, filters, stats, t0, scan):
         _add_stats(st_all, st)
     if columns is not None:
         table = table.select(list(columns))
+    if file_rows is not None:
+        file_rows.extend(slices[i][2] if i in slices else 0 for i in range(n_files))
     st_all["files"] = n_files
     st_all["seconds"] = time.perf_counter() - t0
     return (table, st_all) if stats else table
@@ -1342,15 +1352,13 @@ def _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, f
             st_all["files"] = len(items)
             return got[0], _with_listing(st_all, io, ms, t0)
         return got
-    if row_groups is not None:
-        raise FormatError("invalid argument: row_groups= does not combine with a partitioned directory; "
-                          "pass partitioning=None or a list of files")
+    names = [it[0] for it in items]
 
     def scan(files, cols, filt, file_rows=None, schema_only=False):
-        return run(cols, filt, {} if schema_only else None, True, file_rows=file_rows,
-                   listed=[items[i] for i in files], keep_listing=False)
+        rgs = {} if schema_only else _chosen_groups(row_groups, [names[i] for i in files])
+        return run(cols, filt, rgs, True, file_rows=file_rows, listed=[items[i] for i in files], keep_listing=False)
 
-    table, st = _scan_partitioned(len(items), parts, columns, filters, True, t0, scan)
+    table, st = _scan_partitioned(names, parts, columns, filters, True, t0, scan, row_groups, file_rows)
     if not stats:
         return table
     _add_stats(st_all, st)
@@ -1376,16 +1384,19 @@ def _listed_partitions(io, root, items, args, st_all=None):
     return parts
 
 
-def partitioned_lake(source, storage_options=None):
-    """(files, Partitions) of a hive-partitioned local directory or s3://
-    prefix (files as scan_table names them, in its order), or None when
-    `source` is neither or has no key=value level (pqfast.dask's plan)."""
+def partitioned_lake(source, storage_options=None, filesystem=None):
+    """(files, Partitions) of a hive-partitioned local directory, s3://
+    prefix or directory on `filesystem` (files as scan_table names them, in
+    its order), or None when `source` is none of them or has no key=value
+    level (pqfast.dask's plan, read_pruned's)."""
     from .parquet import _remote_urls, expand_paths
 
-    if _remote_urls(source):
-        from ._scan_io import ObjectStoreIO
+    if filesystem is not None or _remote_urls(source):
+        from ._scan_io import FilesystemIO, ObjectStoreIO
 
-        io = ObjectStoreIO(source, storage_options)
+        if filesystem is not None:
+            _refuse_file_objects(source)
+        io = FilesystemIO(source, filesystem) if filesystem is not None else ObjectStoreIO(source, storage_options)
         try:
             if io.directory is None:
                 return None

@@ -16,6 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
+from pqfast.parquet import expand_paths, kept_row_groups
 
 N = 3000
 
@@ -187,3 +188,28 @@ def test_cli_lookup_on_a_key_and_a_column(tmp_path, capsys):
     assert rows == pq.read_table(str(root), filters=[("id", "=", v)]).to_pylist()
     assert cli.main(["lookup", str(root), "n", "x"]) == 1
     assert "integers expected" in capsys.readouterr().err
+
+
+def test_read_pruned_whole_row_groups_keep_the_keys(tmp_path):
+    """read_pruned(filter_rows=False) on a partitioned directory: the kept
+    row groups whole, with the key columns (as filter_rows=True gives them);
+    a key as the column picks whole files, the rows filter_rows=True gives."""
+    import pyarrow.compute as pc
+
+    root = str(tmp_path / "lake")
+    pq.write_to_dataset(_table(), root, partition_cols=["n", "region"], row_group_size=100)
+    ids = [17, 2500, N + 5]
+    want = pqfast.read_pruned(root, "id", ids)
+    got = pqfast.read_pruned(root, "id", ids, filter_rows=False)
+    assert got.schema == want.schema
+    pruned = pqfast.prune(expand_paths(root), "id", ids)
+    kept = kept_row_groups(pruned)
+    assert got.num_rows == sum(pq.ParquetFile(p).metadata.row_group(g).num_rows
+                               for p, gs in kept.items() for g in gs) > want.num_rows
+    assert got.filter(pc.is_in(got["id"], pa.array(ids))).equals(want)
+    for key, vals in [("n", [1, 3]), ("region", ["ap/x y"])]:
+        a = pqfast.read_pruned(root, key, vals, filter_rows=False, columns=["id", key])
+        assert a.equals(pqfast.read_pruned(root, key, vals, columns=["id", key]))
+        assert a.equals(pq.read_table(root, columns=["id", key], filters=[(key, "in", vals)]))
+    none = pqfast.read_pruned(root, "id", [N + 5], filter_rows=False)
+    assert none.num_rows == 0 and none.schema == want.schema

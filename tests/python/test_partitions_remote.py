@@ -151,8 +151,28 @@ def test_partitioning_none_and_a_prefix_listed_before(lakes, s3, opts, pa_s3):  
     _same(pqfast.read_table(url, storage_options=opts, filters=[("n", "=", 3)]), want)
     with pytest.raises(pqfast.FormatError, match="partitioning"):
         pqfast.read_table(url, storage_options=opts, partitioning="directory")
-    with pytest.raises(pqfast.FormatError, match="row_groups"):
-        pqfast.scan.scan_table(url, storage_options=opts, row_groups={})
+    empty = pqfast.scan.scan_table(url, storage_options=opts, row_groups={})  # no row group chosen
+    assert empty.num_rows == 0 and empty.schema == want.schema
+
+
+def test_read_pruned_whole_row_groups_keep_the_keys(lakes, s3, opts, pa_s3, tmp_path):  # noqa: F811
+    """read_pruned(filter_rows=False) on an s3:// prefix and on directories
+    through filesystem=: the same table as on the local directory (kept row
+    groups whole, key columns); a key as the column: filter_rows=True's rows."""
+    import pyarrow.fs as pafs
+
+    local, prefix = lakes["pa"]
+    ids = [17, 2500]
+    want = pqfast.read_pruned(local, "id", ids, filter_rows=False)
+    assert "n" in want.column_names and want.num_rows > 2
+    by_key = pqfast.read_pruned(local, "n", [1, 3], filter_rows=False, columns=["id", "n", "region"])
+    sources = [(f"s3://{s3.bucket}/{prefix}/", dict(storage_options=opts)),
+               (f"{s3.bucket}/{prefix}", dict(filesystem=pa_s3)),
+               (local, dict(filesystem=pafs.LocalFileSystem()))]
+    for src, kw in sources:
+        _same(pqfast.read_pruned(src, "id", ids, filter_rows=False, **kw), want, src)
+        _same(pqfast.read_pruned(src, "n", [1, 3], filter_rows=False, columns=["id", "n", "region"], **kw),
+              by_key, src)
 
 
 def test_a_prefix_that_gains_keys(s3, opts, pa_s3, tmp_path):  # noqa: F811
