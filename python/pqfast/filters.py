@@ -300,6 +300,12 @@ def _literal_value(r: _ExprReader, scalar) -> Any:
 def _nnf_call(r: _ExprReader, node, negated: bool):
     if node[0] == "field":  # a boolean column as the condition: TRUE where it is true
         return _atom(node[1], "eq", (True,), negated)
+    if node[0] == "literal" and str(node[1].type) == "bool":
+        # A constant condition: TRUE is an AND of nothing, FALSE an OR of
+        # nothing; NULL selects no row, negated or not, and in an AND or an
+        # OR (Kleene) acts as FALSE does once negations are at the leaves.
+        value = node[1].as_py()
+        return ("and", []) if value is not None and value != negated else ("or", [])
     if node[0] != "call":
         r._fail(f"a bare {r.node_text(node)} as a condition")
     _, name, args, options = node

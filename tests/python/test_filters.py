@@ -387,7 +387,7 @@ def test_expression_literals_typed():
     (F(("a", "b")).isin([1]), "nested field reference"),
     (F(0) == 1, "not supported"),
     (F("a").is_nan(), "'is_nan'"),
-    (pc.scalar(True), "bare literal"),
+    (pc.scalar(1), "bare literal"),
     (pc.scalar(1) == pc.scalar(1), "literal 1"),
     (F("a").cast(pa.int8()) == 1, "cast"),
     (F("a").is_null(nan_is_null=True), "nan_is_null=True"),

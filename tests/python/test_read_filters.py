@@ -274,6 +274,22 @@ def test_is_null_is_valid(engine, bloom_lake):
     _same(engine, bloom_lake, ["v"], ~F("cat").is_null() | F("f").is_null())
 
 
+def test_constant_conditions(engine, bloom_lake):
+    """Boolean literals in an Expression: TRUE keeps every row, FALSE and a
+    null bool none, within &, | and ~ as pyarrow.compute (Kleene) has them."""
+    t, f, n = pc.scalar(True), pc.scalar(False), pc.scalar(pa.scalar(None, pa.bool_()))
+    assert _same(engine, bloom_lake, ["id"], t).num_rows == 32000
+    assert _same(engine, bloom_lake, ["id"], ~f).num_rows == 32000
+    for e in (f, ~t, n, ~n, n & (F("id") < 10**9)):
+        assert _same(engine, bloom_lake, None, e).num_rows == 0
+    assert _same(engine, bloom_lake, ["cat"], n | F("cat").is_null()).num_rows > 0
+    assert _same(engine, bloom_lake, ["cat"], ~(n & (F("cat") == "a"))).num_rows > 0
+    assert _same(engine, bloom_lake, ["v"], (F("id") < 10**9) | t).num_rows == 32000
+    _same(engine, bloom_lake, ["v"], ~((F("id") < 10**9) & f) & (F("cat") == "b"))
+    with pytest.raises(pqfast.FormatError, match="bare literal"):
+        engine(bloom_lake, filters=pc.scalar(1))
+
+
 def test_is_null_on_dictionary_chunks_without_statistics(engine, tmp_path):
     """A dictionary holds no null: when no null count says the chunk has none
     (statistics not written), its dictionary cannot rule out is_null."""
