@@ -275,6 +275,17 @@ bool AtomPlan::bloom_usable() const {
          column_->physical_type != PhysicalType::kBoolean;
 }
 
+const std::vector<std::string>* AtomPlan::plain_equal_values() const {
+  const PhysicalType t = column_->physical_type;
+  if (!bloom_usable() || is_float_ || order_ == Order::kDecimalBytes ||
+      (t != PhysicalType::kInt32 && t != PhysicalType::kInt64)) {
+    return nullptr;
+  }
+  // (equal() compares such values by their bytes; decimals were converted
+  // to the column's own unscaled integers, those out of its range dropped.)
+  return &values_;
+}
+
 bool AtomPlan::equal(std::string_view a, std::string_view b, bool bitwise) const {
   if (is_float_) {
     // `in` is Arrow's is_in, a hash lookup: floats match by their bits (a

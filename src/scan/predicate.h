@@ -38,6 +38,10 @@ class AtomPlan {
   // True for `=` and `in` atoms (not negated, no null member): the Bloom
   // filter can rule them out.
   bool bloom_usable() const;
+  // For an `=`/`in` atom (bloom_usable) on an INT32 or INT64 column, where
+  // a value matches exactly when its PLAIN bytes equal one of these: those
+  // values (none when no value can match). Null otherwise.
+  const std::vector<std::string>* plain_equal_values() const;
   // Whether a row holding only nulls can make the atom TRUE.
   bool null_row_true() const { return null_result_; }
 

@@ -18,6 +18,7 @@
 #include "parquet/stats_trust.h"
 #include "parquet/thrift_util.h"
 #include "pqfast/page_index.h"
+#include "scan/dictionary_probe.h"
 #include "scan/metadata_cache.h"
 #include "parquet/encodings.h"
 #include "scan/parallel.h"
@@ -339,6 +340,12 @@ Result<bool> FileScan::dictionary_rules_out(int rg, const AtomPlan& atom, std::v
   b.resize(static_cast<size_t>(len));
   PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data(), st));
   const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(atom.leaf())];
+  // A lookup's Bloom false positive: proved without inflating the page
+  // (dictionary_probe.h). `=`/`in` are never TRUE on a null row.
+  if (const std::vector<std::string>* wanted = atom.plain_equal_values()) {
+    const size_t width = d.physical_type == PhysicalType::kInt32 ? 4 : 8;
+    if (dictionary_lacks_values(b.data(), b.size(), c.codec, width, *wanted)) return true;
+  }
   auto dict = decode_dictionary_page(b.data(), b.size(), static_cast<uint64_t>(off), d, c.codec, atom.eval_options(),
                                      where(rg, atom.leaf()));
   if (!dict.ok()) return dict.error();

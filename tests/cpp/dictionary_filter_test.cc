@@ -8,33 +8,16 @@
 #include <vector>
 
 #include "index/dictionary_filter.h"
+#include "page_test_util.h"
 #include "pqfast/hash.h"
 #include "pqfast/sbbf.h"
-#include "thrift/compact.h"
 
 namespace pqfast {
 namespace {
 
 namespace pq = pqfast::parquet;
 
-// An uncompressed PLAIN dictionary page: a PageHeader (type 2), then `body`.
-std::vector<uint8_t> dictionary_page(const std::vector<uint8_t>& body, int32_t num_values,
-                                     int32_t compressed_size = -1, int32_t encoding = 0) {
-  std::vector<uint8_t> out;
-  thrift::CompactWriter w(&out);
-  w.begin_struct();
-  w.write_i32_field(1, 2);  // DICTIONARY_PAGE
-  w.write_i32_field(2, static_cast<int32_t>(body.size()));
-  w.write_i32_field(3, compressed_size >= 0 ? compressed_size : static_cast<int32_t>(body.size()));
-  w.field_header(thrift::CType::kStruct, 7);  // DictionaryPageHeader
-  w.begin_struct();
-  w.write_i32_field(1, num_values);
-  w.write_i32_field(2, encoding);
-  w.end_struct();
-  w.end_struct();
-  out.insert(out.end(), body.begin(), body.end());
-  return out;
-}
+using testing::dictionary_page;
 
 // The filter built value by value, as the decoded path builds it.
 std::vector<uint8_t> expected(const std::vector<uint64_t>& hashes, const pq::IndexOptions& opt) {
