@@ -10,8 +10,8 @@
 #include "hash/xxh64_scalar.h"
 #include "parquet/codec.h"
 #include "parquet/decode.h"
-#include "parquet/encodings.h"
 #include "parquet/internal.h"
+#include "parquet/plain_dictionary_page.h"
 #include "parquet/thrift_util.h"
 #include "pqfast/hash.h"
 #include "pqfast/parquet.h"
@@ -48,31 +48,13 @@ Result<ChunkFilter> filter_from_dictionary_page(const uint8_t* page, size_t len,
                                                 int32_t type_length, int32_t codec, const IndexOptions& options,
                                                 const std::string& where) {
   const std::string at = where + " (dictionary page)";
-  auto h = parse_page_header(page, len, offset);
-  if (!h.ok()) return prefix_error(at, h.error());
-  if (h->type != PageType::kDictionaryPage) {
-    return make_error(ErrorCode::kCorrupt, at + ": the chunk's first page is not a dictionary page");
-  }
-  const int32_t enc = h->dictionary_page.encoding;
-  if (enc != detail::kPlain && enc != detail::kPlainDictionary) {
-    const char* name = encoding_name(enc);
-    return make_error(ErrorCode::kUnsupported, at + ": encoded as " + (name ? name : "encoding " + std::to_string(enc)) +
-                                                   ", not PLAIN");
-  }
-  // parse_page_header refuses negative sizes and counts.
-  const size_t csize = static_cast<size_t>(h->compressed_page_size);
-  const size_t usize = static_cast<size_t>(h->uncompressed_page_size);
-  const size_t n = static_cast<size_t>(h->dictionary_page.num_values);
-  if (h->header_size > len || csize > len - h->header_size) {
-    return make_error(ErrorCode::kTruncated, at + ": " + std::to_string(csize) + " bytes after a " +
-                                                 std::to_string(h->header_size) + "-byte header run past the " +
-                                                 std::to_string(len) + " bytes of the page");
-  }
+  PQFAST_ASSIGN_OR_RETURN(const detail::PlainDictionaryPage pg, detail::plain_dictionary_page(page, len, offset, at));
+  const size_t csize = pg.csize, usize = pg.usize, n = pg.count;
   size_t width = 0;  // 0: BYTE_ARRAY
   if (type != PhysicalType::kByteArray) {
     PQFAST_ASSIGN_OR_RETURN(width, plain_value_width(type, type_length));
   }
-  const uint8_t* values = page + h->header_size;
+  const uint8_t* values = pg.body;
   size_t values_len = csize;
   std::unique_ptr<uint8_t[]> inflated;
   if (codec != 0 && !(csize == 0 && usize == 0)) {

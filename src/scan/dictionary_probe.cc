@@ -7,9 +7,8 @@
 #include <optional>
 
 #include "compare/kernels.h"
-#include "parquet/encodings.h"
+#include "parquet/plain_dictionary_page.h"
 #include "parquet/snappy_range.h"
-#include "pqfast/parquet.h"
 
 namespace pqfast::parquet::scan {
 namespace {
@@ -60,16 +59,10 @@ bool dictionary_lacks_values(const uint8_t* page, size_t len, int32_t codec, siz
     if (v.size() != width) return false;
   }
   if (codec != kUncompressed && codec != kSnappy) return false;
-  auto h = parse_page_header(page, len);
-  if (!h.ok() || h->type != PageType::kDictionaryPage) return false;
-  const int32_t enc = h->dictionary_page.encoding;
-  if (enc != detail::kPlain && enc != detail::kPlainDictionary) return false;
-  // parse_page_header refuses negative sizes and counts.
-  const size_t csize = static_cast<size_t>(h->compressed_page_size);
-  const size_t usize = static_cast<size_t>(h->uncompressed_page_size);
-  const size_t count = static_cast<size_t>(h->dictionary_page.num_values);
-  if (h->header_size > len || csize > len - h->header_size) return false;
-  const uint8_t* body = page + h->header_size;
+  auto pg = parquet::detail::plain_dictionary_page(page, len, 0, "");
+  if (!pg.ok()) return false;
+  const uint8_t* body = pg->body;
+  const size_t csize = pg->csize, usize = pg->usize, count = pg->count;
   const size_t have = codec == kUncompressed ? csize : usize;
   if (count > have / width) return false;
   std::optional<parquet::detail::SnappyIndex> index;
