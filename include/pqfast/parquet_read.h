@@ -79,7 +79,17 @@ struct ColumnReadOptions {
   // budget of default_memory_limit() for this call (or the caller's, when
   // called inside a read that set one). Past it: ErrorCode::kMemoryLimit.
   std::shared_ptr<MemoryBudget> budget;
+  // Data pages v2 are compressed by the chunk's codec whatever their
+  // is_compressed flag says: parquet-cpp before Arrow 3.0 (ARROW-10353) wrote
+  // false on pages it did compress. Readers set it from the footer's
+  // created_by with v2_pages_always_compressed(), as Arrow C++ decides.
+  bool v2_always_compressed = false;
 };
+
+// Whether the writer named by `created_by` is one whose data pages v2 say
+// is_compressed=false although compressed (Arrow C++'s rule: application
+// "parquet-cpp" before version 2.0.0).
+bool v2_pages_always_compressed(const std::string& created_by);
 
 // One column chunk (or several, appended) in Arrow layout: owns its buffers.
 class ColumnArray {

@@ -510,7 +510,9 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
   }
   if (!missing.ok()) return missing.error();
   if (gather_only) return ColumnArray();
-  auto arr = decode_column_pages(runs, whole, d, c.codec, g.num_rows, keep, &pd, o, w);
+  ColumnReadOptions ow = o;  // with the writer's data page v2 rule (ARROW-10353)
+  ow.v2_always_compressed = o.v2_always_compressed || writer_.v2_always_compressed;
+  auto arr = decode_column_pages(runs, whole, d, c.codec, g.num_rows, keep, &pd, ow, w);
   if (!arr.ok()) return arr.error();
   st->pages_read += pd.pages_decoded;
   st->pages_skipped += pd.pages_skipped;
