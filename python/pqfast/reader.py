@@ -294,16 +294,74 @@ class _Plan:
         return pa.field(self.name, arr.type, nullable=self.nullable, metadata=self.field_metadata)
 
 
-def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
+class _EmptyGroupPlan:
+    """A top-level group with no leaves: pyarrow reads it as struct<> (a
+    repeated one as a list of non-null struct<>), null in every row."""
+
+    def __init__(self, name: str, repetition: int):
+        import pyarrow as pa
+
+        self.name = name
+        if repetition == _REPEATED:
+            self.type, self.nullable = pa.list_(pa.field(name, pa.struct([]), nullable=False)), False
+        else:
+            self.type, self.nullable = pa.struct([]), repetition != _REQUIRED
+
+    def column(self, row_counts: list):
+        """The column of row groups (or pieces) of these row counts."""
+        import pyarrow as pa
+
+        return pa.chunked_array([pa.nulls(n, self.type) for n in row_counts], type=self.type)
+
+    def field(self, arr):
+        import pyarrow as pa
+
+        return pa.field(self.name, arr.type, nullable=self.nullable)
+
+
+_REQUIRED, _REPEATED = 0, 2
+
+
+def is_nested_plan(p) -> bool:
+    """Whether a plan reads a nested column (leaves assembled by the nested reader)."""
+    return not isinstance(p, (_Plan, _EmptyGroupPlan))
+
+
+def _arrow_field_of(arrow_schema, fields: list, k: int):
+    """The embedded Arrow field of top-level field k: by position where the
+    Arrow schema matches the Parquet one field for field (names given twice
+    included), else by its name."""
+    if arrow_schema is None:
+        return None
+    name = fields[k][0]
+    if len(arrow_schema) == len(fields) and arrow_schema.field(k).name == name:
+        return arrow_schema.field(k)
+    i = arrow_schema.get_field_index(name)
+    return arrow_schema.field(i) if i >= 0 else None
+
+
+def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
     descs = meta.columns()
+    # (name, leaves, is a group, repetition) per top-level field, in schema
+    # order: a name given twice is every field of that name (as pyarrow's
+    # ParquetFile.read gives them), a group without leaves an empty struct.
+    fields = _pqfast._top_level_fields(meta)
     top: dict[str, list[int]] = {}
-    for i, d in enumerate(descs):
-        top.setdefault(d["path"][0], []).append(i)
+    by_name: dict[str, list[int]] = {}
+    for k, (name, leaves, _, _) in enumerate(fields):
+        if leaves:
+            top.setdefault(name, leaves)
+        by_name.setdefault(name, []).append(k)
     arrow_schema = _embedded_arrow_schema(meta.key_value_metadata, strict=True)
-    names = list(top) if columns is None else list(columns)
+    # Each selected field by index; a name the file lacks stays a name (a dotted struct field).
+    picked = list(range(len(fields))) if columns is None else \
+        [k for name in columns for k in by_name.get(name, [name])]
     plans = []
-    for name in names:
-        leaves = top.get(name)
+    for k in picked:
+        if isinstance(k, int):
+            name, leaves, group, repetition = fields[k]
+        else:
+            name, leaves = k, None
         if leaves is None:
             # "s.a" names field a of struct s, as pyarrow's read_table takes it.
             ref = _struct_field_ref(name, top)
@@ -311,23 +369,22 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
                 raise KeyError(f"{path}: no column {name!r} (columns: {', '.join(list(top)[:12])})")
             from ._nested import NestedPlan
 
-            top_name, fields = ref
+            top_name, refs = ref
             leaves = top[top_name]
             field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
                 if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
             plan = NestedPlan(meta, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field)
-            plan.set_field_ref(fields, path)
+            plan.set_field_ref(refs, path)
             plans.append(plan)
             continue
-        field = None
-        if arrow_schema is not None:
-            k = arrow_schema.get_field_index(name)
-            if k >= 0:
-                field = arrow_schema.field(k)
-        if len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
+        if not leaves:
+            plans.append(_EmptyGroupPlan(name, repetition))
+            continue
+        field = _arrow_field_of(arrow_schema, fields, k)
+        if group or len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
-            plans.append(NestedPlan(meta, name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field))
+            plans.append(NestedPlan(meta, name, k, descs, field))
             continue
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
@@ -442,7 +499,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
                 raise IndexError(f"row group index {r} out of range (0..{nrg - 1})")
             rgs.append(r % nrg)
     flat = [p for p in plans if isinstance(p, _Plan)]
-    nested = [p for p in plans if not isinstance(p, _Plan)]
+    nested = [p for p in plans if is_nested_plan(p)]
     if any(p.has_map for p in nested):
         arrow_types = _pyarrow_types(source, meta)
         for p in nested:
@@ -477,8 +534,10 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     arrays, fields = [], []
     for p in plans:
-        chunks = by_plan[id(p)]
-        if isinstance(p, _Plan):
+        chunks = by_plan.get(id(p))
+        if isinstance(p, _EmptyGroupPlan):
+            arr = p.column([meta.row_group(r)["num_rows"] for r in rgs])
+        elif isinstance(p, _Plan):
             pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
             arr = p.finish(chunks, pages)
         else:

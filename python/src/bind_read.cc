@@ -265,6 +265,15 @@ void bind_read(nb::module_& m) {
       "The Arrow tree of the root's field-th child: {kind, name, nullable, leaf?, children}.");
   m.def("_is_nested_leaf", [](const PyMeta& meta, int leaf) { return pq::is_nested_leaf(*meta.m, leaf); });
   m.def("_top_level_field_of", [](const PyMeta& meta, int leaf) { return pq::top_level_field_of(*meta.m, leaf); });
+  m.def("_top_level_fields", [](const PyMeta& meta) {
+    nb::list out;
+    for (const auto& f : pq::top_level_fields(*meta.m)) {
+      nb::list leaves;
+      for (int l : f.leaves) leaves.append(l);
+      out.append(nb::make_tuple(f.name, leaves, f.group, static_cast<int>(f.repetition)));
+    }
+    return out;
+  }, "The root's children: (name, [leaf columns], is a group, repetition) each, empty groups and repeated names kept.");
   m.def("_default_memory_limit", [] { return default_memory_limit(); },
         "The default memory budget of a read, in bytes (pqfast/memory_budget.h).");
   m.def(

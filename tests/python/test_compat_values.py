@@ -110,3 +110,38 @@ def test_int96_julian_day_zero_is_the_epoch():
 
 def test_int96_inside_a_list():
     _check("int96_days_list.parquet", [])
+
+
+# ---- 4. empty groups ---------------------------------------------------------------------
+
+def test_empty_groups_are_struct_columns_of_nulls():
+    _check("empty_group.parquet", [pc.field("b") > 7, pc.field("a") == 2])
+    t = pqfast.read_table(str(COMPAT / "empty_group.parquet"))
+    assert t.column_names == ["a", "e", "r", "b", "l"]
+    assert t.schema.field("e").type == pa.struct([])
+
+
+def test_empty_group_selected_with_a_filter():
+    path = str(COMPAT / "empty_group.parquet")
+    for level in _each_level():
+        got = pqfast.read_table(path, columns=["e", "b"], filters=pc.field("b") >= 9)
+        _same(got, pq.read_table(path, columns=["e", "b"], filters=pc.field("b") >= 9), f"e, b at {level}")
+
+
+# ---- 5. two columns of one name ----------------------------------------------------------
+
+def test_duplicate_names_give_every_column():
+    # pyarrow.parquet.read_table refuses the file ("Multiple matches"); its
+    # ParquetFile.read gives all three columns, and both "a" for columns=["a"].
+    path = str(COMPAT / "duplicate_names.parquet")
+    for level in _each_level():
+        _same(pqfast.read_table(path), pq.ParquetFile(path).read(), f"whole at {level}")
+        _same(pqfast.read_table(path, columns=["a"]), pq.ParquetFile(path).read(columns=["a"]), f"a at {level}")
+        got = pqfast.read_table(path, filters=pc.field("b") > 7)
+        assert got.column_names == ["a", "a", "b"]
+        assert [c.to_pylist() for c in got.columns] == [[2, 3, 4], [None, 60, 70], [8, 9, 10]]
+
+
+def test_filter_on_a_duplicate_name_is_refused():
+    with pytest.raises(pqfast.FormatError, match="several columns"):
+        pqfast.read_table(str(COMPAT / "duplicate_names.parquet"), filters=pc.field("a") > 1)

@@ -297,3 +297,31 @@ def make_int96_days_list(out_dir: Path) -> Path:
     return write(out_dir / "int96_days_list.parquet", schema,
                  [(len(rows), [chunk(["l", "list", "element"], INT96, [page], len(reps))])],
                  created_by="parquet-mr version 1.10.1")
+
+
+# ---- 4. empty groups ---------------------------------------------------------------------
+
+def _required_i32(path: list[str], values) -> dict:
+    return chunk(path, INT32, [page_v1(plain_i32(values), len(values))], len(values))
+
+
+def make_empty_group(out_dir: Path) -> Path:
+    """Groups with no leaves (struct<>) between leaf columns: optional,
+    required and repeated, over two row groups."""
+    schema = [group("schema", 5, rep=None), leaf("a", INT32, rep=REQUIRED), group("e", 0, rep=OPTIONAL),
+              group("r", 0, rep=REQUIRED), leaf("b", INT32, rep=REQUIRED), group("l", 0, rep=REPEATED)]
+    rgs = [(3, [_required_i32(["a"], [1, 2, 3]), _required_i32(["b"], [7, 8, 9])]),
+           (2, [_required_i32(["a"], [4, 5]), _required_i32(["b"], [10, 11])])]
+    return write(out_dir / "empty_group.parquet", schema, rgs)
+
+
+# ---- 5. two columns of one name ----------------------------------------------------------
+
+def make_duplicate_names(out_dir: Path) -> Path:
+    """Three columns, two of them named "a" (distinct values, one optional)."""
+    schema = [group("schema", 3, rep=None), leaf("a", INT32, rep=REQUIRED), leaf("a", INT32), leaf("b", INT32,
+                                                                                                 rep=REQUIRED)]
+    a2 = [40, None, 60, 70]
+    rgs = [(4, [_required_i32(["a"], [1, 2, 3, 4]), chunk(["a"], INT32, [_optional_i32_page(a2, RLE)], 4),
+                _required_i32(["b"], [7, 8, 9, 10])])]
+    return write(out_dir / "duplicate_names.parquet", schema, rgs)
