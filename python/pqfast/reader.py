@@ -21,6 +21,10 @@ from ._pqfast import FormatError
 _LT_STRING, _LT_ENUM, _LT_DECIMAL, _LT_DATE, _LT_TIME, _LT_TIMESTAMP = 1, 4, 5, 6, 7, 8
 _LT_INTEGER, _LT_UNKNOWN, _LT_JSON, _LT_BSON, _LT_UUID, _LT_FLOAT16 = 10, 11, 12, 13, 14, 15
 _UNITS = ("ms", "us", "ns")
+# The converted type id old parquet-cpp (pyarrow < 0.15) wrote for null
+# columns (its ConvertedType::NA, one past INTERVAL's neighbours): Arrow C++
+# still reads it as the null type, whatever the physical type.
+_CT_ARROW_NA = 24
 
 
 # ---- types -------------------------------------------------------------------------------
@@ -38,6 +42,11 @@ def _decimal(precision: int, scale: int):
     return pa.decimal256(precision, scale), "decimal256"
 
 
+def is_null_typed(desc: dict) -> bool:
+    """Whether pyarrow reads the leaf as the null type (every value null)."""
+    return desc["logical_type"]["kind"] == _LT_UNKNOWN or desc.get("converted_type_id") == _CT_ARROW_NA
+
+
 def parquet_arrow_type(desc: dict):
     """(pyarrow type, reader layout) for a leaf as pyarrow derives it from the Parquet schema alone."""
     import pyarrow as pa
@@ -46,7 +55,7 @@ def parquet_arrow_type(desc: dict):
     lt = desc["logical_type"]
     kind = lt["kind"]
     ct = desc.get("converted_type")
-    if kind == _LT_UNKNOWN:
+    if is_null_typed(desc):
         return pa.null(), "null"
     if phys == "BOOLEAN":
         return pa.bool_(), "bool"
@@ -289,9 +298,16 @@ class _Plan:
         return arr
 
     def field(self, arr):
-        import pyarrow as pa
+        return _field(self.name, arr.type, self.nullable, self.field_metadata)
 
-        return pa.field(self.name, arr.type, nullable=self.nullable, metadata=self.field_metadata)
+
+def _field(name: str, t, nullable: bool, metadata=None):
+    """An Arrow field; a required column of the null type is the non-nullable
+    null field pyarrow gives (pa.field refuses to make one directly)."""
+    import pyarrow as pa
+
+    f = pa.field(name, t, nullable=True, metadata=metadata)
+    return f if nullable else f.with_nullable(False)
 
 
 class _EmptyGroupPlan:
@@ -314,9 +330,7 @@ class _EmptyGroupPlan:
         return pa.chunked_array([pa.nulls(n, self.type) for n in row_counts], type=self.type)
 
     def field(self, arr):
-        import pyarrow as pa
-
-        return pa.field(self.name, arr.type, nullable=self.nullable)
+        return _field(self.name, arr.type, self.nullable)
 
 
 _REQUIRED, _REPEATED = 0, 2

@@ -47,13 +47,15 @@ def _local_paths(source: Any) -> list[str]:
 def _descs_with_units(meta) -> dict:
     """Leaf descriptors by dotted path; an Arrow duration's carries its unit
     (filters then take timedelta values, as read_table returns them)."""
-    from .reader import duration_units
+    from .reader import duration_units, is_null_typed
 
     units = duration_units(meta)
     descs = {}
     for d in meta.columns():
         if d["physical_type"] == "INT64" and len(d["path"]) == 1 and d["path"][0] in units:
             d = dict(d, duration_unit=units[d["path"][0]])
+        if is_null_typed(d):
+            d = dict(d, null_type=True)
         if d["dotted_path"] in descs:
             # Two leaves of one name: a filter naming it cannot say which (pyarrow refuses it too).
             d = dict(d, ambiguous=True)
@@ -94,6 +96,14 @@ def _encode_filter(dnf, descs: dict, path: str):
             if a.op not in ("in", "is_null") and (not a.values or a.values[0] is None):
                 dead = True
                 break
+            if desc.get("null_type"):
+                # A column of the null type (read as nulls whatever its pages
+                # hold): is_null is TRUE, any comparison null, as in pyarrow.
+                always = not a.negate and (a.op == "is_null" or (a.op == "in" and None in a.values))
+                if not always:
+                    dead = True
+                    break
+                continue
             if a.op == "is_null":
                 atoms.append((a.column, a.op, bool(a.negate), desc["physical_type"], 0, b"", None, False, -1))
                 continue

@@ -666,6 +666,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     }
     return Status::Ok();  // replaced: not decoded
   }
+  if (family_ == Family::kNull) return Status::Ok();  // every value is null: the dictionary is never used
   if (dict_.present || lazy_.present) {
     return make_error(ErrorCode::kCorrupt, where + ": a second dictionary page in the column chunk");
   }

@@ -145,3 +145,24 @@ def test_duplicate_names_give_every_column():
 def test_filter_on_a_duplicate_name_is_refused():
     with pytest.raises(pqfast.FormatError, match="several columns"):
         pqfast.read_table(str(COMPAT / "duplicate_names.parquet"), filters=pc.field("a") > 1)
+
+
+# ---- 6. null-typed columns ---------------------------------------------------------------
+
+def test_null_typed_columns():
+    _check("null_columns.parquet", [pc.field("i") > 2, pc.field("i") == 4])
+    t = pqfast.read_table(str(COMPAT / "null_columns.parquet"))
+    assert [f.type for f in t.schema][:4] == [pa.null()] * 4
+    assert not t.schema.field("na_req").nullable
+
+
+def test_filters_on_null_typed_columns():
+    path = str(COMPAT / "null_columns.parquet")
+    for f in [pc.field("na").is_null(), pc.field("na_req").is_null(),
+              pc.field("unknown_req").is_null() & (pc.field("i") > 1),
+              pc.field("na_dict").is_valid() | (pc.field("i") == 5), ~pc.field("na_req").is_valid()]:
+        _same(pqfast.read_table(path, filters=f), pq.read_table(path, filters=f), f"filtered by {f}")
+
+
+def test_null_leaves_of_nested_columns():
+    _check("null_nested.parquet", [pc.field("i") > 1])

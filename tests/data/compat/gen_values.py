@@ -181,8 +181,8 @@ def make_bit_packed_levels(out_dir: Path) -> Path:
     rgs = []
     for rows in (v[:half], v[half:]):
         cut = len(rows) // 2 + 1
-        a = chunk(["a"], INT32, [_optional_i32_page(rows[:cut], BIT_PACKED), _optional_i32_page(rows[cut:], BIT_PACKED)],
-                  len(rows))
+        pages = [_optional_i32_page(rows[:cut], BIT_PACKED), _optional_i32_page(rows[cut:], BIT_PACKED)]
+        a = chunk(["a"], INT32, pages, len(rows))
         b = chunk(["b"], INT32, [_optional_i32_page(rows[::-1], RLE)], len(rows))
         rgs.append((len(rows), [a, b]))
     return write(out_dir / "bit_packed_levels.parquet", schema, rgs, created_by="impala version 1.2.4")
@@ -190,18 +190,27 @@ def make_bit_packed_levels(out_dir: Path) -> Path:
 
 def make_bit_packed_nested(out_dir: Path) -> Path:
     """BIT_PACKED repetition and definition levels of a list<int32> (widths 1
-    and 2): a list column of an optional struct-free schema."""
-    # rows: [1, 2], None, [], [None, 5], [6]
-    reps = [0, 1, 0, 0, 0, 1, 0]
-    defs = [3, 3, 0, 1, 2, 3, 3]
-    vals = [1, 2, 5, 6]
-    body = bit_pack_lsb(reps, 1) + bit_pack_lsb(defs, 2) + plain_i32(vals)
-    head = [(1, I32, DATA_PAGE), (2, I32, len(body)), (3, I32, len(body)),
-            (5, STRUCT, [(1, I32, len(reps)), (2, I32, PLAIN), (3, I32, BIT_PACKED), (4, I32, BIT_PACKED)])]
-    page = encode_struct(head) + body
+    and 2), enough levels per page (over 8) that whole groups of eight go
+    through the SIMD unpackers; two pages."""
+    # Rows cycle through: [k, k+1], null, [], [null, k], [k].
+    shapes = [([3, 3], [0, 1]), ([0], [0]), ([1], [0]), ([2, 3], [0, 1]), ([3], [0])]
+    pages, rows = [], 0
+    for first in (0, 13):
+        reps, defs, vals = [], [], []
+        for r in range(first, first + 13):
+            d, rp = shapes[r % len(shapes)]
+            defs += d
+            reps += rp
+            vals += [r * 10 + k for k, x in enumerate(d) if x == 3]
+        body = bit_pack_lsb(reps, 1) + bit_pack_lsb(defs, 2) + plain_i32(vals)
+        head = [(1, I32, DATA_PAGE), (2, I32, len(body)), (3, I32, len(body)),
+                (5, STRUCT, [(1, I32, len(reps)), (2, I32, PLAIN), (3, I32, BIT_PACKED), (4, I32, BIT_PACKED)])]
+        pages.append(encode_struct(head) + body)
+        rows += 13
     schema = [group("schema", 1, rep=None), group("l", 1, rep=OPTIONAL, converted=3),
               group("list", 1, rep=REPEATED), leaf("element", INT32, rep=OPTIONAL)]
-    rgs = [(5, [chunk(["l", "list", "element"], INT32, [page], len(reps))])]
+    levels = sum(len(shapes[r % len(shapes)][0]) for r in range(rows))
+    rgs = [(rows, [chunk(["l", "list", "element"], INT32, pages, levels)])]
     return write(out_dir / "bit_packed_nested.parquet", schema, rgs, created_by="impala version 1.2.4")
 
 
@@ -319,9 +328,55 @@ def make_empty_group(out_dir: Path) -> Path:
 
 def make_duplicate_names(out_dir: Path) -> Path:
     """Three columns, two of them named "a" (distinct values, one optional)."""
-    schema = [group("schema", 3, rep=None), leaf("a", INT32, rep=REQUIRED), leaf("a", INT32), leaf("b", INT32,
-                                                                                                 rep=REQUIRED)]
+    schema = [group("schema", 3, rep=None), leaf("a", INT32, rep=REQUIRED), leaf("a", INT32),
+              leaf("b", INT32, rep=REQUIRED)]
     a2 = [40, None, 60, 70]
     rgs = [(4, [_required_i32(["a"], [1, 2, 3, 4]), chunk(["a"], INT32, [_optional_i32_page(a2, RLE)], 4),
                 _required_i32(["b"], [7, 8, 9, 10])])]
     return write(out_dir / "duplicate_names.parquet", schema, rgs)
+
+
+# ---- 6. null-typed columns ---------------------------------------------------------------
+
+ARROW_NA = 24  # the converted type id old parquet-cpp wrote for null columns (Arrow's ConvertedType::NA)
+UNKNOWN_TYPE = [(11, STRUCT, [])]  # LogicalType.UNKNOWN: the null type
+
+
+def make_null_columns(out_dir: Path) -> Path:
+    """Columns pyarrow reads as the null type: INT32 annotated NA (old
+    parquet-cpp), optional and required; a required UNKNOWN column holding
+    values; a FIXED_LEN_BYTE_ARRAY(12) annotated NA with a dictionary page; an
+    int32 neighbour. Two row groups."""
+    schema = [group("schema", 5, rep=None), leaf("na", INT32, converted=ARROW_NA),
+              leaf("na_req", INT32, rep=REQUIRED, converted=ARROW_NA),
+              leaf("unknown_req", INT32, rep=REQUIRED, logical=UNKNOWN_TYPE),
+              leaf("na_dict", FLBA, rep=REQUIRED, converted=ARROW_NA, type_length=12), leaf("i", INT32, rep=REQUIRED)]
+    rgs = []
+    for rows in ([1, 2, 3], [4, 5]):
+        n = len(rows)
+        dict_body = bytes(range(24))
+        idx = [k % 2 for k in range(n)]
+        width = 1
+        body = bytes([width]) + hybrid(idx, width)
+        dpage = encode_struct([(1, I32, DATA_PAGE), (2, I32, len(body)), (3, I32, len(body)),
+                               (5, STRUCT, [(1, I32, n), (2, I32, 8), (3, I32, RLE), (4, I32, RLE)])]) + body
+        rgs.append((n, [chunk(["na"], INT32, [page_v1(b"", n, [0] * n)], n),
+                        _required_i32(["na_req"], rows),
+                        _required_i32(["unknown_req"], [r * 10 for r in rows]),
+                        chunk(["na_dict"], FLBA, [_dictionary_page(dict_body, 2), dpage], n, dictionary=True),
+                        _required_i32(["i"], rows)]))
+    return write(out_dir / "null_columns.parquet", schema, rgs, created_by="parquet-cpp version 1.4.1-SNAPSHOT")
+
+
+def make_null_nested(out_dir: Path) -> Path:
+    """list<null> and struct<n: null> as pyarrow writes them (null leaves of
+    nested columns, with a dictionary page)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    t = pa.table({"l": pa.array([[None, None], None, [], [None]], pa.list_(pa.null())),
+                  "s": pa.array([{"n": None}, None, {"n": None}, {"n": None}], pa.struct([("n", pa.null())])),
+                  "i": pa.array([1, 2, 3, 4], pa.int32())})
+    out = out_dir / "null_nested.parquet"
+    pq.write_table(t, out, store_schema=False)
+    return out
