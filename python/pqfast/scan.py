@@ -482,7 +482,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     from concurrent.futures import ThreadPoolExecutor
 
     from .filters import normalize
-    from .reader import _Plan, is_nested_plan, _plans
+    from .reader import _Plan, _plans, is_nested_plan
 
     t0 = time.perf_counter()
     use_statistics, _, use_dictionary, use_page_index = flags

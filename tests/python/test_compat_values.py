@@ -74,6 +74,8 @@ def test_bit_packed_levels_are_read_lsb_first():
 
 def test_v2_pages_of_parquet_cpp_151_are_decompressed():
     _check("v2_parquet_cpp_151.parquet", [pc.field("x") > 2, pc.field("y") == 30, pc.field("y").is_null()])
+    assert pq.read_table(str(COMPAT / "v2_parquet_cpp_151.parquet")).column("l").to_pylist() == \
+        [[1, 2], None, [], [3], [4, 5, 6]]
     # The case of the issue: one column alone gave [20, 0, 0, 0, 0] (a snappy length varint).
     t = pqfast.read_table(str(COMPAT / "v2_parquet_cpp_151.parquet"), columns=["x"])
     assert t.column("x").to_pylist() == [1, 2, 3, 4, 5]

@@ -100,13 +100,17 @@ def page_v1(values: bytes, num_values: int, defs=None, max_def=1, def_encoding=R
     return encode_struct(head) + body
 
 
-def page_v2(values: bytes, num_values: int, usize: int, defs=None, max_def=1, is_compressed=None) -> bytes:
+def page_v2(values: bytes, num_values: int, usize: int, defs=None, max_def=1, is_compressed=None, reps=None,
+            num_rows=None) -> bytes:
     """A data page v2: `values` as stored (compressed or not), `usize` their
     uncompressed size; levels uncompressed as the format has them."""
-    levels = hybrid(defs, max_def.bit_length()) if defs is not None else b""
+    rl = hybrid(reps, 1) if reps is not None else b""
+    dl = hybrid(defs, max_def.bit_length()) if defs is not None else b""
+    levels = rl + dl
     nulls = sum(1 for d in defs if d < max_def) if defs is not None else 0
-    v2 = [(1, I32, num_values), (2, I32, nulls), (3, I32, num_values), (4, I32, PLAIN), (5, I32, len(levels)),
-          (6, I32, 0)]
+    rows = num_values if num_rows is None else num_rows
+    v2 = [(1, I32, num_values), (2, I32, nulls), (3, I32, rows), (4, I32, PLAIN), (5, I32, len(dl)),
+          (6, I32, len(rl))]
     if is_compressed is not None:
         v2.append((7, BOOL, is_compressed))
     head = [(1, I32, DATA_PAGE_V2), (2, I32, len(levels) + usize), (3, I32, len(levels) + len(values)),
@@ -217,13 +221,21 @@ def make_bit_packed_nested(out_dir: Path) -> Path:
 # ---- 2. data page v2 of parquet-cpp 1.5 --------------------------------------------------
 
 def _v2_file(out: Path, created_by: str, is_compressed) -> Path:
-    schema = [group("schema", 2, rep=None), leaf("x", INT64, rep=REQUIRED), leaf("y", INT32)]
+    schema = [group("schema", 3, rep=None), leaf("x", INT64, rep=REQUIRED), leaf("y", INT32),
+              group("l", 1, rep=OPTIONAL, converted=3), group("list", 1, rep=REPEATED),
+              leaf("element", INT32, rep=REQUIRED)]
     x = b"".join(struct.pack("<q", k) for k in range(1, 6))
     yv = [10, None, 30, 40, None]
     y = plain_i32([k for k in yv if k is not None])
     px = page_v2(_snappy(x), 5, len(x), is_compressed=is_compressed)
     py = page_v2(_snappy(y), 5, len(y), defs=[0 if k is None else 1 for k in yv], is_compressed=is_compressed)
-    rgs = [(5, [chunk(["x"], INT64, [px], 5, SNAPPY), chunk(["y"], INT32, [py], 5, SNAPPY)])]
+    # l: [1, 2], None, [], [3], [4, 5, 6]
+    lreps, ldefs = [0, 1, 0, 0, 0, 0, 1, 1], [2, 2, 0, 1, 2, 2, 2, 2]
+    lv = plain_i32([1, 2, 3, 4, 5, 6])
+    pl = page_v2(_snappy(lv), len(lreps), len(lv), defs=ldefs, max_def=2, is_compressed=is_compressed, reps=lreps,
+                 num_rows=5)
+    rgs = [(5, [chunk(["x"], INT64, [px], 5, SNAPPY), chunk(["y"], INT32, [py], 5, SNAPPY),
+                chunk(["l", "list", "element"], INT32, [pl], len(lreps), SNAPPY)])]
     return write(out, schema, rgs, created_by=created_by)
 
 
