@@ -9,9 +9,16 @@ scripts/setup.sh
 
 BUILD=${PQFAST_BUILD_DIR:-build/dev}
 PYBIN=$PWD/.venv/bin/python
+# ccache lets the wheel's build (scripts/wheel.sh, below) reuse this build's
+# objects instead of compiling the library a second time.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DPQFAST_BUILD_TESTS=ON -DPQFAST_BUILD_PYTHON=ON -DPQFAST_PEERS=ON \
-  -DPython_EXECUTABLE="$PYBIN" >/dev/null
+  -DPython_EXECUTABLE="$PYBIN" "${launcher[@]}" >/dev/null
 cmake --build "$BUILD" -j "$(nproc)"
 
 echo "== C++ tests"
@@ -30,7 +37,7 @@ if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64 >/dev/
 fi
 
 echo "== Wheel (scripts/wheel.sh: every codec linked in, auditwheel-checked)"
-CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD} scripts/wheel.sh build/dist
+scripts/wheel.sh build/dist
 
 # The Python tests run against what users install: the wheel, in a venv of
 # its own with nothing of the build tree on the path (a file missing from
