@@ -30,6 +30,7 @@ import numpy as np
 import pytest
 
 import pqfast
+from pqfast.cli import COMMANDS
 
 REPO = Path(__file__).resolve().parents[2]
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
@@ -129,7 +130,14 @@ def test_every_block_runs_or_says_why_not():
     assert len(not_run) <= MAX_NOT_RUN, f"{len(not_run)} blocks are not run:\n" + "\n".join(not_run)
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(REPO)) for p in PAGES])
+def _has_examples(page: Path) -> bool:
+    return any(lang in RUNS and not _not_run(code) for lang, code, _ in blocks(page))
+
+
+EXAMPLE_PAGES = [p for p in PAGES if _has_examples(p)]
+
+
+@pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[str(p.relative_to(REPO)) for p in EXAMPLE_PAGES])
 def test_page_examples_run(page, workdir):
     ns: dict = {"__name__": "__doc_example__"}
     ran, skipped = 0, []
@@ -156,6 +164,13 @@ def test_page_examples_run(page, workdir):
                 ran += 1
     if skipped:
         pytest.skip(f"ran {ran} examples; not in this build: {', '.join(skipped)}")
+    assert ran > 0
+
+
+def test_cli_reference_names_every_command():
+    reference = (REPO / "docs" / "cli.md").read_text()
+    for name in COMMANDS:
+        assert f"pqfast {name}" in reference, name
 
 
 def test_readme_is_short():
