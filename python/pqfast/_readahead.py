@@ -31,7 +31,8 @@ class Readahead:
     lazily stays lazy), in order.
 
     ``size_of(result)`` measures a finished result (bytes); ``ahead`` is
-    the most units started and not yet consumed (1: no readahead)."""
+    the most units started and not yet consumed, the one being consumed
+    included (1: no readahead)."""
 
     def __init__(self, units: Iterable[tuple[Any, int]], run: Callable[[Any], Any], budget: int, ahead: int,
                  size_of: Callable[[Any], int]):
@@ -48,6 +49,7 @@ class Readahead:
         self._next_start = 0
         self._next_out = 0
         self._closed = False
+        self._consuming = False  # a unit handed to the consumer (counts as not consumed yet)
         self.peak_held = 0  # the most bytes ever counted at once (for tests and stats)
         self.started = 0
 
@@ -63,7 +65,7 @@ class Readahead:
         return self._peeked
 
     def _top_up(self) -> None:
-        while len(self._futures) < self._ahead and not self._closed:
+        while len(self._futures) + self._consuming < self._ahead and not self._closed:
             nxt = self._peek()
             if nxt is None:
                 return
@@ -101,9 +103,11 @@ class Readahead:
                 result = self._futures.pop(i).result()
                 self._measured(i, result)
                 self._next_out += 1
+                self._consuming = True
                 self._top_up()
                 yield result
                 # Consumed: its bytes are the consumer's now.
+                self._consuming = False
                 self._held.pop(i, None)
         finally:
             self.close()

@@ -129,6 +129,16 @@ def _leaves_of(meta, file_cols) -> list | None:
     return [j for j, d in enumerate(meta.columns()) if d["path"][0] in tops]
 
 
+def _conformed(b: pa.RecordBatch, out: pa.Schema) -> pa.RecordBatch:
+    """Batch `b` in schema `out` (the same columns; field nullability and
+    metadata as the dataset says), its rows kept when it has no column."""
+    if b.schema == out:
+        return b
+    if b.schema.equals(out, check_metadata=False):
+        return b.replace_schema_metadata(out.metadata)
+    return pa.RecordBatch.from_arrays(b.columns, schema=out)
+
+
 def _table_bytes(t) -> int:
     return t.get_total_buffer_size() if t is not None else 0
 
@@ -257,7 +267,7 @@ class Scanner:
             for t in ra:
                 for b in t.to_batches(max_chunksize=self._batch_size):
                     if b.num_rows:
-                        yield b if b.schema == out else pa.RecordBatch.from_arrays(b.columns, schema=out)
+                        yield _conformed(b, out)
         finally:
             ra.close()
 
