@@ -33,6 +33,7 @@ import pyarrow.dataset as pads
 from . import _pqfast
 from ._lake import Lake
 from ._readahead import Readahead
+from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from .filters import Dnf, normalize
 from .scan import _filter_expression, _memory_limit, _per_file_filters
 
@@ -302,9 +303,21 @@ class Scanner:
                 stream.close()
         return pa.Table.from_batches(got, schema=self._out)
 
+    def _verdicts(self, i: int, rgs, filt) -> list:
+        """[(row group, verdict)] of file i's selected row groups under its
+        filter (None: every row: "all"), from the footer's statistics."""
+        meta = self._lake.meta(i)
+        groups = range(meta.num_row_groups) if rgs is None else rgs
+        if filt is None:
+            return [(g, ALL) for g in groups]
+        leaves = flat_leaves(meta)
+        return [(g, row_group_verdict(filt, meta, g, leaves)) for g in groups]
+
     def count_rows(self) -> int:
-        """The rows the scan gives: footers alone without a filter (or where
-        partition keys decide it), else the filtered scan of no column."""
+        """The rows the scan gives: from the footers alone without a filter,
+        and where partition keys or row group statistics settle it (every
+        row of a row group matches, or none); the other row groups are
+        scanned for no column."""
         lake = self._lake
         per_file = self._per_file_filters()
         total = 0
@@ -313,17 +326,40 @@ class Scanner:
         for (i, rgs), filt in zip(self._selection, per_file):
             if filt is False:
                 continue
+            if self._filter.post is not None:
+                todo.append((i, rgs))
+                continue
             meta = lake.meta(i)
-            groups = range(meta.num_row_groups) if rgs is None else rgs
-            if filt is None:
-                total += sum(meta.row_group(g)["num_rows"] for g in groups)
-            else:
-                todo.append((i, list(rgs) if rgs is not None else None))
+            some = []
+            for g, v in self._verdicts(i, rgs, filt):
+                if v == ALL:
+                    total += meta.row_group(g)["num_rows"]
+                elif v == SOME:
+                    some.append(g)
+            if some:
+                todo.append((i, some))
         if todo:
             sub = Scanner(lake, todo, [] if self._filter.post is None else None, self._filter.given,
                           self._batch_size, self._ahead, self._threads, self._memory_limit)
             total += sum(b.num_rows for b in sub._stream())
         return total
+
+    def fragments(self) -> list:
+        """The fragments of this scan's files: those its filter's partition
+        keys leave, with the row groups the statistics do not rule out."""
+        out = []
+        per_file = self._per_file_filters()
+        for (i, rgs), filt in zip(self._selection, per_file):
+            if filt is False:
+                continue
+            if filt is not None and self._filter.post is None:
+                kept = [g for g, v in self._verdicts(i, rgs, filt) if v != NONE]
+                if not kept:
+                    continue
+                if rgs is not None or len(kept) < self._lake.meta(i).num_row_groups:
+                    rgs = kept
+            out.append(Fragment(self._lake.subset([i]), rgs))
+        return out
 
 
 class Dataset(pads.Dataset):
@@ -396,11 +432,9 @@ class Dataset(pads.Dataset):
         return self.scanner().__arrow_c_stream__(requested_schema)
 
     def get_fragments(self, filter=None) -> list:
-        """One :class:`Fragment` per file a filter on partition keys leaves
-        (all row groups of it)."""
-        sc = self.scanner([], filter)
-        return [Fragment(self._lake.subset([i]), rgs)
-                for (i, rgs), f in zip(self._selection, sc._per_file_filters()) if f is not False]
+        """One :class:`Fragment` per file a filter on partition keys leaves,
+        holding the row groups its statistics do not rule out."""
+        return self.scanner([], filter).fragments()
 
 
 class Fragment:

@@ -409,3 +409,75 @@ def test_s3_prefix_equals_local(s3, opts, tmp_path):  # noqa: F811
     assert remote.head(5).equals(local.head(5))
     fr = pickle.loads(pickle.dumps(remote.get_fragments()[1]))
     assert fr.to_table().equals(local.get_fragments()[1].to_table())
+
+
+# ---- statistics verdicts -----------------------------------------------------------------------------------
+
+
+STAT_FILTERS = [
+    [("id", ">=", 4000)], [("id", "<", 2000)], [("id", "=", 2500)], [("id", "!=", 7)],
+    [("id", "in", [1, 4001, None])], [("id", "not in", [5, 6])], [("s", "=", "s3")], [("s", ">", "s1")],
+    pc.field("v").is_null(), pc.field("n").is_null(), ~pc.field("n").is_null(), ~(pc.field("id") < 3000),
+    [("n", "=", 4)], [("n", "in", [None])], [("n", "not in", [None, 1])], [("n", "<=", 2), ("id", ">", 100)],
+    [[("n", "=", 1)], [("id", "<", 10)]], [("v", ">", 0.5)],
+]
+
+
+def _stats_lake(root: str) -> None:
+    """Sorted ids (row groups settled by their bounds), a column null in some
+    row groups and partly null in others, a constant string per row group."""
+    os.makedirs(root, exist_ok=True)
+    rng = np.random.default_rng(3)
+    for i in range(3):
+        n = 3000
+        ids = np.arange(i * n, (i + 1) * n, dtype=np.int64)
+        nn = (ids // 250) % 5
+        mask = ((ids // 500) % 3 == 0) | (((ids // 500) % 3 == 1) & (rng.random(n) < 0.3))
+        t = pa.table({"id": ids, "n": pa.array(nn.astype(np.int32), mask=mask),
+                      "s": [f"s{x // 1000}" for x in ids], "v": rng.random(n)})
+        pq.write_table(t, os.path.join(root, f"p{i}.parquet"), row_group_size=500)
+
+
+def test_row_group_verdicts_hold_for_every_row(tmp_path):
+    """Each "all"/"none" verdict of the statistics is what the rows say."""
+    from pqfast._rowgroup_stats import ALL, NONE, flat_leaves, row_group_verdict
+    from pqfast.filters import normalize
+
+    root = str(tmp_path / "st")
+    _stats_lake(root)
+    decided = 0
+    for p in sorted(os.listdir(root)):
+        path = os.path.join(root, p)
+        meta = pqfast.ParquetFile(path)._meta
+        pf = pq.ParquetFile(path)
+        for f in STAT_FILTERS:
+            expr = f if isinstance(f, pc.Expression) else pq.filters_to_expression(f)
+            for g in range(meta.num_row_groups):
+                v = row_group_verdict(normalize(f), meta, g, flat_leaves(meta))
+                rows = pf.read_row_group(g)
+                kept = pads.dataset(rows).to_table(filter=expr).num_rows
+                if v == ALL:
+                    assert kept == rows.num_rows, (p, f, g)
+                elif v == NONE:
+                    assert kept == 0, (p, f, g)
+                decided += v != "some"
+    assert decided > 200  # (the statistics settle most of them)
+
+
+def test_count_rows_settled_by_statistics(tmp_path, monkeypatch):
+    root = str(tmp_path / "cs")
+    _stats_lake(root)
+    ds = pqfast.dataset(root)
+    for f in STAT_FILTERS:
+        assert ds.count_rows(filter=f) == pqfast.read_table(root, filters=f).num_rows, f
+    fr = ds.get_fragments(filter=[("id", ">=", 4200), ("id", "<", 5100)])
+    assert [(os.path.basename(x.path), x.row_groups) for x in fr] == [("p1.parquet", [2, 3, 4])]
+
+    def refuse(*a, **k):
+        raise AssertionError("read rows the statistics settle")
+
+    monkeypatch.setattr(Lake, "read_row_groups", refuse)
+    monkeypatch.setattr(Lake, "scan", refuse)
+    assert ds.count_rows(filter=[("id", ">=", 4000)]) == 5000
+    assert ds.count_rows(filter=[("s", "=", "s3"), ("id", "<", 3500)]) == 500
+    assert ds.count_rows(filter=pc.field("id") < -5) == 0
