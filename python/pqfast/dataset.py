@@ -109,25 +109,19 @@ class _Filter:
         self.dnf = Dnf(normalize(filter))
 
 
-def _unit_estimate(meta, rg: int, leaves: list | None) -> int:
-    """Bytes row group `rg`'s projected leaves hold once decoded, from the
-    footer: their uncompressed sizes, at least a few bytes per value."""
-    rows = meta.row_group(rg)["num_rows"]
-    descs = meta.columns()
-    total = 0
-    for j in (range(len(descs)) if leaves is None else leaves):
-        d = descs[j]
-        width = _MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1))
-        total += max(meta.column_chunk(rg, j)["total_uncompressed_size"], rows * width)
-    return total
-
-
-def _leaves_of(meta, file_cols) -> list | None:
-    """The leaf indices of the projected top-level columns (None: all)."""
-    if file_cols is None:
-        return None
-    tops = {c.split(".", 1)[0] for c in file_cols}
-    return [j for j, d in enumerate(meta.columns()) if d["path"][0] in tops]
+def _estimates(meta, descs: list, groups, file_cols) -> list:
+    """Bytes each of row groups `groups` holds once its projected leaves are
+    decoded, from the footer: its uncompressed size in the share of the
+    projected leaves, at least a few bytes per value of each."""
+    tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
+    picked = [d for d in descs if tops is None or d["path"][0] in tops]
+    share = len(picked) / len(descs) if descs else 0.0
+    width = sum(_MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1)) for d in picked)
+    out = []
+    for g in groups:
+        rg = meta.row_group(g)
+        out.append(max(int(rg["total_byte_size"] * share), rg["num_rows"] * width))
+    return out
 
 
 def _conformed(b: pa.RecordBatch, out: pa.Schema) -> pa.RecordBatch:
@@ -218,8 +212,8 @@ class Scanner:
                 continue
             meta = lake.meta(i)
             groups = list(range(meta.num_row_groups)) if rgs is None else list(rgs)
-            leaves = _leaves_of(meta, file_cols)
-            ests = [_unit_estimate(meta, g, leaves) for g in groups]
+            ests = lake.estimates(i, file_cols, _estimates)
+            ests = ests if rgs is None else [ests[g] for g in groups]
             if filt is None:
                 done = flush()
                 if done:
@@ -234,12 +228,12 @@ class Scanner:
             if pending and (alone or pending[2] is not filt or pending[3] + size > budget):
                 yield flush()
             if alone:
-                yield ("scan", [i], {i: groups}, filt), size
+                yield ("scan", [i], {i: groups if rgs is not None else None}, filt), size
                 continue
             if not pending:
                 pending.extend([[], {}, filt, 0])
             pending[0].append(i)
-            pending[1][i] = groups
+            pending[1][i] = groups if rgs is not None else None  # None: every row group
             pending[3] += size
         done = flush()
         if done:
