@@ -94,7 +94,10 @@ class Readahead:
         return _pool().submit(self._run, unit)
 
     def _top_up(self) -> None:
-        while len(self._futures) + self._consuming < self._ahead and not self._closed:
+        # Until the first result is out, one unit alone: the first batch comes
+        # in the time of one unit, not of `ahead` units sharing the cores.
+        ahead = self._ahead if self._next_out else 1
+        while len(self._futures) + self._consuming < ahead and not self._closed:
             nxt = self._peek()
             if nxt is None:
                 return

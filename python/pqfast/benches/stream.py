@@ -35,6 +35,8 @@ def add_arguments(p) -> None:
     p.add_argument("--contenders", default=",".join(CONTENDERS), help="comma-separated subset of " + ",".join(CONTENDERS))
     p.add_argument("--data", default=None, help="where to build/reuse the lake (default build/bench-stream if "
                    "./build exists, else ~/.cache/pqfast/bench-stream)")
+    p.add_argument("--s3", action="store_true", help="also scan the lake from S3 (SeaweedFS on 127.0.0.1, the "
+                   "files uploaded once) with pqfast.dataset")
     p.add_argument("--json", action="store_true", help="print one JSON object per row instead of a table")
 
 
@@ -65,12 +67,15 @@ def ensure_lake(d: Path, scale: float, files: int, log=print) -> Path:
 # ---- the contenders, each run in a child process --------------------------------------------------
 
 
-def _sums(batches):
-    """(rows, sum l_orderkey, sum l_quantity) of batches, each dropped after use."""
+def _sums(batches, first: list | None = None):
+    """(rows, sum l_orderkey, sum l_quantity) of batches, each dropped after
+    use; `first` gets the time the first batch came."""
     import pyarrow.compute as pc
 
     rows, ok, qty = 0, 0, 0
     for b in batches:
+        if first is not None and not first:
+            first.append(time.perf_counter())
         rows += b.num_rows
         ok += pc.sum(b.column("l_orderkey")).as_py() or 0
         qty += pc.sum(b.column("l_quantity")).as_py() or 0
@@ -78,14 +83,44 @@ def _sums(batches):
     return rows, ok, qty
 
 
+# What each contender imports, before its clock starts (an import is not a scan).
+_MODULES = {"pqfast-dataset": "pqfast", "pqfast-dataset-s3": "pqfast", "pqfast-one-row-group": "pqfast",
+            "pqfast-read_table": "pqfast", "pyarrow-dataset": "pyarrow.dataset", "polars-streaming": "polars",
+            "duckdb": "duckdb"}
+
+
 def _child(name: str, lake: str, memory_limit: int, batch_size: int) -> dict:
+    import importlib
+
+    import pyarrow.compute  # noqa: F401 - (used by _sums)
+
+    importlib.import_module(_MODULES[name])
     glob = os.path.join(lake, "*.parquet")
+    extra: dict = {}
     t0 = time.perf_counter()
     if name == "pqfast-dataset":
         import pqfast
 
         ds = pqfast.dataset(lake)
-        rows, ok, qty = _sums(ds.to_batches(batch_size=batch_size, memory_limit=memory_limit))
+        first: list = []
+        rows, ok, qty = _sums(ds.to_batches(batch_size=batch_size, memory_limit=memory_limit), first)
+        extra = {"first_batch_s": first[0] - t0 if first else None}
+    elif name == "pqfast-dataset-s3":
+        import pqfast
+
+        opts = json.loads(os.environ["PQFAST_BENCH_S3_OPTIONS"])
+        ds = pqfast.dataset(lake, storage_options=opts)
+        first = []
+        rows, ok, qty = _sums(ds.to_batches(batch_size=batch_size, memory_limit=memory_limit), first)
+        extra = {"first_batch_s": first[0] - t0 if first else None}
+    elif name == "pqfast-one-row-group":
+        import pqfast
+
+        # The time to read one row group (every column) of the first file alone, footer included.
+        path = sorted(os.path.join(lake, f) for f in os.listdir(lake) if f.endswith(".parquet"))[0]
+        with pqfast.ParquetFile(path) as f:
+            t = f.read_row_group(0)
+        return {"seconds": time.perf_counter() - t0, "rows": t.num_rows}
     elif name == "pqfast-read_table":
         import pqfast
 
@@ -116,24 +151,46 @@ def _child(name: str, lake: str, memory_limit: int, batch_size: int) -> dict:
     else:
         raise SystemExit(f"unknown contender {name!r}")
     secs = time.perf_counter() - t0
-    return {"rows": int(rows), "sum_orderkey": int(ok), "sum_quantity": str(qty), "seconds": secs}
+    out = {"rows": int(rows), "sum_orderkey": int(ok), "sum_quantity": str(qty), "seconds": secs}
+    out.update(extra)
+    return out
 
 
-def _run_child(name: str, lake: Path, memory_limit: int, batch_size: int) -> dict:
+def _run_child(name: str, lake, memory_limit: int, batch_size: int, env: dict | None = None) -> dict:
     # Peak RSS: ru_maxrss of the child as the kernel counts it (KiB on Linux),
     # read here from its own exit: nothing of this process is in it.
     code = ("import json, resource, sys; from pqfast.benches.stream import _child; "
             "r = _child(sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])); "
             "r['peak_rss_kib'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; print(json.dumps(r))")
     p = subprocess.run([sys.executable, "-c", code, name, str(lake), str(memory_limit), str(batch_size)],
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=dict(os.environ, **(env or {})))
     if p.returncode != 0:
         return {"error": (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]}
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def _on_s3(lake: Path, ml: int, batch_size: int, log) -> dict:
+    """pqfast.dataset's scan of the lake uploaded to SeaweedFS (kept beside it)."""
+    import obstore
+
+    from .._s3server import S3Server
+    from .._testlake import upload
+
+    with S3Server(data_dir=str(lake.parent / "s3"), access_key="pqfastbench",
+                  secret_key="pqfastbench-secret-key-0123456789") as s3:
+        store = s3.store()
+        have = {o["path"] for batch in obstore.list(store, prefix="lineitem/") for o in batch}
+        todo = [str(p) for p in sorted(lake.glob("*.parquet")) if f"lineitem/{p.name}" not in have]
+        if todo:
+            log(f"uploading {len(todo)} files to SeaweedFS ...")
+            upload(store, todo, "lineitem")
+        log("pqfast-dataset-s3 ...")
+        return _run_child("pqfast-dataset-s3", f"s3://{s3.bucket}/lineitem/", ml, batch_size,
+                          {"PQFAST_BENCH_S3_OPTIONS": json.dumps(s3.storage_options())})
+
+
 def measure(scale: float = 1.0, files: int | None = None, memory_limit_mib: int = 512, batch_size: int = 131072,
-            contenders=CONTENDERS, data: str | None = None, log=None) -> list[dict]:
+            contenders=CONTENDERS, data: str | None = None, log=None, s3: bool = False) -> list[dict]:
     log = log or (lambda s: print(s, file=sys.stderr))
     n_files = files if files is not None else max(1, round(6 * scale))
     lake = ensure_lake(lake_dir(data, scale, n_files), scale, n_files, log)
@@ -144,6 +201,9 @@ def measure(scale: float = 1.0, files: int | None = None, memory_limit_mib: int 
     for name in order:
         log(f"{name} ...")
         got[name] = _run_child(name, lake, ml, batch_size)
+    if s3:
+        got["pqfast-dataset-s3"] = _on_s3(lake, ml, batch_size, log)
+        order.append("pqfast-dataset-s3")
     rows = []
     for name in ["duckdb"] + order if "duckdb" in contenders else order:
         r = got[name]
@@ -154,9 +214,15 @@ def measure(scale: float = 1.0, files: int | None = None, memory_limit_mib: int 
             same = all(r[k] == ref.get(k) for k in ("rows", "sum_orderkey", "sum_quantity"))
             row.update(rows=r["rows"], seconds=r["seconds"], peak_rss_mib=r["peak_rss_kib"] / 1024,
                        status="ok" if same else "MISMATCH with duckdb")
-        if name == "pqfast-dataset":
+        if name.startswith("pqfast-dataset"):
             row["memory_limit_mib"] = memory_limit_mib
+            row["first_batch_s"] = r.get("first_batch_s")
         rows.append(row)
+    if "pqfast-dataset" in contenders:
+        one = _run_child("pqfast-one-row-group", lake, ml, batch_size)
+        rows.append({"contender": "pqfast one row group alone", "scale": scale, "files": n_files,
+                     "seconds": one.get("seconds"), "peak_rss_mib": one.get("peak_rss_kib", 0) / 1024,
+                     "rows": one.get("rows", "-"), "status": "ok" if "error" not in one else one["error"]})
     return rows
 
 
@@ -165,7 +231,7 @@ def run(args) -> int:
     bad = [c for c in contenders if c not in CONTENDERS]
     if bad:
         raise SystemExit(f"error: unknown contenders {bad} (choose from {CONTENDERS})")
-    rows = measure(args.scale, args.files, args.memory_limit, args.batch_size, contenders, args.data)
+    rows = measure(args.scale, args.files, args.memory_limit, args.batch_size, contenders, args.data, s3=args.s3)
     if args.json:
         for r in rows:
             print(json.dumps(r))
@@ -173,7 +239,8 @@ def run(args) -> int:
     print(f"TPC-H lineitem SF{args.scale:g}, {rows[0]['files']} files, every column, batch by batch "
           f"(batch_size {args.batch_size}); pqfast.dataset memory_limit={args.memory_limit} MiB; "
           f"{os.cpu_count()} CPUs")
-    print(format_table(["contender", "seconds", "peak RSS MiB", "rows", "check"],
+    print(format_table(["contender", "seconds", "first batch s", "peak RSS MiB", "rows", "check"],
                        [[r["contender"], r.get("seconds") if r.get("seconds") is not None else "-",
+                         r.get("first_batch_s") if r.get("first_batch_s") is not None else "-",
                          r.get("peak_rss_mib", "-"), r.get("rows", "-"), r["status"]] for r in rows]))
     return 0 if all(r["status"] == "ok" or r["status"] == "MemoryLimitError" for r in rows) else 1
