@@ -184,6 +184,13 @@ def test_sources_and_filesystems(tmp_path):
     assert pqfast.dataset(paths).to_table().equals(want)
     assert pqfast.dataset(os.path.join(root, "*.parquet")).to_table().equals(want)
     assert pqfast.dataset(paths[0]).to_table().equals(pq.read_table(paths[0]))
+    # threads= on every read: the dataset's, read_table's unfiltered paths, ParquetFile.read.
+    assert pqfast.dataset(root).to_table(threads=1).equals(want)
+    assert pqfast.read_table(root, threads=1).equals(want)
+    assert pqfast.read_table(paths[0], threads=2).equals(pq.read_table(paths[0]))
+    assert pqfast.ParquetFile(paths[0]).read(threads=1).equals(pq.read_table(paths[0]))
+    with pytest.raises(pqfast.FormatError):
+        pqfast.read_table(paths[0], threads=-1)
     fs_ds = pqfast.dataset(root, filesystem=pafs.LocalFileSystem())
     assert fs_ds.to_table().equals(want)
     f = pc.field("id") > 1000
@@ -269,10 +276,13 @@ def test_early_stop_cancels_the_rest(tmp_path):
     it.close()
     ra = sc.last_readahead
     assert ra._closed and ra.started <= 3  # of 30 row groups
-    # A reader closed early.
-    r = ds.scanner(columns=["id"], batch_readahead=2).to_reader()
+    # A reader dropped early (pyarrow's close() keeps the stream until then).
+    sc = ds.scanner(columns=["id"], batch_readahead=2)
+    r = sc.to_reader()
     r.read_next_batch()
     r.close()
+    del r
+    assert sc.last_readahead._closed and sc.last_readahead.started <= 3
 
 
 def test_memory_limit_bounds_readahead(tmp_path):
