@@ -516,3 +516,22 @@ def test_filtered_scans_are_few_engine_calls_within_the_budget(tmp_path):
                                           else pq.filters_to_expression(filt))
         assert got.equals(want)
         assert sc.last_readahead.started >= 5
+
+
+def test_schema_argument(tmp_path):
+    """schema= replaces the dataset schema: columns cast to it (a key as a
+    plain int32 too), a column no file has given as nulls, one it leaves
+    out not read; pyarrow.dataset(schema=) gives the same rows."""
+    root = str(tmp_path / "sch")
+    write_lake(root, 91, hive=True)
+    sch = pa.schema([("id", pa.int32()), ("k", pa.int32()), ("extra", pa.string()), ("s", pa.string())])
+    ds = pqfast.dataset(root, schema=sch)
+    assert ds.schema == sch
+    ref = pads.dataset(root, partitioning="hive", schema=sch)
+    for f in (None, pc.field("id") > 2000, pc.field("extra").is_null() & (pc.field("k") == 1), [("s", "=", "s5")]):
+        for cols in (None, ["k", "id"], ["extra", "s"]):
+            got = _stream(ds, columns=cols, filter=f, batch_size=600)
+            expr = f if f is None or isinstance(f, pc.Expression) else pq.filters_to_expression(f)
+            want = ref.to_table(columns=cols, filter=expr)
+            assert got.to_pylist() == want.to_pylist(), (f, cols)
+            assert ds.count_rows(filter=f) == want.num_rows
