@@ -384,14 +384,22 @@ class Dataset(pads.Dataset):
         raise TypeError("use pqfast.dataset(source, ...) to make a pqfast.Dataset")
 
     @classmethod
-    def _make(cls, lake: Lake, selection: list | None = None) -> "Dataset":
+    def _make(cls, lake: Lake, selection: list | None = None, filter=None) -> "Dataset":
         self = cls.__new__(cls)
         self._lake = lake
         self._selection = selection if selection is not None else [(i, None) for i in range(len(lake.names))]
+        self._filter = filter  # Dataset.filter()'s, and-ed into every scan's
         return self
 
     def __reduce__(self):
-        return (Dataset._make, (self._lake, self._selection))
+        return (Dataset._make, (self._lake, self._selection, self._filter))
+
+    def _and_filter(self, filter):
+        if self._filter is None:
+            return filter
+        if filter is None:
+            return self._filter
+        return _filter_expression(self._filter) & _filter_expression(filter)
 
     # -- what it is ----------------------------------------------------------------
 
@@ -422,8 +430,51 @@ class Dataset(pads.Dataset):
         """A :class:`Scanner`. Other keyword arguments pyarrow's scanner
         takes (``use_threads``, ``fragment_readahead``, ``fragment_scan_options``,
         ``cache_metadata``, ``memory_pool``) are accepted and ignored."""
-        return Scanner(self._lake, self._selection, columns, filter, batch_size, batch_readahead, threads,
-                       memory_limit)
+        return Scanner(self._lake, self._selection, columns, self._and_filter(filter), batch_size, batch_readahead,
+                       threads, memory_limit)
+
+    # -- pyarrow.dataset.Dataset's other methods (the Cython ones need a C++
+    # dataset, which this is not: each is given here) -------------------------------
+
+    def filter(self, expression) -> "Dataset":
+        """This dataset with `expression` (what ``filter=`` takes) and-ed into every scan."""
+        return Dataset._make(self._lake, self._selection, self._and_filter(expression))
+
+    def replace_schema(self, schema: pa.Schema) -> "Dataset":
+        """This dataset read in `schema` (as ``pqfast.dataset(schema=)``)."""
+        lake = self._lake.subset(range(len(self._lake.names)))
+        lake.schema = schema
+        return Dataset._make(lake, self._selection, self._filter)
+
+    def take(self, indices, columns=None, filter=None, **kw) -> pa.Table:
+        """Rows by position (of the scan with `columns` and `filter`: read whole, then taken)."""
+        return self.to_table(columns, filter, **kw).take(indices)
+
+    def _in_memory(self):
+        return pads.dataset(self.to_table())
+
+    def sort_by(self, sorting, **kw):
+        """A sorted in-memory ``pyarrow.dataset`` of this one's rows (read whole)."""
+        return self._in_memory().sort_by(sorting, **kw)
+
+    def join(self, right_dataset, *args, **kw):
+        """pyarrow's join of this dataset's rows (read whole) and `right_dataset`."""
+        if isinstance(right_dataset, Dataset):
+            right_dataset = right_dataset._in_memory()
+        return self._in_memory().join(right_dataset, *args, **kw)
+
+    def join_asof(self, right_dataset, *args, **kw):
+        if isinstance(right_dataset, Dataset):
+            right_dataset = right_dataset._in_memory()
+        return self._in_memory().join_asof(right_dataset, *args, **kw)
+
+    def _get_fragments(self, *a, **k):
+        raise TypeError("a pqfast.Dataset has no C++ fragments: use get_fragments() and its scanner()")
+
+    def _scanner_options(self, *a, **k):
+        raise TypeError("a pqfast.Dataset is scanned by its own scanner(), not pyarrow.dataset.Scanner")
+
+    _scan_options = _scanner_options
 
     def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
         return self.scanner(columns, filter, **kw).to_batches()
