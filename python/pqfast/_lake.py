@@ -56,7 +56,8 @@ class Lake:
     ``ensure_schema``."""
 
     def __init__(self, kind: str, names: list, keys: list, sizes: list, parts: Partitions | None,
-                 storage_options: dict | None, filesystem: Any, schema=None, ref: int | tuple = 0):
+                 storage_options: dict | None, filesystem: Any, schema=None, ref: int | tuple = 0,
+                 versions: list | None = None):
         self.kind = kind
         self.names = list(names)
         self.keys = list(keys)
@@ -65,6 +66,9 @@ class Lake:
         self.storage_options = storage_options
         self.filesystem = filesystem
         self.schema = schema
+        # Per file, the store's version from the listing (ETag, modification
+        # time; None: not known): scans keep what they read by it.
+        self.versions = list(versions) if versions is not None else [None] * len(self.names)
         # The reference file (the lake's first): (name, key, size). It types
         # projections of struct fields ("s.a") and decides which files
         # conform (same column descriptors: read together by the engine).
@@ -134,7 +138,7 @@ class Lake:
             io.close()
         kind = FS if filesystem is not None else S3
         lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
-                   storage_options, filesystem)
+                   storage_options, filesystem, versions=[it[3] for it in items])
         if partitioning is not None and root is not None and items:
             lake.parts = lake._partitions(discover(root, lake.names))
         return lake
@@ -166,7 +170,7 @@ class Lake:
             parts = Partitions(p.names, p.types, p.dictionaries, [p.per_file[i] for i in files])
         return Lake(self.kind, [self.names[i] for i in files], [self.keys[i] for i in files],
                     [self.sizes[i] for i in files], parts, self.storage_options, self.filesystem, self.schema,
-                    self.ref)
+                    self.ref, [self.versions[i] for i in files])
 
     # -- files and footers -------------------------------------------------------
 
@@ -353,8 +357,10 @@ class Lake:
             return self._scan_unlike(files[0], row_groups[files[0]], columns, filters, threads, memory_limit)
         names = [self.names[i] for i in files]
         rows: list = []
-        kw = dict(storage_options=self.storage_options) if self.kind == S3 else \
-            dict(filesystem=self.filesystem) if self.kind == FS else {}
+        kw = {}
+        if self.kind != LOCAL:
+            kw = dict(storage_options=self.storage_options) if self.kind == S3 else dict(filesystem=self.filesystem)
+            kw["_listed"] = [(self.names[i], self.keys[i], self.sizes[i], self.versions[i]) for i in files]
         chosen = None  # (every row group of every file: the engine's own way, no list to check)
         if any(row_groups[i] is not None for i in files):
             chosen = {self.names[i]: list(self._groups(i, row_groups[i])) for i in files}
