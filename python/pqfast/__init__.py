@@ -65,8 +65,13 @@ from .parquet import (  # noqa: E402
     prune,
     read_pruned,
 )
+from .dataset import Dataset, Fragment, Scanner, dataset  # noqa: E402
 
 __all__ = [
+    "Dataset",
+    "Fragment",
+    "Scanner",
+    "dataset",
     "ColumnChunkMetaData",
     "build_info",
     "FormatError",
