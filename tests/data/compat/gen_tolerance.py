@@ -217,3 +217,23 @@ def make_interval_dictionary(out: Path) -> Path:
     dp = encode_struct([(1, I32, DATA_PAGE), (2, I32, len(body)), (3, I32, len(body)),
                         (5, STRUCT, [(1, I32, 5), (2, I32, PLAIN_DICTIONARY), (3, I32, RLE), (4, I32, RLE)])]) + body
     return write(out / "interval_dictionary.parquet", [root(1), leaf], [[dpage, dp]], 5)
+
+
+def make_unknown_required(out: Path) -> Path:
+    """A REQUIRED column of logical type UNKNOWN over INTERVAL-typed
+    dictionary pages (pyarrow: a non-nullable null column; pqfast raised a
+    bare ValueError making that field)."""
+    vals = [struct.pack("<III", m, d, ms) for m, d, ms in ((1, 2, 3), (0, 30, 0), (12, 0, 500))]
+    dict_body = b"".join(vals)
+    dpage = encode_struct([(1, I32, DICTIONARY_PAGE), (2, I32, len(dict_body)), (3, I32, len(dict_body)),
+                           (7, STRUCT, [(1, I32, 3), (2, I32, PLAIN_DICTIONARY)])]) + dict_body
+    packed = 0
+    for k, v in enumerate([0, 1, 2, 1, 0]):
+        packed |= v << (2 * k)
+    body = bytes([2, (1 << 1) | 1]) + packed.to_bytes(2, "little")
+    dp = encode_struct([(1, I32, DATA_PAGE), (2, I32, len(body)), (3, I32, len(body)),
+                        (5, STRUCT, [(1, I32, 5), (2, I32, PLAIN_DICTIONARY), (3, I32, RLE), (4, I32, RLE)])]) + body
+    leaf = [(1, I32, FLBA), (2, I32, 12), (3, I32, REQUIRED), (4, BIN, "iv"), (6, I32, INTERVAL),
+            (10, STRUCT, [(11, STRUCT, [])])]
+    return write(out / "unknown_required.parquet", [root(2), leaf, int32_leaf("a")],
+                 [[dpage, dp], [data_page([1, 2, 3, 4, 5])]], 5)
