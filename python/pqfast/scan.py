@@ -1096,6 +1096,17 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     (:mod:`pqfast._partitions`; local directories, ``s3://`` prefixes ending
     in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
     rows returned from each file of the source, in order."""
+    from .reader import arrow_errors_named
+
+    where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
+    with arrow_errors_named(where):
+        return _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
+                           use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
+                           partitioning, _file_rows)
+
+
+def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
+                use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows):
     from .filters import normalize
     from .parquet import _remote_urls
 
