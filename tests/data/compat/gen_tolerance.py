@@ -79,8 +79,9 @@ def write(path: Path, schema: list, columns: list[list[bytes]], num_rows: int, k
             out += p
         page_info.append((offs, lens))
         values = chunk_values[i] if chunk_values else num_rows
-        name = [v for k, _, v in schema[i + 1] if k == 4][0]
-        ptype = [v for k, _, v in schema[i + 1] if k == 1][0]
+        elem = [e for e in schema if any(k == 1 for k, _, _ in e)][i]  # leaf i
+        name = [v for k, _, v in elem if k == 4][0]
+        ptype = [v for k, _, v in elem if k == 1][0]
         has_dict = Reader(pages[0]).struct()[1][1] == DICTIONARY_PAGE
         cmd = [(1, I32, ptype), (2, LIST, (I32, [PLAIN, RLE])), (3, LIST, (BIN, [name])), (4, I32, 0),
                (5, I64, values), (6, I64, len(out) - start), (7, I64, len(out) - start),
