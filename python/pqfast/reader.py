@@ -11,6 +11,7 @@ dictionaries...), as ``pyarrow.parquet.read_table`` gives them.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from typing import Any, Sequence
 
@@ -25,6 +26,31 @@ _UNITS = ("ms", "us", "ns")
 # columns (its ConvertedType::NA, one past INTERVAL's neighbours): Arrow C++
 # still reads it as the null type, whatever the physical type.
 _CT_ARROW_NA = 24
+
+# Struct levels an array may have to cross the Arrow C Data Interface into
+# pyarrow (its importer's recursion limit): a deeper column is refused by
+# name before any page is read. pyarrow itself refuses 99 levels and more.
+_MAX_IMPORT_DEPTH = 64
+
+
+@contextlib.contextmanager
+def arrow_errors_named(path: str):
+    """Errors pyarrow raises inside a read of `path` (converting a hostile
+    schema, importing arrays, casting) become the FormatError (or
+    MemoryLimitError) a read raises, naming the file: never a bare
+    ValueError or an Arrow error. The read's boundary (read_source,
+    scan_table) wraps itself in this, once."""
+    import pyarrow as pa
+
+    try:
+        yield
+    except FormatError:
+        raise
+    except pa.ArrowMemoryError as e:
+        raise _pqfast.MemoryLimitError(f"memory limit: {path}: {e}") from e
+    except (pa.ArrowException, ValueError) as e:
+        raise FormatError(f"unsupported: {path}: pyarrow cannot hold what the file holds "
+                          f"({type(e).__name__}: {e})") from e
 
 
 # ---- types -------------------------------------------------------------------------------
@@ -395,6 +421,10 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
             plans.append(_EmptyGroupPlan(name, repetition))
             continue
         field = _arrow_field_of(arrow_schema, fields, k)
+        deepest = max(len(descs[i]["path"]) for i in leaves)
+        if deepest > _MAX_IMPORT_DEPTH:
+            raise FormatError(f"unsupported: {path}: column {name!r}: nested {deepest} levels deep, past the "
+                              f"{_MAX_IMPORT_DEPTH} a column may have to cross the Arrow C Data Interface")
         if group or len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
@@ -510,6 +540,11 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
                 threads: int | None = None):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table
     (`threads`: the reader's threads; None: all cores, or one when not `use_threads`)."""
+    with arrow_errors_named(source.path):
+        return _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads)
+
+
+def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads):
     import pyarrow as pa
 
     plans = _plans(meta, source.path, columns)
@@ -554,7 +589,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
         by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[base + i * len(nested) + j]) for i in range(len(rgs))]
     if nested and not rgs and nrg:
         # No row group read: the types from row group 0, sliced empty.
-        empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads)
+        empty = _read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     arrays, fields = [], []

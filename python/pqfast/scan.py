@@ -1097,6 +1097,18 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
     rows returned from each file of the source, in order; ``_listed``, the
     listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's)."""
+    from .reader import arrow_errors_named
+
+    where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
+    with arrow_errors_named(where):
+        return _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
+                           use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
+                           partitioning, _file_rows, _listed)
+
+
+def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
+                use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows,
+                _listed):
     from .filters import normalize
     from .parquet import _remote_urls
 

@@ -399,12 +399,12 @@ Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset,
         saw_data_ = true;
         const int64_t count = h->type == PageType::kDataPageV2 ? h->data_page_v2.num_values : h->data_page.num_values;
         if (keep_ && !wanted(row_, count)) {
-          if (count > num_rows_ - row_) {
+          if (count > num_rows_ - row_ && row_ >= num_rows_) {
             return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count) +
                                                        " values runs past the row group's " + std::to_string(num_rows_) +
                                                        " rows (" + std::to_string(row_) + " read before it)");
           }
-          row_ += count;
+          row_ += std::min(count, num_rows_ - row_);  // as data_page clamps it
           ++pages_skipped_;
           break;
         }
@@ -783,14 +783,17 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
     return make_error(ErrorCode::kLimitExceeded, where + ": page of " + std::to_string(count64) +
                                                      " values exceeds the limit of " + std::to_string(opts_.max_page_values));
   }
-  if (count64 > num_rows_ - row_) {
+  // A page announcing more values than the row group has left: its first
+  // ones are read and the chunk ends there, as pyarrow reads num_rows records
+  // and stops (BYTE_STREAM_SPLIT streams depend on the whole count: refused).
+  if (count64 > num_rows_ - row_ && (enc == kByteStreamSplit || num_rows_ - row_ <= 0)) {
     return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count64) + " values runs past the row group's " +
                                                std::to_string(num_rows_) + " rows (" + std::to_string(row_) + " read before it)");
   }
-  const size_t count = static_cast<size_t>(count64);
+  const size_t count = static_cast<size_t>(std::min(count64, num_rows_ - row_));
   const size_t csize = static_cast<size_t>(h.compressed_page_size);
   const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
-  PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, count, where));
+  PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, static_cast<size_t>(count64), where));
   const uint8_t* levels = nullptr;
   size_t levels_len = 0;
   bool levels_bit_packed = false;
