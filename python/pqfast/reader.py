@@ -475,6 +475,12 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
         empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
+    elif nested and not nrg:
+        # No row group in the file: no leaf to read a type from, so the
+        # columns are empty of the types pyarrow derives from the footer.
+        arrow_types = _pyarrow_types(source, meta)
+        for p in nested:
+            p.pyarrow_type = arrow_types.field(p.field_index).type
     arrays, fields = [], []
     for p in plans:
         chunks = by_plan[id(p)]

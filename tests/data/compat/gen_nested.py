@@ -69,9 +69,14 @@ def _flatten(node, leaves: list, out: list, path: list, paths: list) -> None:
 
 def _write(table: pa.Table, path: Path, tree: list, *, created_by: str = CREATED_BY, row_groups: bool = True,
            **write_kw) -> None:
-    """`table` written by pyarrow, its schema then replaced by `tree` (the
-    root's children), whose leaves take the written leaves in order;
+    """`table` written by pyarrow after a first column "id" (the row
+    number), its schema then replaced by `tree` (the root's children) after
+    "id", whose leaves take the written leaves in order;
     `row_groups` False: the footer lists none (and the file holds no page)."""
+    # A flat first column (the row number) for the tests' filters.
+    table = table.add_column(0, pa.field("id", pa.int64(), nullable=False),
+                             pa.array(range(table.num_rows), pa.int64()))
+    tree = [leaf("id", REQ)] + tree
     buf = io.BytesIO()
     write_kw.setdefault("data_page_version", "1.0")
     pq.write_table(table, buf, store_schema=False, **write_kw)
@@ -236,9 +241,9 @@ def make_legacy_map_key_value(d: Path) -> None:
 def make_legacy_map_of_lists(d: Path) -> None:
     """Hive/parquet-mr: a map whose values are 2-level lists (repeated group
     "bag" of one field, as Hive writes, and "array"), inside a list."""
-    mt = pa.map_(pa.string(), _list(pa.int32()))
-    vals = [[("a", [1, 2]), ("b", None)], [], None, [("c", [])], [("d", [3])]]
-    lt = _list(pa.map_(pa.string(), pa.int32()))
+    mt = pa.map_(pa.string(), _list(pa.int32(), nullable=True))
+    vals = [[("a", [1, None]), ("b", None)], [], None, [("c", [])], [("d", [3])]]
+    lt = _list(pa.map_(pa.string(), pa.int32()), nullable=True)
     lvals = [[[("x", 1)], []], [], None, [None, [("y", 2), ("z", None)]], [[]]]
     t = pa.table({"m": pa.array(vals, mt), "lm": pa.array(lvals, lt)})
     _write(t, d / "legacy_map_of_lists.parquet", [
@@ -271,3 +276,69 @@ def make_legacy_nested_empty(d: Path) -> None:
               converted=MAP),
         group("r", OPT, [group("array", REP, [leaf("x", REQ)])], converted=LIST),
     ], row_groups=False)
+
+
+def make_legacy_nested_pages(d: Path) -> None:
+    """The legacy forms over several row groups, v1 pages of a few records
+    (records span pages), dictionary pages, snappy."""
+    rows = 40
+    ints = [None if i % 7 == 3 else list(range(i % 5)) for i in range(rows)]
+    strs = [[f"s{i}-{k}" for k in range(i % 4)] for i in range(rows)]
+    mt = pa.map_(pa.string(), pa.int32())
+    maps = [None if i % 9 == 4 else [(f"k{k}", None if k == 1 else i * k) for k in range(i % 3)] for i in range(rows)]
+    t = pa.table({
+        "a": pa.array(ints, _list(pa.int32())),
+        "names": pa.array(strs, pa.list_(pa.field("element", pa.string(), nullable=False))),
+        "m": pa.array(maps, mt),
+    }, schema=pa.schema([
+        pa.field("a", _list(pa.int32())),
+        pa.field("names", pa.list_(pa.field("element", pa.string(), nullable=False)), nullable=False),
+        pa.field("m", mt),
+    ]))
+    _write(t, d / "legacy_nested_pages.parquet", [
+        group("a", OPT, [leaf("a_tuple", REP)], converted=LIST),
+        leaf("names", REP),
+        group("m", OPT, [group("map", REP, [leaf("key", REQ), leaf("value", OPT)], converted=MAP_KEY_VALUE)],
+              converted=MAP),
+    ], row_group_size=15, data_page_size=40, write_batch_size=4, compression="snappy")
+
+
+def _unversioned(d: Path, name: str, order: list) -> None:
+    """parquet-mr files whose created_by has no version ("parquet-mr", as
+    Drill and early parquet-mr wrote it): readers pad each column chunk by
+    up to 100 bytes (PARQUET-816, dictionary page headers left out of
+    total_compressed_size by parquet-mr <= 1.2.8), so a small nested chunk's
+    bytes run into the next chunk's pages, which are no pages of it. Chunks
+    of a few dozen bytes, nested columns of several level maxima side by
+    side, in the order `order`."""
+    st = _struct(("c", pa.int64(), True), ("dev", pa.string(), True))
+    cols = {
+        "user": (pa.field("user", st), [{"c": 1, "dev": "a"}, {"c": None, "dev": "b"}, None, {"c": 4, "dev": None}],
+                 group("user", OPT, [leaf("c", OPT), leaf("dev", OPT)])),
+        "kw": (pa.field("kw", _list(pa.string(), nullable=True)), [["go", "to"], [], None, ["x"]],
+               group("kw", OPT, [group("bag", REP, [leaf("array_element", OPT)])], converted=LIST)),
+        "ids": (pa.field("ids", pa.list_(pa.field("element", pa.int64(), nullable=False)), nullable=False),
+                [[1], [2, 3], [], [4, 5, 6]], leaf("ids", REP)),
+        "flag": (pa.field("flag", pa.string()), ["t", None, "f", "t"], leaf("flag", OPT)),
+    }
+    schema = pa.schema([cols[c][0] for c in order])
+    t = pa.table([pa.array(cols[c][1], cols[c][0].type) for c in order], schema=schema)
+    _write(t, d / f"{name}.parquet", [cols[c][2] for c in order], created_by="parquet-mr", use_dictionary=False)
+
+
+def make_legacy_nested_unversioned(d: Path) -> None:
+    """A struct's leaf read with the padding took the next leaf's page as
+    its own ("page begins 4 records, past the row group's 4 rows")."""
+    _unversioned(d, "legacy_nested_unversioned", ["user", "kw", "ids", "flag"])
+
+
+def make_legacy_nested_unversioned_list(d: Path) -> None:
+    """A list's leaf read with the padding found the next chunk's page
+    header there ("page body runs past the end of the column chunk")."""
+    _unversioned(d, "legacy_nested_unversioned_list", ["kw", "ids", "user", "flag"])
+
+
+def make_legacy_nested_unversioned_levels(d: Path) -> None:
+    """A repeated field's leaf read with the padding decoded the next
+    chunk's page as its levels ("RLE run ... lacks its value")."""
+    _unversioned(d, "legacy_nested_unversioned_levels", ["ids", "flag", "kw", "user"])
