@@ -342,3 +342,20 @@ def make_legacy_nested_unversioned_levels(d: Path) -> None:
     """A repeated field's leaf read with the padding decoded the next
     chunk's page as its levels ("RLE run ... lacks its value")."""
     _unversioned(d, "legacy_nested_unversioned_levels", ["ids", "flag", "kw", "user"])
+
+
+def make_legacy_list_of_repeated(d: Path) -> None:
+    """A LIST whose repeated group holds one field that is itself repeated
+    (a primitive, a group): the repeated group is the element, a struct of
+    that field (a list of required elements), as Arrow reads it."""
+    inner = pa.list_(pa.field("element", pa.int32(), nullable=False))
+    st = _struct(("x", pa.int32(), False))
+    inner_st = pa.list_(pa.field("element", st, nullable=False))
+    t = pa.table({
+        "a": pa.array([[[1], [2, 3]], [], None, [[]], [[4]]], _list(inner)),
+        "b": pa.array([[[{"x": 1}]], None, [], [[], [{"x": 2}, {"x": 3}]], [[{"x": 4}]]], _list(inner_st)),
+    })
+    _write(t, d / "legacy_list_of_repeated.parquet", [
+        group("a", OPT, [group("list", REP, [leaf("element", REP)])], converted=LIST),
+        group("b", OPT, [group("list", REP, [group("element", REP, [leaf("x", REQ)])])], logical="list"),
+    ])
