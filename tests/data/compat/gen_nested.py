@@ -359,3 +359,23 @@ def make_legacy_list_of_repeated(d: Path) -> None:
         group("a", OPT, [group("list", REP, [leaf("element", REP)])], converted=LIST),
         group("b", OPT, [group("list", REP, [group("element", REP, [leaf("x", REQ)])])], logical="list"),
     ])
+
+
+def make_legacy_thrift_map_of_lists(d: Path) -> None:
+    """parquet-thrift's map<i32, list<struct>> (as in Spark's
+    parquet-thrift-compat file): a required MAP, its MAP_KEY_VALUE group
+    "map", the value a 2-level LIST whose repeated group is "value_tuple"
+    (one field), and a required list of strings "<name>_tuple"."""
+    st = _struct(("n", pa.int32(), False))
+    mt = pa.map_(pa.int32(), _list(st))
+    vals = [[(1, [{"n": 1}, {"n": 2}]), (2, None)], [], [(3, [])], [(4, [{"n": 5}])]]
+    strs = pa.list_(pa.field("element", pa.string(), nullable=False))
+    schema = pa.schema([pa.field("complexColumn", mt, nullable=False), pa.field("stringsColumn", strs, nullable=False)])
+    t = pa.table([pa.array(vals, mt), pa.array([["a", "b"], [], ["c"], ["d", "e"]], strs)], schema=schema)
+    _write(t, d / "legacy_thrift_map_of_lists.parquet", [
+        group("complexColumn", REQ, [group("map", REP, [
+            leaf("key", REQ),
+            group("value", OPT, [group("value_tuple", REP, [leaf("n", REQ)])], converted=LIST),
+        ], converted=MAP_KEY_VALUE)], converted=MAP),
+        group("stringsColumn", REQ, [leaf("stringsColumn_tuple", REP)], converted=LIST),
+    ], created_by="parquet-mr version 1.6.0rc3 (build d4d5a07ec9bd262ca1e93c309f1d7d4a74ebda4c)")
