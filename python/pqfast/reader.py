@@ -315,7 +315,7 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
             leaves = top[top_name]
             field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
                 if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
-            plan = NestedPlan(meta, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field)
+            plan = _nested_plan(NestedPlan, meta, path, top_name, leaves, descs, field)
             plan.set_field_ref(fields, path)
             plans.append(plan)
             continue
@@ -327,13 +327,22 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
         if len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
-            plans.append(NestedPlan(meta, name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field))
+            plans.append(_nested_plan(NestedPlan, meta, path, name, leaves, descs, field))
             continue
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
             raise FormatError(f"{path}: {problem}")
         plans.append(_Plan(name, leaves[0], descs[leaves[0]], field))
     return plans
+
+
+def _nested_plan(plan_class, meta, path: str, name: str, leaves: list, descs: list, field):
+    """The plan of nested column `name`; a schema form it cannot read (a LIST
+    group of two children...) raises a FormatError naming the file."""
+    try:
+        return plan_class(meta, name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field)
+    except FormatError as e:
+        raise FormatError(f"{path}: {e}") from None
 
 
 def _struct_field_ref(name: str, top: dict):

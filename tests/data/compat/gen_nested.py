@@ -379,3 +379,14 @@ def make_legacy_thrift_map_of_lists(d: Path) -> None:
         ], converted=MAP_KEY_VALUE)], converted=MAP),
         group("stringsColumn", REQ, [leaf("stringsColumn_tuple", REP)], converted=LIST),
     ], created_by="parquet-mr version 1.6.0rc3 (build d4d5a07ec9bd262ca1e93c309f1d7d4a74ebda4c)")
+
+
+def make_legacy_list_refused(d: Path) -> None:
+    """A LIST group with two repeated children: no rule reads it (pyarrow:
+    "LIST-annotated groups must have a single child"); refused, naming the
+    file and the column."""
+    ints = pa.list_(pa.field("element", pa.int32(), nullable=False))
+    st = pa.struct([pa.field("x", ints, nullable=False), pa.field("y", ints, nullable=False)])
+    t = pa.table({"a": pa.array([{"x": [1], "y": [2]}, None, {"x": [], "y": [3, 4]}], st)})
+    _write(t, d / "legacy_list_refused.parquet",
+           [group("a", OPT, [leaf("x", REP), leaf("y", REP)], converted=LIST)])
