@@ -209,7 +209,7 @@ TEST(NestedRead, PaddedParquetMrChunkEndsAtItsLevels) {
   // bytes more (PARQUET-816), which hold the next chunk's pages; a nested
   // leaf stops at its num_values levels, as Arrow does.
   for (const char* name : {"legacy_nested_unversioned.parquet", "legacy_nested_unversioned_list.parquet",
-                           "legacy_nested_unversioned_levels.parquet"}) {
+                           "legacy_nested_unversioned_levels.parquet", "legacy_nested_unversioned_dict.parquet"}) {
     std::unique_ptr<pq::LocalFile> f;
     auto meta = open_meta(compat_file(name), &f);
     for (int field = 1; field < 5; ++field) {

@@ -303,7 +303,7 @@ def make_legacy_nested_pages(d: Path) -> None:
     ], row_group_size=15, data_page_size=40, write_batch_size=4, compression="snappy")
 
 
-def _unversioned(d: Path, name: str, order: list) -> None:
+def _unversioned(d: Path, name: str, order: list, dictionary: bool = False) -> None:
     """parquet-mr files whose created_by has no version ("parquet-mr", as
     Drill and early parquet-mr wrote it): readers pad each column chunk by
     up to 100 bytes (PARQUET-816, dictionary page headers left out of
@@ -323,7 +323,7 @@ def _unversioned(d: Path, name: str, order: list) -> None:
     }
     schema = pa.schema([cols[c][0] for c in order])
     t = pa.table([pa.array(cols[c][1], cols[c][0].type) for c in order], schema=schema)
-    _write(t, d / f"{name}.parquet", [cols[c][2] for c in order], created_by="parquet-mr", use_dictionary=False)
+    _write(t, d / f"{name}.parquet", [cols[c][2] for c in order], created_by="parquet-mr", use_dictionary=dictionary)
 
 
 def make_legacy_nested_unversioned(d: Path) -> None:
@@ -336,6 +336,12 @@ def make_legacy_nested_unversioned_list(d: Path) -> None:
     """A list's leaf read with the padding found the next chunk's page
     header there ("page body runs past the end of the column chunk")."""
     _unversioned(d, "legacy_nested_unversioned_list", ["kw", "ids", "user", "flag"])
+
+
+def make_legacy_nested_unversioned_dict(d: Path) -> None:
+    """Dictionary-encoded chunks read with the padding met the next chunk's
+    dictionary page ("a second dictionary page in the column chunk")."""
+    _unversioned(d, "legacy_nested_unversioned_dict", ["user", "kw", "ids", "flag"], dictionary=True)
 
 
 def make_legacy_nested_unversioned_levels(d: Path) -> None:
