@@ -14,6 +14,7 @@ nullability, validity at every level, offsets, values)."""
 
 from __future__ import annotations
 
+import io
 import struct
 import sys
 
@@ -160,3 +161,19 @@ def test_no_row_groups_types_nested_columns_as_pyarrow():
         assert f.read().schema.equals(exp.schema)
     filtered = pqfast.read_table(path, filters=[("id", "=", 1)])
     assert filtered.num_rows == 0 and filtered.schema.equals(pq.read_table(path, filters=[("id", "=", 1)]).schema)
+
+
+@pytest.mark.parametrize("name,column", [("repeated_unannotated", "holder.r"), ("legacy_nested_unversioned", "user.c"),
+                                         ("legacy_nested_unversioned_dict", "user.dev")])
+def test_dotted_field_below_a_legacy_form(name, column):
+    path = _path(name)
+    for filters in (None, [("id", ">", 1)]):
+        nc.assert_same_table(pqfast.read_table(path, columns=[column], filters=filters),
+                             pq.read_table(path, columns=[column], filters=filters), f"{name} {column} {filters}")
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n.startswith("legacy_nested_unversioned")])
+def test_padded_chunks_from_a_file_object(name):
+    """The same bound where the file is read through read_at (file objects, object storage)."""
+    path = _path(name)
+    nc.assert_same_table(pqfast.read_table(io.BytesIO(path.read_bytes())), pq.read_table(path), name)
