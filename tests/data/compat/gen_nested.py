@@ -9,6 +9,9 @@ form (names, annotations, one group level fewer where the form has two
 levels) with tests/python/thrift_compact.py: the pages stay pyarrow's, so
 the values are known, and only the schema says how to read them. No
 ARROW:schema is stored, so the Parquet schema alone decides the types.
+Also: a file without row groups, a form every reader refuses, and small
+chunks of files whose created_by is a bare "parquet-mr" (read with the
+PARQUET-816 padding, which reaches into the next chunk).
 
 Run through make_compat.py: `python tests/data/compat/make_compat.py [names]`.
 """
@@ -202,7 +205,8 @@ def make_repeated_unannotated(d: Path) -> None:
     ints = [[1, 2], [], [3], [4, 5, 6], []]
     msg = _struct(("k", pa.string(), False), ("v", pa.int64(), True))
     msgs = [[{"k": "a", "v": 1}], [], [{"k": "b", "v": None}, {"k": "c", "v": 3}], [], [{"k": "d", "v": 4}]]
-    inner = _struct(("id", pa.int32(), True), ("tags", pa.list_(pa.field("element", pa.string(), nullable=False)), False))
+    tags = pa.list_(pa.field("element", pa.string(), nullable=False))
+    inner = _struct(("id", pa.int32(), True), ("tags", tags, False))
     deep = [[{"id": 1, "tags": ["x", "y"]}], [], [{"id": None, "tags": []}, {"id": 3, "tags": ["z"]}], [], []]
     holder = _struct(("r", pa.list_(pa.field("element", pa.int32(), nullable=False)), False))
     held = [{"r": [1]}, None, {"r": []}, {"r": [2, 3]}, None]
