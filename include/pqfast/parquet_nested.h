@@ -57,6 +57,17 @@ Result<NestedNode> nested_field(const FileMetaData& meta, int field);
 // The top-level field (root child) holding leaf `leaf`; -1 when out of range.
 int top_level_field_of(const FileMetaData& meta, int leaf);
 
+// The root's children in schema order, each with the leaves below it: a
+// group with no leaves (struct<>) and names given twice are kept, as pyarrow
+// gives them.
+struct TopLevelField {
+  std::string name;
+  bool group = false;
+  Repetition repetition = Repetition::kUnset;
+  std::vector<int> leaves;  // FileMetaData::columns indices
+};
+std::vector<TopLevelField> top_level_fields(const FileMetaData& meta);
+
 // Whether leaf `leaf` is read as part of a nested field (below a group, or
 // repeated) rather than as a flat column.
 bool is_nested_leaf(const FileMetaData& meta, int leaf);

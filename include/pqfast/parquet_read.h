@@ -79,7 +79,17 @@ struct ColumnReadOptions {
   // budget of default_memory_limit() for this call (or the caller's, when
   // called inside a read that set one). Past it: ErrorCode::kMemoryLimit.
   std::shared_ptr<MemoryBudget> budget;
+  // Data pages v2 are compressed by the chunk's codec whatever their
+  // is_compressed flag says: parquet-cpp before Arrow 3.0 (ARROW-10353) wrote
+  // false on pages it did compress. Readers set it from the footer's
+  // created_by with v2_pages_always_compressed(), as Arrow C++ decides.
+  bool v2_always_compressed = false;
 };
+
+// Whether the writer named by `created_by` is one whose data pages v2 say
+// is_compressed=false although compressed (Arrow C++'s rule: application
+// "parquet-cpp" before version 2.0.0).
+bool v2_pages_always_compressed(const std::string& created_by);
 
 // One column chunk (or several, appended) in Arrow layout: owns its buffers.
 class ColumnArray {
@@ -167,5 +177,15 @@ Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRan
 
 // Compression codecs this build reads (parquet.thrift numbers): 0 always.
 bool codec_supported(int32_t codec);
+
+// The compression libraries a build may link ("snappy", "zlib", "zstd",
+// "lz4", "brotli"), each with whether this build has it: a source build
+// configured with PQFAST_ALLOW_MISSING_CODECS may lack some, and callers
+// (pqfast.build_info(), `pqfast --version`) report which.
+struct CodecLibrary {
+  const char* name;
+  bool built_in;
+};
+std::vector<CodecLibrary> codec_libraries();
 
 }  // namespace pqfast::parquet

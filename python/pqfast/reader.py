@@ -21,6 +21,10 @@ from ._pqfast import FormatError
 _LT_STRING, _LT_ENUM, _LT_DECIMAL, _LT_DATE, _LT_TIME, _LT_TIMESTAMP = 1, 4, 5, 6, 7, 8
 _LT_INTEGER, _LT_UNKNOWN, _LT_JSON, _LT_BSON, _LT_UUID, _LT_FLOAT16 = 10, 11, 12, 13, 14, 15
 _UNITS = ("ms", "us", "ns")
+# The converted type id old parquet-cpp (pyarrow < 0.15) wrote for null
+# columns (its ConvertedType::NA, one past INTERVAL's neighbours): Arrow C++
+# still reads it as the null type, whatever the physical type.
+_CT_ARROW_NA = 24
 
 
 # ---- types -------------------------------------------------------------------------------
@@ -38,6 +42,11 @@ def _decimal(precision: int, scale: int):
     return pa.decimal256(precision, scale), "decimal256"
 
 
+def is_null_typed(desc: dict) -> bool:
+    """Whether pyarrow reads the leaf as the null type (every value null)."""
+    return desc["logical_type"]["kind"] == _LT_UNKNOWN or desc.get("converted_type_id") == _CT_ARROW_NA
+
+
 def parquet_arrow_type(desc: dict):
     """(pyarrow type, reader layout) for a leaf as pyarrow derives it from the Parquet schema alone."""
     import pyarrow as pa
@@ -46,7 +55,7 @@ def parquet_arrow_type(desc: dict):
     lt = desc["logical_type"]
     kind = lt["kind"]
     ct = desc.get("converted_type")
-    if kind == _LT_UNKNOWN:
+    if is_null_typed(desc):
         return pa.null(), "null"
     if phys == "BOOLEAN":
         return pa.bool_(), "bool"
@@ -289,21 +298,84 @@ class _Plan:
         return arr
 
     def field(self, arr):
+        return _field(self.name, arr.type, self.nullable, self.field_metadata)
+
+
+def _field(name: str, t, nullable: bool, metadata=None):
+    """An Arrow field; a required column of the null type is the non-nullable
+    null field pyarrow gives (pa.field refuses to make one directly)."""
+    import pyarrow as pa
+
+    f = pa.field(name, t, nullable=True, metadata=metadata)
+    return f if nullable else f.with_nullable(False)
+
+
+class _EmptyGroupPlan:
+    """A top-level group with no leaves: pyarrow reads it as struct<> (a
+    repeated one as a list of non-null struct<>), null in every row."""
+
+    def __init__(self, name: str, repetition: int):
         import pyarrow as pa
 
-        return pa.field(self.name, arr.type, nullable=self.nullable, metadata=self.field_metadata)
+        self.name = name
+        if repetition == _REPEATED:
+            self.type, self.nullable = pa.list_(pa.field(name, pa.struct([]), nullable=False)), False
+        else:
+            self.type, self.nullable = pa.struct([]), repetition != _REQUIRED
+
+    def column(self, row_counts: list):
+        """The column of row groups (or pieces) of these row counts."""
+        import pyarrow as pa
+
+        return pa.chunked_array([pa.nulls(n, self.type) for n in row_counts], type=self.type)
+
+    def field(self, arr):
+        return _field(self.name, arr.type, self.nullable)
 
 
-def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
+_REQUIRED, _REPEATED = 0, 2
+
+
+def is_nested_plan(p) -> bool:
+    """Whether a plan reads a nested column (leaves assembled by the nested reader)."""
+    return not isinstance(p, (_Plan, _EmptyGroupPlan))
+
+
+def _arrow_field_of(arrow_schema, fields: list, k: int):
+    """The embedded Arrow field of top-level field k: by position where the
+    Arrow schema matches the Parquet one field for field (names given twice
+    included), else by its name."""
+    if arrow_schema is None:
+        return None
+    name = fields[k][0]
+    if len(arrow_schema) == len(fields) and arrow_schema.field(k).name == name:
+        return arrow_schema.field(k)
+    i = arrow_schema.get_field_index(name)
+    return arrow_schema.field(i) if i >= 0 else None
+
+
+def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
     descs = meta.columns()
+    # (name, leaves, is a group, repetition) per top-level field, in schema
+    # order: a name given twice is every field of that name (as pyarrow's
+    # ParquetFile.read gives them), a group without leaves an empty struct.
+    fields = _pqfast._top_level_fields(meta)
     top: dict[str, list[int]] = {}
-    for i, d in enumerate(descs):
-        top.setdefault(d["path"][0], []).append(i)
+    by_name: dict[str, list[int]] = {}
+    for k, (name, leaves, _, _) in enumerate(fields):
+        if leaves:
+            top.setdefault(name, leaves)
+        by_name.setdefault(name, []).append(k)
     arrow_schema = _embedded_arrow_schema(meta.key_value_metadata, strict=True)
-    names = list(top) if columns is None else list(columns)
+    # Each selected field by index; a name the file lacks stays a name (a dotted struct field).
+    picked = list(range(len(fields))) if columns is None else \
+        [k for name in columns for k in by_name.get(name, [name])]
     plans = []
-    for name in names:
-        leaves = top.get(name)
+    for k in picked:
+        if isinstance(k, int):
+            name, leaves, group, repetition = fields[k]
+        else:
+            name, leaves = k, None
         if leaves is None:
             # "s.a" names field a of struct s, as pyarrow's read_table takes it.
             ref = _struct_field_ref(name, top)
@@ -311,23 +383,23 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
                 raise KeyError(f"{path}: no column {name!r} (columns: {', '.join(list(top)[:12])})")
             from ._nested import NestedPlan
 
-            top_name, fields = ref
+            top_name, refs = ref
             leaves = top[top_name]
             field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
                 if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
-            plan = _nested_plan(NestedPlan, meta, path, top_name, leaves, descs, field)
-            plan.set_field_ref(fields, path)
+            plan = _nested_plan(NestedPlan, meta, path, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs,
+                                field)
+            plan.set_field_ref(refs, path)
             plans.append(plan)
             continue
-        field = None
-        if arrow_schema is not None:
-            k = arrow_schema.get_field_index(name)
-            if k >= 0:
-                field = arrow_schema.field(k)
-        if len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
+        if not leaves:
+            plans.append(_EmptyGroupPlan(name, repetition))
+            continue
+        field = _arrow_field_of(arrow_schema, fields, k)
+        if group or len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
-            plans.append(_nested_plan(NestedPlan, meta, path, name, leaves, descs, field))
+            plans.append(_nested_plan(NestedPlan, meta, path, name, k, descs, field))
             continue
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
@@ -336,11 +408,12 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list[_Plan]:
     return plans
 
 
-def _nested_plan(plan_class, meta, path: str, name: str, leaves: list, descs: list, field):
-    """The plan of nested column `name`; a schema form it cannot read (a LIST
-    group of two children...) raises a FormatError naming the file."""
+def _nested_plan(plan_class, meta, path: str, name: str, field_index: int, descs: list, field):
+    """The plan of nested column `name` (top-level field `field_index`); a
+    schema form it cannot read (a LIST group of two children...) raises a
+    FormatError naming the file."""
     try:
-        return plan_class(meta, name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field)
+        return plan_class(meta, name, field_index, descs, field)
     except FormatError as e:
         raise FormatError(f"{path}: {e}") from None
 
@@ -451,7 +524,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
                 raise IndexError(f"row group index {r} out of range (0..{nrg - 1})")
             rgs.append(r % nrg)
     flat = [p for p in plans if isinstance(p, _Plan)]
-    nested = [p for p in plans if not isinstance(p, _Plan)]
+    nested = [p for p in plans if is_nested_plan(p)]
     if any(p.has_map for p in nested):
         arrow_types = _pyarrow_types(source, meta)
         for p in nested:
@@ -492,8 +565,10 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
             p.pyarrow_type = arrow_types.field(p.field_index).type
     arrays, fields = [], []
     for p in plans:
-        chunks = by_plan[id(p)]
-        if isinstance(p, _Plan):
+        chunks = by_plan.get(id(p))
+        if isinstance(p, _EmptyGroupPlan):
+            arr = p.column([meta.row_group(r)["num_rows"] for r in rgs])
+        elif isinstance(p, _Plan):
             pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
             arr = p.finish(chunks, pages)
         else:

@@ -47,13 +47,18 @@ def _local_paths(source: Any) -> list[str]:
 def _descs_with_units(meta) -> dict:
     """Leaf descriptors by dotted path; an Arrow duration's carries its unit
     (filters then take timedelta values, as read_table returns them)."""
-    from .reader import duration_units
+    from .reader import duration_units, is_null_typed
 
     units = duration_units(meta)
     descs = {}
     for d in meta.columns():
         if d["physical_type"] == "INT64" and len(d["path"]) == 1 and d["path"][0] in units:
             d = dict(d, duration_unit=units[d["path"][0]])
+        if is_null_typed(d):
+            d = dict(d, null_type=True)
+        if d["dotted_path"] in descs:
+            # Two leaves of one name: a filter naming it cannot say which (pyarrow refuses it too).
+            d = dict(d, ambiguous=True)
         descs[d["dotted_path"]] = d
     return descs
 
@@ -86,9 +91,19 @@ def _encode_filter(dnf, descs: dict, path: str):
             desc = descs.get(a.column)
             if desc is None:
                 _no_filter_column(path, a.column, descs)
+            if desc.get("ambiguous"):
+                raise FormatError(f"{path}: filter on column {a.column!r}: the file has several columns so named")
             if a.op not in ("in", "is_null") and (not a.values or a.values[0] is None):
                 dead = True
                 break
+            if desc.get("null_type"):
+                # A column of the null type (read as nulls whatever its pages
+                # hold): is_null is TRUE, any comparison null, as in pyarrow.
+                always = not a.negate and (a.op == "is_null" or (a.op == "in" and None in a.values))
+                if not always:
+                    dead = True
+                    break
+                continue
             if a.op == "is_null":
                 atoms.append((a.column, a.op, bool(a.negate), desc["physical_type"], 0, b"", None, False, -1))
                 continue
@@ -112,12 +127,17 @@ def _assemble(plans, meta, pieces, nested_chunks=None, open_file=None):
     `open_file(file index) -> ParquetFile`; without it, the values')."""
     import pyarrow as pa
 
-    from .reader import _Plan, _schema_metadata
+    from .reader import _EmptyGroupPlan, _Plan, _schema_metadata
 
     arrays, fields = [], []
     j = 0
     for p in plans:
         pages = None
+        if isinstance(p, _EmptyGroupPlan):
+            arr = p.column([piece[2] for piece in pieces])
+            arrays.append(arr)
+            fields.append(p.field(arr))
+            continue
         if isinstance(p, _Plan):
             chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
             j += 1
@@ -463,7 +483,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     from concurrent.futures import ThreadPoolExecutor
 
     from .filters import normalize
-    from .reader import _Plan, _plans
+    from .reader import _Plan, _plans, is_nested_plan
 
     t0 = time.perf_counter()
     use_statistics, _, use_dictionary, use_page_index = flags
@@ -764,7 +784,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
             st["row_groups_pruned_by_statistics"] += counts[1]
             st["row_groups_pruned_by_bloom"] += counts[2]
     pieces.sort(key=lambda p: (p[0], p[1]))
-    nested = [p for p in shared["plans"] if not isinstance(p, _Plan)]
+    nested = [p for p in shared["plans"] if is_nested_plan(p)]
     nested_chunks = None
     if nested and final:
         nested_chunks = _nested_rows(lambda i: io.parquet_file(final[i][1], final[i][2]), nested, pieces,
@@ -897,7 +917,7 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None):
     import pyarrow as pa
 
     from .parquet import ParquetFile
-    from .reader import _Plan
+    from .reader import _Plan, is_nested_plan
 
     st_all: dict = {}
     parts, schema, lake = [], None, None
@@ -916,7 +936,7 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None):
             continue
         # The engine read it by the first file's plans: assembled by them.
         meta, plans, _ = _first_file_plans(paths[0], columns)
-        nested = [p for p in plans if not isinstance(p, _Plan)]
+        nested = [p for p in plans if is_nested_plan(p)]
         nested_chunks = None
         if nested:
             nested_chunks = _nested_rows(lambda _i: ParquetFile(path), nested, pieces, None)
@@ -1126,10 +1146,10 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
             st = {"files": len(paths), "seconds": time.perf_counter() - t0, "evaluated_by": "pyarrow.compute"}
             return (table, st) if stats else table
     n_threads = threads if threads is not None else (0 if use_threads else 1)
-    from .reader import _Plan
+    from .reader import _Plan, is_nested_plan
 
     specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
-    nested = [p for p in plans if not isinstance(p, _Plan)]
+    nested = [p for p in plans if is_nested_plan(p)]
     kept, groups = paths, None
     if row_groups is not None:
         # Chosen by the caller (pruned before); the engine takes an empty list as "all": such files are left out.

@@ -67,6 +67,7 @@ nb::dict column_descriptor_dict(const pq::ColumnDescriptor& c) {
   d["logical_type"] = logical_dict(c.logical);
   const char* ct = pq::converted_type_name(c.converted_type);
   d["converted_type"] = ct ? nb::cast(ct) : nb::none();
+  d["converted_type_id"] = c.converted_type;  // as stored: -1 none, also ids past the spec's (24: Arrow's NA)
   d["scale"] = c.scale;
   d["precision"] = c.precision;
   d["max_definition_level"] = c.max_definition_level;

@@ -265,6 +265,15 @@ void bind_read(nb::module_& m) {
       "The Arrow tree of the root's field-th child: {kind, name, nullable, leaf?, children}.");
   m.def("_is_nested_leaf", [](const PyMeta& meta, int leaf) { return pq::is_nested_leaf(*meta.m, leaf); });
   m.def("_top_level_field_of", [](const PyMeta& meta, int leaf) { return pq::top_level_field_of(*meta.m, leaf); });
+  m.def("_top_level_fields", [](const PyMeta& meta) {
+    nb::list out;
+    for (const auto& f : pq::top_level_fields(*meta.m)) {
+      nb::list leaves;
+      for (int l : f.leaves) leaves.append(l);
+      out.append(nb::make_tuple(f.name, leaves, f.group, static_cast<int>(f.repetition)));
+    }
+    return out;
+  }, "The root's children: (name, [leaf columns], is a group, repetition) each, empty groups and repeated names kept.");
   m.def("_default_memory_limit", [] { return default_memory_limit(); },
         "The default memory budget of a read, in bytes (pqfast/memory_budget.h).");
   m.def(
@@ -304,6 +313,11 @@ void bind_read(nb::module_& m) {
       nb::arg("format"));
   m.def("_flat_column_problem", [](const PyMeta& meta, int leaf) { return pq::flat_column_problem(*meta.m, leaf); });
   m.def("_codec_supported", [](int32_t codec) { return pq::codec_supported(codec); });
+  m.def("_codec_libraries", [] {
+    nb::list out;
+    for (const pq::CodecLibrary& c : pq::codec_libraries()) out.append(nb::make_tuple(c.name, c.built_in));
+    return out;
+  }, "(library, built in) for each compression library a build may link.");
 }
 
 }  // namespace pqfast::py

@@ -332,6 +332,7 @@ Result<DecodedChunk> read_decoded_chunk(RandomAccessFile& file, const FileMetaDa
   const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
   const std::string where = chunk_where(file, meta, row_group, leaf);
   ColumnReadOptions opts;
+  opts.v2_always_compressed = v2_pages_always_compressed(meta.created_by);
   const ColumnDescriptor hd = hashing_descriptor(meta.columns[static_cast<size_t>(leaf)], &opts);
   DecodedChunk out;
   if (rg.num_rows == 0) {
@@ -357,6 +358,7 @@ Result<ChunkFilter> build_chunk_filter(RandomAccessFile& file, const FileMetaDat
   const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
   const std::string where = chunk_where(file, meta, row_group, leaf);
   ColumnReadOptions opts;
+  opts.v2_always_compressed = v2_pages_always_compressed(meta.created_by);
   const ColumnDescriptor hd = hashing_descriptor(meta.columns[static_cast<size_t>(leaf)], &opts);
 
   std::vector<uint64_t> hashes;

@@ -16,6 +16,7 @@
 #include "parquet/nested_page.h"
 #include "parquet/rle.h"
 #include "parquet/snappy_range.h"
+#include "parquet/stats_trust.h"
 #include "parquet/thrift_util.h"
 
 namespace pqfast::parquet {
@@ -129,7 +130,7 @@ class ChunkReader {
  private:
   Status dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where);
   bool wanted(int64_t first, int64_t count);
-  Status sparse_dictionary_page(const uint8_t* levels, size_t levels_len, bool levels_msb, const uint8_t* vals,
+  Status sparse_dictionary_page(const uint8_t* levels, size_t levels_len, bool levels_bit_packed, const uint8_t* vals,
                                 size_t vals_len, size_t count, const std::string& where);
   Result<std::string_view> lazy_entry(uint32_t idx, const std::string& where);
   Status emit_sparse(const uint32_t* idx, const std::string& where);
@@ -444,7 +445,7 @@ bool ChunkReader::wanted(int64_t first, int64_t count) {
   return keep_at_ < k.size() && k[keep_at_].begin < first + count;
 }
 
-Status ChunkReader::sparse_dictionary_page(const uint8_t* levels, size_t levels_len, bool levels_msb,
+Status ChunkReader::sparse_dictionary_page(const uint8_t* levels, size_t levels_len, bool levels_bit_packed,
                                            const uint8_t* vals, size_t vals_len, size_t count,
                                            const std::string& where) {
   // The page's validity and its indices (cheap: no value is gathered).
@@ -453,8 +454,8 @@ Status ChunkReader::sparse_dictionary_page(const uint8_t* levels, size_t levels_
   if (nullable_) {
     sparse_valid_.resize(0);
     sparse_valid_.resize_zeroed((count + 7) / 8 + 8);
-    if (levels_msb) {
-      nonnull = static_cast<size_t>(copy_bits_msb_first(levels, count, sparse_valid_.data(), 0));
+    if (levels_bit_packed) {  // (LSB first, as Arrow reads BIT_PACKED: level_decode.h)
+      nonnull = static_cast<size_t>(copy_bits(levels, count, sparse_valid_.data(), 0));
     } else {
       PQFAST_ASSIGN_OR_RETURN(int64_t set, decode_hybrid_bits(levels, levels_len, count, sparse_valid_.data(), 0,
                                                                where + ", definition levels"));
@@ -670,6 +671,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     }
     return Status::Ok();  // replaced: not decoded
   }
+  if (family_ == Family::kNull) return Status::Ok();  // every value is null: the dictionary is never used
   if (dict_.present || lazy_.present) {
     return make_error(ErrorCode::kCorrupt, where + ": a second dictionary page in the column chunk");
   }
@@ -796,7 +798,7 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, count, where));
   const uint8_t* levels = nullptr;
   size_t levels_len = 0;
-  bool levels_msb = false;
+  bool levels_bit_packed = false;
   const uint8_t* vals = nullptr;
   size_t vals_len = 0;
   if (!v2) {
@@ -821,7 +823,7 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
         if (l > len) return make_error(ErrorCode::kTruncated, where + ": BIT_PACKED definition levels run past the page");
         levels = p;
         levels_len = l;
-        levels_msb = true;
+        levels_bit_packed = true;
         at = l;
       } else {
         return make_error(ErrorCode::kUnsupported, where + ": definition levels encoded as " + enc_name(le));
@@ -840,13 +842,13 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   last_page_sparse_ = false;
   if (lazy_.present && (enc == kPlainDictionary || enc == kRleDictionary)) {
     last_page_sparse_ = true;
-    return sparse_dictionary_page(levels, levels_len, levels_msb, vals, vals_len, count, where);
+    return sparse_dictionary_page(levels, levels_len, levels_bit_packed, vals, vals_len, count, where);
   }
   size_t nonnull = count;
   if (nullable_) {
     out_->validity.resize_zeroed(static_cast<size_t>((pos_ + static_cast<int64_t>(count) + 7) / 8));
-    if (levels_msb) {
-      nonnull = static_cast<size_t>(copy_bits_msb_first(levels, count, out_->validity.data(), pos_));
+    if (levels_bit_packed) {  // (LSB first, as Arrow reads BIT_PACKED: level_decode.h)
+      nonnull = static_cast<size_t>(copy_bits(levels, count, out_->validity.data(), pos_));
     } else {
       PQFAST_ASSIGN_OR_RETURN(int64_t set, decode_hybrid_bits(levels, levels_len, count, out_->validity.data(), pos_,
                                                                where + ", definition levels"));
@@ -867,7 +869,7 @@ Status ChunkReader::v2_values(const PageHeader& h, const uint8_t* body, const ui
   const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
   const size_t levels = static_cast<size_t>(v.repetition_levels_byte_length) +
                         static_cast<size_t>(v.definition_levels_byte_length);
-  if (v.is_compressed && codec_ != 0) {
+  if ((v.is_compressed || opts_.v2_always_compressed) && codec_ != 0) {
     if (usize < levels) {
       return make_error(ErrorCode::kCorrupt, where + ": uncompressed page size " + std::to_string(usize) +
                                                  " is smaller than its levels");
@@ -1215,6 +1217,10 @@ Status ChunkReader::bool_values(int32_t enc, const uint8_t* p, size_t len, size_
 
 }  // namespace
 
+bool v2_pages_always_compressed(const std::string& created_by) {
+  return parse_created_by(created_by).v2_always_compressed;
+}
+
 bool parquet_mr_before_1_2_9(const std::string& created_by) {
   const std::string app = "parquet-mr";
   if (created_by.compare(0, app.size(), app) != 0) return false;
@@ -1287,7 +1293,8 @@ namespace {
 
 // Reads the bytes of leaf `leaf`'s chunk in row group `row_group` (checked
 // against the file) and runs decode(bytes, len, file_offset, column, codec,
-// num_rows, where) on them, under the read's memory budget.
+// num_rows, options, where) on them, under the read's memory budget; the
+// options are the caller's with the writer's v2 rule of the footer added.
 template <class T, class Decode>
 Result<T> with_chunk_bytes(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
                            const ColumnReadOptions& options, Decode&& decode) {
@@ -1312,7 +1319,9 @@ Result<T> with_chunk_bytes(RandomAccessFile& file, const FileMetaData& meta, int
     return make_error(ErrorCode::kCorrupt, where + ": chunk type " + physical_type_name(c.type) +
                                                " differs from the schema's " + physical_type_name(d.physical_type));
   }
-  if (rg.num_rows == 0) return decode(nullptr, 0, 0, d, c.codec, int64_t{0}, where);
+  ColumnReadOptions o = options;
+  o.v2_always_compressed = o.v2_always_compressed || v2_pages_always_compressed(meta.created_by);
+  if (rg.num_rows == 0) return decode(nullptr, 0, 0, d, c.codec, int64_t{0}, o, where);
   int64_t start = c.data_page_offset;
   if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
   const int64_t len = c.total_compressed_size;
@@ -1333,7 +1342,7 @@ Result<T> with_chunk_bytes(RandomAccessFile& file, const FileMetaData& meta, int
     ReadBuffer buf;  // (charged to the read's budget like the decoded pages)
     buf.resize(static_cast<size_t>(read_len));
     PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
-    return decode(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, where);
+    return decode(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, o, where);
   });
 }
 
@@ -1346,7 +1355,9 @@ Result<ColumnArray> read_column_chunk(RandomAccessFile& file, const FileMetaData
   return with_chunk_bytes<ColumnArray>(
       file, meta, row_group, leaf, options,
       [&](const uint8_t* bytes, size_t len, uint64_t off, const ColumnDescriptor& d, int32_t codec, int64_t rows,
-          const std::string& where) { return decode_column_chunk(bytes, len, off, d, codec, rows, options, where); });
+          const ColumnReadOptions& o, const std::string& where) {
+        return decode_column_chunk(bytes, len, off, d, codec, rows, o, where);
+      });
 }
 
 Result<LeafChunk> decode_leaf_chunk(const uint8_t* bytes, size_t len, uint64_t file_offset, const ColumnDescriptor& d,
@@ -1373,9 +1384,9 @@ Result<LeafChunk> read_leaf_chunk(RandomAccessFile& file, const FileMetaData& me
   return with_chunk_bytes<LeafChunk>(
       file, meta, row_group, leaf, options,
       [&](const uint8_t* bytes, size_t len, uint64_t off, const ColumnDescriptor& d, int32_t codec, int64_t rows,
-          const std::string& where) {
+          const ColumnReadOptions& o, const std::string& where) {
         const ColumnChunk& c = meta.row_groups[static_cast<size_t>(row_group)].columns[static_cast<size_t>(leaf)];
-        return decode_leaf_chunk(bytes, len, off, d, codec, rows, slot_def, c.num_values, options, where);
+        return decode_leaf_chunk(bytes, len, off, d, codec, rows, slot_def, c.num_values, o, where);
       });
 }
 

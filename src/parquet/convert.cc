@@ -179,7 +179,7 @@ Status convert_fixed(const ColumnDescriptor& d, ArrowLayout layout, const uint8_
         uint32_t day;
         std::memcpy(&nanos, in + i * 12, 8);
         std::memcpy(&day, in + i * 12 + 8, 4);
-        const uint64_t v = (uint64_t{day} - 2440588u) * 86400000000000ull + nanos;  // wraps as Arrow's does
+        const int64_t v = int96_nanos(nanos, day);
         std::memcpy(out + i * 8, &v, 8);
       }
       return Status::Ok();

@@ -32,6 +32,16 @@ namespace pqfast::parquet {
 // bytes more, as Arrow C++ does.
 bool parquet_mr_before_1_2_9(const std::string& created_by);
 
+// An INT96 timestamp (nanoseconds of the day, then the Julian day) as
+// nanoseconds since the epoch, exactly as pyarrow 26 converts it: the day
+// arithmetic wraps modulo 2^64 (a day far from 1970 gives Arrow's wrapped
+// value, not an error), and Julian day 0, which writers such as Velox and
+// Drill leave in unset values, is the epoch itself whatever its nanoseconds.
+inline int64_t int96_nanos(uint64_t nanos_of_day, uint32_t julian_day) {
+  if (julian_day == 0) return 0;
+  return static_cast<int64_t>((uint64_t{julian_day} - 2440588u) * 86400000000000ull + nanos_of_day);
+}
+
 struct ColumnArray::Impl {
   ArrowLayout layout = ArrowLayout::kDefault;
   std::string format;

@@ -40,19 +40,20 @@ Status decode_levels(const uint8_t* data, size_t len, int width, size_t n, uint8
   return Status::Ok();
 }
 
-Status decode_levels_msb(const uint8_t* data, size_t len, int width, size_t n, uint8_t* out, const std::string& what) {
+Status decode_levels_bit_packed(const uint8_t* data, size_t len, int width, size_t n, uint8_t* out,
+                                const std::string& what) {
+  if (width == 0) {
+    std::memset(out, 0, n);
+    return Status::Ok();
+  }
+  if (width > 8) return make_error(ErrorCode::kUnsupported, what + ": levels of " + std::to_string(width) + " bits");
   const uint64_t bits = static_cast<uint64_t>(n) * static_cast<uint64_t>(width);
   if ((bits + 7) / 8 > len) {
     return make_error(ErrorCode::kTruncated, what + ": " + std::to_string(n) + " BIT_PACKED levels of " +
                                                  std::to_string(width) + " bits run past the " + std::to_string(len) +
                                                  "-byte stream");
   }
-  uint64_t bit = 0;
-  for (size_t i = 0; i < n; ++i) {
-    uint32_t v = 0;
-    for (int k = 0; k < width; ++k, ++bit) v = (v << 1) | ((data[bit >> 3] >> (7 - (bit & 7))) & 1u);
-    out[i] = static_cast<uint8_t>(v);
-  }
+  unpack_bits8(data, len, width, 0, n, out);
   return Status::Ok();
 }
 

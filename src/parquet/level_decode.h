@@ -18,9 +18,12 @@ int level_bit_width(int max_level);
 // per page, with max_level()).
 Status decode_levels(const uint8_t* data, size_t len, int width, size_t n, uint8_t* out, const std::string& what);
 
-// The legacy BIT_PACKED level encoding: n levels of `width` bits packed
-// from the most significant bit of the first byte on. `len` must hold
-// ceil(n * width / 8) bytes.
-Status decode_levels_msb(const uint8_t* data, size_t len, int width, size_t n, uint8_t* out, const std::string& what);
+// The deprecated BIT_PACKED level encoding: n levels of `width` bits with
+// no length prefix and no run headers, `len` holding ceil(n * width / 8)
+// bytes. The values are taken from the least significant bit of each byte
+// on, as in the hybrid's bit-packed runs: that is how Impala wrote them and
+// how Arrow C++ (pyarrow 26) reads them, although the format's text says
+// most significant bit first.
+Status decode_levels_bit_packed(const uint8_t* data, size_t len, int width, size_t n, uint8_t* out, const std::string& what);
 
 }  // namespace pqfast::parquet::detail

@@ -39,7 +39,7 @@ Status v1_stream(int32_t enc, int width, const uint8_t* p, size_t len, size_t* p
   if (enc == kBitPacked) {
     const size_t l = static_cast<size_t>((static_cast<uint64_t>(n) * static_cast<uint64_t>(width) + 7) / 8);
     if (l > len - *pos) return make_error(ErrorCode::kTruncated, what + ": BIT_PACKED levels run past the page");
-    PQFAST_RETURN_IF_ERROR(decode_levels_msb(p + *pos, l, width, n, out, what));
+    PQFAST_RETURN_IF_ERROR(decode_levels_bit_packed(p + *pos, l, width, n, out, what));
     *pos += l;
     return Status::Ok();
   }

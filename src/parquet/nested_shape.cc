@@ -241,6 +241,33 @@ int top_level_field_of(const FileMetaData& meta, int leaf) {
   return -1;
 }
 
+std::vector<TopLevelField> top_level_fields(const FileMetaData& meta) {
+  std::vector<TopLevelField> out;
+  const auto& s = meta.schema;
+  const int32_t n = s.empty() ? 0 : s[0].num_children;
+  size_t at = 1;
+  size_t leaf = 0;  // leaves are numbered in schema order
+  for (int32_t k = 0; k < n && at < s.size(); ++k) {
+    TopLevelField f;
+    f.name = s[at].name;
+    f.group = s[at].num_children > 0 || !s[at].has_type;
+    f.repetition = s[at].repetition;
+    size_t pending = 1;
+    while (pending > 0 && at < s.size()) {
+      const int32_t kids = std::max(s[at].num_children, 0);
+      if (kids == 0 && s[at].has_type) {
+        if (leaf < meta.columns.size()) f.leaves.push_back(static_cast<int>(leaf));
+        ++leaf;
+      }
+      pending += static_cast<size_t>(kids);
+      --pending;
+      ++at;
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
 bool is_nested_leaf(const FileMetaData& meta, int leaf) {
   if (leaf < 0 || static_cast<size_t>(leaf) >= meta.columns.size()) return false;
   const auto& c = meta.columns[static_cast<size_t>(leaf)];

@@ -101,24 +101,6 @@ int64_t copy_bits(const uint8_t* src, size_t n, uint8_t* dst, int64_t dst_offset
   return set;
 }
 
-int64_t copy_bits_msb_first(const uint8_t* src, size_t count, uint8_t* dst, int64_t dst_offset) {
-  int64_t set = 0;
-  uint8_t tmp[64];
-  size_t done = 0;
-  while (done < count) {
-    const size_t n = std::min<size_t>(count - done, sizeof(tmp) * 8);
-    const size_t bytes = (n + 7) / 8;
-    for (size_t k = 0; k < bytes; ++k) {
-      uint8_t b = src[done / 8 + k];
-      b = uint8_t(((b * 0x0802u & 0x22110u) | (b * 0x8020u & 0x88440u)) * 0x10101u >> 16);  // bit reverse
-      tmp[k] = b;
-    }
-    set += copy_bits(tmp, n, dst, dst_offset + static_cast<int64_t>(done));
-    done += n;
-  }
-  return set;
-}
-
 Result<int64_t> decode_hybrid_bits(const uint8_t* data, size_t len, size_t count, uint8_t* bitmap,
                                    int64_t bit_offset, const std::string& what) {
   size_t pos = 0, done = 0;

@@ -25,9 +25,6 @@ Result<int64_t> decode_hybrid_bits(const uint8_t* data, size_t len, size_t count
 int64_t copy_bits(const uint8_t* src, size_t n, uint8_t* dst, int64_t dst_offset);
 // Sets bits [offset, offset + n) of dst to `value`.
 void fill_bits(uint8_t* dst, int64_t offset, size_t n, bool value);
-// The legacy BIT_PACKED level encoding (MSB first), width 1: the same bits
-// with each byte's order reversed. Needs ceil(count / 8) bytes.
-int64_t copy_bits_msb_first(const uint8_t* src, size_t count, uint8_t* dst, int64_t dst_offset);
 
 // Unpacks `count` values of `width` bits (0..32) starting at value index
 // `first` of a bit-packed stream of `nbytes` bytes (the caller checks that

@@ -81,6 +81,10 @@ WriterVersion parse_created_by(std::string_view created_by) {
   w.unknown = w.application == "unknown";
   w.signed_stats_only = w.before("parquet-mr", 1, 10, 0) || w.before("parquet-cpp", 1, 3, 0);
   w.binary_stats_broken = w.before("parquet-mr", 1, 8, 0);
+  // Arrow C++'s PARQUET_CPP_10353_FIXED_VERSION: parquet-cpp 1.5.1 (the
+  // last release so named) wrote is_compressed=false on compressed data
+  // pages v2; the writer was renamed parquet-cpp-arrow before the fix.
+  w.v2_always_compressed = w.before("parquet-cpp", 2, 0, 0);
   return w;
 }
 

@@ -30,6 +30,7 @@ struct WriterVersion {
   bool unknown = false;             // no created_by
   bool signed_stats_only = false;   // parquet-mr < 1.10.0 or parquet-cpp < 1.3.0
   bool binary_stats_broken = false; // parquet-mr < 1.8.0 (PARQUET-251)
+  bool v2_always_compressed = false; // parquet-cpp < 2.0.0 (ARROW-10353)
   bool before(std::string_view app, int ma, int mi, int pa) const;
 };
 WriterVersion parse_created_by(std::string_view created_by);

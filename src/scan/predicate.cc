@@ -23,10 +23,7 @@ namespace {
 // INT96 (nanoseconds of the day, then the Julian day) as nanoseconds since
 // the epoch, as the column reader decodes it (wrapping like Arrow).
 int64_t int96_to_nanos(std::string_view s) {
-  const uint64_t nanos = load_plain<uint64_t>(s);
-  const int32_t jd = load_plain<int32_t>(s.substr(8));
-  const uint64_t days = static_cast<uint64_t>(static_cast<int64_t>(jd) - 2440588);
-  return static_cast<int64_t>(days * 86400000000000ull + nanos);
+  return int96_nanos(load_plain<uint64_t>(s), load_plain<uint32_t>(s.substr(8)));
 }
 
 const char* op_name(FilterOp op) {

@@ -510,7 +510,9 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
   }
   if (!missing.ok()) return missing.error();
   if (gather_only) return ColumnArray();
-  auto arr = decode_column_pages(runs, whole, d, c.codec, g.num_rows, keep, &pd, o, w);
+  ColumnReadOptions ow = o;  // with the writer's data page v2 rule (ARROW-10353)
+  ow.v2_always_compressed = o.v2_always_compressed || writer_.v2_always_compressed;
+  auto arr = decode_column_pages(runs, whole, d, c.codec, g.num_rows, keep, &pd, ow, w);
   if (!arr.ok()) return arr.error();
   st->pages_read += pd.pages_decoded;
   st->pages_skipped += pd.pages_skipped;
@@ -808,8 +810,22 @@ Result<bool> FileScan::prepare(ScanResult* early) {
   if (meta_->plaintext_footer_encrypted) {
     return make_error(ErrorCode::kUnsupported, file_.name() + ": encrypted file, not supported");
   }
+  // A name the file gives several leaves (a file with two columns "a")
+  // takes them in order on each mention, as the plans list them.
+  std::vector<std::pair<std::string_view, int>> mentions;
   for (const ScanColumn& col : columns_) {
-    const int leaf = meta_->find_column(col.name);
+    int& seen = [&]() -> int& {
+      for (auto& m : mentions) {
+        if (m.first == col.name) return m.second;
+      }
+      return mentions.emplace_back(col.name, 0).second;
+    }();
+    int leaf = -1;
+    for (size_t i = 0, k = 0; i < meta_->columns.size() && leaf < 0; ++i) {
+      if (meta_->columns[i].dotted_path == col.name && k++ == static_cast<size_t>(seen)) leaf = static_cast<int>(i);
+    }
+    if (leaf < 0) leaf = meta_->find_column(col.name);  // (mentioned more often than the file has it)
+    ++seen;
     if (leaf < 0) return prefix_error(file_.name(), missing_column_error(*meta_, col.name));
     const std::string problem = flat_column_problem(*meta_, leaf);
     if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file_.name() + ": " + problem);

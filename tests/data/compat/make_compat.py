@@ -1,9 +1,6 @@
-"""Regenerates tests/data/compat (issue 34): runs every `make_<name>`
-function of the gen_*.py modules beside this script (each writes
-<name>.parquet here), or only the named ones:
-
-    python tests/data/compat/make_compat.py [name ...]
-"""
+"""Regenerates the test files of tests/data/compat/ (issue 34): runs every
+`make_<name>(out_dir)` function of the gen_*.py modules here, or only the
+names given: `python tests/data/compat/make_compat.py [names]`."""
 
 from __future__ import annotations
 
@@ -17,19 +14,19 @@ HERE = Path(__file__).resolve().parent
 def makers() -> dict:
     sys.path.insert(0, str(HERE))
     out = {}
-    for p in sorted(HERE.glob("gen_*.py")):
-        mod = importlib.import_module(p.stem)
-        out.update({k[len("make_"):]: getattr(mod, k) for k in dir(mod) if k.startswith("make_")})
+    for path in sorted(HERE.glob("gen_*.py")):
+        mod = importlib.import_module(path.stem)
+        out.update({name[5:]: fn for name, fn in vars(mod).items() if name.startswith("make_") and callable(fn)})
     return out
 
 
 def main(names: list[str]) -> None:
     found = makers()
-    for n in names or sorted(found):
-        if n not in found:
-            raise SystemExit(f"no generator make_{n} (have: {', '.join(sorted(found))})")
-        found[n](HERE)
-        print(f"wrote {n}.parquet")
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise SystemExit(f"no generator for {unknown}; known: {sorted(found)}")
+    for name in names or sorted(found):
+        print(found[name](HERE))
 
 
 if __name__ == "__main__":
