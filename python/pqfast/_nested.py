@@ -212,7 +212,14 @@ class NestedPlan:
         import pyarrow as pa
 
         if not chunks:
-            raise FormatError(f"column '{self.name}': no row groups to read a nested column's type from")
+            # A file without row groups: the type pyarrow derives (the reader sets it).
+            if self.pyarrow_type is None:
+                raise FormatError(f"column '{self.name}': no row groups to read a nested column's type from")
+            t = self.pyarrow_type
+            for f in self.ref or []:
+                self._ref_field = t.field(f)
+                t = self._ref_field.type
+            return pa.chunked_array([], type=t)
         arr = pa.chunked_array(chunks)
         final = self._final(arr.type, self.shape, self.origin, iter(self.leaf_plans))
         if self.pyarrow_type is not None and self.ref is None:

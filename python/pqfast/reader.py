@@ -413,7 +413,8 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
             leaves = top[top_name]
             field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
                 if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
-            plan = NestedPlan(meta, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field)
+            plan = _nested_plan(NestedPlan, meta, path, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs,
+                                field)
             plan.set_field_ref(refs, path)
             plans.append(plan)
             continue
@@ -428,13 +429,23 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
         if group or len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
-            plans.append(NestedPlan(meta, name, k, descs, field))
+            plans.append(_nested_plan(NestedPlan, meta, path, name, k, descs, field))
             continue
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
             raise FormatError(f"{path}: {problem}")
         plans.append(_Plan(name, leaves[0], descs[leaves[0]], field))
     return plans
+
+
+def _nested_plan(plan_class, meta, path: str, name: str, field_index: int, descs: list, field):
+    """The plan of nested column `name` (top-level field `field_index`); a
+    schema form it cannot read (a LIST group of two children...) raises a
+    FormatError naming the file."""
+    try:
+        return plan_class(meta, name, field_index, descs, field)
+    except FormatError as e:
+        raise FormatError(f"{path}: {e}") from None
 
 
 def _struct_field_ref(name: str, top: dict):
@@ -592,6 +603,12 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
         empty = _read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
+    elif nested and not nrg:
+        # No row group in the file: no leaf to read a type from, so the
+        # columns are empty of the types pyarrow derives from the footer.
+        arrow_types = _pyarrow_types(source, meta)
+        for p in nested:
+            p.pyarrow_type = arrow_types.field(p.field_index).type
     arrays, fields = [], []
     for p in plans:
         chunks = by_plan.get(id(p))

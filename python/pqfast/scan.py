@@ -287,10 +287,11 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
         if not pieces:
             # No row matched: empty arrays of the columns' types.
             f = opened[0] = open_file(0)
-            if f.num_row_groups:
-                t = f.read(columns=names, row_groups=[0], memory_limit=memory_limit).slice(0, 0)
-                for p in nested:
-                    out[id(p)].append(t.column(p.name).combine_chunks())
+            # (A file without row groups types them from its footer.)
+            t = f.read(columns=names, row_groups=[0] if f.num_row_groups else [],
+                       memory_limit=memory_limit).slice(0, 0)
+            for p in nested:
+                out[id(p)].append(t.column(p.name).combine_chunks())
     finally:
         for f in opened.values():
             f.close()

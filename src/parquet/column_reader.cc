@@ -118,6 +118,9 @@ class ChunkReader {
     slot_def_ = slot_def;
     levels_hint_ = levels_hint;
   }
+  // Whether a nested leaf holds as many levels as its chunk's metadata
+  // announces (none announced: never).
+  bool levels_complete() const { return levels_hint_ > 0 && nlevels_ >= levels_hint_; }
   // After finish(): the levels kept.
   std::shared_ptr<LevelBuffers> take_levels(int64_t* n) {
     *n = nlevels_;
@@ -375,8 +378,10 @@ Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset,
   // A whole chunk is walked until its rows are read (bytes after them are
   // ignored, as other readers do); a run of pages until its bytes end. A
   // nested leaf's last record may go on in the next page (data page v1):
-  // its chunk is walked to the end of its bytes.
-  while (whole_chunk ? (row_ < num_rows_ || (levels_mode_ && at < len)) : at < len) {
+  // its chunk is walked on, to the end of its bytes or until it holds the
+  // levels its metadata's num_values counts (where Arrow stops: bytes
+  // after may be the next chunk's, read with the PARQUET-816 padding).
+  while (whole_chunk ? (row_ < num_rows_ || (levels_mode_ && at < len && !levels_complete())) : at < len) {
     const uint64_t page_off = file_offset + at;
     const std::string where = where_ + ", page at byte " + std::to_string(page_off);
     if (at >= len) {
