@@ -40,8 +40,8 @@ from .dataset import dataset as _dataset
 
 __all__ = ["scan_parquet", "translate", "Translation", "polars_schema"]
 
-# How exact a translated (sub)expression is: EXACT gives the same TRUE, FALSE
-# and NULL rows as polars; SUPERSET is TRUE at least where polars is TRUE.
+# How exact a translated (sub)expression is: EXACT is TRUE on exactly the rows
+# where polars' is TRUE; SUPERSET at least there.
 EXACT, SUPERSET = 2, 1
 
 _CMP = {"Eq": "eq", "NotEq": "ne", "Lt": "lt", "LtEq": "le", "Gt": "gt", "GtEq": "ge"}
@@ -196,6 +196,20 @@ def _is_literal(node: Any) -> bool:
 # -- the expression tree ----------------------------------------------------------------------------------------
 
 
+# Each leaf gives (TRUE rows, FALSE rows) as pyarrow expressions: the
+# expression TRUE exactly where the polars leaf is TRUE, and one TRUE exactly
+# where it is FALSE. Negations are pushed down to the leaves (De Morgan; exact
+# in polars' Kleene logic), so a row is kept iff the formula is TRUE, and AND
+# and OR are monotone: each leaf need only match polars' TRUE rows in its
+# polarity, not its NULLs.
+
+
+def _negatable(expr: pc.Expression) -> tuple[pc.Expression, pc.Expression]:
+    """A leaf whose pyarrow result equals polars' in all three values: its
+    FALSE rows are where its negation is TRUE."""
+    return expr, ~expr
+
+
 def _compare(ctx: _Context, op: str, left: Any, right: Any):
     if _is_column(left) and _is_literal(right):
         col, lit = left, right
@@ -219,7 +233,7 @@ def _compare(ctx: _Context, op: str, left: Any, right: Any):
     f = pc.field(name)
     expr = {"eq": f == value, "ne": f != value, "lt": f < value, "le": f <= value,
             "gt": f > value, "ge": f >= value}[op]
-    return expr, EXACT
+    return _negatable(expr)
 
 
 def _is_in(ctx: _Context, args: list, nulls_equal: Any):
@@ -232,31 +246,36 @@ def _is_in(ctx: _Context, args: list, nulls_equal: Any):
     values = _list_literal(args[1])
     plain = [v for v in values if v.is_valid]
     for v in plain:
-        if not _compatible(base, v.as_py() if not (pa.types.is_date32(v.type) or pa.types.is_timestamp(v.type))
-                           else v):
+        if not _compatible(base, v if pa.types.is_date32(v.type) or pa.types.is_timestamp(v.type) else v.as_py()):
             raise _NotPushed
     has_null = len(plain) < len(values)
-    if plain:
-        value_set = pa.array([v.as_py() for v in plain], type=plain[0].type)
-    else:
-        value_set = pa.array([], type=base if not pa.types.is_nested(base) else pa.null())
+    if not plain:
+        raise _NotPushed  # an empty set: rare, and pyarrow needs a typed one
+    value_set = pa.array([v.as_py() for v in plain], type=plain[0].type)
+    f = pc.field(name)
+    # skip_nulls=True: a null row is FALSE, nulls in the set are ignored.
+    member = pc.is_in(f, value_set=value_set, skip_nulls=True)
     if nulls_equal:
-        # A null row matches a null in the list; never NULL.
-        s = pc.is_in(pc.field(name), value_set=value_set, null_matching_behavior="MATCH")
-        return (s | pc.field(name).is_null()) if has_null else s, EXACT
-    # polars' default: a null row gives NULL; a null in the list matches nothing.
-    return pc.is_in(pc.field(name), value_set=value_set, null_matching_behavior="EMIT_NULL"), EXACT
+        # Never NULL: a null row is TRUE iff the list holds a null.
+        return _negatable((member | f.is_null()) if has_null else member)
+    # polars' default: a null row gives NULL (neither TRUE nor FALSE); a null
+    # in the list matches nothing.
+    return member, ~member & f.is_valid()
 
 
-def _between(ctx: _Context, args: list, closed: Any):
+def _between(ctx: _Context, args: list, closed: Any, neg: bool):
     if len(args) != 3 or closed not in ("Both", "Left", "Right", "None"):
         raise _NotPushed
     lo = _compare(ctx, "ge" if closed in ("Both", "Left") else "gt", args[0], args[1])
     hi = _compare(ctx, "le" if closed in ("Both", "Right") else "lt", args[0], args[2])
-    return lo[0] & hi[0], EXACT
+    return (lo[1] | hi[1]) if neg else (lo[0] & hi[0])
 
 
-def _function(ctx: _Context, body: Any):
+def _leaf(pair: tuple, neg: bool):
+    return pair[1] if neg else pair[0], EXACT
+
+
+def _function(ctx: _Context, body: Any, neg: bool):
     if not isinstance(body, dict):
         raise _NotPushed
     args, fn = body.get("input"), body.get("function")
@@ -267,28 +286,28 @@ def _function(ctx: _Context, body: Any):
         if len(args) != 1:
             raise _NotPushed
         name, _ = ctx.column(args[0])
-        return (pc.field(name).is_null() if b == "IsNull" else pc.field(name).is_valid()), EXACT
+        null = b == "IsNull"
+        return (pc.field(name).is_null() if null != neg else pc.field(name).is_valid()), EXACT
     if b == "Not":
         if len(args) != 1:
             raise _NotPushed
-        expr, kind = _node(ctx, args[0])
-        if kind != EXACT:
-            raise _NotPushed  # the negation of a superset is no superset
-        return ~expr, EXACT
+        return _node(ctx, args[0], not neg)
     if isinstance(b, dict) and len(b) == 1:
         (k, v), = b.items()
         if k == "IsIn" and isinstance(v, dict):
-            return _is_in(ctx, args, v.get("nulls_equal"))
+            return _leaf(_is_in(ctx, args, v.get("nulls_equal")), neg)
         if k == "IsBetween" and isinstance(v, dict):
-            return _between(ctx, args, v.get("closed"))
+            return _between(ctx, args, v.get("closed"), neg), EXACT
     raise _NotPushed
 
 
-def _junction(ctx: _Context, op: str, left: Any, right: Any):
+def _junction(ctx: _Context, op: str, left: Any, right: Any, neg: bool):
+    if neg:  # De Morgan
+        op = "Or" if op == "And" else "And"
     parts = []
     for side in (left, right):
         try:
-            parts.append(_node(ctx, side))
+            parts.append(_node(ctx, side, neg))
         except _NotPushed:
             if op == "Or":
                 raise  # an OR needs both sides
@@ -302,8 +321,9 @@ def _junction(ctx: _Context, op: str, left: Any, right: Any):
     return (a & b if op == "And" else a | b), min(ka, kb)
 
 
-def _node(ctx: _Context, node: Any):
-    """(pyarrow Expression, EXACT or SUPERSET) for a boolean polars node, or _NotPushed."""
+def _node(ctx: _Context, node: Any, neg: bool = False):
+    """(pyarrow Expression, EXACT or SUPERSET) TRUE where the polars node is
+    TRUE (``neg``: where it is FALSE), or _NotPushed."""
     if not isinstance(node, dict) or len(node) != 1:
         raise _NotPushed
     (kind, body), = node.items()
@@ -311,16 +331,16 @@ def _node(ctx: _Context, node: Any):
         name, t = ctx.column(node)
         if not pa.types.is_boolean(t):
             raise _NotPushed
-        return pc.field(name) == True, EXACT  # noqa: E712  (a boolean column as the condition)
+        return (pc.field(name) == (not neg)), EXACT  # a boolean column as the condition
     if kind == "BinaryExpr" and isinstance(body, dict):
         op = body.get("op")
         if op in ("And", "LogicalAnd", "Or", "LogicalOr"):
-            return _junction(ctx, "And" if "And" in op else "Or", body.get("left"), body.get("right"))
+            return _junction(ctx, "And" if "And" in op else "Or", body.get("left"), body.get("right"), neg)
         if op in _CMP:
-            return _compare(ctx, _CMP[op], body.get("left"), body.get("right"))
+            return _leaf(_compare(ctx, _CMP[op], body.get("left"), body.get("right")), neg)
         raise _NotPushed
     if kind == "Function":
-        return _function(ctx, body)
+        return _function(ctx, body, neg)
     raise _NotPushed
 
 

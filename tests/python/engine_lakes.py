@@ -138,3 +138,41 @@ def assert_same(got: pa.Table, want: pa.Table, ordered: bool = False, what: str 
     assert got.column_names == want.column_names, f"{what}: columns {got.column_names} != {want.column_names}"
     assert got.num_rows == want.num_rows, f"{what}: {got.num_rows} rows, the engine's reader {want.num_rows}"
     assert rows(got, ordered) == rows(want, ordered), f"{what}: rows differ"
+
+
+def sql_queries(lakes: dict, table) -> list[tuple[str, str, bool]]:
+    """(name, SQL, ordered?) for the SQL engines: ``table(lake)`` names the
+    table over that lake (the engine's own reader or the pqfast dataset).
+    About 30 queries: every lake's WHERE clauses, then aggregates, a join,
+    LIMIT and ORDER BY."""
+    out = []
+    for lake in ("bloom", "polars", "sorted"):
+        if lake not in lakes:
+            continue
+        for name, where, cols in lookup_queries(lakes["bloom"]):
+            if lake != "bloom" and name in ("all columns", "projection", "flag", "not in", "is not null"):
+                continue  # once is enough for the scans that do not depend on the writer
+            sel = ", ".join(cols) if cols else "*"
+            out.append((f"{lake}: {name}", f"SELECT {sel} FROM {table(lake)}" + (f" WHERE {where}" if where else ""),
+                        False))
+    for name, where, cols in hive_queries():
+        sel = ", ".join(cols) if cols else "*"
+        out.append((f"hive: {name}", f"SELECT {sel} FROM {table('hive')}" + (f" WHERE {where}" if where else ""),
+                    False))
+    v = lookup_ids(lakes["bloom"])
+    b, h = table("bloom"), table("hive")
+    out += [
+        ("count", f"SELECT count(*) AS n FROM {b}", False),
+        ("filtered count", f"SELECT count(*) AS n FROM {b} WHERE quantity < 100", False),
+        ("group by", f"SELECT category, count(*) AS n, round(sum(amount), 6) AS s, max(quantity) AS m FROM {b} "
+                     f"GROUP BY category", False),
+        ("hive group by", f"SELECT region, year, count(*) AS n, count(score) AS scored, min(label) AS l FROM {h} "
+                          f"GROUP BY region, year", False),
+        ("join", f"SELECT a.id, c.id AS other FROM {b} a JOIN {table('sorted')} c ON a.quantity = c.quantity "
+                 f"WHERE a.id = {v['one']} AND c.id < {v['lo']}", False),
+        ("order by limit", f"SELECT id, quantity FROM {b} WHERE quantity < 50 ORDER BY id DESC LIMIT 10", True),
+        ("order by", f"SELECT id, label FROM {h} WHERE year = 2023 AND score < 20 ORDER BY id", True),
+        ("limit count", f"SELECT count(*) AS n FROM (SELECT id FROM {b} LIMIT 25) q", False),
+        ("distinct", f"SELECT DISTINCT category FROM {b} WHERE id > {v['lo']}", False),
+    ]
+    return out

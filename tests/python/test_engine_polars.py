@@ -62,9 +62,10 @@ def _atom(rng) -> pl.Expr:
         return c.is_not_null()
     if k == 2:
         vals = [lit() for _ in range(int(rng.integers(0, 4)))] + ([None] if rng.random() < 0.3 else [])
-        return c.is_in(pl.Series(vals, dtype=_random_frame(rng, 1).schema[col]), nulls_equal=bool(rng.random() < 0.5))
+        values = pl.Series(vals, dtype=_random_frame(rng, 1).schema[col]).implode()
+        return c.is_in(values, nulls_equal=bool(rng.random() < 0.5))
     if k == 3 and col not in ("b", "c"):
-        return c.is_between(lit(), lit(), closed=rng.choice(["both", "left", "right", "none"]))
+        return c.is_between(pl.lit(lit()), pl.lit(lit()), closed=rng.choice(["both", "left", "right", "none"]))
     if k == 4 and col in ("i", "f"):
         return (c + 1) > lit()  # not translatable: polars filters
     if col == "b" and k == 5:
