@@ -64,8 +64,13 @@ from .parquet import (  # noqa: E402
     prune,
     read_pruned,
 )
+from .dataset import Dataset, Fragment, Scanner, dataset  # noqa: E402
 
 __all__ = [
+    "Dataset",
+    "Fragment",
+    "Scanner",
+    "dataset",
     "ColumnChunkMetaData",
     "FormatError",
     "MemoryLimitError",

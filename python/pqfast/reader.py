@@ -426,8 +426,19 @@ def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
     return out
 
 
-def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None):
-    """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table."""
+def _thread_count(threads: int | None, use_threads: bool) -> int:
+    """threads= as the bindings take it: 0 for every core."""
+    if threads is None:
+        return 0 if use_threads else 1
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise FormatError(f"invalid argument: threads must be a count of threads (0: every core), not {threads!r}")
+    return int(threads)
+
+
+def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None,
+                threads: int | None = None):
+    """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table
+    (`threads`: the reader's threads; None: all cores, or one when not `use_threads`)."""
     import pyarrow as pa
 
     plans = _plans(meta, source.path, columns)
@@ -450,7 +461,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
                 p.pyarrow_type = arrow_types.field(p.name).type
     specs = [p.spec(rg) for rg in rgs for p in flat]
     nested_specs = [p.nested_spec(rg) for rg in rgs for p in nested]
-    threads = 0 if use_threads else 1
+    threads = _thread_count(threads, use_threads)
     if not source.local and not getattr(source, "positional", False):
         threads = 1  # seek + read on a shared file object: one reader at a time
     if specs or nested_specs:
@@ -472,7 +483,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
         by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[base + i * len(nested) + j]) for i in range(len(rgs))]
     if nested and not rgs and nrg:
         # No row group read: the types from row group 0, sliced empty.
-        empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit)
+        empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     arrays, fields = [], []
@@ -496,11 +507,12 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit):
+def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, threads=None):
     """read_table(source, columns) of the columns the file has (the others
     are given as nulls by the caller)."""
     try:
-        return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+        return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
+                          threads=threads)
     except (KeyError, FormatError) as e:
         if isinstance(e, FormatError) and "no column '" not in str(e):
             raise
@@ -512,7 +524,7 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
     finally:
         f.close()
     return read_table(source, [c for c in columns if c in have], row_groups, filesystem, use_threads,
-                      memory_limit=memory_limit)
+                      memory_limit=memory_limit, threads=threads)
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
@@ -588,18 +600,20 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
             raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source)}")
         parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
         if parts is None:
-            return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit)
+            return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit,
+                              threads=threads)
         cols, keys = parts.split(columns)
-        tables = _read_files(files, cols, row_groups, use_threads, memory_limit)
+        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads)
         table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
         return table.select(list(columns)) if columns is not None else table
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem)
+        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads)
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
-        return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit)
+        return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
+                      threads=threads)
 
 
 def _directory_on(filesystem, source) -> bool:
@@ -627,16 +641,17 @@ def _concat(tables):
     return pa.concat_tables(tables)
 
 
-def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None) -> list:
+def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, threads=None) -> list:
     """Each file of the list read whole (its projected columns), as a table
     in the first file's schema (pyarrow.dataset's rule for a lake)."""
     tables = []
     for s in source:
         if tables and columns is not None:
             # A file lacking a projected column (added to the lake later) gives it as nulls.
-            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit)
+            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads)
         else:
-            t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+            t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
+                           threads=threads)
         if tables and t.schema != tables[0].schema:
             from .scan import _as_schema
 

@@ -1,0 +1,453 @@
+"""``pqfast.dataset()``: a lake (files, a directory, a glob, ``s3://`` URLs or
+a prefix, paths on a ``filesystem``) scanned as a stream of record batches in
+bounded memory, as a ``pyarrow.dataset.Dataset`` that engines push
+projections and filters into.
+
+    ds = pqfast.dataset("lake/")                      # hive keys are columns
+    for batch in ds.to_batches(columns=["id", "v"], filter=pc.field("id") > 5,
+                                batch_size=65536, memory_limit=512 << 20):
+        ...
+    reader = ds.scanner(columns=["id"]).to_reader()   # a pyarrow.RecordBatchReader
+    ds.head(10); ds.count_rows(); ds.get_fragments()  # fragments pickle (Dask, Ray)
+
+How a scan runs (see docs/streaming.md):
+- without a filter, row group by row group of each file, by the column
+  reader; with one, the files and row groups that fit the memory budget in
+  one call of the native scan engine (statistics, Bloom filters,
+  dictionaries, page index), the results cut into batches;
+- units are read ahead on a pool of threads, the bytes read and not yet
+  consumed within ``memory_limit`` (:mod:`pqfast._readahead`); a consumer
+  that stops cancels the rest;
+- batches come in file-then-row order, each at most ``batch_size`` rows.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterator, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+
+from . import _pqfast
+from ._lake import Lake
+from ._readahead import Readahead
+from .filters import Dnf, normalize
+from .scan import _filter_expression, _memory_limit, _per_file_filters
+
+FormatError = _pqfast.FormatError
+
+DEFAULT_BATCH_SIZE = 131072
+# Readahead when no memory_limit is given: more buys no speed.
+DEFAULT_READAHEAD_BYTES = 1 << 30
+# Bytes per value below which an estimate is not put (a dictionary-encoded
+# string column decodes to offsets and values, far more than its pages).
+_MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
+
+
+def dataset(source: Any, *, partitioning: str | None = "hive", filesystem: Any = None,
+            storage_options: dict | None = None, schema: pa.Schema | None = None) -> "Dataset":
+    """A :class:`Dataset` over ``source``: a Parquet file path, a list of
+    paths, a directory (every ``*.parquet`` under it, none under a name
+    starting with "." or "_"), a glob, ``s3://`` URLs, a pattern or a prefix
+    (``storage_options`` as ``read_table`` takes them), or paths on
+    ``filesystem`` (a pyarrow ``FileSystem`` or an fsspec filesystem).
+
+    Files are listed once, now; footers are read when a scan needs them.
+    The schema is the first file's (columns added to later files are left
+    out; a file lacking a column gives nulls; other types are cast), then,
+    with ``partitioning="hive"``, each ``key=value`` directory level as a
+    dictionary column; ``schema=`` replaces it."""
+    return Dataset._make(Lake.open(source, partitioning, filesystem, storage_options, schema))
+
+
+def _checked_batch_size(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise FormatError(f"invalid argument: batch_size must be a positive number of rows, not {n!r}")
+    return int(n)
+
+
+def _checked_threads(n):
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise FormatError(f"invalid argument: threads must be a count of threads (0: every core), not {n!r}")
+    return int(n)
+
+
+def _as_columns(columns) -> list | None:
+    if columns is None:
+        return None
+    if isinstance(columns, dict):
+        raise FormatError("invalid argument: columns takes a list of column names (expressions are not supported)")
+    if isinstance(columns, str):
+        raise FormatError("invalid argument: columns takes a list of column names, not a str")
+    return list(columns)
+
+
+class _Filter:
+    """A scan's filter: the DNF the engines take (``dnf``), or, for an
+    Expression that is not one of them (arithmetic, functions...), the
+    Expression, applied by pyarrow.compute to each unit read whole
+    (``post``)."""
+
+    def __init__(self, filter: Any):
+        self.given = filter
+        self.dnf = None
+        self.post = None
+        if filter is None:
+            return
+        if isinstance(filter, pc.Expression):
+            try:
+                self.dnf = Dnf(normalize(filter))
+            except FormatError:
+                # pyarrow.compute evaluates what the engine cannot; no column is pruned by it.
+                self.post = filter
+            return
+        self.dnf = Dnf(normalize(filter))
+
+
+def _unit_estimate(meta, rg: int, leaves: list | None) -> int:
+    """Bytes row group `rg`'s projected leaves hold once decoded, from the
+    footer: their uncompressed sizes, at least a few bytes per value."""
+    rows = meta.row_group(rg)["num_rows"]
+    descs = meta.columns()
+    total = 0
+    for j in (range(len(descs)) if leaves is None else leaves):
+        d = descs[j]
+        width = _MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1))
+        total += max(meta.column_chunk(rg, j)["total_uncompressed_size"], rows * width)
+    return total
+
+
+def _leaves_of(meta, file_cols) -> list | None:
+    """The leaf indices of the projected top-level columns (None: all)."""
+    if file_cols is None:
+        return None
+    tops = {c.split(".", 1)[0] for c in file_cols}
+    return [j for j, d in enumerate(meta.columns()) if d["path"][0] in tops]
+
+
+def _table_bytes(t) -> int:
+    return t.get_total_buffer_size() if t is not None else 0
+
+
+class Scanner:
+    """One scan of a :class:`Dataset` (or a fragment): its projection,
+    filter, batch size, readahead, threads and memory limit. Each
+    ``to_reader()`` / ``to_batches()`` / ``to_table()`` reads anew."""
+
+    def __init__(self, lake: Lake, selection: list, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None):
+        self._lake = lake
+        self._selection = selection  # [(file, [row group] or None)]
+        self._columns = _as_columns(columns)
+        self._filter = _Filter(filter)
+        self._batch_size = _checked_batch_size(batch_size)
+        self._threads = _checked_threads(threads)
+        self._memory_limit = memory_limit
+        _memory_limit(memory_limit)  # checked now
+        if batch_readahead is not None and (isinstance(batch_readahead, bool) or not isinstance(batch_readahead, int)
+                                            or batch_readahead < 0):
+            raise FormatError(f"invalid argument: batch_readahead must be a count of units, not {batch_readahead!r}")
+        self._ahead = 4 if batch_readahead is None else max(1, batch_readahead)
+        self._out = lake.projection(self._columns)[2]
+        self.last_readahead = None  # the last stream's Readahead (peak bytes held: tests, stats)
+
+    # -- schemas ----------------------------------------------------------------
+
+    @property
+    def projected_schema(self) -> pa.Schema:
+        return self._out
+
+    @property
+    def dataset_schema(self) -> pa.Schema:
+        return self._lake.schema
+
+    # -- planning ---------------------------------------------------------------
+
+    def _budget(self) -> int:
+        return self._memory_limit if self._memory_limit else DEFAULT_READAHEAD_BYTES
+
+    def _read_columns(self):
+        """The columns each unit reads: the projection, or, with a filter
+        left to pyarrow.compute, every column (the filter may name any)."""
+        return None if self._filter.post is not None else self._columns
+
+    def _per_file_filters(self) -> list:
+        """Per selected file: False (not read), None (no filter) or a Dnf."""
+        lake, dnf = self._lake, self._filter.dnf
+        n = len(self._selection)
+        if dnf is None:
+            return [None] * n
+        if lake.parts is None:
+            return [dnf] * n
+        folded = _per_file_filters(lake.parts, dnf, len(lake.names))
+        return [folded[i] for i, _ in self._selection]
+
+    def _units(self) -> Iterator[tuple]:
+        """(unit, estimated bytes), in order: ("rg", file, [row group]) read
+        whole, or ("scan", [file], {file: [row group]}, filter) for one
+        engine call over files as alike as their filter, within the budget."""
+        lake = self._lake
+        file_cols = lake.projection(self._read_columns())[0]
+        budget = self._budget()
+        pending: list = []  # the engine call being gathered: [files, groups, filter, bytes]
+
+        def flush():
+            if pending:
+                files, groups, filt, nbytes = pending
+                pending.clear()
+                return ("scan", files, groups, filt), nbytes
+            return None
+
+        for (i, rgs), filt in zip(self._selection, self._per_file_filters()):
+            if filt is False:
+                continue
+            meta = lake.meta(i)
+            groups = list(range(meta.num_row_groups)) if rgs is None else list(rgs)
+            leaves = _leaves_of(meta, file_cols)
+            ests = [_unit_estimate(meta, g, leaves) for g in groups]
+            if filt is None:
+                done = flush()
+                if done:
+                    yield done
+                for g, e in zip(groups, ests):
+                    yield ("rg", i, [g]), e
+                continue
+            if not groups:
+                continue
+            size = sum(ests)
+            alone = not lake.conforms(i)
+            if pending and (alone or pending[2] is not filt or pending[3] + size > budget):
+                yield flush()
+            if alone:
+                yield ("scan", [i], {i: groups}, filt), size
+                continue
+            if not pending:
+                pending.extend([[], {}, filt, 0])
+            pending[0].append(i)
+            pending[1][i] = groups
+            pending[3] += size
+        done = flush()
+        if done:
+            yield done
+
+    def _run(self, unit):
+        lake, cols = self._lake, self._read_columns()
+        if unit[0] == "rg":
+            t = lake.read_row_groups(unit[1], unit[2], cols, self._threads, self._memory_limit)
+        else:
+            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit)
+        if self._filter.post is not None:
+            t = t.filter(self._filter.post)
+            if self._columns is not None:
+                t = t.select(self._columns)
+        return t
+
+    # -- streams -----------------------------------------------------------------
+
+    def _stream(self, ahead: int | None = None) -> Iterator[pa.RecordBatch]:
+        units = self._units()
+        ra = Readahead(units, self._run, self._budget(), ahead or self._ahead, _table_bytes)
+        self.last_readahead = ra
+        out = self._out
+        try:
+            for t in ra:
+                for b in t.to_batches(max_chunksize=self._batch_size):
+                    if b.num_rows:
+                        yield b if b.schema == out else pa.RecordBatch.from_arrays(b.columns, schema=out)
+        finally:
+            ra.close()
+
+    def to_batches(self) -> Iterator[pa.RecordBatch]:
+        """The batches, in file-then-row order, each at most ``batch_size`` rows."""
+        return self._stream()
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        return pa.RecordBatchReader.from_batches(self._out, self._stream())
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.to_reader().__arrow_c_stream__(requested_schema)
+
+    def to_table(self) -> pa.Table:
+        return pa.Table.from_batches(list(self._stream()), schema=self._out)
+
+    def head(self, num_rows: int) -> pa.Table:
+        """The first ``num_rows`` rows, reading no unit past the one that
+        completes them (no readahead)."""
+        if num_rows < 0:
+            raise FormatError(f"invalid argument: head takes a count of rows, not {num_rows!r}")
+        got, n = [], 0
+        if num_rows:
+            stream = self._stream(ahead=1)
+            try:
+                for b in stream:
+                    got.append(b.slice(0, num_rows - n))
+                    n += got[-1].num_rows
+                    if n >= num_rows:
+                        break
+            finally:
+                stream.close()
+        return pa.Table.from_batches(got, schema=self._out)
+
+    def count_rows(self) -> int:
+        """The rows the scan gives: footers alone without a filter (or where
+        partition keys decide it), else the filtered scan of no column."""
+        lake = self._lake
+        per_file = self._per_file_filters()
+        total = 0
+        todo = []
+        lake.metas([i for (i, _), f in zip(self._selection, per_file) if f is not False])
+        for (i, rgs), filt in zip(self._selection, per_file):
+            if filt is False:
+                continue
+            meta = lake.meta(i)
+            groups = range(meta.num_row_groups) if rgs is None else rgs
+            if filt is None:
+                total += sum(meta.row_group(g)["num_rows"] for g in groups)
+            else:
+                todo.append((i, list(rgs) if rgs is not None else None))
+        if todo:
+            sub = Scanner(lake, todo, [] if self._filter.post is None else None, self._filter.given,
+                          self._batch_size, self._ahead, self._threads, self._memory_limit)
+            total += sum(b.num_rows for b in sub._stream())
+        return total
+
+
+class Dataset(pads.Dataset):
+    """A Parquet lake read by pqfast, as a ``pyarrow.dataset.Dataset``
+    (made by :func:`pqfast.dataset`)."""
+
+    def __init__(self, *args, **kwargs):  # noqa: D107 - made by pqfast.dataset()
+        # (The Cython base's own __init__ is not called: it wraps a C++
+        # dataset, and this one has none.)
+        raise TypeError("use pqfast.dataset(source, ...) to make a pqfast.Dataset")
+
+    @classmethod
+    def _make(cls, lake: Lake, selection: list | None = None) -> "Dataset":
+        self = cls.__new__(cls)
+        self._lake = lake
+        self._selection = selection if selection is not None else [(i, None) for i in range(len(lake.names))]
+        return self
+
+    def __reduce__(self):
+        return (Dataset._make, (self._lake, self._selection))
+
+    # -- what it is ----------------------------------------------------------------
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._lake.schema
+
+    @property
+    def files(self) -> list:
+        return [self._lake.names[i] for i, _ in self._selection]
+
+    @property
+    def partition_expression(self):
+        return pc.scalar(True)
+
+    @property
+    def partitioning(self):
+        return None
+
+    def __repr__(self) -> str:
+        return f"<pqfast.Dataset files={len(self._selection)} schema={self.schema.names}>"
+
+    # -- scans ----------------------------------------------------------------------
+
+    def scanner(self, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                batch_readahead: int | None = None, threads: int | None = None,
+                memory_limit: int | None = None, **ignored) -> Scanner:
+        """A :class:`Scanner`. Other keyword arguments pyarrow's scanner
+        takes (``use_threads``, ``fragment_readahead``, ``fragment_scan_options``,
+        ``cache_metadata``, ``memory_pool``) are accepted and ignored."""
+        return Scanner(self._lake, self._selection, columns, filter, batch_size, batch_readahead, threads,
+                       memory_limit)
+
+    def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
+        return self.scanner(columns, filter, **kw).to_batches()
+
+    def to_reader(self, columns=None, filter=None, **kw) -> pa.RecordBatchReader:
+        return self.scanner(columns, filter, **kw).to_reader()
+
+    def to_table(self, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns, filter, **kw).to_table()
+
+    def head(self, num_rows: int, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns, filter, **kw).head(num_rows)
+
+    def count_rows(self, filter=None, **kw) -> int:
+        return self.scanner([], filter, **kw).count_rows()
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.scanner().__arrow_c_stream__(requested_schema)
+
+    def get_fragments(self, filter=None) -> list:
+        """One :class:`Fragment` per file a filter on partition keys leaves
+        (all row groups of it)."""
+        sc = self.scanner([], filter)
+        return [Fragment(self._lake.subset([i]), rgs)
+                for (i, rgs), f in zip(self._selection, sc._per_file_filters()) if f is not False]
+
+
+class Fragment:
+    """One file (or some row groups of it) of a dataset: plain data, pickled
+    to another process (Dask, Ray) and scanned there alone."""
+
+    def __init__(self, lake: Lake, row_groups: Sequence[int] | None = None):
+        self._lake = lake
+        self._row_groups = None if row_groups is None else list(row_groups)
+
+    @property
+    def path(self) -> str:
+        return self._lake.names[0]
+
+    @property
+    def row_groups(self) -> list:
+        """The row group numbers in the file this fragment reads."""
+        if self._row_groups is None:
+            return list(range(self._lake.meta(0).num_row_groups))
+        return list(self._row_groups)
+
+    @property
+    def partition_keys(self) -> dict:
+        return dict(self._lake.parts.per_file[0]) if self._lake.parts is not None else {}
+
+    @property
+    def partition_expression(self):
+        keys = self.partition_keys
+        expr = None
+        for k, v in keys.items():
+            e = pc.field(k).is_null() if v is None else pc.field(k) == v
+            expr = e if expr is None else expr & e
+        return expr if expr is not None else pc.scalar(True)
+
+    @property
+    def physical_schema(self) -> pa.Schema:
+        with self._lake.open_file(0) as f:
+            return f.read(row_groups=[]).schema
+
+    def __repr__(self) -> str:
+        return f"<pqfast.Fragment {self.path!r} row_groups={self._row_groups}>"
+
+    def scanner(self, schema=None, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
+                **ignored) -> Scanner:
+        """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept)."""
+        return Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
+                       memory_limit)
+
+    def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
+        return self.scanner(columns=columns, filter=filter, **kw).to_batches()
+
+    def to_table(self, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, **kw).to_table()
+
+    def head(self, num_rows: int, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, **kw).head(num_rows)
+
+    def count_rows(self, filter=None, **kw) -> int:
+        return self.scanner(columns=[], filter=filter, **kw).count_rows()
