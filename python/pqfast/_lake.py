@@ -286,7 +286,7 @@ class Lake:
         return self._finish(t, [i], [t.num_rows], columns, self.names[i])
 
     def scan(self, files: Sequence[int], row_groups: dict, columns, filters, threads: int | None,
-             memory_limit: int | None):
+             memory_limit: int | None, stats: bool = False):
         """The rows `filters` keeps in row groups (``{file: [row group]}``)
         of `files`: conforming files in one engine call; one that does not
         conform read alone, the filter applied by pyarrow.compute over the
@@ -294,13 +294,18 @@ class Lake:
         gives it)."""
         file_cols, _, _, _ = self.projection(columns)
         if len(files) == 1 and not self.conforms(files[0]):
-            return self._scan_unlike(files[0], row_groups[files[0]], columns, filters, threads, memory_limit)
+            t = self._scan_unlike(files[0], row_groups[files[0]], columns, filters, threads, memory_limit)
+            return (t, {}) if stats else t
         names = [self.names[i] for i in files]
         rows: list = []
         kw = dict(storage_options=self.storage_options) if self.kind == S3 else \
             dict(filesystem=self.filesystem) if self.kind == FS else {}
         t = scan_table(names, file_cols, filters, threads=threads, memory_limit=memory_limit, partitioning=None,
-                       row_groups={self.names[i]: list(row_groups[i]) for i in files}, _file_rows=rows, **kw)
+                       row_groups={self.names[i]: list(row_groups[i]) for i in files}, _file_rows=rows,
+                       stats=stats, **kw)
+        if stats:
+            t, st = t
+            return self._finish(t, files, rows, columns, names[0]), dict(st or {})
         return self._finish(t, files, rows, columns, names[0])
 
     def _scan_unlike(self, i: int, row_groups, columns, filters, threads, memory_limit):

@@ -24,6 +24,7 @@ How a scan runs (see docs/streaming.md):
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Iterator, Sequence
 
 import pyarrow as pa
@@ -34,7 +35,7 @@ from . import _pqfast
 from ._lake import Lake
 from ._readahead import Readahead
 from .filters import Dnf, normalize
-from .scan import _filter_expression, _memory_limit, _per_file_filters
+from .scan import _add_stats, _filter_expression, _memory_limit, _per_file_filters
 
 FormatError = _pqfast.FormatError
 
@@ -133,14 +134,45 @@ def _table_bytes(t) -> int:
     return t.get_total_buffer_size() if t is not None else 0
 
 
+class ScanStats:
+    """What the filtered scans of a dataset and of its fragments read in this
+    process, summed (read_table(stats=True)'s numbers: pages_read,
+    bytes_read, ...): how the engines' pushdown is checked. Not pickled: a
+    fragment in another process counts there."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._totals: dict = {}
+
+    def add(self, st: dict) -> None:
+        with self._lock:
+            _add_stats(self._totals, st)
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return dict(self._totals)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._totals = {}
+
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, _):
+        self.__init__()
+
+
 class Scanner:
     """One scan of a :class:`Dataset` (or a fragment): its projection,
     filter, batch size, readahead, threads and memory limit. Each
     ``to_reader()`` / ``to_batches()`` / ``to_table()`` reads anew."""
 
     def __init__(self, lake: Lake, selection: list, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
-                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None):
+                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
+                 scan_stats: ScanStats | None = None):
         self._lake = lake
+        self._scan_stats = scan_stats
         self._selection = selection  # [(file, [row group] or None)]
         self._columns = _as_columns(columns)
         self._filter = _Filter(filter)
@@ -239,7 +271,11 @@ class Scanner:
         if unit[0] == "rg":
             t = lake.read_row_groups(unit[1], unit[2], cols, self._threads, self._memory_limit)
         else:
-            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit)
+            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit,
+                          stats=self._scan_stats is not None)
+            if self._scan_stats is not None:
+                t, st = t
+                self._scan_stats.add(st)
         if self._filter.post is not None:
             t = t.filter(self._filter.post)
             if self._columns is not None:
@@ -311,7 +347,7 @@ class Scanner:
                 todo.append((i, list(rgs) if rgs is not None else None))
         if todo:
             sub = Scanner(lake, todo, [] if self._filter.post is None else None, self._filter.given,
-                          self._batch_size, self._ahead, self._threads, self._memory_limit)
+                          self._batch_size, self._ahead, self._threads, self._memory_limit, self._scan_stats)
             total += sum(b.num_rows for b in sub._stream())
         return total
 
@@ -330,6 +366,7 @@ class Dataset(pads.Dataset):
         self = cls.__new__(cls)
         self._lake = lake
         self._selection = selection if selection is not None else [(i, None) for i in range(len(lake.names))]
+        self._scan_stats = ScanStats()
         return self
 
     def __reduce__(self):
@@ -344,6 +381,21 @@ class Dataset(pads.Dataset):
     @property
     def files(self) -> list:
         return [self._lake.names[i] for i, _ in self._selection]
+
+    @property
+    def partition_keys(self) -> list:
+        """The hive key columns (after the files' columns in ``schema``)."""
+        return list(self._lake.parts.types) if self._lake.parts is not None else []
+
+    @property
+    def scan_stats(self) -> dict:
+        """What the filtered scans of this dataset and its fragments read in
+        this process since it was made or ``reset_scan_stats()``, summed as
+        ``read_table(stats=True)`` gives them (``pages_read``, ``bytes_read``, ...)."""
+        return self._scan_stats.snapshot()
+
+    def reset_scan_stats(self) -> None:
+        self._scan_stats.reset()
 
     @property
     def partition_expression(self):
@@ -365,7 +417,7 @@ class Dataset(pads.Dataset):
         takes (``use_threads``, ``fragment_readahead``, ``fragment_scan_options``,
         ``cache_metadata``, ``memory_pool``) are accepted and ignored."""
         return Scanner(self._lake, self._selection, columns, filter, batch_size, batch_readahead, threads,
-                       memory_limit)
+                       memory_limit, self._scan_stats)
 
     def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
         return self.scanner(columns, filter, **kw).to_batches()
@@ -389,7 +441,7 @@ class Dataset(pads.Dataset):
         """One :class:`Fragment` per file a filter on partition keys leaves
         (all row groups of it)."""
         sc = self.scanner([], filter)
-        return [Fragment(self._lake.subset([i]), rgs)
+        return [Fragment(self._lake.subset([i]), rgs, self._scan_stats)
                 for (i, rgs), f in zip(self._selection, sc._per_file_filters()) if f is not False]
 
 
@@ -397,9 +449,10 @@ class Fragment:
     """One file (or some row groups of it) of a dataset: plain data, pickled
     to another process (Dask, Ray) and scanned there alone."""
 
-    def __init__(self, lake: Lake, row_groups: Sequence[int] | None = None):
+    def __init__(self, lake: Lake, row_groups: Sequence[int] | None = None, scan_stats: ScanStats | None = None):
         self._lake = lake
         self._row_groups = None if row_groups is None else list(row_groups)
+        self._scan_stats = scan_stats  # the dataset's: its scans count there
 
     @property
     def path(self) -> str:
@@ -438,7 +491,7 @@ class Fragment:
                 **ignored) -> Scanner:
         """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept)."""
         return Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
-                       memory_limit)
+                       memory_limit, self._scan_stats)
 
     def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
         return self.scanner(columns=columns, filter=filter, **kw).to_batches()
