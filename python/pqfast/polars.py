@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from polars.io.plugins import register_io_source
 
-from .dataset import dataset as _dataset
+from .dataset import Dataset, dataset as _dataset
 
 __all__ = ["scan_parquet", "translate", "Translation", "polars_schema"]
 
@@ -391,15 +391,6 @@ def polars_schema(schema: pa.Schema, partition_keys: Sequence[str] = ()) -> pl.S
 # -- the source -----------------------------------------------------------------------------------------------
 
 
-def _partition_keys(ds: Any) -> list[str]:
-    keys = getattr(ds, "partition_keys", None)
-    if keys is not None:
-        return list(keys)
-    part = getattr(ds, "partitioning", None)
-    names = getattr(getattr(part, "schema", None), "names", None)
-    return list(names or [])
-
-
 def _frame(batch: pa.RecordBatch, schema: pl.Schema) -> pl.DataFrame:
     df = pl.from_arrow(batch, rechunk=False)
     want = {n: schema[n] for n in df.columns if df.schema[n] != schema[n]}
@@ -460,12 +451,15 @@ def scan_parquet(source: Any, *, partitioning: str | None = "hive", filesystem: 
                  threads: int | None = None, memory_limit: int | None = None) -> pl.LazyFrame:
     """A ``pl.LazyFrame`` over Parquet files read by pqfast (``source`` as
     ``pqfast.dataset`` takes it: a path, a list, a glob, a directory, an
-    ``s3://`` URL or prefix). Projections, exactly translatable predicates,
+    ``s3://`` URL or prefix; or a ``pqfast.Dataset``). Projections, exactly translatable predicates,
     ``n_rows`` (``head``/``limit``) and polars' batch size are pushed into
     pqfast's scan; the rest of a predicate is applied by polars."""
-    ds = _dataset(source, partitioning=partitioning, filesystem=filesystem, storage_options=storage_options,
-                  schema=schema)
-    pschema = polars_schema(ds.schema, _partition_keys(ds))
+    if isinstance(source, Dataset):
+        ds = source
+    else:
+        ds = _dataset(source, partitioning=partitioning, filesystem=filesystem, storage_options=storage_options,
+                      schema=schema)
+    pschema = polars_schema(ds.schema, ds.partition_keys)
     scan_kw = {}
     if threads is not None:
         scan_kw["threads"] = threads

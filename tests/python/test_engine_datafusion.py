@@ -46,7 +46,7 @@ def test_one_id_reads_what_read_table_reads(lakes):
     ctx = datafusion.SessionContext()
     ctx.register_dataset("t", ds)
     got = ctx.sql(f"SELECT * FROM t WHERE id = {v['one']}").to_arrow_table()
-    stats = ds.last_scan_stats
+    stats = ds.scan_stats
     want, want_stats = pqfast.read_table(str(d), filters=[("id", "==", v["one"])], stats=True)
     assert got.num_rows == want.num_rows == 1
     for k in ("pages_read", "bytes_read"):

@@ -262,3 +262,15 @@ def test_batches_and_n_rows_are_pushed(lakes):
     # A small batch size reaches pqfast's scanner: polars' streaming engine asks for batches.
     got = pqpl.scan_parquet(str(d)).select("id").collect(engine="streaming")
     assert got.height == engine_lakes.FILES * engine_lakes.ROWS
+
+
+def test_one_id_reads_what_read_table_reads(lakes):
+    d = lakes["bloom"]
+    v = engine_lakes.lookup_ids(d)
+    ds = pqfast.dataset(str(d))
+    got = pqpl.scan_parquet(ds).filter(pl.col("id") == v["one"]).collect()
+    want, want_stats = pqfast.read_table(str(d), filters=[("id", "==", v["one"])], stats=True)
+    assert got.height == want.num_rows == 1
+    stats = ds.scan_stats
+    for k in ("pages_read", "bytes_read", "row_groups_read"):
+        assert stats[k] == want_stats[k], (k, stats, want_stats)
