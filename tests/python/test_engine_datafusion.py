@@ -8,6 +8,8 @@ import pytest
 
 datafusion = pytest.importorskip("datafusion")
 
+import pyarrow as pa  # noqa: E402
+
 import pqfast  # noqa: E402
 from pqfast.dataset import dataset  # noqa: E402
 
@@ -25,7 +27,7 @@ def _context(lakes, ours: bool):
         if ours:
             ctx.register_dataset(lake, dataset(str(d)))
         elif lake == "hive":
-            ctx.register_parquet(lake, str(d), table_partition_cols=[("region", "string"), ("year", "int")])
+            ctx.register_parquet(lake, str(d), table_partition_cols=[("region", pa.string()), ("year", pa.int32())])
         else:
             ctx.register_parquet(lake, str(d))
     return ctx
