@@ -115,6 +115,10 @@ class PqfastDatasource(Datasource):
                        data_context: Any = None) -> list[ReadTask]:
         ds = self._dataset()
         columns = self._columns()
+        if columns == [] and ds.schema.names:
+            # Ray counts the rows of a block by its columns: a block of none
+            # (a count's projection) would count as empty. One column is read.
+            columns = ds.schema.names[:1]
         schema = ds.schema if columns is None else pa.schema([ds.schema.field(c) for c in columns])
         fragments = list(ds.get_fragments(filter=self._filter))
         if not fragments:
