@@ -73,6 +73,9 @@ class Lake:
 
     def _init_caches(self) -> None:
         self._metas: dict = {}
+        self._descs: dict = {}  # file -> its leaf descriptors (meta.columns() builds them anew each call)
+        self._conforms: dict = {}
+        self._estimates: dict = {}
         self._ref_descs = None
         self._lock = threading.Lock()
         self._store = None
@@ -80,7 +83,7 @@ class Lake:
 
     def __getstate__(self):
         d = dict(self.__dict__)
-        for k in ("_metas", "_ref_descs", "_lock", "_store", "_projections"):
+        for k in ("_metas", "_descs", "_conforms", "_estimates", "_ref_descs", "_lock", "_store", "_projections"):
             d.pop(k, None)
         return d
 
@@ -204,6 +207,29 @@ class Lake:
                 list(pool.map(self.meta, todo))
         return [self.meta(i) for i in files]
 
+    def descs(self, i: int) -> list:
+        """File i's leaf descriptors."""
+        d = self._descs.get(i)
+        if d is None:
+            d = self.meta(i).columns()
+            with self._lock:
+                self._descs[i] = d
+        return d
+
+    def estimates(self, i: int, file_cols, estimate) -> list:
+        """Per row group of file i, the bytes its projected columns decode
+        to, by ``estimate(meta, descs, groups, file_cols)`` (kept: a lake
+        looked up again and again is planned again and again)."""
+        key = (i, None if file_cols is None else tuple(file_cols))
+        got = self._estimates.get(key)
+        if got is None:
+            meta = self.meta(i)
+            got = estimate(meta, self.descs(i), range(meta.num_row_groups), file_cols)
+            if len(self._estimates) > 100_000:
+                self._estimates.clear()
+            self._estimates[key] = got
+        return got
+
     def ref_descs(self) -> list:
         if self._ref_descs is None:
             with self.open_ref() as f:
@@ -213,7 +239,11 @@ class Lake:
     def conforms(self, i: int) -> bool:
         """Whether file i has the reference file's columns, typed alike (read
         together with it by one engine call)."""
-        return self.meta(i).columns() == self.ref_descs()
+        c = self._conforms.get(i)
+        if c is None:
+            c = self.descs(i) == self.ref_descs()
+            self._conforms[i] = c
+        return c
 
     # -- projections ---------------------------------------------------------------
 
@@ -279,7 +309,7 @@ class Lake:
         """Row groups of file i, whole (the column reader)."""
         file_cols, _, _, _ = self.projection(columns)
         if file_cols is not None and not self.conforms(i):
-            tops = _top_names(self.meta(i))
+            tops = {d["path"][0] for d in self.descs(i)}
             file_cols = [c for c in file_cols if _has_column(tops, c)]
         with self.open_file(i) as f:
             t = f.read(columns=file_cols, row_groups=list(row_groups), threads=threads, memory_limit=memory_limit)
@@ -300,13 +330,19 @@ class Lake:
         rows: list = []
         kw = dict(storage_options=self.storage_options) if self.kind == S3 else \
             dict(filesystem=self.filesystem) if self.kind == FS else {}
+        chosen = None  # (every row group of every file: the engine's own way, no list to check)
+        if any(row_groups[i] is not None for i in files):
+            chosen = {self.names[i]: list(self._groups(i, row_groups[i])) for i in files}
         t = scan_table(names, file_cols, filters, threads=threads, memory_limit=memory_limit, partitioning=None,
-                       row_groups={self.names[i]: list(row_groups[i]) for i in files}, _file_rows=rows,
-                       stats=stats, **kw)
+                       row_groups=chosen, _file_rows=rows, stats=stats, **kw)
         if stats:
             t, st = t
             return self._finish(t, files, rows, columns, names[0]), dict(st or {})
         return self._finish(t, files, rows, columns, names[0])
+
+    def _groups(self, i: int, row_groups):
+        """Row groups of file i: those given, or (None) all."""
+        return range(self.meta(i).num_row_groups) if row_groups is None else row_groups
 
     def _scan_unlike(self, i: int, row_groups, columns, filters, threads, memory_limit):
         import pyarrow as pa
@@ -316,10 +352,11 @@ class Lake:
         file_cols, _, out, file_schema = self.projection(columns)
         wanted = list(file_cols) if file_cols is not None else list(file_schema.names)
         extra = [c for c in _filter_columns(filters) if c not in wanted and c not in file_schema.names]
-        tops = _top_names(self.meta(i))
+        tops = {d["path"][0] for d in self.descs(i)}
         read_cols = [c for c in wanted + extra if _has_column(tops, c)]
         with self.open_file(i) as f:
-            t = f.read(columns=read_cols, row_groups=list(row_groups), threads=threads, memory_limit=memory_limit)
+            t = f.read(columns=read_cols, row_groups=list(self._groups(i, row_groups)), threads=threads,
+                       memory_limit=memory_limit)
         lake_fields = list(file_schema) + [self.schema.field(c) for c in extra
                                             if self.schema.get_field_index(c) >= 0]
         full = _as_schema(t, pa.schema(lake_fields), self.names[i])

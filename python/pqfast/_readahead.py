@@ -21,8 +21,24 @@ consumer, at that unit's place in the order.
 
 from __future__ import annotations
 
+import os
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Iterable, Iterator
+
+# One pool for every scan's units, its threads started once (a lookup that
+# reads one unit would otherwise start a thread for it: a tenth of its
+# time). A unit never waits for another, so scans sharing it all progress.
+_POOL = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=max(8, os.cpu_count() or 1), thread_name_prefix="pqfast-scan")
+        return _POOL
 
 
 class Readahead:
@@ -31,7 +47,8 @@ class Readahead:
     lazily stays lazy), in order.
 
     ``size_of(result)`` measures a finished result (bytes); ``ahead`` is
-    the most units started and not yet consumed (1: no readahead)."""
+    the most units started and not yet consumed, the one being consumed
+    included (1: no readahead)."""
 
     def __init__(self, units: Iterable[tuple[Any, int]], run: Callable[[Any], Any], budget: int, ahead: int,
                  size_of: Callable[[Any], int]):
@@ -40,30 +57,47 @@ class Readahead:
         self._budget = max(1, int(budget))
         self._ahead = max(1, int(ahead))
         self._size_of = size_of
-        self._pool = None
         self._futures: dict[int, Future] = {}
         self._held: dict[int, int] = {}  # unit -> bytes counted against the budget
-        self._peeked = None  # the next (unit, estimate), drawn but not started
+        self._queue: list = []  # the next (unit, estimate)s, drawn but not started
         self._exhausted = False
         self._next_start = 0
         self._next_out = 0
         self._closed = False
+        self._consuming = False  # a unit handed to the consumer (counts as not consumed yet)
         self.peak_held = 0  # the most bytes ever counted at once (for tests and stats)
         self.started = 0
 
     # -- scheduling --------------------------------------------------------
 
-    def _peek(self):
-        if self._peeked is None and not self._exhausted:
+    def _peek(self, k: int = 0):
+        """The k-th unit not started yet, or None."""
+        while len(self._queue) <= k and not self._exhausted:
             try:
                 u, e = next(self._units)
-                self._peeked = (u, max(0, int(e)))
+                self._queue.append((u, max(0, int(e))))
             except StopIteration:
                 self._exhausted = True
-        return self._peeked
+        return self._queue[k] if len(self._queue) > k else None
+
+    def _start(self, unit) -> Future:
+        """Unit started: on the pool, or, when it is the one the consumer
+        waits for and no other would overlap it (no readahead, or the last
+        unit), here (a lookup's one engine call pays no thread hand-off)."""
+        if not self._futures and not self._consuming and (self._ahead == 1 or self._peek(1) is None):
+            f: Future = Future()
+            try:
+                f.set_result(self._run(unit))
+            except BaseException as e:  # noqa: BLE001 - raised in the consumer, as a worker's would be
+                f.set_exception(e)
+            return f
+        return _pool().submit(self._run, unit)
 
     def _top_up(self) -> None:
-        while len(self._futures) < self._ahead and not self._closed:
+        # Until the first result is out, one unit alone: the first batch comes
+        # in the time of one unit, not of `ahead` units sharing the cores.
+        ahead = self._ahead if self._next_out else 1
+        while len(self._futures) + self._consuming < ahead and not self._closed:
             nxt = self._peek()
             if nxt is None:
                 return
@@ -72,12 +106,10 @@ class Readahead:
             if self._held and held + est > self._budget:
                 return
             i = self._next_start
-            self._peeked = None
             self._held[i] = est
             self.peak_held = max(self.peak_held, held + est)
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(max_workers=self._ahead)
-            self._futures[i] = self._pool.submit(self._run, unit)
+            self._futures[i] = self._start(unit)
+            self._queue.pop(0)
             self._next_start += 1
             self.started += 1
 
@@ -101,9 +133,11 @@ class Readahead:
                 result = self._futures.pop(i).result()
                 self._measured(i, result)
                 self._next_out += 1
+                self._consuming = True
                 self._top_up()
                 yield result
                 # Consumed: its bytes are the consumer's now.
+                self._consuming = False
                 self._held.pop(i, None)
         finally:
             self.close()
@@ -117,5 +151,3 @@ class Readahead:
             f.cancel()
         self._futures.clear()
         self._held.clear()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)

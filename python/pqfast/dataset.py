@@ -34,6 +34,7 @@ import pyarrow.dataset as pads
 from . import _pqfast
 from ._lake import Lake
 from ._readahead import Readahead
+from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from .filters import Dnf, normalize
 from .scan import _add_stats, _filter_expression, _memory_limit, _per_file_filters
 
@@ -109,25 +110,29 @@ class _Filter:
         self.dnf = Dnf(normalize(filter))
 
 
-def _unit_estimate(meta, rg: int, leaves: list | None) -> int:
-    """Bytes row group `rg`'s projected leaves hold once decoded, from the
-    footer: their uncompressed sizes, at least a few bytes per value."""
-    rows = meta.row_group(rg)["num_rows"]
-    descs = meta.columns()
-    total = 0
-    for j in (range(len(descs)) if leaves is None else leaves):
-        d = descs[j]
-        width = _MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1))
-        total += max(meta.column_chunk(rg, j)["total_uncompressed_size"], rows * width)
-    return total
+def _estimates(meta, descs: list, groups, file_cols) -> list:
+    """Bytes each of row groups `groups` holds once its projected leaves are
+    decoded, from the footer: its uncompressed size in the share of the
+    projected leaves, at least a few bytes per value of each."""
+    tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
+    picked = [d for d in descs if tops is None or d["path"][0] in tops]
+    share = len(picked) / len(descs) if descs else 0.0
+    width = sum(_MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1)) for d in picked)
+    out = []
+    for g in groups:
+        rg = meta.row_group(g)
+        out.append(max(int(rg["total_byte_size"] * share), rg["num_rows"] * width))
+    return out
 
 
-def _leaves_of(meta, file_cols) -> list | None:
-    """The leaf indices of the projected top-level columns (None: all)."""
-    if file_cols is None:
-        return None
-    tops = {c.split(".", 1)[0] for c in file_cols}
-    return [j for j, d in enumerate(meta.columns()) if d["path"][0] in tops]
+def _conformed(b: pa.RecordBatch, out: pa.Schema) -> pa.RecordBatch:
+    """Batch `b` in schema `out` (the same columns; field nullability and
+    metadata as the dataset says), its rows kept when it has no column."""
+    if b.schema == out:
+        return b
+    if b.schema.equals(out, check_metadata=False):
+        return b.replace_schema_metadata(out.metadata)
+    return pa.RecordBatch.from_arrays(b.columns, schema=out)
 
 
 def _table_bytes(t) -> int:
@@ -239,8 +244,8 @@ class Scanner:
                 continue
             meta = lake.meta(i)
             groups = list(range(meta.num_row_groups)) if rgs is None else list(rgs)
-            leaves = _leaves_of(meta, file_cols)
-            ests = [_unit_estimate(meta, g, leaves) for g in groups]
+            ests = lake.estimates(i, file_cols, _estimates)
+            ests = ests if rgs is None else [ests[g] for g in groups]
             if filt is None:
                 done = flush()
                 if done:
@@ -255,12 +260,12 @@ class Scanner:
             if pending and (alone or pending[2] is not filt or pending[3] + size > budget):
                 yield flush()
             if alone:
-                yield ("scan", [i], {i: groups}, filt), size
+                yield ("scan", [i], {i: groups if rgs is not None else None}, filt), size
                 continue
             if not pending:
                 pending.extend([[], {}, filt, 0])
             pending[0].append(i)
-            pending[1][i] = groups
+            pending[1][i] = groups if rgs is not None else None  # None: every row group
             pending[3] += size
         done = flush()
         if done:
@@ -293,7 +298,7 @@ class Scanner:
             for t in ra:
                 for b in t.to_batches(max_chunksize=self._batch_size):
                     if b.num_rows:
-                        yield b if b.schema == out else pa.RecordBatch.from_arrays(b.columns, schema=out)
+                        yield _conformed(b, out)
         finally:
             ra.close()
 
@@ -328,9 +333,21 @@ class Scanner:
                 stream.close()
         return pa.Table.from_batches(got, schema=self._out)
 
+    def _verdicts(self, i: int, rgs, filt) -> list:
+        """[(row group, verdict)] of file i's selected row groups under its
+        filter (None: every row: "all"), from the footer's statistics."""
+        meta = self._lake.meta(i)
+        groups = range(meta.num_row_groups) if rgs is None else rgs
+        if filt is None:
+            return [(g, ALL) for g in groups]
+        leaves = flat_leaves(meta)
+        return [(g, row_group_verdict(filt, meta, g, leaves)) for g in groups]
+
     def count_rows(self) -> int:
-        """The rows the scan gives: footers alone without a filter (or where
-        partition keys decide it), else the filtered scan of no column."""
+        """The rows the scan gives: from the footers alone without a filter,
+        and where partition keys or row group statistics settle it (every
+        row of a row group matches, or none); the other row groups are
+        scanned for no column."""
         lake = self._lake
         per_file = self._per_file_filters()
         total = 0
@@ -339,17 +356,40 @@ class Scanner:
         for (i, rgs), filt in zip(self._selection, per_file):
             if filt is False:
                 continue
+            if self._filter.post is not None:
+                todo.append((i, rgs))
+                continue
             meta = lake.meta(i)
-            groups = range(meta.num_row_groups) if rgs is None else rgs
-            if filt is None:
-                total += sum(meta.row_group(g)["num_rows"] for g in groups)
-            else:
-                todo.append((i, list(rgs) if rgs is not None else None))
+            some = []
+            for g, v in self._verdicts(i, rgs, filt):
+                if v == ALL:
+                    total += meta.row_group(g)["num_rows"]
+                elif v == SOME:
+                    some.append(g)
+            if some:
+                todo.append((i, some))
         if todo:
             sub = Scanner(lake, todo, [] if self._filter.post is None else None, self._filter.given,
                           self._batch_size, self._ahead, self._threads, self._memory_limit, self._scan_stats)
             total += sum(b.num_rows for b in sub._stream())
         return total
+
+    def fragments(self) -> list:
+        """The fragments of this scan's files: those its filter's partition
+        keys leave, with the row groups the statistics do not rule out."""
+        out = []
+        per_file = self._per_file_filters()
+        for (i, rgs), filt in zip(self._selection, per_file):
+            if filt is False:
+                continue
+            if filt is not None and self._filter.post is None:
+                kept = [g for g, v in self._verdicts(i, rgs, filt) if v != NONE]
+                if not kept:
+                    continue
+                if rgs is not None or len(kept) < self._lake.meta(i).num_row_groups:
+                    rgs = kept
+            out.append(Fragment(self._lake.subset([i]), rgs, self._scan_stats))
+        return out
 
 
 class Dataset(pads.Dataset):
@@ -438,11 +478,9 @@ class Dataset(pads.Dataset):
         return self.scanner().__arrow_c_stream__(requested_schema)
 
     def get_fragments(self, filter=None) -> list:
-        """One :class:`Fragment` per file a filter on partition keys leaves
-        (all row groups of it)."""
-        sc = self.scanner([], filter)
-        return [Fragment(self._lake.subset([i]), rgs, self._scan_stats)
-                for (i, rgs), f in zip(self._selection, sc._per_file_filters()) if f is not False]
+        """One :class:`Fragment` per file a filter on partition keys leaves,
+        holding the row groups its statistics do not rule out."""
+        return self.scanner([], filter).fragments()
 
 
 class Fragment:
