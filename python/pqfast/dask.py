@@ -236,26 +236,68 @@ def _read_fragments(group: list, columns, filters, schema):
     return t.to_pandas()
 
 
-def _prune_files(files: list, filters, dataset_kw: dict, schema):
-    """One task of a cluster-side pruning: these files' fragments that survive ``filters``."""
-    return list(_dataset(files, schema=schema, **dataset_kw).get_fragments(filter=filters))
+def _bloom_key(filters) -> tuple[str, list] | None:
+    """(column, values) when every conjunction of ``filters`` holds an ``=``
+    or ``in`` atom on one column: a row can match only if that column holds
+    one of the values, so Bloom filters and statistics (pqfast.prune) can
+    rule files out before any fragment is made. None otherwise."""
+    from .filters import normalize
+
+    if filters is None:
+        return None
+    dnf = normalize(filters)
+    if not dnf:
+        return None
+    common = None
+    for conj in dnf:
+        cols = {a.column for a in conj if a.op in ("eq", "in") and not a.negate}
+        common = cols if common is None else common & cols
+    if not common:
+        return None
+    col = sorted(common)[0]
+    values = []
+    for conj in dnf:
+        for a in conj:
+            if a.column == col and a.op in ("eq", "in") and not a.negate:
+                values.extend(v for v in a.values if v is not None)
+    return col, list(dict.fromkeys(values))
 
 
 def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, dataset_kw: dict):
+    """The fragments a scan of ``filters`` reads: the files that can hold a
+    match (Bloom filters and statistics of an ``=``/``in`` column, via
+    pqfast.prune; on the cluster for a large unpartitioned lake), then
+    pqfast.dataset's fragments of those, pruned by statistics."""
+    from .parquet import kept_row_groups
+
     files = list(ds.files)
-    partitioned = bool(dataset_kw.get("partitioning")) and any("=" in f for f in files)
+    partitioned = bool(ds.partition_keys)
     if prune_on_cluster is None:
         prune_on_cluster = len(files) > files_per_task and not partitioned
-    if not prune_on_cluster or not files:
-        return list(ds.get_fragments(filter=filters))
-    if partitioned:
+    if prune_on_cluster and partitioned:
         raise ValueError("prune_on_cluster=True: a hive-partitioned lake is pruned on the client")
-    client = _client(client)
-    n = max(1, int(files_per_task))
-    kw = dict(dataset_kw, partitioning=None)
-    futures = client.map(_prune_files, [files[i:i + n] for i in range(0, len(files), n)], filters=filters,
-                         dataset_kw=kw, schema=ds.schema, pure=False)
-    return [f for batch in client.gather(futures) for f in batch]
+    key = _bloom_key(filters)
+    if key is None or not files or key[0] in ds.partition_keys or (key[0] not in ds.schema.names):
+        return list(ds.get_fragments(filter=filters))
+    col, values = key
+    storage_options = dataset_kw.get("storage_options")
+    if dataset_kw.get("filesystem") is not None:
+        return list(ds.get_fragments(filter=filters))  # pqfast.prune reads local paths and s3:// URLs
+    if prune_on_cluster:
+        table = prune(files, col, values, client=client, files_per_task=files_per_task,
+                      storage_options=storage_options)
+    else:
+        from .parquet import prune as prune_here
+
+        table = prune_here(files, col, values, storage_options=storage_options)
+    kept = kept_row_groups(table)
+    if partitioned or len(kept) == len(files):
+        return [f for f in ds.get_fragments(filter=filters) if f.path in kept]
+    if not kept:
+        return []
+    # The kept files alone, as a dataset of the lake's schema: their footers only are read here.
+    sub = _dataset([f for f in files if f in kept], schema=ds.schema, **dict(dataset_kw, partitioning=None))
+    return list(sub.get_fragments(filter=filters))
 
 
 def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *, client=None,
@@ -266,8 +308,10 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any
     ``fragments_per_partition`` fragments (file row groups) that survive
     pruning by ``filters``, each scanning only those row groups, the filter
     and the projection pushed into pqfast's scan. ``filters`` takes what
-    ``pqfast.read_table(filters=)`` takes. Pruning runs on the client, or on
-    the cluster (``client`` or the default client) in tasks of
+    ``pqfast.read_table(filters=)`` takes. When every conjunction of it
+    holds an ``=``/``in`` on one column, files are first pruned by that
+    column's Bloom filters and statistics (``pqfast.prune``): on the client,
+    or on the cluster (``client`` or the default client) in tasks of
     ``files_per_task`` files when the lake is unpartitioned and larger than
     that (``prune_on_cluster`` forces either). No fragment kept: one empty
     partition with the projected columns."""
