@@ -35,6 +35,7 @@ import time
 from typing import Any, Sequence
 
 from . import _pqfast
+from ._fragments import kept_fragments
 from .dataset import dataset as _dataset
 
 FormatError = _pqfast.FormatError
@@ -236,68 +237,20 @@ def _read_fragments(group: list, columns, filters, schema):
     return t.to_pandas()
 
 
-def _bloom_key(filters) -> tuple[str, list] | None:
-    """(column, values) when every conjunction of ``filters`` holds an ``=``
-    or ``in`` atom on one column: a row can match only if that column holds
-    one of the values, so Bloom filters and statistics (pqfast.prune) can
-    rule files out before any fragment is made. None otherwise."""
-    from .filters import normalize
-
-    if filters is None:
-        return None
-    dnf = normalize(filters)
-    if not dnf:
-        return None
-    common = None
-    for conj in dnf:
-        cols = {a.column for a in conj if a.op in ("eq", "in") and not a.negate}
-        common = cols if common is None else common & cols
-    if not common:
-        return None
-    col = sorted(common)[0]
-    values = []
-    for conj in dnf:
-        for a in conj:
-            if a.column == col and a.op in ("eq", "in") and not a.negate:
-                values.extend(v for v in a.values if v is not None)
-    return col, list(dict.fromkeys(values))
-
-
 def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, dataset_kw: dict):
-    """The fragments a scan of ``filters`` reads: the files that can hold a
-    match (Bloom filters and statistics of an ``=``/``in`` column, via
-    pqfast.prune; on the cluster for a large unpartitioned lake), then
-    pqfast.dataset's fragments of those, pruned by statistics."""
-    from .parquet import kept_row_groups
-
-    files = list(ds.files)
+    """The fragments a scan of ``filters`` reads (see :mod:`pqfast._fragments`),
+    the files pruned on the cluster for a large unpartitioned lake."""
     partitioned = bool(ds.partition_keys)
     if prune_on_cluster is None:
-        prune_on_cluster = len(files) > files_per_task and not partitioned
+        prune_on_cluster = len(ds.files) > files_per_task and not partitioned
     if prune_on_cluster and partitioned:
         raise ValueError("prune_on_cluster=True: a hive-partitioned lake is pruned on the client")
-    key = _bloom_key(filters)
-    if key is None or not files or key[0] in ds.partition_keys or (key[0] not in ds.schema.names):
-        return list(ds.get_fragments(filter=filters))
-    col, values = key
-    storage_options = dataset_kw.get("storage_options")
-    if dataset_kw.get("filesystem") is not None:
-        return list(ds.get_fragments(filter=filters))  # pqfast.prune reads local paths and s3:// URLs
+    on_cluster = None
     if prune_on_cluster:
-        table = prune(files, col, values, client=client, files_per_task=files_per_task,
-                      storage_options=storage_options)
-    else:
-        from .parquet import prune as prune_here
-
-        table = prune_here(files, col, values, storage_options=storage_options)
-    kept = kept_row_groups(table)
-    if partitioned or len(kept) == len(files):
-        return [f for f in ds.get_fragments(filter=filters) if f.path in kept]
-    if not kept:
-        return []
-    # The kept files alone, as a dataset of the lake's schema: their footers only are read here.
-    sub = _dataset([f for f in files if f in kept], schema=ds.schema, **dict(dataset_kw, partitioning=None))
-    return list(sub.get_fragments(filter=filters))
+        def on_cluster(files, col, values):
+            return prune(files, col, values, client=client, files_per_task=files_per_task,
+                         storage_options=dataset_kw.get("storage_options"))
+    return kept_fragments(ds, filters, dataset_kw, on_cluster)
 
 
 def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *, client=None,

@@ -437,6 +437,15 @@ class Dataset(pads.Dataset):
     def reset_scan_stats(self) -> None:
         self._scan_stats.reset()
 
+    def with_files(self, paths) -> "Dataset":
+        """This dataset narrowed to the given files of it (as ``files`` names
+        them), in its order, with its schema, keys and scan stats; no footer
+        is read (the engine adapters prune files before making fragments)."""
+        keep = set(paths)
+        sub = Dataset._make(self._lake, [(i, rgs) for i, rgs in self._selection if self._lake.names[i] in keep])
+        sub._scan_stats = self._scan_stats
+        return sub
+
     @property
     def partition_expression(self):
         return pc.scalar(True)
