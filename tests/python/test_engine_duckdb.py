@@ -61,3 +61,20 @@ def test_one_id_reads_what_read_table_reads(lakes):
     assert got.num_rows == want.num_rows == 1
     for k in ("pages_read", "bytes_read"):
         assert stats[k] == want_stats[k], (k, stats, want_stats)
+
+
+def test_in_list_is_pushed(lakes):
+    """DuckDB pushes IN as if_else(is_valid(x), is_in(x, ...), NULL): pqfast
+    takes it into its scan (the pages read_table reads for 'in'), not after
+    reading every row."""
+    d = lakes["bloom"]
+    v = engine_lakes.lookup_ids(d)
+    ds = dataset(str(d))
+    con = duckdb.connect()
+    con.register("t", ds)
+    got = con.sql(f"SELECT id, key FROM t WHERE id IN ({', '.join(map(str, v['ten']))})").to_arrow_table()
+    want, want_stats = pqfast.read_table(str(d), columns=["id", "key"], filters=[("id", "in", v["ten"])],
+                                         stats=True)
+    assert got.num_rows == want.num_rows == len(v["ten"])
+    for k in ("pages_read", "row_groups_read", "rows"):
+        assert ds.scan_stats[k] == want_stats[k], (k, ds.scan_stats, want_stats)
