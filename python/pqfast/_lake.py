@@ -170,20 +170,32 @@ class Lake:
 
     # -- files and footers -------------------------------------------------------
 
-    def _opener(self, key: str, size: int) -> ParquetFile:
+    def _opener(self, key: str, size: int, meta=None) -> ParquetFile:
+        """File `key` opened (`meta`: its footer, parsed before: not read again)."""
         if self.kind == LOCAL:
-            return ParquetFile(key)
-        if self.kind == FS:
-            return ParquetFile(key, filesystem=self.filesystem)
-        from ._remote_file import ObjectStoreFS
-        from .remote import make_store, split_url
+            source, fs = key, None
+        elif self.kind == FS:
+            source, fs = key, self.filesystem
+        else:
+            from ._remote_file import ObjectStoreFS
+            from .remote import make_store, split_url
 
-        if self._store is None:
-            self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
-        return ParquetFile(key, filesystem=ObjectStoreFS(self._store, {key: size} if size >= 0 else None))
+            if self._store is None:
+                self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
+            source, fs = key, ObjectStoreFS(self._store, {key: size} if size >= 0 else None)
+        if meta is not None:
+            return ParquetFile._with_metadata(source, fs, meta)
+        return ParquetFile(source, filesystem=fs)
 
     def open_file(self, i: int) -> ParquetFile:
-        return self._opener(self.keys[i], self.sizes[i])
+        """File i, its footer read once per lake."""
+        m = self._metas.get(i)
+        if m is None:
+            with self._opener(self.keys[i], self.sizes[i]) as f:
+                m = f._meta
+            with self._lock:
+                self._metas[i] = m
+        return self._opener(self.keys[i], self.sizes[i], m)
 
     def open_ref(self) -> ParquetFile:
         return self._opener(self.ref[1], self.ref[2])
@@ -194,8 +206,6 @@ class Lake:
         if m is None:
             with self.open_file(i) as f:
                 m = f._meta
-            with self._lock:
-                self._metas[i] = m
         return m
 
     def metas(self, files: Sequence[int]) -> list:

@@ -257,10 +257,21 @@ class Scanner:
                 continue
             size = sum(ests)
             alone = not lake.conforms(i)
-            if pending and (alone or pending[2] is not filt or pending[3] + size > budget):
+            if pending and (alone or (pending[2] is not filt and pending[2] != filt) or pending[3] + size > budget):
                 yield flush()
             if alone:
                 yield ("scan", [i], {i: groups if rgs is not None else None}, filt), size
+                continue
+            if size > budget:
+                # A file larger than the budget: its row groups in engine calls within it.
+                part, part_size = [], 0
+                for g, e in zip(groups, ests):
+                    if part and part_size + e > budget:
+                        yield ("scan", [i], {i: part}, filt), part_size
+                        part, part_size = [], 0
+                    part.append(g)
+                    part_size += e
+                pending.extend([[i], {i: part}, filt, part_size])
                 continue
             if not pending:
                 pending.extend([[], {}, filt, 0])
@@ -290,6 +301,9 @@ class Scanner:
     # -- streams -----------------------------------------------------------------
 
     def _stream(self, ahead: int | None = None) -> Iterator[pa.RecordBatch]:
+        if (ahead or self._ahead) > 1 and self._lake.kind != "local":
+            # Every footer in one round of requests, not one round per file as planning reaches it.
+            self._lake.metas([i for i, _ in self._selection])
         units = self._units()
         ra = Readahead(units, self._run, self._budget(), ahead or self._ahead, _table_bytes)
         self.last_readahead = ra

@@ -394,6 +394,16 @@ class ParquetFile:
             raise
         self._columns = self._meta.columns()
 
+    @classmethod
+    def _with_metadata(cls, source: Any, filesystem: Any, meta) -> "ParquetFile":
+        """The file opened with a footer parsed before (a dataset reads each
+        footer once, then many row groups of the file)."""
+        self = cls.__new__(cls)
+        self._source = _Source(source, filesystem)
+        self._meta = meta
+        self._columns = meta.columns()
+        return self
+
     @property
     def path(self) -> str:
         return self._source.path
