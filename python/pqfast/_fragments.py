@@ -1,10 +1,9 @@
-"""The fragments an engine's scan reads (pqfast.dask, pqfast.ray): the files
-that can hold a match, pruned by the Bloom filters and statistics of an
-``=``/``in`` column every conjunction of the filter names (pqfast.prune:
-one request per file, a fraction of a footer read), then
-``pqfast.dataset``'s fragments of those files, pruned by statistics.
-A 1-id query over 1,000 files becomes one fragment, not 1,000 partitions
-each pruning its own file."""
+"""Which files of a lake can hold a filter's rows, before any fragment is
+made (``pqfast.Dataset.get_fragments``; ``pqfast.dask`` on the cluster): the
+Bloom filters and statistics of an ``=``/``in`` column every conjunction of
+the filter names, read by pqfast.prune (one request per file, a fraction of
+a footer). A 1-id query over 1,000 files becomes one fragment, not 1,000
+partitions or read tasks each pruning its own file."""
 
 from __future__ import annotations
 
@@ -45,29 +44,25 @@ def _bloom_key(filters) -> tuple[str, list] | None:
     return col, list(dict.fromkeys(values))
 
 
-def kept_fragments(ds: Any, filters: Any, dataset_kw: dict,
-                   prune_files: Callable[[list, str, list], Any] | None = None) -> list:
-    """``ds``'s fragments for ``filters`` (``dataset_kw``: how ``ds`` was
-    opened), files pruned first by ``prune_files(files, column, values)``
-    (a pqfast.prune table; default: pqfast.prune here)."""
-    files = list(ds.files)
+def bloom_kept_files(files: list, schema_names: list, partition_keys: list, filters: Any,
+                     storage_options: dict | None = None,
+                     prune_files: Callable[[list, str, list], Any] | None = None) -> set | None:
+    """The files that can hold a row ``filters`` keeps, by the Bloom filters
+    and statistics of an ``=``/``in`` column every conjunction names
+    (``prune_files(files, column, values)`` -> a pqfast.prune table; default
+    pqfast.prune here); None when no such column decides it (a key
+    column's filter is decided by directories, elsewhere)."""
     key = _bloom_key(filters)
-    if key is None or not files or key[0] in ds.partition_keys or key[0] not in ds.schema.names \
-            or dataset_kw.get("filesystem") is not None:  # pqfast.prune reads local paths and s3:// URLs
-        # (A key column's filter is decided by directories in get_fragments.)
-        return list(ds.get_fragments(filter=filters))
+    if key is None or not files or key[0] in partition_keys or key[0] not in schema_names:
+        return None
     col, values = key
     try:
         if prune_files is None:
-            table = prune(files, col, values, storage_options=dataset_kw.get("storage_options"))
+            table = prune(files, col, values, storage_options=storage_options)
         else:
             table = prune_files(files, col, values)
     except (FormatError, TypeError, ValueError, OverflowError):
         # Values pqfast.prune cannot probe for (a type it does not hash): the
         # scan prunes each file itself.
-        return list(ds.get_fragments(filter=filters))
-    kept = kept_row_groups(table)
-    if not kept:
-        return []
-    # The kept files alone: only their footers are read.
-    return list(ds.with_files(kept).get_fragments(filter=filters))
+        return None
+    return set(kept_row_groups(table))

@@ -35,7 +35,6 @@ import time
 from typing import Any, Sequence
 
 from . import _pqfast
-from ._fragments import kept_fragments
 from .dataset import dataset as _dataset
 
 FormatError = _pqfast.FormatError
@@ -237,20 +236,23 @@ def _read_fragments(group: list, columns, filters, schema):
     return t.to_pandas()
 
 
-def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, dataset_kw: dict):
-    """The fragments a scan of ``filters`` reads (see :mod:`pqfast._fragments`),
-    the files pruned on the cluster for a large unpartitioned lake."""
+def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, storage_options=None):
+    """The fragments a scan of ``filters`` reads (``Dataset.get_fragments``:
+    files pruned by Bloom filters first), those files pruned on the cluster
+    for a large unpartitioned lake."""
     partitioned = bool(ds.partition_keys)
     if prune_on_cluster is None:
         prune_on_cluster = len(ds.files) > files_per_task and not partitioned
     if prune_on_cluster and partitioned:
         raise ValueError("prune_on_cluster=True: a hive-partitioned lake is pruned on the client")
-    on_cluster = None
-    if prune_on_cluster:
-        def on_cluster(files, col, values):
-            return prune(files, col, values, client=client, files_per_task=files_per_task,
-                         storage_options=dataset_kw.get("storage_options"))
-    return kept_fragments(ds, filters, dataset_kw, on_cluster)
+    if not prune_on_cluster:
+        return list(ds.get_fragments(filter=filters))
+
+    def on_cluster(files, col, values):
+        return prune(files, col, values, client=client, files_per_task=files_per_task,
+                     storage_options=storage_options)
+
+    return list(ds.get_fragments(filter=filters, prune_files=on_cluster))
 
 
 def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *, client=None,
@@ -276,7 +278,7 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any
     cols = None if columns is None else list(columns)
     schema = ds.schema if cols is None else pa.schema([ds.schema.field(c) for c in cols])
     meta = schema.empty_table().to_pandas()
-    frags = _fragments(ds, filters, client, files_per_task, prune_on_cluster, dataset_kw)
+    frags = _fragments(ds, filters, client, files_per_task, prune_on_cluster, storage_options)
     if not frags:
         return dd.from_pandas(meta, npartitions=1)
     n = max(1, int(fragments_per_partition))

@@ -32,7 +32,8 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from . import _pqfast
-from ._lake import Lake
+from ._fragments import bloom_kept_files
+from ._lake import FS, Lake
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from .filters import Dnf, normalize
@@ -500,10 +501,20 @@ class Dataset(pads.Dataset):
     def __arrow_c_stream__(self, requested_schema=None):
         return self.scanner().__arrow_c_stream__(requested_schema)
 
-    def get_fragments(self, filter=None) -> list:
+    def get_fragments(self, filter=None, *, prune_files=None) -> list:
         """One :class:`Fragment` per file a filter on partition keys leaves,
-        holding the row groups its statistics do not rule out."""
-        return self.scanner([], filter).fragments()
+        holding the row groups its statistics do not rule out; with an
+        ``=``/``in`` column in every conjunction of the filter, only of the
+        files whose Bloom filters and statistics of it can hold a value
+        (:mod:`pqfast._fragments`; ``prune_files(files, column, values)``
+        replaces pqfast.prune, e.g. by a cluster's)."""
+        ds = self
+        if filter is not None and self._lake.kind != FS:
+            kept = bloom_kept_files(self.files, self.schema.names, self.partition_keys, filter,
+                                    self._lake.storage_options, prune_files)
+            if kept is not None:
+                ds = self.with_files(kept)
+        return ds.scanner([], filter).fragments()
 
 
 class Fragment:

@@ -29,7 +29,6 @@ import ray.data
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 
-from ._fragments import kept_fragments
 from ._pqfast import FormatError
 from .dataset import dataset as _dataset
 from .filters import normalize
@@ -121,7 +120,7 @@ class PqfastDatasource(Datasource):
             # (a count's projection) would count as empty. One column is read.
             columns = ds.schema.names[:1]
         schema = ds.schema if columns is None else pa.schema([ds.schema.field(c) for c in columns])
-        fragments = kept_fragments(ds, self._filter, self._dataset_kw)
+        fragments = list(ds.get_fragments(filter=self._filter))
         if not fragments:
             return []
         n = self._fragments_per_task or max(1, -(-len(fragments) // max(1, parallelism)))

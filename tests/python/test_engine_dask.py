@@ -177,7 +177,7 @@ def test_one_id_reads_what_read_table_reads(lakes):
     v = engine_lakes.lookup_ids(lakes["bloom"])
     filters = [("id", "==", v["one"])]
     ds = pqfast.dataset(d)
-    frags = pqdask._fragments(ds, filters, None, 1000, False, {"partitioning": "hive"})
+    frags = pqdask._fragments(ds, filters, None, 1000, False)
     assert len(frags) == 1
     ds = pqfast.dataset(d)
     frags = [f for f in ds.get_fragments(filter=filters) if f.path == frags[0].path]
