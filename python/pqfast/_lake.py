@@ -251,9 +251,17 @@ class Lake:
         together with it by one engine call)."""
         c = self._conforms.get(i)
         if c is None:
-            c = self.descs(i) == self.ref_descs()
+            c = self.descs(i) == self.ref_descs() and self._schema_in_ref()
             self._conforms[i] = c
         return c
+
+    def _schema_in_ref(self) -> bool:
+        """Whether the reference file has every file column of the dataset
+        schema (not so for a schema= naming others: then each file is read
+        for the columns it has)."""
+        keys = set(self.parts.names) if self.parts is not None else set()
+        tops = {d["path"][0] for d in self.ref_descs()}
+        return all(f.name in tops for f in self.schema if f.name not in keys)
 
     # -- projections ---------------------------------------------------------------
 
@@ -307,11 +315,19 @@ class Lake:
             t = _as_schema(t, file_schema, path)
         if keys:
             t = self.parts.with_columns(t, keys, files, rows)
-        if columns is not None and keys:
-            t = t.select(list(columns))
+        if t.column_names != out.names and len(set(out.names)) == len(out.names):
+            t = t.select(out.names)  # (key columns among the files', as the projection or schema= orders them)
         if t.schema != out:
-            t = pa.Table.from_arrays(t.columns, schema=out) if t.num_columns else \
-                pa.table({"_": pa.nulls(t.num_rows)}).drop_columns(["_"])
+            if not t.num_columns:
+                return pa.table({"_": pa.nulls(t.num_rows)}).drop_columns(["_"])
+            if any(not a.type.equals(f.type) for a, f in zip(t.columns, out)):
+                # A schema= of other types (a key as a plain int32, an int64 as int32...): cast, as pyarrow does.
+                try:
+                    t = t.cast(out)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                    raise FormatError(f"invalid argument: {path}: the columns do not cast to the dataset "
+                                      f"schema: {e}") from None
+            t = pa.Table.from_arrays(t.columns, schema=out)
         return t
 
     def read_row_groups(self, i: int, row_groups: Sequence[int], columns, threads: int | None,

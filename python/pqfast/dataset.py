@@ -44,6 +44,7 @@ FormatError = _pqfast.FormatError
 DEFAULT_BATCH_SIZE = 131072
 # Readahead when no memory_limit is given: more buys no speed.
 DEFAULT_READAHEAD_BYTES = 1 << 30
+_WORKING_FACTOR = 2
 # Bytes per value below which an estimate is not put (a dictionary-encoded
 # string column decodes to offsets and values, far more than its pages).
 _MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
@@ -306,7 +307,10 @@ class Scanner:
             # Every footer in one round of requests, not one round per file as planning reaches it.
             self._lake.metas([i for i, _ in self._selection])
         units = self._units()
-        ra = Readahead(units, self._run, self._budget(), ahead or self._ahead, _table_bytes)
+        # A unit running holds its output and the pages inflated for it: counted
+        # twice its estimate until it is done and measured.
+        working = ((u, e * _WORKING_FACTOR) for u, e in units)
+        ra = Readahead(working, self._run, self._budget(), ahead or self._ahead, _table_bytes)
         self.last_readahead = ra
         out = self._out
         try:

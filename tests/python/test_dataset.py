@@ -184,6 +184,13 @@ def test_sources_and_filesystems(tmp_path):
     assert pqfast.dataset(paths).to_table().equals(want)
     assert pqfast.dataset(os.path.join(root, "*.parquet")).to_table().equals(want)
     assert pqfast.dataset(paths[0]).to_table().equals(pq.read_table(paths[0]))
+    # threads= on every read: the dataset's, read_table's unfiltered paths, ParquetFile.read.
+    assert pqfast.dataset(root).to_table(threads=1).equals(want)
+    assert pqfast.read_table(root, threads=1).equals(want)
+    assert pqfast.read_table(paths[0], threads=2).equals(pq.read_table(paths[0]))
+    assert pqfast.ParquetFile(paths[0]).read(threads=1).equals(pq.read_table(paths[0]))
+    with pytest.raises(pqfast.FormatError):
+        pqfast.read_table(paths[0], threads=-1)
     fs_ds = pqfast.dataset(root, filesystem=pafs.LocalFileSystem())
     assert fs_ds.to_table().equals(want)
     f = pc.field("id") > 1000
@@ -269,10 +276,13 @@ def test_early_stop_cancels_the_rest(tmp_path):
     it.close()
     ra = sc.last_readahead
     assert ra._closed and ra.started <= 3  # of 30 row groups
-    # A reader closed early.
-    r = ds.scanner(columns=["id"], batch_readahead=2).to_reader()
+    # A reader dropped early (pyarrow's close() keeps the stream until then).
+    sc = ds.scanner(columns=["id"], batch_readahead=2)
+    r = sc.to_reader()
     r.read_next_batch()
     r.close()
+    del r
+    assert sc.last_readahead._closed and sc.last_readahead.started <= 3
 
 
 def test_memory_limit_bounds_readahead(tmp_path):
@@ -506,3 +516,22 @@ def test_filtered_scans_are_few_engine_calls_within_the_budget(tmp_path):
                                           else pq.filters_to_expression(filt))
         assert got.equals(want)
         assert sc.last_readahead.started >= 5
+
+
+def test_schema_argument(tmp_path):
+    """schema= replaces the dataset schema: columns cast to it (a key as a
+    plain int32 too), a column no file has given as nulls, one it leaves
+    out not read; pyarrow.dataset(schema=) gives the same rows."""
+    root = str(tmp_path / "sch")
+    write_lake(root, 91, hive=True)
+    sch = pa.schema([("id", pa.int32()), ("k", pa.int32()), ("extra", pa.string()), ("s", pa.string())])
+    ds = pqfast.dataset(root, schema=sch)
+    assert ds.schema == sch
+    ref = pads.dataset(root, partitioning="hive", schema=sch)
+    for f in (None, pc.field("id") > 2000, pc.field("extra").is_null() & (pc.field("k") == 1), [("s", "=", "s5")]):
+        for cols in (None, ["k", "id"], ["extra", "s"]):
+            got = _stream(ds, columns=cols, filter=f, batch_size=600)
+            expr = f if f is None or isinstance(f, pc.Expression) else pq.filters_to_expression(f)
+            want = ref.to_table(columns=cols, filter=expr)
+            assert got.to_pylist() == want.to_pylist(), (f, cols)
+            assert ds.count_rows(filter=f) == want.num_rows
