@@ -39,8 +39,8 @@ def ray_session():
 
 
 def _table(rds) -> pa.Table:
-    t = rds.to_arrow_refs()
-    tables = [x for x in ray.get(t) if x.num_rows or True]
+    """The dataset's blocks as one table (values only: see engine_lakes.plain)."""
+    tables = ray.get(rds.to_arrow_refs())
     return pa.concat_tables([engine_lakes.plain(x) for x in tables]) if tables else pa.table({})
 
 
