@@ -56,7 +56,8 @@ class Lake:
     ``ensure_schema``."""
 
     def __init__(self, kind: str, names: list, keys: list, sizes: list, parts: Partitions | None,
-                 storage_options: dict | None, filesystem: Any, schema=None, ref: int | tuple = 0):
+                 storage_options: dict | None, filesystem: Any, schema=None, ref: int | tuple = 0,
+                 versions: list | None = None):
         self.kind = kind
         self.names = list(names)
         self.keys = list(keys)
@@ -65,6 +66,9 @@ class Lake:
         self.storage_options = storage_options
         self.filesystem = filesystem
         self.schema = schema
+        # Per file, the store's version from the listing (ETag, modification
+        # time; None: not known): scans keep what they read by it.
+        self.versions = list(versions) if versions is not None else [None] * len(self.names)
         # The reference file (the lake's first): (name, key, size). It types
         # projections of struct fields ("s.a") and decides which files
         # conform (same column descriptors: read together by the engine).
@@ -134,7 +138,7 @@ class Lake:
             io.close()
         kind = FS if filesystem is not None else S3
         lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
-                   storage_options, filesystem)
+                   storage_options, filesystem, versions=[it[3] for it in items])
         if partitioning is not None and root is not None and items:
             lake.parts = lake._partitions(discover(root, lake.names))
         return lake
@@ -166,7 +170,7 @@ class Lake:
             parts = Partitions(p.names, p.types, p.dictionaries, [p.per_file[i] for i in files])
         return Lake(self.kind, [self.names[i] for i in files], [self.keys[i] for i in files],
                     [self.sizes[i] for i in files], parts, self.storage_options, self.filesystem, self.schema,
-                    self.ref)
+                    self.ref, [self.versions[i] for i in files])
 
     # -- files and footers -------------------------------------------------------
 
@@ -337,9 +341,49 @@ class Lake:
         if file_cols is not None and not self.conforms(i):
             tops = {d["path"][0] for d in self.descs(i)}
             file_cols = [c for c in file_cols if _has_column(tops, c)]
-        with self.open_file(i) as f:
+        span = self._span(i, row_groups, file_cols) if self.kind == S3 else None
+        f = self._prefetched(i, span) if span is not None else self.open_file(i)
+        with f:
             t = f.read(columns=file_cols, row_groups=list(row_groups), threads=threads, memory_limit=memory_limit)
         return self._finish(t, [i], [t.num_rows], columns, self.names[i])
+
+    def _span(self, i: int, row_groups, file_cols):
+        """(start, end) of the bytes the projected column chunks of these row
+        groups occupy in file i, when they lie close together (one GET then
+        reads them all, not one per chunk); else None."""
+        meta, descs = self.meta(i), self.descs(i)
+        tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
+        lo, hi, total = None, 0, 0
+        for g in row_groups:
+            for j, d in enumerate(descs):
+                if tops is not None and d["path"][0] not in tops:
+                    continue
+                c = meta.column_chunk(g, j)
+                start = c["dictionary_page_offset"] or c["data_page_offset"]
+                if start is None or start < 0 or c["total_compressed_size"] <= 0:
+                    return None
+                end = start + c["total_compressed_size"]
+                lo = start if lo is None else min(lo, start)
+                hi = max(hi, end)
+                total += c["total_compressed_size"]
+        if lo is None or hi - lo > 2 * total + (1 << 20):
+            return None
+        return lo, hi
+
+    def _prefetched(self, i: int, span) -> ParquetFile:
+        """File i on the object store, the bytes of `span` fetched in one GET
+        and read from memory (anything else by its own GET)."""
+        import obstore
+
+        from ._remote_file import ObjectStoreFS
+
+        f = self.open_file(i)  # (the store made, the footer known)
+        lo, hi = span
+        data = bytes(obstore.get_range(self._store, self.keys[i], start=int(lo), length=int(hi - lo)))
+        fs = _SpanFS(ObjectStoreFS(self._store, {self.keys[i]: self.sizes[i]} if self.sizes[i] >= 0 else None),
+                     lo, data)
+        f.close()
+        return ParquetFile._with_metadata(self.keys[i], fs, self.meta(i))
 
     def scan(self, files: Sequence[int], row_groups: dict, columns, filters, threads: int | None,
              memory_limit: int | None, stats: bool = False):
@@ -354,8 +398,10 @@ class Lake:
             return (t, {}) if stats else t
         names = [self.names[i] for i in files]
         rows: list = []
-        kw = dict(storage_options=self.storage_options) if self.kind == S3 else \
-            dict(filesystem=self.filesystem) if self.kind == FS else {}
+        kw = {}
+        if self.kind != LOCAL:
+            kw = dict(storage_options=self.storage_options) if self.kind == S3 else dict(filesystem=self.filesystem)
+            kw["_listed"] = [(self.names[i], self.keys[i], self.sizes[i], self.versions[i]) for i in files]
         chosen = None  # (every row group of every file: the engine's own way, no list to check)
         if any(row_groups[i] is not None for i in files):
             chosen = {self.names[i]: list(self._groups(i, row_groups[i])) for i in files}
@@ -389,3 +435,31 @@ class Lake:
         full = full.filter(_filter_expression(filters, full.schema))
         full = full.select(list(file_schema.names))
         return self._finish(full, [i], [full.num_rows], columns, self.names[i])
+
+
+class _SpanFS:
+    """A filesystem of one object whose bytes [start, start + len(data)) are
+    held: reads inside them are served from memory, others by `fs`."""
+
+    def __init__(self, fs, start: int, data: bytes):
+        self._fs, self._start, self._data = fs, start, data
+
+    def open_input_file(self, key: str):
+        return _SpanFile(self._fs.open_input_file(key), self._start, self._data)
+
+
+class _SpanFile:
+    def __init__(self, f, start: int, data: bytes):
+        self._f, self._start, self._data = f, start, memoryview(data)
+
+    def size(self) -> int:
+        return self._f.size()
+
+    def read_at(self, n: int, offset: int) -> bytes:
+        at = offset - self._start
+        if 0 <= at and at + n <= len(self._data):
+            return bytes(self._data[at:at + n])
+        return self._f.read_at(n, offset)
+
+    def close(self) -> None:
+        self._f.close()

@@ -421,15 +421,23 @@ class Dataset(pads.Dataset):
         raise TypeError("use pqfast.dataset(source, ...) to make a pqfast.Dataset")
 
     @classmethod
-    def _make(cls, lake: Lake, selection: list | None = None) -> "Dataset":
+    def _make(cls, lake: Lake, selection: list | None = None, filter=None) -> "Dataset":
         self = cls.__new__(cls)
         self._lake = lake
         self._selection = selection if selection is not None else [(i, None) for i in range(len(lake.names))]
+        self._filter = filter  # Dataset.filter()'s, and-ed into every scan's
         self._scan_stats = ScanStats()
         return self
 
     def __reduce__(self):
-        return (Dataset._make, (self._lake, self._selection))
+        return (Dataset._make, (self._lake, self._selection, self._filter))
+
+    def _and_filter(self, filter):
+        if self._filter is None:
+            return filter
+        if filter is None:
+            return self._filter
+        return _filter_expression(self._filter) & _filter_expression(filter)
 
     # -- what it is ----------------------------------------------------------------
 
@@ -461,7 +469,8 @@ class Dataset(pads.Dataset):
         them), in its order, with its schema, keys and scan stats; no footer
         is read (the engine adapters prune files before making fragments)."""
         keep = set(paths)
-        sub = Dataset._make(self._lake, [(i, rgs) for i, rgs in self._selection if self._lake.names[i] in keep])
+        sub = Dataset._make(self._lake, [(i, rgs) for i, rgs in self._selection if self._lake.names[i] in keep],
+                            self._filter)
         sub._scan_stats = self._scan_stats
         return sub
 
@@ -484,8 +493,51 @@ class Dataset(pads.Dataset):
         """A :class:`Scanner`. Other keyword arguments pyarrow's scanner
         takes (``use_threads``, ``fragment_readahead``, ``fragment_scan_options``,
         ``cache_metadata``, ``memory_pool``) are accepted and ignored."""
-        return Scanner(self._lake, self._selection, columns, filter, batch_size, batch_readahead, threads,
-                       memory_limit, self._scan_stats)
+        return Scanner(self._lake, self._selection, columns, self._and_filter(filter), batch_size, batch_readahead,
+                       threads, memory_limit, self._scan_stats)
+
+    # -- pyarrow.dataset.Dataset's other methods (the Cython ones need a C++
+    # dataset, which this is not: each is given here) -------------------------------
+
+    def filter(self, expression) -> "Dataset":
+        """This dataset with `expression` (what ``filter=`` takes) and-ed into every scan."""
+        return Dataset._make(self._lake, self._selection, self._and_filter(expression))
+
+    def replace_schema(self, schema: pa.Schema) -> "Dataset":
+        """This dataset read in `schema` (as ``pqfast.dataset(schema=)``)."""
+        lake = self._lake.subset(range(len(self._lake.names)))
+        lake.schema = schema
+        return Dataset._make(lake, self._selection, self._filter)
+
+    def take(self, indices, columns=None, filter=None, **kw) -> pa.Table:
+        """Rows by position (of the scan with `columns` and `filter`: read whole, then taken)."""
+        return self.to_table(columns, filter, **kw).take(indices)
+
+    def _in_memory(self):
+        return pads.dataset(self.to_table())
+
+    def sort_by(self, sorting, **kw):
+        """A sorted in-memory ``pyarrow.dataset`` of this one's rows (read whole)."""
+        return self._in_memory().sort_by(sorting, **kw)
+
+    def join(self, right_dataset, *args, **kw):
+        """pyarrow's join of this dataset's rows (read whole) and `right_dataset`."""
+        if isinstance(right_dataset, Dataset):
+            right_dataset = right_dataset._in_memory()
+        return self._in_memory().join(right_dataset, *args, **kw)
+
+    def join_asof(self, right_dataset, *args, **kw):
+        if isinstance(right_dataset, Dataset):
+            right_dataset = right_dataset._in_memory()
+        return self._in_memory().join_asof(right_dataset, *args, **kw)
+
+    def _get_fragments(self, *a, **k):
+        raise TypeError("a pqfast.Dataset has no C++ fragments: use get_fragments() and its scanner()")
+
+    def _scanner_options(self, *a, **k):
+        raise TypeError("a pqfast.Dataset is scanned by its own scanner(), not pyarrow.dataset.Scanner")
+
+    _scan_options = _scanner_options
 
     def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
         return self.scanner(columns, filter, **kw).to_batches()
@@ -512,9 +564,9 @@ class Dataset(pads.Dataset):
         files whose Bloom filters and statistics of it can hold a value
         (:mod:`pqfast._fragments`; ``prune_files(files, column, values)``
         replaces pqfast.prune, e.g. by a cluster's)."""
-        ds = self
-        if filter is not None and self._lake.kind != FS:
-            kept = bloom_kept_files(self.files, self.schema.names, self.partition_keys, filter,
+        ds, full = self, self._and_filter(filter)
+        if full is not None and self._lake.kind != FS:
+            kept = bloom_kept_files(self.files, self.schema.names, self.partition_keys, full,
                                     self._lake.storage_options, prune_files)
             if kept is not None:
                 ds = self.with_files(kept)

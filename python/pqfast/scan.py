@@ -1061,7 +1061,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
                use_page_index: bool = True, storage_options: dict | None = None,
                memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None,
-               partitioning: str | None = "hive", _file_rows: list | None = None):
+               partitioning: str | None = "hive", _file_rows: list | None = None, _listed: list | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
@@ -1075,7 +1075,8 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     ``partitioning="hive"``: a directory's ``key=value`` levels are columns
     (:mod:`pqfast._partitions`; local directories, ``s3://`` prefixes ending
     in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
-    rows returned from each file of the source, in order."""
+    rows returned from each file of the source, in order; ``_listed``, the
+    listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's)."""
     from .filters import normalize
     from .parquet import _remote_urls
 
@@ -1088,6 +1089,10 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                 io = FilesystemIO(source, filesystem)
             else:
                 io = ObjectStoreIO(source, storage_options)
+            if _listed is not None:
+                # The source's listing, made before ([(name, key, size, version)]: a dataset's):
+                # not listed again, and what scans keep by version (tails) serves this one.
+                io.given = _listed
             # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
             flags = (use_statistics, False, use_dictionary, use_page_index)
             try:

@@ -535,3 +535,27 @@ def test_schema_argument(tmp_path):
             want = ref.to_table(columns=cols, filter=expr)
             assert got.to_pylist() == want.to_pylist(), (f, cols)
             assert ds.count_rows(filter=f) == want.num_rows
+
+
+def test_pyarrow_dataset_methods(tmp_path):
+    """pyarrow.dataset.Dataset's other methods work on a pqfast.Dataset (the
+    inherited Cython ones would need a C++ dataset)."""
+    root = str(tmp_path / "pm")
+    write_lake(root, 101, hive=True)
+    ds = pqfast.dataset(root)
+    full = ds.to_table()
+    f = pc.field("id") > 1000
+    sub = ds.filter(f)
+    assert isinstance(sub, pqfast.Dataset)
+    assert sub.to_table().equals(ds.to_table(filter=f))
+    assert sub.to_table(filter=pc.field("k") == 1).equals(ds.to_table(filter=f & (pc.field("k") == 1)))
+    assert sub.count_rows() == ds.count_rows(filter=f)
+    assert pickle.loads(pickle.dumps(sub)).to_table().equals(sub.to_table())
+    assert ds.take([0, 5, 3]).equals(full.take([0, 5, 3]))
+    narrow = pa.schema([("id", pa.int64()), ("k", pa.int32())])
+    assert ds.replace_schema(narrow).to_table().schema == narrow
+    assert ds.sort_by([("id", "descending")]).to_table().column("id")[0].as_py() == pc.max(full.column("id")).as_py()
+    flat = ds.replace_schema(pa.schema([("id", pa.int64()), ("s", pa.string())]))
+    assert flat.join(flat, "id", right_suffix="_r").count_rows() == full.num_rows
+    with pytest.raises(TypeError):
+        ds._get_fragments(None)
