@@ -386,7 +386,7 @@ class Lake:
         return ParquetFile._with_metadata(self.keys[i], fs, self.meta(i))
 
     def scan(self, files: Sequence[int], row_groups: dict, columns, filters, threads: int | None,
-             memory_limit: int | None):
+             memory_limit: int | None, stats: bool = False):
         """The rows `filters` keeps in row groups (``{file: [row group]}``)
         of `files`: conforming files in one engine call; one that does not
         conform read alone, the filter applied by pyarrow.compute over the
@@ -394,7 +394,8 @@ class Lake:
         gives it)."""
         file_cols, _, _, _ = self.projection(columns)
         if len(files) == 1 and not self.conforms(files[0]):
-            return self._scan_unlike(files[0], row_groups[files[0]], columns, filters, threads, memory_limit)
+            t = self._scan_unlike(files[0], row_groups[files[0]], columns, filters, threads, memory_limit)
+            return (t, {}) if stats else t
         names = [self.names[i] for i in files]
         rows: list = []
         kw = {}
@@ -405,7 +406,10 @@ class Lake:
         if any(row_groups[i] is not None for i in files):
             chosen = {self.names[i]: list(self._groups(i, row_groups[i])) for i in files}
         t = scan_table(names, file_cols, filters, threads=threads, memory_limit=memory_limit, partitioning=None,
-                       row_groups=chosen, _file_rows=rows, **kw)
+                       row_groups=chosen, _file_rows=rows, stats=stats, **kw)
+        if stats:
+            t, st = t
+            return self._finish(t, files, rows, columns, names[0]), dict(st or {})
         return self._finish(t, files, rows, columns, names[0])
 
     def _groups(self, i: int, row_groups):

@@ -24,6 +24,7 @@ How a scan runs (see docs/streaming.md):
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Iterator, Sequence
 
 import pyarrow as pa
@@ -31,11 +32,12 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from . import _pqfast
-from ._lake import Lake
+from ._fragments import bloom_kept_files
+from ._lake import FS, Lake
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from .filters import Dnf, normalize
-from .scan import _filter_expression, _memory_limit, _per_file_filters
+from .scan import _add_stats, _filter_expression, _memory_limit, _per_file_filters
 
 FormatError = _pqfast.FormatError
 
@@ -139,14 +141,45 @@ def _table_bytes(t) -> int:
     return t.get_total_buffer_size() if t is not None else 0
 
 
+class ScanStats:
+    """What the filtered scans of a dataset and of its fragments read in this
+    process, summed (read_table(stats=True)'s numbers: pages_read,
+    bytes_read, ...): how the engines' pushdown is checked. Not pickled: a
+    fragment in another process counts there."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._totals: dict = {}
+
+    def add(self, st: dict) -> None:
+        with self._lock:
+            _add_stats(self._totals, st)
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return dict(self._totals)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._totals = {}
+
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, _):
+        self.__init__()
+
+
 class Scanner:
     """One scan of a :class:`Dataset` (or a fragment): its projection,
     filter, batch size, readahead, threads and memory limit. Each
     ``to_reader()`` / ``to_batches()`` / ``to_table()`` reads anew."""
 
     def __init__(self, lake: Lake, selection: list, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
-                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None):
+                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
+                 scan_stats: ScanStats | None = None):
         self._lake = lake
+        self._scan_stats = scan_stats
         self._selection = selection  # [(file, [row group] or None)]
         self._columns = _as_columns(columns)
         self._filter = _Filter(filter)
@@ -256,7 +289,11 @@ class Scanner:
         if unit[0] == "rg":
             t = lake.read_row_groups(unit[1], unit[2], cols, self._threads, self._memory_limit)
         else:
-            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit)
+            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit,
+                          stats=self._scan_stats is not None)
+            if self._scan_stats is not None:
+                t, st = t
+                self._scan_stats.add(st)
         if self._filter.post is not None:
             t = t.filter(self._filter.post)
             if self._columns is not None:
@@ -352,7 +389,7 @@ class Scanner:
                 todo.append((i, some))
         if todo:
             sub = Scanner(lake, todo, [] if self._filter.post is None else None, self._filter.given,
-                          self._batch_size, self._ahead, self._threads, self._memory_limit)
+                          self._batch_size, self._ahead, self._threads, self._memory_limit, self._scan_stats)
             total += sum(b.num_rows for b in sub._stream())
         return total
 
@@ -370,7 +407,7 @@ class Scanner:
                     continue
                 if rgs is not None or len(kept) < self._lake.meta(i).num_row_groups:
                     rgs = kept
-            out.append(Fragment(self._lake.subset([i]), rgs))
+            out.append(Fragment(self._lake.subset([i]), rgs, self._scan_stats))
         return out
 
 
@@ -389,6 +426,7 @@ class Dataset(pads.Dataset):
         self._lake = lake
         self._selection = selection if selection is not None else [(i, None) for i in range(len(lake.names))]
         self._filter = filter  # Dataset.filter()'s, and-ed into every scan's
+        self._scan_stats = ScanStats()
         return self
 
     def __reduce__(self):
@@ -412,6 +450,31 @@ class Dataset(pads.Dataset):
         return [self._lake.names[i] for i, _ in self._selection]
 
     @property
+    def partition_keys(self) -> list:
+        """The hive key columns (after the files' columns in ``schema``)."""
+        return list(self._lake.parts.types) if self._lake.parts is not None else []
+
+    @property
+    def scan_stats(self) -> dict:
+        """What the filtered scans of this dataset and its fragments read in
+        this process since it was made or ``reset_scan_stats()``, summed as
+        ``read_table(stats=True)`` gives them (``pages_read``, ``bytes_read``, ...)."""
+        return self._scan_stats.snapshot()
+
+    def reset_scan_stats(self) -> None:
+        self._scan_stats.reset()
+
+    def with_files(self, paths) -> "Dataset":
+        """This dataset narrowed to the given files of it (as ``files`` names
+        them), in its order, with its schema, keys and scan stats; no footer
+        is read (the engine adapters prune files before making fragments)."""
+        keep = set(paths)
+        sub = Dataset._make(self._lake, [(i, rgs) for i, rgs in self._selection if self._lake.names[i] in keep],
+                            self._filter)
+        sub._scan_stats = self._scan_stats
+        return sub
+
+    @property
     def partition_expression(self):
         return pc.scalar(True)
 
@@ -431,7 +494,7 @@ class Dataset(pads.Dataset):
         takes (``use_threads``, ``fragment_readahead``, ``fragment_scan_options``,
         ``cache_metadata``, ``memory_pool``) are accepted and ignored."""
         return Scanner(self._lake, self._selection, columns, self._and_filter(filter), batch_size, batch_readahead,
-                       threads, memory_limit)
+                       threads, memory_limit, self._scan_stats)
 
     # -- pyarrow.dataset.Dataset's other methods (the Cython ones need a C++
     # dataset, which this is not: each is given here) -------------------------------
@@ -494,19 +557,30 @@ class Dataset(pads.Dataset):
     def __arrow_c_stream__(self, requested_schema=None):
         return self.scanner().__arrow_c_stream__(requested_schema)
 
-    def get_fragments(self, filter=None) -> list:
+    def get_fragments(self, filter=None, *, prune_files=None) -> list:
         """One :class:`Fragment` per file a filter on partition keys leaves,
-        holding the row groups its statistics do not rule out."""
-        return self.scanner([], filter).fragments()
+        holding the row groups its statistics do not rule out; with an
+        ``=``/``in`` column in every conjunction of the filter, only of the
+        files whose Bloom filters and statistics of it can hold a value
+        (:mod:`pqfast._fragments`; ``prune_files(files, column, values)``
+        replaces pqfast.prune, e.g. by a cluster's)."""
+        ds, full = self, self._and_filter(filter)
+        if full is not None and self._lake.kind != FS:
+            kept = bloom_kept_files(self.files, self.schema.names, self.partition_keys, full,
+                                    self._lake.storage_options, prune_files)
+            if kept is not None:
+                ds = self.with_files(kept)
+        return ds.scanner([], filter).fragments()
 
 
 class Fragment:
     """One file (or some row groups of it) of a dataset: plain data, pickled
     to another process (Dask, Ray) and scanned there alone."""
 
-    def __init__(self, lake: Lake, row_groups: Sequence[int] | None = None):
+    def __init__(self, lake: Lake, row_groups: Sequence[int] | None = None, scan_stats: ScanStats | None = None):
         self._lake = lake
         self._row_groups = None if row_groups is None else list(row_groups)
+        self._scan_stats = scan_stats  # the dataset's: its scans count there
 
     @property
     def path(self) -> str:
@@ -545,7 +619,7 @@ class Fragment:
                 **ignored) -> Scanner:
         """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept)."""
         return Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
-                       memory_limit)
+                       memory_limit, self._scan_stats)
 
     def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
         return self.scanner(columns=columns, filter=filter, **kw).to_batches()
