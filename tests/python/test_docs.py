@@ -103,14 +103,6 @@ def _commands(code: str) -> list[list[str]]:
     return out
 
 
-def _needs_missing_api(code: str) -> str | None:
-    # pqfast.dataset lands with the streaming work; until this build has it,
-    # its examples are reported as skipped, not passed.
-    if "pqfast.dataset(" in code and not hasattr(pqfast, "dataset"):
-        return "pqfast.dataset"
-    return None
-
-
 def test_every_block_runs_or_says_why_not():
     not_run = []
     for page in PAGES:
@@ -140,14 +132,10 @@ EXAMPLE_PAGES = [p for p in PAGES if _has_examples(p)]
 @pytest.mark.parametrize("page", EXAMPLE_PAGES, ids=[str(p.relative_to(REPO)) for p in EXAMPLE_PAGES])
 def test_page_examples_run(page, workdir):
     ns: dict = {"__name__": "__doc_example__"}
-    ran, skipped = 0, []
+    ran = 0
     for lang, code, line in blocks(page):
         where = f"{page.relative_to(REPO)}:{line}"
         if lang not in RUNS or _not_run(code):
-            continue
-        missing = _needs_missing_api(code)
-        if missing:
-            skipped.append(f"{where} ({missing})")
             continue
         if lang == "python":
             try:
@@ -162,8 +150,6 @@ def test_page_examples_run(page, workdir):
                 assert proc.returncode == 0, \
                     f"{where}: pqfast {' '.join(args)} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
                 ran += 1
-    if skipped:
-        pytest.skip(f"ran {ran} examples; not in this build: {', '.join(skipped)}")
     assert ran > 0
 
 
