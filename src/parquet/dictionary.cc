@@ -143,8 +143,10 @@ Status dict_gather_binary(const Dictionary& dict, const uint8_t* p, size_t len, 
     if (repeat) {
       const size_t l = static_cast<size_t>(doff[v + 1] - doff[v]);
       const uint8_t* src = dbytes + doff[v];
+      // An empty value repeated: no bytes to move, and `out`/`src` may be
+      // null then (memcpy must not see a null pointer, even for 0 bytes).
       for (size_t i = 0; i < k; ++i) {
-        std::memcpy(out + end, src, l);
+        if (l != 0) std::memcpy(out + end, src, l);
         end += l;
         o[i] = static_cast<Offset>(end);
       }
