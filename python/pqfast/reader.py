@@ -16,6 +16,7 @@ from typing import Any, Sequence
 
 from . import _pqfast
 from ._pqfast import FormatError
+from ._strings import checked_strings, strings_type
 
 # LogicalType kinds (parquet.thrift LogicalType union ids).
 _LT_STRING, _LT_ENUM, _LT_DECIMAL, _LT_DATE, _LT_TIME, _LT_TIMESTAMP = 1, 4, 5, 6, 7, 8
@@ -211,11 +212,22 @@ def with_duration_unit(meta, desc: dict) -> dict:
 _BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "large_binary",
                    "vu": "binary_view", "vz": "binary_view"}
 
-
 class _Plan:
     """How one top-level column is read: layout and format for the C++ reader, then the final type."""
 
-    def __init__(self, name: str, leaf: int, desc: dict, arrow_field):
+    def __init__(self, name: str, leaf: int, desc: dict, arrow_field, strings=None):
+        self._types(name, leaf, desc, arrow_field)
+        if strings is not None and self.dictionary is None and self.extension is None and \
+                self.read_type.equals(self.final_type):
+            # Read natively in the layout asked for (binary views point into
+            # the decoded pages and the dictionary's bytes): no cast after.
+            t = strings_type(self.final_type, strings)
+            if not t.equals(self.final_type):
+                self.read_type = self.final_type = t
+                self.layout = _BINARY_LAYOUTS[arrow_format(t)]
+                self.format = arrow_format(t)
+
+    def _types(self, name: str, leaf: int, desc: dict, arrow_field):
         import pyarrow as pa
         import pyarrow.types as pt
 
@@ -354,7 +366,7 @@ def _arrow_field_of(arrow_schema, fields: list, k: int):
     return arrow_schema.field(i) if i >= 0 else None
 
 
-def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
+def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list:
     descs = meta.columns()
     # (name, leaves, is a group, repetition) per top-level field, in schema
     # order: a name given twice is every field of that name (as pyarrow's
@@ -387,7 +399,8 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
             leaves = top[top_name]
             field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
                 if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
-            plan = NestedPlan(meta, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field)
+            plan = NestedPlan(meta, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field,
+                              strings=strings)
             plan.set_field_ref(refs, path)
             plans.append(plan)
             continue
@@ -398,12 +411,12 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
         if group or len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
-            plans.append(NestedPlan(meta, name, k, descs, field))
+            plans.append(NestedPlan(meta, name, k, descs, field, strings=strings))
             continue
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
             raise FormatError(f"{path}: {problem}")
-        plans.append(_Plan(name, leaves[0], descs[leaves[0]], field))
+        plans.append(_Plan(name, leaves[0], descs[leaves[0]], field, strings))
     return plans
 
 
@@ -497,11 +510,13 @@ def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
     return out
 
 
-def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None):
-    """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table."""
+def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None,
+                strings=None):
+    """Reads a file already opened (a parquet._Source and its parsed footer) into a
+    pyarrow.Table; string and binary columns in the `strings` layout (see _strings)."""
     import pyarrow as pa
 
-    plans = _plans(meta, source.path, columns)
+    plans = _plans(meta, source.path, columns, checked_strings(strings))
     nrg = meta.num_row_groups
     if row_groups is None:
         rgs = list(range(nrg))
@@ -543,7 +558,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
         by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[base + i * len(nested) + j]) for i in range(len(rgs))]
     if nested and not rgs and nrg:
         # No row group read: the types from row group 0, sliced empty.
-        empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit)
+        empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, strings)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     arrays, fields = [], []
@@ -569,11 +584,12 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit):
+def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, strings=None):
     """read_table(source, columns) of the columns the file has (the others
     are given as nulls by the caller)."""
     try:
-        return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+        return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
+                          strings=strings)
     except (KeyError, FormatError) as e:
         if isinstance(e, FormatError) and "no column '" not in str(e):
             raise
@@ -585,13 +601,13 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
     finally:
         f.close()
     return read_table(source, [c for c in columns if c in have], row_groups, filesystem, use_threads,
-                      memory_limit=memory_limit)
+                      memory_limit=memory_limit, strings=strings)
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
                threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
-               memory_limit: int | None = None, partitioning: str | None = "hive"):
+               memory_limit: int | None = None, partitioning: str | None = "hive", strings: str | None = None):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -636,6 +652,13 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     A file that would need more, like a few KB announcing gigabytes, raises
     ``pqfast.MemoryLimitError`` (a ``MemoryError``) naming the column, the
     size asked and the limit, before the memory is allocated.
+
+    ``strings``: the layout of string and binary columns: None (pyarrow's
+    types, as the file's Arrow schema names them), ``"view"``
+    (string_view / binary_view, as polars and DataFusion return them: views
+    into the decoded pages and dictionaries, no per-value copy) or
+    ``"large"`` (large_string / large_binary); at any depth of nested
+    columns, not in dictionary-typed columns (docs/strings.md).
     """
     from .parquet import ParquetFile
 
@@ -650,7 +673,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
-                          partitioning=partitioning)
+                          partitioning=partitioning, strings=strings)
 
     if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
         from .parquet import expand_paths
@@ -661,18 +684,20 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
             raise FormatError(f"invalid argument: no Parquet files in {os.fspath(source)}")
         parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
         if parts is None:
-            return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit)
+            return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit,
+                              strings=strings)
         cols, keys = parts.split(columns)
-        tables = _read_files(files, cols, row_groups, use_threads, memory_limit)
+        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, strings=strings)
         table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
         return table.select(list(columns)) if columns is not None else table
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem)
+        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, strings)
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
-        return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit)
+        return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
+                      strings=strings)
 
 
 def _directory_on(filesystem, source) -> bool:
@@ -700,16 +725,17 @@ def _concat(tables):
     return pa.concat_tables(tables)
 
 
-def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None) -> list:
+def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, strings=None) -> list:
     """Each file of the list read whole (its projected columns), as a table
     in the first file's schema (pyarrow.dataset's rule for a lake)."""
     tables = []
     for s in source:
         if tables and columns is not None:
             # A file lacking a projected column (added to the lake later) gives it as nulls.
-            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit)
+            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, strings)
         else:
-            t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit)
+            t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
+                           strings=strings)
         if tables and t.schema != tables[0].schema:
             from .scan import _as_schema
 
