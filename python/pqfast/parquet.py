@@ -452,12 +452,15 @@ class ParquetFile:
         return _pqfast._page_headers_file(src.read_at, src.size, src.path, self._meta, row_group, column)
 
     def read(self, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
-             use_threads: bool = True, memory_limit: int | None = None, strings: str | None = None):
+             use_threads: bool = True, memory_limit: int | None = None, strings: str | None = None,
+             threads: int | None = None):
         """The file's columns as a ``pyarrow.Table`` (pqfast's reader; see pqfast.reader).
-        ``memory_limit``, ``strings``: as ``pqfast.read_table`` takes them."""
+        ``memory_limit``, ``strings``: as ``pqfast.read_table`` takes them; ``threads``:
+        how many decode the chunks (None: every core, or one without ``use_threads``)."""
         from .reader import read_source
 
-        return read_source(self._source, self._meta, columns, row_groups, use_threads, memory_limit, strings)
+        return read_source(self._source, self._meta, columns, row_groups, use_threads, memory_limit, strings,
+                           threads)
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None, use_threads: bool = True,
                        memory_limit: int | None = None, strings: str | None = None):

@@ -511,9 +511,10 @@ def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
 
 
 def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None,
-                strings=None):
+                strings=None, threads=None):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a
-    pyarrow.Table; string and binary columns in the `strings` layout (see _strings)."""
+    pyarrow.Table; string and binary columns in the `strings` layout (see _strings);
+    on `threads` threads (None: every core, or one without `use_threads`)."""
     import pyarrow as pa
 
     plans = _plans(meta, source.path, columns, checked_strings(strings))
@@ -536,7 +537,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
                 p.pyarrow_type = arrow_types.field(p.name).type
     specs = [p.spec(rg) for rg in rgs for p in flat]
     nested_specs = [p.nested_spec(rg) for rg in rgs for p in nested]
-    threads = 0 if use_threads else 1
+    threads = (0 if use_threads else 1) if threads is None else max(0, int(threads))
     if not source.local and not getattr(source, "positional", False):
         threads = 1  # seek + read on a shared file object: one reader at a time
     if specs or nested_specs:
@@ -697,7 +698,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
-                      strings=strings)
+                      strings=strings, threads=threads)
 
 
 def _directory_on(filesystem, source) -> bool:
