@@ -6,13 +6,15 @@ DuckDB, polars: each with its defaults), all 16 columns and Q12's five, at 1,
 
 Each thread setting runs in its own process (polars fixes its pool size at
 import, from POLARS_MAX_THREADS); within it every (file, columns, contender)
-cell is called once untimed, then timed in rounds, each round in a rotated
-order, so that the contenders alternate; the medians are reported."""
+cell is timed once per round, right after an untimed call of its own (warm),
+each round in another order, so that the contenders alternate; the medians
+are reported."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -94,6 +96,7 @@ def _rewrite(src: Path, dst: Path, writer: str) -> None:
         import duckdb
 
         con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
         con.execute(f"COPY (SELECT * FROM read_parquet('{src}')) TO '{tmp}' (FORMAT parquet)")
         con.close()
     elif writer == "polars":
@@ -162,6 +165,7 @@ def _readers(names, threads: int):
         else:
             con = duckdb.connect()
             con.execute(f"SET threads = {threads}")
+            con.execute("SET enable_progress_bar = false")
 
             def r_duckdb(path, cols):
                 what = "*" if cols is None else ", ".join(cols)
@@ -204,13 +208,15 @@ def _worker(spec_json: str) -> None:
     readers = _readers(spec["contenders"], threads)
     cells = [(f, cs, r) for f in spec["files"] for cs in COLUMN_SETS for r in readers]
     samples: dict = {c: [] for c in cells}
-    for f, cs, r in cells:  # warm: file pages cached, pools and connections made
-        del_ = readers[r](spec["files"][f], COLUMN_SETS[cs])
-        del del_
     for run in range(runs):
-        order = cells[run % len(cells):] + cells[:run % len(cells)]
+        # Each round in its own order (who runs after whom changes), each
+        # sample warm: right after an untimed call of the same cell, whose
+        # page faults on memory the previous contender gave back land there.
+        order = list(cells)
+        random.Random(run).shuffle(order)
         for cell in order:
             f, cs, r = cell
+            readers[r](spec["files"][f], COLUMN_SETS[cs])
             t0 = time.perf_counter()
             res = readers[r](spec["files"][f], COLUMN_SETS[cs])
             samples[cell].append(time.perf_counter() - t0)
