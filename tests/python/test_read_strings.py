@@ -221,3 +221,19 @@ def test_bad_argument(tmp_path):
             pqfast.read_table(path, strings=bad)
         with pytest.raises(pqfast.FormatError, match="strings must be"):
             pqfast.read_table(path, strings=bad, filters=[("int32", ">", 0)])
+
+
+@pytest.mark.parametrize("strings", STRINGS)
+def test_staged_scan_on_a_filesystem(tmp_path, strings):
+    """A filesystem= source goes through the staged scan: its plans take the layout too."""
+    from pyarrow import fs
+
+    path = _write(tmp_path, "staged", _string_table(True), row_group_size=1000)
+    filters = [("int32", "<", 100000)]
+    exp, types = _pyarrow_rows(path, filters)
+    for source in (str(path), str(tmp_path)):
+        got = pqfast.read_table(source, filesystem=fs.LocalFileSystem(), filters=filters, strings=strings)
+        for c in exp.column_names:
+            want = _expected_type(types[c], strings)
+            assert got.column(c).type.equals(want), c
+            same_column(got.column(c), exp.column(c).cast(want))
