@@ -7,8 +7,9 @@ cd "$(dirname "$0")/.."
 
 # Build tools; GoogleTest; peers (libxxhash, RocksDB); clang for libFuzzer;
 # the AArch64 cross compiler and qemu-user to test the NEON kernels; the page
-# codec libraries the column reader links (each optional at build time).
-APT_PACKAGES=(cmake ninja-build g++ googletest libgtest-dev libxxhash-dev librocksdb-dev python3-venv
+# codec libraries the column reader links (the build stops without one);
+# ccache, so that the wheel reuses the developer build's objects.
+APT_PACKAGES=(cmake ninja-build g++ ccache googletest libgtest-dev libxxhash-dev librocksdb-dev python3-venv
               clang libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user
               libsnappy-dev zlib1g-dev libzstd-dev liblz4-dev libbrotli-dev)
 missing=()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test: C++ (GoogleTest via ctest) and Python (pytest), on every
-# SIMD implementation this CPU supports. Long differential runs:
+# Runs every test: C++ (GoogleTest via ctest) on the build tree, and Python
+# (pytest) against the wheel installed in .venv-wheel, on every SIMD
+# implementation this CPU supports; then builds the docs. Long differential runs:
 # PQFAST_LONG_TESTS=1 scripts/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,9 +9,16 @@ scripts/setup.sh
 
 BUILD=${PQFAST_BUILD_DIR:-build/dev}
 PYBIN=$PWD/.venv/bin/python
+# ccache lets the wheel's build (scripts/wheel.sh, below) reuse this build's
+# objects instead of compiling the library a second time.
+launcher=()
+if command -v ccache >/dev/null; then
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+fi
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DPQFAST_BUILD_TESTS=ON -DPQFAST_BUILD_PYTHON=ON -DPQFAST_PEERS=ON \
-  -DPython_EXECUTABLE="$PYBIN" >/dev/null
+  -DPython_EXECUTABLE="$PYBIN" "${launcher[@]}" >/dev/null
 cmake --build "$BUILD" -j "$(nproc)"
 
 echo "== C++ tests"
@@ -28,6 +36,34 @@ if command -v aarch64-linux-gnu-g++ >/dev/null && command -v qemu-aarch64 >/dev/
   scripts/test-neon.sh
 fi
 
-echo "== Python tests"
-PQFAST_BUILD_DIR="$PWD/$BUILD" PYTHONPATH="$PWD/$BUILD/python" \
-  .venv/bin/python -m pytest -q tests/python
+echo "== Wheel (scripts/wheel.sh: every codec linked in, auditwheel-checked)"
+scripts/wheel.sh build/dist
+
+# The Python tests run against what users install: the wheel, in a venv of
+# its own with nothing of the build tree on the path (a file missing from
+# the package fails here). The venv is made again when requirements-dev.txt
+# changes; the wheel is reinstalled every run.
+WVENV=$PWD/.venv-wheel
+stamp=$WVENV/.requirements-dev.sha
+want=$(sha256sum requirements-dev.txt | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "setup: creating .venv-wheel"
+  rm -rf "$WVENV"
+  "$PYBIN" -m venv "$WVENV"
+  "$WVENV/bin/pip" install -q -r requirements-dev.txt
+  echo "$want" > "$stamp"
+fi
+"$WVENV/bin/pip" install -q --no-deps --force-reinstall build/dist/pqfast-*.whl
+installed=$(cd /tmp && "$WVENV/bin/python" -c "import pqfast; print(pqfast.__file__)")
+case "$installed" in
+  "$WVENV"/*) echo "testing the installed wheel: $installed" ;;
+  *) echo "error: pqfast imported from $installed, not from the wheel in $WVENV" >&2; exit 1 ;;
+esac
+(cd /tmp && "$WVENV/bin/pqfast" --version)
+
+echo "== Python tests (against the installed wheel)"
+# PQFAST_BUILD_DIR only locates the C++ peer drivers (bench/peers) of the build.
+PQFAST_BUILD_DIR="$PWD/$BUILD" PATH="$WVENV/bin:$PATH" "$WVENV/bin/pytest" -q tests/python
+
+echo "== Docs (mkdocs build --strict, API reference from the installed package)"
+"$WVENV/bin/mkdocs" build --strict -q

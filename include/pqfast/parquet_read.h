@@ -178,4 +178,14 @@ Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRan
 // Compression codecs this build reads (parquet.thrift numbers): 0 always.
 bool codec_supported(int32_t codec);
 
+// The compression libraries a build may link ("snappy", "zlib", "zstd",
+// "lz4", "brotli"), each with whether this build has it: a source build
+// configured with PQFAST_ALLOW_MISSING_CODECS may lack some, and callers
+// (pqfast.build_info(), `pqfast --version`) report which.
+struct CodecLibrary {
+  const char* name;
+  bool built_in;
+};
+std::vector<CodecLibrary> codec_libraries();
+
 }  // namespace pqfast::parquet

@@ -46,6 +46,7 @@ from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf, check_product  # noqa: E402
 from .reader import read_table  # noqa: E402
 from ._index import IndexSummary, index  # noqa: E402
+from ._build_info import build_info  # noqa: E402
 
 
 def default_memory_limit() -> int:
@@ -64,9 +65,15 @@ from .parquet import (  # noqa: E402
     prune,
     read_pruned,
 )
+from .dataset import Dataset, Fragment, Scanner, dataset  # noqa: E402
 
 __all__ = [
+    "Dataset",
+    "Fragment",
+    "Scanner",
+    "dataset",
     "ColumnChunkMetaData",
+    "build_info",
     "FormatError",
     "MemoryLimitError",
     "IndexSummary",

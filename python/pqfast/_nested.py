@@ -128,7 +128,7 @@ class NestedPlan:
         self.origin = arrow_field.type if arrow_field is not None else None
         self.shape = shape
         self.leaf_plans: list = []
-        # strings= (see reader.STRING_LAYOUTS): each string leaf is read in that layout.
+        # strings= (see _strings.STRING_LAYOUTS): each string leaf is read in that layout.
         self.strings = strings
         self._collect(shape, self.origin, descs, _Plan)
         self.leaves = [p.leaf for p in self.leaf_plans]
@@ -216,7 +216,14 @@ class NestedPlan:
         import pyarrow as pa
 
         if not chunks:
-            raise FormatError(f"column '{self.name}': no row groups to read a nested column's type from")
+            # A file without row groups: the type pyarrow derives (the reader sets it).
+            if self.pyarrow_type is None:
+                raise FormatError(f"column '{self.name}': no row groups to read a nested column's type from")
+            t = self.pyarrow_type
+            for f in self.ref or []:
+                self._ref_field = t.field(f)
+                t = self._ref_field.type
+            return pa.chunked_array([], type=t)
         arr = pa.chunked_array(chunks)
         final = self._final(arr.type, self.shape, self.origin, iter(self.leaf_plans))
         if self.pyarrow_type is not None and self.ref is None:

@@ -7,24 +7,17 @@ import argparse
 import importlib
 import sys
 
+from ._build_info import version_line
+
 # Subcommand modules, in the order `pqfast --help` lists them.
 COMMANDS = ["demo", "inspect", "head", "probe", "lookup", "index", "bench"]
 
 
-def _version_line() -> str:
-    from . import _pqfast
-
-    problem = _pqfast.simd_status()
-    active = "invalid PQFAST_SIMD" if problem else _pqfast.simd_level()
-    return (
-        f"pqfast {_pqfast.__version__} (SIMD: {active}; available: "
-        f"{', '.join(_pqfast.available_simd_levels())})"
-    )
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pqfast", description="Fast Parquet Bloom filters and DELTA decoding.")
-    parser.add_argument("--version", action="version", version=_version_line())
+    # Raw text: the version line is printed whole, never wrapped.
+    parser = argparse.ArgumentParser(prog="pqfast", description="A fast Parquet reader: lookups, pruning, indexing.",
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=version_line())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         mod = importlib.import_module(f"pqfast.commands.{name}")

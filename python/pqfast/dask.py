@@ -20,6 +20,13 @@ partitions are read by the scan engine, as pqfast.read_pruned reads them.
 A hive-partitioned directory or s3:// prefix (lake/year=2024/...) gives its
 key columns as read_table does; a key as ``column`` chooses the files by
 their directories alone, on the client.
+
+``read_parquet(source, columns=, filters=)`` is dask's ``read_parquet`` read
+by pqfast: ``pqfast.dataset(source).get_fragments(filter=)`` keeps the row
+groups that can hold matching rows (on the client, or on the cluster in
+batches of files for large unpartitioned lakes), and each partition of the
+dask DataFrame scans a group of those fragments with the filter and the
+projection pushed into pqfast's scanner.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ import time
 from typing import Any, Sequence
 
 from . import _pqfast
+from .dataset import dataset as _dataset
 
 FormatError = _pqfast.FormatError
 
@@ -214,3 +222,66 @@ def _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, s
         return dd.from_pandas(meta, npartitions=1)
     return dd.from_map(_read_key_part, chosen, meta=meta, enforce_metadata=False, **kw)
 
+
+
+# -- read_parquet: dask.dataframe.read_parquet through pqfast.dataset -------------------------------------------
+
+
+def _read_fragments(group: list, columns, filters, schema):
+    """One partition: its fragments scanned in order, as one pandas frame."""
+    import pyarrow as pa
+
+    tables = [f.to_table(columns=columns, filter=filters) for f in group]
+    t = pa.concat_tables(tables) if len(tables) > 1 else tables[0] if tables else schema.empty_table()
+    return t.to_pandas()
+
+
+def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, storage_options=None):
+    """The fragments a scan of ``filters`` reads (``Dataset.get_fragments``:
+    files pruned by Bloom filters first), those files pruned on the cluster
+    for a large unpartitioned lake."""
+    partitioned = bool(ds.partition_keys)
+    if prune_on_cluster is None:
+        prune_on_cluster = len(ds.files) > files_per_task and not partitioned
+    if prune_on_cluster and partitioned:
+        raise ValueError("prune_on_cluster=True: a hive-partitioned lake is pruned on the client")
+    if not prune_on_cluster:
+        return list(ds.get_fragments(filter=filters))
+
+    def on_cluster(files, col, values):
+        return prune(files, col, values, client=client, files_per_task=files_per_task,
+                     storage_options=storage_options)
+
+    return list(ds.get_fragments(filter=filters, prune_files=on_cluster))
+
+
+def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *, client=None,
+                 partitioning: str | None = "hive", filesystem: Any = None, storage_options: dict | None = None,
+                 fragments_per_partition: int = 1, files_per_task: int = 1000, prune_on_cluster: bool | None = None):
+    """A dask DataFrame of the rows ``dask.dataframe.read_parquet(source,
+    columns=, filters=)`` gives, read by pqfast: one partition per group of
+    ``fragments_per_partition`` fragments (file row groups) that survive
+    pruning by ``filters``, each scanning only those row groups, the filter
+    and the projection pushed into pqfast's scan. ``filters`` takes what
+    ``pqfast.read_table(filters=)`` takes. When every conjunction of it
+    holds an ``=``/``in`` on one column, files are first pruned by that
+    column's Bloom filters and statistics (``pqfast.prune``): on the client,
+    or on the cluster (``client`` or the default client) in tasks of
+    ``files_per_task`` files when the lake is unpartitioned and larger than
+    that (``prune_on_cluster`` forces either). No fragment kept: one empty
+    partition with the projected columns."""
+    import dask.dataframe as dd
+    import pyarrow as pa
+
+    dataset_kw = {"partitioning": partitioning, "filesystem": filesystem, "storage_options": storage_options}
+    ds = _dataset(source, **dataset_kw)
+    cols = None if columns is None else list(columns)
+    schema = ds.schema if cols is None else pa.schema([ds.schema.field(c) for c in cols])
+    meta = schema.empty_table().to_pandas()
+    frags = _fragments(ds, filters, client, files_per_task, prune_on_cluster, storage_options)
+    if not frags:
+        return dd.from_pandas(meta, npartitions=1)
+    n = max(1, int(fragments_per_partition))
+    groups = [frags[i:i + n] for i in range(0, len(frags), n)]
+    return dd.from_map(_read_fragments, groups, columns=cols, filters=filters, schema=schema, meta=meta,
+                       enforce_metadata=False)

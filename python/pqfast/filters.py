@@ -297,6 +297,23 @@ def _literal_value(r: _ExprReader, scalar) -> Any:
                           f"has no Python value ({e})") from None
 
 
+def _null_unless_valid(args) -> bool:
+    """Whether if_else's arguments are (is_valid(field), a condition, a null literal)."""
+    if len(args) != 3:
+        return False
+    cond, _, other = args
+    return (cond[0] == "call" and cond[1] == "is_valid" and len(cond[2]) == 1 and cond[2][0][0] == "field"
+            and other[0] == "literal" and not other[1].is_valid
+            and str(other[1].type) in ("bool", "null"))
+
+
+def _true_only_if_valid(a: Atom) -> bool:
+    """Whether atom ``a`` is never TRUE on a null row (see Atom)."""
+    if a.op in _CMP_OPS:
+        return True
+    return a.op == "in" and not a.negate and not any(v is None for v in a.values)
+
+
 def _nnf_call(r: _ExprReader, node, negated: bool):
     if node[0] == "field":  # a boolean column as the condition: TRUE where it is true
         return _atom(node[1], "eq", (True,), negated)
@@ -332,6 +349,15 @@ def _nnf_call(r: _ExprReader, node, negated: bool):
         else:
             r._fail(f"'{name}' of {r.node_text(a)} and {r.node_text(b)}")
         return _atom(col, op, (_literal_value(r, lit),), negated)
+    if name == "if_else" and _null_unless_valid(args):
+        # if_else(is_valid(x), T, NULL), DuckDB's form of ``x IN (...)``: TRUE
+        # where x is valid and T is TRUE; negated, where x is valid and T is
+        # FALSE; NULL (never kept) where x is null.
+        column = args[0][2][0][1]
+        inner = _nnf_call(r, args[1], negated)
+        if inner[0] == "atom" and inner[1].column == column and _true_only_if_valid(inner[1]):
+            return inner  # (is_valid would only add a column test to the scan)
+        return ("and", [_atom(column, "is_null", (), True), inner])
     if name in ("is_null", "is_valid"):
         if len(args) != 1 or args[0][0] != "field":
             r._fail(f"'{name}' of {r.node_text(args[0]) if args else 'nothing'}")

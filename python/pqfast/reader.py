@@ -11,6 +11,7 @@ dictionaries...), as ``pyarrow.parquet.read_table`` gives them.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 from typing import Any, Sequence
 
@@ -26,6 +27,31 @@ _UNITS = ("ms", "us", "ns")
 # columns (its ConvertedType::NA, one past INTERVAL's neighbours): Arrow C++
 # still reads it as the null type, whatever the physical type.
 _CT_ARROW_NA = 24
+
+# Struct levels an array may have to cross the Arrow C Data Interface into
+# pyarrow (its importer's recursion limit): a deeper column is refused by
+# name before any page is read. pyarrow itself refuses 99 levels and more.
+_MAX_IMPORT_DEPTH = 64
+
+
+@contextlib.contextmanager
+def arrow_errors_named(path: str):
+    """Errors pyarrow raises inside a read of `path` (converting a hostile
+    schema, importing arrays, casting) become the FormatError (or
+    MemoryLimitError) a read raises, naming the file: never a bare
+    ValueError or an Arrow error. The read's boundary (read_source,
+    scan_table) wraps itself in this, once."""
+    import pyarrow as pa
+
+    try:
+        yield
+    except FormatError:
+        raise
+    except pa.ArrowMemoryError as e:
+        raise _pqfast.MemoryLimitError(f"memory limit: {path}: {e}") from e
+    except (pa.ArrowException, ValueError) as e:
+        raise FormatError(f"unsupported: {path}: pyarrow cannot hold what the file holds "
+                          f"({type(e).__name__}: {e})") from e
 
 
 # ---- types -------------------------------------------------------------------------------
@@ -211,6 +237,7 @@ def with_duration_unit(meta, desc: dict) -> dict:
 
 _BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "large_binary",
                    "vu": "binary_view", "vz": "binary_view"}
+
 
 class _Plan:
     """How one top-level column is read: layout and format for the C++ reader, then the final type."""
@@ -399,8 +426,8 @@ def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list
             leaves = top[top_name]
             field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
                 if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
-            plan = NestedPlan(meta, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs, field,
-                              strings=strings)
+            plan = _nested_plan(NestedPlan, meta, path, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs,
+                                field, strings)
             plan.set_field_ref(refs, path)
             plans.append(plan)
             continue
@@ -408,16 +435,30 @@ def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list
             plans.append(_EmptyGroupPlan(name, repetition))
             continue
         field = _arrow_field_of(arrow_schema, fields, k)
+        deepest = max(len(descs[i]["path"]) for i in leaves)
+        if deepest > _MAX_IMPORT_DEPTH:
+            raise FormatError(f"unsupported: {path}: column {name!r}: nested {deepest} levels deep, past the "
+                              f"{_MAX_IMPORT_DEPTH} a column may have to cross the Arrow C Data Interface")
         if group or len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
-            plans.append(NestedPlan(meta, name, k, descs, field, strings=strings))
+            plans.append(_nested_plan(NestedPlan, meta, path, name, k, descs, field, strings))
             continue
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
             raise FormatError(f"{path}: {problem}")
         plans.append(_Plan(name, leaves[0], descs[leaves[0]], field, strings))
     return plans
+
+
+def _nested_plan(plan_class, meta, path: str, name: str, field_index: int, descs: list, field, strings=None):
+    """The plan of nested column `name` (top-level field `field_index`); a
+    schema form it cannot read (a LIST group of two children...) raises a
+    FormatError naming the file."""
+    try:
+        return plan_class(meta, name, field_index, descs, field, strings=strings)
+    except FormatError as e:
+        raise FormatError(f"{path}: {e}") from None
 
 
 def _struct_field_ref(name: str, top: dict):
@@ -510,14 +551,29 @@ def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
     return out
 
 
+def _thread_count(threads: int | None, use_threads: bool) -> int:
+    """threads= as the bindings take it: 0 for every core."""
+    if threads is None:
+        return 0 if use_threads else 1
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
+        raise FormatError(f"invalid argument: threads must be a count of threads (0: every core), not {threads!r}")
+    return int(threads)
+
+
 def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None,
-                strings=None, threads=None):
-    """Reads a file already opened (a parquet._Source and its parsed footer) into a
-    pyarrow.Table; string and binary columns in the `strings` layout (see _strings);
-    on `threads` threads (None: every core, or one without `use_threads`)."""
+                threads: int | None = None, strings: str | None = None):
+    """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table
+    (`threads`: the reader's threads; None: all cores, or one when not `use_threads`;
+    `strings`: the layout of string and binary columns, see _strings)."""
+    with arrow_errors_named(source.path):
+        return _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads,
+                            checked_strings(strings))
+
+
+def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads, strings=None):
     import pyarrow as pa
 
-    plans = _plans(meta, source.path, columns, checked_strings(strings))
+    plans = _plans(meta, source.path, columns, strings)
     nrg = meta.num_row_groups
     if row_groups is None:
         rgs = list(range(nrg))
@@ -537,7 +593,7 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
                 p.pyarrow_type = arrow_types.field(p.name).type
     specs = [p.spec(rg) for rg in rgs for p in flat]
     nested_specs = [p.nested_spec(rg) for rg in rgs for p in nested]
-    threads = (0 if use_threads else 1) if threads is None else max(0, int(threads))
+    threads = _thread_count(threads, use_threads)
     if not source.local and not getattr(source, "positional", False):
         threads = 1  # seek + read on a shared file object: one reader at a time
     if specs or nested_specs:
@@ -559,9 +615,16 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
         by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[base + i * len(nested) + j]) for i in range(len(rgs))]
     if nested and not rgs and nrg:
         # No row group read: the types from row group 0, sliced empty.
-        empty = read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, strings)
+        empty = _read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads,
+                             strings)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
+    elif nested and not nrg:
+        # No row group in the file: no leaf to read a type from, so the
+        # columns are empty of the types pyarrow derives from the footer.
+        arrow_types = _pyarrow_types(source, meta)
+        for p in nested:
+            p.pyarrow_type = arrow_types.field(p.field_index).type
     arrays, fields = [], []
     for p in plans:
         chunks = by_plan.get(id(p))
@@ -585,12 +648,13 @@ def read_source(source, meta, columns=None, row_groups=None, use_threads: bool =
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, strings=None):
+def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, threads=None,
+                         strings=None):
     """read_table(source, columns) of the columns the file has (the others
     are given as nulls by the caller)."""
     try:
         return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                          strings=strings)
+                          threads=threads, strings=strings)
     except (KeyError, FormatError) as e:
         if isinstance(e, FormatError) and "no column '" not in str(e):
             raise
@@ -602,7 +666,7 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
     finally:
         f.close()
     return read_table(source, [c for c in columns if c in have], row_groups, filesystem, use_threads,
-                      memory_limit=memory_limit, strings=strings)
+                      memory_limit=memory_limit, threads=threads, strings=strings)
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
@@ -686,19 +750,19 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
         if parts is None:
             return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit,
-                              strings=strings)
+                              threads=threads, strings=strings)
         cols, keys = parts.split(columns)
-        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, strings=strings)
+        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads, strings=strings)
         table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
         return table.select(list(columns)) if columns is not None else table
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, strings)
+        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads, strings)
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
-                      strings=strings, threads=threads)
+                      threads=threads, strings=strings)
 
 
 def _directory_on(filesystem, source) -> bool:
@@ -726,17 +790,18 @@ def _concat(tables):
     return pa.concat_tables(tables)
 
 
-def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, strings=None) -> list:
+def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, threads=None,
+                strings=None) -> list:
     """Each file of the list read whole (its projected columns), as a table
     in the first file's schema (pyarrow.dataset's rule for a lake)."""
     tables = []
     for s in source:
         if tables and columns is not None:
             # A file lacking a projected column (added to the lake later) gives it as nulls.
-            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, strings)
+            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads, strings)
         else:
             t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                           strings=strings)
+                           threads=threads, strings=strings)
         if tables and t.schema != tables[0].schema:
             from .scan import _as_schema
 

@@ -288,10 +288,11 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None, strings=
         if not pieces:
             # No row matched: empty arrays of the columns' types.
             f = opened[0] = open_file(0)
-            if f.num_row_groups:
-                t = f.read(columns=names, row_groups=[0], memory_limit=memory_limit, strings=strings).slice(0, 0)
-                for p in nested:
-                    out[id(p)].append(t.column(p.name).combine_chunks())
+            # (A file without row groups types them from its footer.)
+            t = f.read(columns=names, row_groups=[0] if f.num_row_groups else [],
+                       memory_limit=memory_limit, strings=strings).slice(0, 0)
+            for p in nested:
+                out[id(p)].append(t.column(p.name).combine_chunks())
     finally:
         for f in opened.values():
             f.close()
@@ -1082,7 +1083,8 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
                use_page_index: bool = True, storage_options: dict | None = None,
                memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None,
-               partitioning: str | None = "hive", strings: str | None = None, _file_rows: list | None = None):
+               partitioning: str | None = "hive", strings: str | None = None, _file_rows: list | None = None,
+               _listed: list | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
@@ -1096,24 +1098,29 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     ``partitioning="hive"``: a directory's ``key=value`` levels are columns
     (:mod:`pqfast._partitions`; local directories, ``s3://`` prefixes ending
     in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
-    rows returned from each file of the source, in order. ``strings``: the
-    layout of string and binary columns (see :func:`pqfast.read_table`),
-    produced by the engine itself on local files and object storage.
-    (A dataset scan passes it here, as to read_table.)"""
+    rows returned from each file of the source, in order; ``_listed``, the
+    listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's).
+    ``strings``: the layout of string and binary columns (see
+    :func:`pqfast.read_table`), produced by the engine itself on local files
+    and object storage. (A dataset scan passes it here, as to read_table.)"""
+    from .reader import arrow_errors_named
+
     checked_strings(strings)
-    got = _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
-                      use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
-                      partitioning, strings, _file_rows)
-    # Paths that read through pyarrow (a filter only pyarrow.compute
-    # evaluates, files of another schema) are cast here; others are read so.
-    if stats:
-        return table_with_strings(got[0], strings), got[1]
-    return table_with_strings(got, strings)
+    where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
+    with arrow_errors_named(where):
+        got = _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
+                          use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
+                          partitioning, _file_rows, _listed, strings)
+        # Paths that read through pyarrow (a filter only pyarrow.compute
+        # evaluates, files of another schema) are cast here; others are read so.
+        if stats:
+            return table_with_strings(got[0], strings), got[1]
+        return table_with_strings(got, strings)
 
 
 def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
-                use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, strings,
-                _file_rows):
+                use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows,
+                _listed, strings=None):
     from .filters import normalize
     from .parquet import _remote_urls
 
@@ -1126,6 +1133,10 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
                 io = FilesystemIO(source, filesystem)
             else:
                 io = ObjectStoreIO(source, storage_options)
+            if _listed is not None:
+                # The source's listing, made before ([(name, key, size, version)]: a dataset's):
+                # not listed again, and what scans keep by version (tails) serves this one.
+                io.given = _listed
             # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
             flags = (use_statistics, False, use_dictionary, use_page_index)
             try:

@@ -313,6 +313,11 @@ void bind_read(nb::module_& m) {
       nb::arg("format"));
   m.def("_flat_column_problem", [](const PyMeta& meta, int leaf) { return pq::flat_column_problem(*meta.m, leaf); });
   m.def("_codec_supported", [](int32_t codec) { return pq::codec_supported(codec); });
+  m.def("_codec_libraries", [] {
+    nb::list out;
+    for (const pq::CodecLibrary& c : pq::codec_libraries()) out.append(nb::make_tuple(c.name, c.built_in));
+    return out;
+  }, "(library, built in) for each compression library a build may link.");
 }
 
 }  // namespace pqfast::py

@@ -50,6 +50,13 @@ bool codec_supported(int32_t codec) {
   }
 }
 
+std::vector<CodecLibrary> codec_libraries() {
+  return {
+      {"snappy", codec_supported(1)}, {"zlib", codec_supported(2)},   {"zstd", codec_supported(6)},
+      {"lz4", codec_supported(7)},    {"brotli", codec_supported(4)},
+  };
+}
+
 namespace detail {
 
 namespace {

@@ -118,6 +118,9 @@ class ChunkReader {
     slot_def_ = slot_def;
     levels_hint_ = levels_hint;
   }
+  // Whether a nested leaf holds as many levels as its chunk's metadata
+  // announces (none announced: never).
+  bool levels_complete() const { return levels_hint_ > 0 && nlevels_ >= levels_hint_; }
   // After finish(): the levels kept.
   std::shared_ptr<LevelBuffers> take_levels(int64_t* n) {
     *n = nlevels_;
@@ -375,8 +378,10 @@ Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset,
   // A whole chunk is walked until its rows are read (bytes after them are
   // ignored, as other readers do); a run of pages until its bytes end. A
   // nested leaf's last record may go on in the next page (data page v1):
-  // its chunk is walked to the end of its bytes.
-  while (whole_chunk ? (row_ < num_rows_ || (levels_mode_ && at < len)) : at < len) {
+  // its chunk is walked on, to the end of its bytes or until it holds the
+  // levels its metadata's num_values counts (where Arrow stops: bytes
+  // after may be the next chunk's, read with the PARQUET-816 padding).
+  while (whole_chunk ? (row_ < num_rows_ || (levels_mode_ && at < len && !levels_complete())) : at < len) {
     const uint64_t page_off = file_offset + at;
     const std::string where = where_ + ", page at byte " + std::to_string(page_off);
     if (at >= len) {
@@ -399,12 +404,12 @@ Status ChunkReader::feed(const uint8_t* chunk, size_t len, uint64_t file_offset,
         saw_data_ = true;
         const int64_t count = h->type == PageType::kDataPageV2 ? h->data_page_v2.num_values : h->data_page.num_values;
         if (keep_ && !wanted(row_, count)) {
-          if (count > num_rows_ - row_) {
+          if (count > num_rows_ - row_ && row_ >= num_rows_) {
             return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count) +
                                                        " values runs past the row group's " + std::to_string(num_rows_) +
                                                        " rows (" + std::to_string(row_) + " read before it)");
           }
-          row_ += count;
+          row_ += std::min(count, num_rows_ - row_);  // as data_page clamps it
           ++pages_skipped_;
           break;
         }
@@ -783,14 +788,17 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
     return make_error(ErrorCode::kLimitExceeded, where + ": page of " + std::to_string(count64) +
                                                      " values exceeds the limit of " + std::to_string(opts_.max_page_values));
   }
-  if (count64 > num_rows_ - row_) {
+  // A page announcing more values than the row group has left: its first
+  // ones are read and the chunk ends there, as pyarrow reads num_rows records
+  // and stops (BYTE_STREAM_SPLIT streams depend on the whole count: refused).
+  if (count64 > num_rows_ - row_ && (enc == kByteStreamSplit || num_rows_ - row_ <= 0)) {
     return make_error(ErrorCode::kCorrupt, where + ": page of " + std::to_string(count64) + " values runs past the row group's " +
                                                std::to_string(num_rows_) + " rows (" + std::to_string(row_) + " read before it)");
   }
-  const size_t count = static_cast<size_t>(count64);
+  const size_t count = static_cast<size_t>(std::min(count64, num_rows_ - row_));
   const size_t csize = static_cast<size_t>(h.compressed_page_size);
   const size_t usize = static_cast<size_t>(h.uncompressed_page_size);
-  PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, count, where));
+  PQFAST_RETURN_IF_ERROR(check_inflated_size(usize, static_cast<size_t>(count64), where));
   const uint8_t* levels = nullptr;
   size_t levels_len = 0;
   bool levels_bit_packed = false;

@@ -103,13 +103,18 @@ static Status read_time_unit(CompactReader& r, LogicalType* t) {
   });
 }
 
+// Field wire types of the LogicalType members (a mismatch is skipped).
+constexpr FieldTypes kDecimalTypeTypes{{1,CType::kI32},{2,CType::kI32}};
+constexpr FieldTypes kTimeTypeTypes{{1,CType::kBoolTrue},{2,CType::kStruct}};
+constexpr FieldTypes kIntTypeTypes{{1,CType::kByte},{2,CType::kBoolTrue}};
+
 Status read_logical_type(CompactReader& r, LogicalType* t) {
   return read_struct(r, [&](const FieldHeader& f) -> Status {
     if (f.type != CType::kStruct) return r.skip(f.type);
     switch (f.id) {
       case 5:  // DecimalType { 1: scale, 2: precision }
         t->kind = LogicalType::kDecimal;
-        return read_struct(r, [&](const FieldHeader& g) -> Status {
+        return read_struct(r, kDecimalTypeTypes, [&](const FieldHeader& g) -> Status {
           if (g.id == 1) { PQFAST_ASSIGN_OR_RETURN(t->decimal_scale, read_i32_field(r, g, "DecimalType.scale")); return Status::Ok(); }
           if (g.id == 2) { PQFAST_ASSIGN_OR_RETURN(t->decimal_precision, read_i32_field(r, g, "DecimalType.precision")); return Status::Ok(); }
           return r.skip(g.type);
@@ -117,14 +122,14 @@ Status read_logical_type(CompactReader& r, LogicalType* t) {
       case 7:
       case 8:  // TimeType / TimestampType { 1: isAdjustedToUTC, 2: unit }
         t->kind = f.id == 7 ? LogicalType::kTime : LogicalType::kTimestamp;
-        return read_struct(r, [&](const FieldHeader& g) -> Status {
+        return read_struct(r, kTimeTypeTypes, [&](const FieldHeader& g) -> Status {
           if (g.id == 1) { PQFAST_ASSIGN_OR_RETURN(t->adjusted_to_utc, read_bool_field(r, g, "TimestampType.isAdjustedToUTC")); return Status::Ok(); }
           if (g.id == 2 && g.type == CType::kStruct) return read_time_unit(r, t);
           return r.skip(g.type);
         });
       case 10:  // IntType { 1: bitWidth i8, 2: isSigned }
         t->kind = LogicalType::kInteger;
-        return read_struct(r, [&](const FieldHeader& g) -> Status {
+        return read_struct(r, kIntTypeTypes, [&](const FieldHeader& g) -> Status {
           if (g.id == 1) {
             PQFAST_RETURN_IF_ERROR(expect_type(r, g, CType::kByte, "IntType.bitWidth"));
             PQFAST_ASSIGN_OR_RETURN(t->bit_width, r.read_byte());
@@ -497,6 +502,7 @@ Status build_leaves(FileMetaData* m, size_t base_offset) {
 }  // namespace
 
 namespace {
+constexpr FieldTypes kKeyValueTypes{{1,CType::kBinary},{2,CType::kBinary}};
 constexpr FieldTypes kFileMetaDataTypes{{1,CType::kI32},{2,CType::kList},{3,CType::kI64},{4,CType::kList},{5,CType::kList},{6,CType::kBinary},{7,CType::kList}};
 }  // namespace
 
@@ -575,7 +581,8 @@ Result<FileMetaData> parse_file_metadata(const uint8_t* data, size_t len, size_t
           if (i == 0) m.key_value_metadata.reserve(n);
           KeyValue kv;
           bool have_key = false;
-          PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& g) -> Status {
+          // fastparquet 0.8 wrote integer values: skipped by their wire type (pyarrow keeps the key).
+          PQFAST_RETURN_IF_ERROR(read_struct(r, kKeyValueTypes, [&](const FieldHeader& g) -> Status {
             if (g.id == 1) { PQFAST_ASSIGN_OR_RETURN(std::string_view k, read_binary_field(r, g, "KeyValue.key")); kv.key.assign(k); have_key = true; return Status::Ok(); }
             if (g.id == 2) { PQFAST_ASSIGN_OR_RETURN(std::string_view v, read_binary_field(r, g, "KeyValue.value")); kv.value.emplace(v); return Status::Ok(); }
             return r.skip(g.type);

@@ -132,13 +132,19 @@ class ShapeBuilder {
       if (ce.num_children == 0) {
         // 2-level: the repeated primitive is the (required) element.
         PQFAST_ASSIGN_OR_RETURN(element, inner(c, dl, rl, dl, rl, false));
-      } else if (ce.num_children == 1 && ce.name != "array" && ce.name != e.name + "_tuple") {
-        // 3-level: list -> repeated group -> element.
-        PQFAST_ASSIGN_OR_RETURN(std::vector<size_t> gk, children_of(c));
-        PQFAST_ASSIGN_OR_RETURN(element, node_of(gk[0], dl, rl, dl, rl));
       } else {
-        // 2-level: the repeated group is the (required) element.
-        PQFAST_ASSIGN_OR_RETURN(element, inner(c, dl, rl, dl, rl, false));
+        PQFAST_ASSIGN_OR_RETURN(std::vector<size_t> gk, children_of(c));
+        // 3-level (list -> repeated group -> element) where the repeated
+        // group has one field that is not itself repeated and is not named
+        // as avro's ("array") or thrift's ("<list>_tuple") 2-level element.
+        const bool three_level = gk.size() == 1 && s_[gk[0]].repetition != Repetition::kRepeated &&
+                                 ce.name != "array" && ce.name != e.name + "_tuple";
+        if (three_level) {
+          PQFAST_ASSIGN_OR_RETURN(element, node_of(gk[0], dl, rl, dl, rl));
+        } else {
+          // 2-level: the repeated group is the (required) element.
+          PQFAST_ASSIGN_OR_RETURN(element, inner(c, dl, rl, dl, rl, false));
+        }
       }
       list.children.push_back(std::move(element));
       return list;

@@ -9,11 +9,22 @@ namespace pqfast::parquet {
 
 using namespace detail;  // NOLINT
 
+namespace {
+// Wire types per field id: a field arriving with another one is skipped, as
+// Thrift-generated readers (Arrow's, parquet-java's) skip it; a required
+// field so skipped is then reported missing.
+constexpr FieldTypes kPageHeaderTypes{{1,CType::kI32},{2,CType::kI32},{3,CType::kI32},{4,CType::kI32},{5,CType::kStruct},{6,CType::kStruct},{7,CType::kStruct},{8,CType::kStruct}};
+constexpr FieldTypes kDataPageHeaderTypes{{1,CType::kI32},{2,CType::kI32},{3,CType::kI32},{4,CType::kI32},{5,CType::kStruct}};
+constexpr FieldTypes kDictionaryPageHeaderTypes{{1,CType::kI32},{2,CType::kI32},{3,CType::kBoolTrue}};
+constexpr FieldTypes kDataPageHeaderV2Types{{1,CType::kI32},{2,CType::kI32},{3,CType::kI32},{4,CType::kI32},{5,CType::kI32},{6,CType::kI32},{7,CType::kBoolTrue},{8,CType::kStruct}};
+}  // namespace
+
 Result<PageHeader> parse_page_header(const uint8_t* data, size_t len, size_t base_offset) {
   CompactReader r(data, len, "PageHeader", base_offset);
   PageHeader h;
   bool have_type = false, have_usize = false, have_csize = false;
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  unsigned have_sub = 0;  // bit i: field i of the page's own header struct
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kPageHeaderTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: {
         PQFAST_ASSIGN_OR_RETURN(int32_t t, read_i32_field(r, f, "PageHeader.type"));
@@ -30,7 +41,8 @@ Result<PageHeader> parse_page_header(const uint8_t* data, size_t len, size_t bas
       case 5:
         PQFAST_RETURN_IF_ERROR(expect_type(r, f, CType::kStruct, "PageHeader.data_page_header"));
         h.has_data_page_header = true;
-        return read_struct(r, [&](const FieldHeader& g) -> Status {
+        return read_struct(r, kDataPageHeaderTypes, [&](const FieldHeader& g) -> Status {
+          if (g.id > 0 && g.id < 16) have_sub |= 1u << g.id;
           auto& d = h.data_page;
           switch (g.id) {
             case 1: { PQFAST_ASSIGN_OR_RETURN(d.num_values, read_i32_field(r, g, "DataPageHeader.num_values")); return Status::Ok(); }
@@ -43,7 +55,8 @@ Result<PageHeader> parse_page_header(const uint8_t* data, size_t len, size_t bas
       case 7:
         PQFAST_RETURN_IF_ERROR(expect_type(r, f, CType::kStruct, "PageHeader.dictionary_page_header"));
         h.has_dictionary_page_header = true;
-        return read_struct(r, [&](const FieldHeader& g) -> Status {
+        return read_struct(r, kDictionaryPageHeaderTypes, [&](const FieldHeader& g) -> Status {
+          if (g.id > 0 && g.id < 16) have_sub |= 1u << g.id;
           auto& d = h.dictionary_page;
           switch (g.id) {
             case 1: { PQFAST_ASSIGN_OR_RETURN(d.num_values, read_i32_field(r, g, "DictionaryPageHeader.num_values")); return Status::Ok(); }
@@ -55,7 +68,8 @@ Result<PageHeader> parse_page_header(const uint8_t* data, size_t len, size_t bas
       case 8:
         PQFAST_RETURN_IF_ERROR(expect_type(r, f, CType::kStruct, "PageHeader.data_page_header_v2"));
         h.has_data_page_header_v2 = true;
-        return read_struct(r, [&](const FieldHeader& g) -> Status {
+        return read_struct(r, kDataPageHeaderV2Types, [&](const FieldHeader& g) -> Status {
+          if (g.id > 0 && g.id < 16) have_sub |= 1u << g.id;
           auto& d = h.data_page_v2;
           switch (g.id) {
             case 1: { PQFAST_ASSIGN_OR_RETURN(d.num_values, read_i32_field(r, g, "DataPageHeaderV2.num_values")); return Status::Ok(); }
@@ -84,14 +98,17 @@ Result<PageHeader> parse_page_header(const uint8_t* data, size_t len, size_t bas
   switch (h.type) {
     case PageType::kDataPage:
       if (!h.has_data_page_header) return fail("DATA_PAGE without data_page_header (field 5)");
+      if ((have_sub & 0x1e) != 0x1e) return fail("DataPageHeader lacks a required field (1-4)");
       if (h.data_page.num_values < 0) return fail("negative num_values");
       break;
     case PageType::kDictionaryPage:
       if (!h.has_dictionary_page_header) return fail("DICTIONARY_PAGE without dictionary_page_header (field 7)");
+      if ((have_sub & 0x6) != 0x6) return fail("DictionaryPageHeader lacks a required field (1-2)");
       if (h.dictionary_page.num_values < 0) return fail("negative num_values");
       break;
     case PageType::kDataPageV2: {
       if (!h.has_data_page_header_v2) return fail("DATA_PAGE_V2 without data_page_header_v2 (field 8)");
+      if ((have_sub & 0x7e) != 0x7e) return fail("DataPageHeaderV2 lacks a required field (1-6)");
       const auto& d = h.data_page_v2;
       if (d.num_values < 0 || d.num_nulls < 0 || d.num_rows < 0 || d.num_nulls > d.num_values) {
         return fail("DATA_PAGE_V2 counts out of range (num_values " + std::to_string(d.num_values) +

@@ -7,11 +7,19 @@ namespace pqfast::parquet {
 
 using namespace detail;  // NOLINT
 
+namespace {
+// Wire types per field id: a field arriving with another one is skipped, as
+// Thrift-generated readers skip it (a required one is then reported missing).
+constexpr FieldTypes kColumnIndexTypes{{1,CType::kList},{2,CType::kList},{3,CType::kList},{4,CType::kI32},{5,CType::kList},{6,CType::kList},{7,CType::kList}};
+constexpr FieldTypes kOffsetIndexTypes{{1,CType::kList},{2,CType::kList}};
+constexpr FieldTypes kPageLocationTypes{{1,CType::kI64},{2,CType::kI32},{3,CType::kI64}};
+}  // namespace
+
 Result<ColumnIndex> parse_column_index(const uint8_t* data, size_t len, size_t base_offset) {
   CompactReader r(data, len, "ColumnIndex", base_offset);
   ColumnIndex ci;
   bool have[4] = {false, false, false, false};
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kColumnIndexTypes, [&](const FieldHeader& f) -> Status {
     switch (f.id) {
       case 1: {
         have[0] = true;
@@ -74,14 +82,14 @@ Result<OffsetIndex> parse_offset_index(const uint8_t* data, size_t len, size_t b
   CompactReader r(data, len, "OffsetIndex", base_offset);
   OffsetIndex oi;
   bool have = false;
-  PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& f) -> Status {
+  PQFAST_RETURN_IF_ERROR(read_struct(r, kOffsetIndexTypes, [&](const FieldHeader& f) -> Status {
     if (f.id != 1) return r.skip(f.type);  // 2: unencoded_byte_array_data_bytes
     have = true;
     oi.page_locations.clear();
     return read_list(r, f, CType::kStruct, "OffsetIndex.page_locations", nullptr, [&](uint32_t) -> Status {
       PageLocation loc;
       bool got[3] = {false, false, false};
-      PQFAST_RETURN_IF_ERROR(read_struct(r, [&](const FieldHeader& g) -> Status {
+      PQFAST_RETURN_IF_ERROR(read_struct(r, kPageLocationTypes, [&](const FieldHeader& g) -> Status {
         switch (g.id) {
           case 1: got[0] = true; { PQFAST_ASSIGN_OR_RETURN(loc.offset, read_i64_field(r, g, "PageLocation.offset")); } return Status::Ok();
           case 2: got[1] = true; { PQFAST_ASSIGN_OR_RETURN(loc.compressed_page_size, read_i32_field(r, g, "PageLocation.compressed_page_size")); } return Status::Ok();

@@ -156,6 +156,11 @@ class FileScan {
   Result<ColumnArray> decode_rows_charged(int rg, int leaf, const std::vector<RowRange>& keep,
                                           const ColumnReadOptions& o, std::vector<RowRange>* decoded, ScanStats* st,
                                           bool gather_only = false);
+  // One try of decode_rows_charged: with the OffsetIndex (when the chunk has
+  // one to trust) or reading the whole chunk.
+  Result<ColumnArray> decode_rows_once(int rg, int leaf, const std::vector<RowRange>& keep, const ColumnReadOptions& o,
+                                       std::vector<RowRange>* decoded, ScanStats* st, bool gather_only,
+                                       bool use_index, bool* used_index = nullptr);
   // The reads decode_rows makes for these rows, without decoding: a staged
   // reader learns them all in one pass (each read not fetched is recorded).
   Status want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary, ScanStats* st);
@@ -251,16 +256,22 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
   ci.loaded = true;
   const ColumnChunk& c = meta_->row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
   const uint64_t size = file_.size();
+  // A page index that cannot be trusted (outside the file, malformed, or
+  // contradicting itself: parquetjs's, Impala's) is ignored, as pyarrow and
+  // parquet-java ignore it: the read goes on without it. Only a failed read
+  // (or a staged reader's range not fetched yet) is an error.
+  bool untrusted = false;
   auto load = [&](int64_t off, int32_t len, auto parse) -> Status {
     if (off < 0 || len <= 0 || static_cast<uint64_t>(off) > size || static_cast<uint64_t>(len) > size - static_cast<uint64_t>(off) ||
         len > (64 << 20)) {
-      return make_error(ErrorCode::kCorrupt, where(rg, leaf) + ": page index at byte " + std::to_string(off) + " of " +
-                                                 std::to_string(len) + " bytes lies outside the file");
+      untrusted = true;
+      return Status::Ok();
     }
     ReadBuffer b;
     b.resize(static_cast<size_t>(len));
     PQFAST_RETURN_IF_ERROR(read(static_cast<uint64_t>(off), b.size(), b.data(), st));
-    return parse(b.data(), b.size(), static_cast<size_t>(off));
+    if (!parse(b.data(), b.size(), static_cast<size_t>(off))) untrusted = true;
+    return Status::Ok();
   };
   // A staged reader's page index not fetched yet: asked for by both loads,
   // and loaded on the next run.
@@ -274,44 +285,43 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
   };
   if (c.offset_index_offset >= 0 && c.offset_index_length > 0) {
     PQFAST_RETURN_IF_ERROR(staged(load(c.offset_index_offset, c.offset_index_length,
-                                [&](const uint8_t* p, size_t n, size_t off) -> Status {
+                                [&](const uint8_t* p, size_t n, size_t off) {
                                   auto r = parse_offset_index(p, n, off);
-                                  if (!r.ok()) return make_error(r.error().code, where(rg, leaf) + ": " + r.error().message);
-                                  ci.offsets = std::move(r).value();
-                                  return Status::Ok();
+                                  if (r.ok()) ci.offsets = std::move(r).value();
+                                  return r.ok();
                                 })));
     if (!missing.ok() && c.column_index_offset >= 0 && c.column_index_length > 0) {
       PQFAST_RETURN_IF_ERROR(staged(load(c.column_index_offset, c.column_index_length,
-                                         [](const uint8_t*, size_t, size_t) { return Status::Ok(); })));
+                                         [](const uint8_t*, size_t, size_t) { return true; })));
     }
     if (!missing.ok()) {
       ci = ChunkIndex{};
       return missing.error();
     }
     const int64_t rows = meta_->row_groups[static_cast<size_t>(rg)].num_rows;
-    PQFAST_RETURN_IF_ERROR(validate_offset_index(ci.offsets, size, rows, where(rg, leaf)));
+    if (untrusted || !validate_offset_index(ci.offsets, size, rows, where(rg, leaf)).ok()) {
+      ci = ChunkIndex{};
+      ci.loaded = true;
+      return &ci;
+    }
     ci.has_offsets = !ci.offsets.page_locations.empty();
   }
   if (ci.has_offsets && c.column_index_offset >= 0 && c.column_index_length > 0) {
     PQFAST_RETURN_IF_ERROR(staged(load(c.column_index_offset, c.column_index_length,
-                                [&](const uint8_t* p, size_t n, size_t off) -> Status {
+                                [&](const uint8_t* p, size_t n, size_t off) {
                                   auto r = parse_column_index(p, n, off);
-                                  if (!r.ok()) return make_error(r.error().code, where(rg, leaf) + ": " + r.error().message);
-                                  ci.columns = std::move(r).value();
-                                  return Status::Ok();
+                                  if (r.ok()) ci.columns = std::move(r).value();
+                                  return r.ok();
                                 })));
     if (!missing.ok()) {
       ci = ChunkIndex{};
       return missing.error();
     }
-    if (ci.columns.num_pages() != ci.offsets.page_locations.size()) {
-      return make_error(ErrorCode::kCorrupt, where(rg, leaf) + ": the ColumnIndex has " +
-                                                 std::to_string(ci.columns.num_pages()) + " pages, the OffsetIndex " +
-                                                 std::to_string(ci.offsets.page_locations.size()));
-    }
-    // An index that contradicts itself or its column (page_index.h) prunes nothing.
+    // An index that contradicts itself or its column (page_index.h) prunes
+    // nothing; the OffsetIndex, checked on its own, still locates pages.
     const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
-    ci.has_columns = column_index_usable(ci.columns, ci.offsets, meta_->row_groups[static_cast<size_t>(rg)].num_rows,
+    ci.has_columns = !untrusted && ci.columns.num_pages() == ci.offsets.page_locations.size() &&
+                     column_index_usable(ci.columns, ci.offsets, meta_->row_groups[static_cast<size_t>(rg)].num_rows,
                                          d.max_definition_level, d.max_repetition_level);
   }
   return &ci;
@@ -407,6 +417,23 @@ Status FileScan::want_rows(int rg, int leaf, const std::vector<RowRange>& keep, 
 Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::vector<RowRange>& keep,
                                                   const ColumnReadOptions& o, std::vector<RowRange>* decoded,
                                                   ScanStats* st, bool gather_only) {
+  bool used_index = false;
+  auto r = decode_rows_once(rg, leaf, keep, o, decoded, st, gather_only, true, &used_index);
+  // Pages the OffsetIndex located that do not decode (one running past the
+  // length the index gives it, as parquet-go wrote them) are read again
+  // without the index: an index is never the reason a file does not read;
+  // the whole chunk's own error, if any, is the one reported.
+  if (!r.ok() && used_index &&
+      (r.error().code == ErrorCode::kCorrupt || r.error().code == ErrorCode::kTruncated)) {
+    return decode_rows_once(rg, leaf, keep, o, decoded, st, gather_only, false);
+  }
+  return r;
+}
+
+Result<ColumnArray> FileScan::decode_rows_once(int rg, int leaf, const std::vector<RowRange>& keep,
+                                               const ColumnReadOptions& o, std::vector<RowRange>* decoded,
+                                               ScanStats* st, bool gather_only, bool use_index,
+                                               bool* used_index) {
   if (!st) st = &stats_;
   const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
@@ -447,14 +474,18 @@ Result<ColumnArray> FileScan::decode_rows_charged(int rg, int leaf, const std::v
     }
     return r;
   };
-  if (opts_.use_page_index && c.offset_index_offset >= 0) {
+  if (use_index && opts_.use_page_index && c.offset_index_offset >= 0) {
     PQFAST_ASSIGN_OR_RETURN(const ChunkIndex* ci, chunk_index(rg, leaf, st));
-    if (ci->has_offsets) {
-      const auto& pages = ci->offsets.page_locations;
-      if (pages[0].offset < start || pages.back().offset + pages.back().compressed_page_size > start + len + 100) {
-        return make_error(ErrorCode::kCorrupt, w + ": the OffsetIndex's pages lie outside the column chunk");
-      }
+    const auto* located = ci->has_offsets ? &ci->offsets.page_locations : nullptr;
+    // An OffsetIndex whose pages lie outside the column chunk is not followed.
+    if (located && ((*located)[0].offset < start ||
+                    located->back().offset + located->back().compressed_page_size > start + len + 100)) {
+      located = nullptr;
+    }
+    if (located) {
+      const auto& pages = *located;
       whole = false;
+      if (used_index) *used_index = true;
       // The pages holding a kept row, adjacent ones read together.
       size_t k = 0;
       for (size_t i = 0; i < pages.size();) {

@@ -178,4 +178,49 @@ TEST(NestedRead, FilesReadAsPyarrowGivesThem) {
   (void)pqfast::set_simd_level(saved);
 }
 
+// tests/data/compat's legacy nested files (issue 34; gen_nested.py writes them).
+std::string compat_file(const char* name) {
+  return (std::filesystem::path(PQFAST_TEST_DATA_DIR) / ".." / ".." / "compat" / name).string();
+}
+
+TEST(NestedShape, ListOfOneRepeatedFieldIsTwoLevel) {
+  // optional group a (LIST) { repeated group list { repeated int32 element } }:
+  // pyarrow reads list<list: struct<element: list<int32 not null> not null> not null>.
+  std::unique_ptr<pq::LocalFile> f;
+  auto meta = open_meta(compat_file("legacy_list_of_repeated.parquet"), &f);
+  auto s = pq::nested_field(meta, 1);
+  ASSERT_TRUE(s.ok()) << s.error().message;
+  ASSERT_EQ(s->kind, pq::NestedNode::Kind::kList);
+  const auto& element = s->children.at(0);
+  EXPECT_EQ(element.kind, pq::NestedNode::Kind::kStruct);
+  EXPECT_EQ(element.name, "list");
+  EXPECT_FALSE(element.nullable);
+  ASSERT_EQ(element.children.size(), 1u);
+  EXPECT_EQ(element.children[0].kind, pq::NestedNode::Kind::kList);
+  EXPECT_EQ(element.children[0].name, "element");
+  auto a = pq::read_nested_chunk(*f, meta, 0, *s, {});
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  EXPECT_EQ(show(*a->impl(), 0), "[{[1]},{[2,3]}]");  // pyarrow: [{'element': [1]}, {'element': [2, 3]}]
+  EXPECT_EQ(show(*a->impl(), 2), "null");
+}
+
+TEST(NestedRead, PaddedParquetMrChunkEndsAtItsLevels) {
+  // created_by "parquet-mr" (no version): each chunk is read with up to 100
+  // bytes more (PARQUET-816), which hold the next chunk's pages; a nested
+  // leaf stops at its num_values levels, as Arrow does.
+  for (const char* name : {"legacy_nested_unversioned.parquet", "legacy_nested_unversioned_list.parquet",
+                           "legacy_nested_unversioned_levels.parquet", "legacy_nested_unversioned_dict.parquet"}) {
+    std::unique_ptr<pq::LocalFile> f;
+    auto meta = open_meta(compat_file(name), &f);
+    for (int field = 1; field < 5; ++field) {
+      auto s = pq::nested_field(meta, field);
+      ASSERT_TRUE(s.ok()) << name << " " << s.error().message;
+      if (s->kind == pq::NestedNode::Kind::kLeaf) continue;  // the flat column
+      auto a = pq::read_nested_chunk(*f, meta, 0, *s, {});
+      ASSERT_TRUE(a.ok()) << name << " field " << field << ": " << a.error().message;
+      EXPECT_EQ(a->length(), 4);
+    }
+  }
+}
+
 }  // namespace

@@ -621,3 +621,17 @@ def test_encode_atom_values_errors(descs, col, atom, words):
     with pytest.raises(FormatError) as ei:
         encode_atom_values(descs[col], atom)
     assert words in str(ei.value), str(ei.value)
+
+
+def test_if_else_null_unless_valid():
+    """DuckDB pushes ``x IN (...)`` as if_else(is_valid(x), is_in(x, ...), NULL):
+    taken as an atom pair, exact under ~, & and | (checked against pyarrow)."""
+    t = pa.table({"x": ["3", None, "5", "4", None], "y": [1, None, 3, None, 5]})
+    x = pc.field("x")
+    e = pc.if_else(x.is_valid(), pc.is_in(x, value_set=pa.array(["3", "4"])), pa.scalar(None, pa.bool_()))
+    for expr in [e, ~e, e | pc.field("y").is_null(), ~e & (pc.field("y") > 2), ~(e | (pc.field("y") == 3))]:
+        assert reference_filter(t, normalize(expr)).equals(t.filter(expr)), str(expr)
+    assert normalize(e) == [[Atom("x", "in", False, ("3", "4"))]]  # its is_valid implied
+    # Another if_else is still refused.
+    with pytest.raises(FormatError):
+        normalize(pc.if_else(x.is_valid(), pc.field("y") > 1, pa.scalar(True)))

@@ -141,8 +141,9 @@ def lake_paths(root: Path, variant: str, files: int) -> list[str]:
     return [str(root / variant / f"part-{i:04d}.parquet") for i in range(files)]
 
 
-def ensure_lakes(base: Path, files: int, rows: int, groups: int, progress: Progress | None = None) -> Path:
-    """The three variants, built once and reused (a stamp per variant, written last)."""
+def ensure_lakes(base: Path, files: int, rows: int, groups: int, progress: Progress | None = None,
+                 variants: tuple = ("bloom", "polars", "sorted")) -> Path:
+    """The variants (default all three), built once and reused (a stamp per variant, written last)."""
     import pyarrow.parquet as pq
 
     root = lake_root(base, files, rows, groups)
@@ -177,13 +178,18 @@ def ensure_lakes(base: Path, files: int, rows: int, groups: int, progress: Progr
     def write_sorted(t, p):
         pq.write_table(t, p, row_group_size=rg_rows, write_page_index=True)
 
-    build("bloom", write_bloom)
+    if "bloom" in variants:
+        build("bloom", write_bloom)
     import importlib.util
 
-    if importlib.util.find_spec("polars") is not None:
+    if "polars" not in variants:
+        pass
+    elif importlib.util.find_spec("polars") is not None:
         build("polars", write_polars)
     else:
         say("polars not installed: no lake written by polars")
+    if "sorted" not in variants:
+        return root
     sorted_stamp = root / "sorted.LAKE"
     if not sorted_stamp.exists():
         say("sorting the ids of the whole lake")

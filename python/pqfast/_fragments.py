@@ -1,0 +1,68 @@
+"""Which files of a lake can hold a filter's rows, before any fragment is
+made (``pqfast.Dataset.get_fragments``; ``pqfast.dask`` on the cluster): the
+Bloom filters and statistics of an ``=``/``in`` column every conjunction of
+the filter names, read by pqfast.prune (one request per file, a fraction of
+a footer). A 1-id query over 1,000 files becomes one fragment, not 1,000
+partitions or read tasks each pruning its own file."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ._pqfast import FormatError
+from .filters import normalize
+from .parquet import kept_row_groups, prune
+
+
+def _bloom_key(filters) -> tuple[str, list] | None:
+    """(column, values) when every conjunction of ``filters`` holds an ``=``
+    or ``in`` atom on one column: a row can match only if that column holds
+    one of the values, so Bloom filters and statistics (pqfast.prune) can
+    rule files out before any fragment is made. None otherwise."""
+    if filters is None:
+        return None
+    try:
+        dnf = normalize(filters)
+    except FormatError:  # a filter pqfast applies after reading (pyarrow.compute): no pruning here
+        return None
+    if not dnf:
+        return None
+    common = None
+    for conj in dnf:
+        cols = {a.column for a in conj if a.op in ("eq", "in") and not a.negate}
+        common = cols if common is None else common & cols
+    if not common:
+        return None
+    col = sorted(common)[0]
+    values = []
+    for conj in dnf:
+        for a in conj:
+            if a.column == col and a.op in ("eq", "in") and not a.negate:
+                if any(v is None for v in a.values):
+                    return None  # "in" a set holding None matches null rows: no value to probe for
+                values.extend(a.values)
+    return col, list(dict.fromkeys(values))
+
+
+def bloom_kept_files(files: list, schema_names: list, partition_keys: list, filters: Any,
+                     storage_options: dict | None = None,
+                     prune_files: Callable[[list, str, list], Any] | None = None) -> set | None:
+    """The files that can hold a row ``filters`` keeps, by the Bloom filters
+    and statistics of an ``=``/``in`` column every conjunction names
+    (``prune_files(files, column, values)`` -> a pqfast.prune table; default
+    pqfast.prune here); None when no such column decides it (a key
+    column's filter is decided by directories, elsewhere)."""
+    key = _bloom_key(filters)
+    if key is None or not files or key[0] in partition_keys or key[0] not in schema_names:
+        return None
+    col, values = key
+    try:
+        if prune_files is None:
+            table = prune(files, col, values, storage_options=storage_options)
+        else:
+            table = prune_files(files, col, values)
+    except (FormatError, TypeError, ValueError, OverflowError):
+        # Values pqfast.prune cannot probe for (a type it does not hash): the
+        # scan prunes each file itself.
+        return None
+    return set(kept_row_groups(table))

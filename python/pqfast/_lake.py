@@ -1,0 +1,465 @@
+"""The lake under a ``pqfast.dataset()``: its files (listed once), their hive
+partition keys, the dataset schema, footers (read once, on demand), and the
+reads of one unit of a scan.
+
+A lake is plain data (paths, sizes, the partition keys, the schema, the
+filesystem or storage options) plus caches that are not pickled: a
+fragment carries a lake of its one file and is read in another process as
+in this one.
+
+Two reads, both existing engines of the package:
+- ``read_row_groups``: whole row groups of one file by the column reader
+  (``ParquetFile.read``), local or through a positional file over the
+  store (ranged GETs, column chunks on the reader's threads);
+- ``scan``: the rows a filter keeps in files and row groups, by the native
+  scan engine (``scan.scan_table``: statistics, Bloom filters,
+  dictionaries, the page index, sidecars; one call for many files).
+Each result is put into the dataset's schema (a file lacking a column gives
+nulls; other types are cast, as pyarrow.dataset does) and given its key
+columns.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Sequence
+
+from . import _pqfast
+from ._partitions import Partitions, discover
+from .parquet import ParquetFile, _remote_urls, expand_paths
+from .scan import _as_schema, _checked_partitioning, _filter_expression, scan_table
+
+FormatError = _pqfast.FormatError
+
+LOCAL, S3, FS = "local", "s3", "fs"
+
+
+def _top_names(meta) -> set:
+    return {d["path"][0] for d in meta.columns()}
+
+
+def _has_column(tops: set, name: str) -> bool:
+    """Whether a file with top-level columns `tops` has `name` (a dotted
+    ``s.a`` names a field of struct ``s``)."""
+    return name in tops or name.split(".", 1)[0] in tops
+
+
+class Lake:
+    """Files of one source, in the order a scan reads them.
+
+    ``names``: the files as the source names them (paths, ``s3://`` URLs);
+    ``keys``: as the store opens them (the same locally); ``sizes``: bytes,
+    -1 when not known; ``parts``: the hive keys (None: none); ``schema``:
+    the dataset's (the first file's columns, then the keys), or None before
+    ``ensure_schema``."""
+
+    def __init__(self, kind: str, names: list, keys: list, sizes: list, parts: Partitions | None,
+                 storage_options: dict | None, filesystem: Any, schema=None, ref: int | tuple = 0,
+                 versions: list | None = None):
+        self.kind = kind
+        self.names = list(names)
+        self.keys = list(keys)
+        self.sizes = list(sizes)
+        self.parts = parts
+        self.storage_options = storage_options
+        self.filesystem = filesystem
+        self.schema = schema
+        # Per file, the store's version from the listing (ETag, modification
+        # time; None: not known): scans keep what they read by it.
+        self.versions = list(versions) if versions is not None else [None] * len(self.names)
+        # The reference file (the lake's first): (name, key, size). It types
+        # projections of struct fields ("s.a") and decides which files
+        # conform (same column descriptors: read together by the engine).
+        self.ref = ref if isinstance(ref, tuple) else ((names[ref], keys[ref], sizes[ref]) if names else None)
+        self._init_caches()
+
+    def _init_caches(self) -> None:
+        self._metas: dict = {}
+        self._descs: dict = {}  # file -> its leaf descriptors (meta.columns() builds them anew each call)
+        self._conforms: dict = {}
+        self._estimates: dict = {}
+        self._ref_descs = None
+        self._lock = threading.Lock()
+        self._store = None
+        self._projections: dict = {}
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        for k in ("_metas", "_descs", "_conforms", "_estimates", "_ref_descs", "_lock", "_store", "_projections"):
+            d.pop(k, None)
+        return d
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+        self._init_caches()
+
+    # -- making one -------------------------------------------------------------
+
+    @classmethod
+    def open(cls, source: Any, partitioning: str | None, filesystem: Any, storage_options: dict | None,
+             schema=None) -> "Lake":
+        _checked_partitioning(partitioning)
+        if filesystem is not None or _remote_urls(source):
+            lake = cls._listed(source, partitioning, filesystem, storage_options)
+        else:
+            lake = cls._local(source, partitioning)
+        if not lake.names:
+            raise FormatError(f"invalid argument: no Parquet files in {source!r}")
+        lake.ensure_schema(schema)
+        return lake
+
+    @classmethod
+    def _local(cls, source: Any, partitioning) -> "Lake":
+        if isinstance(source, (str, os.PathLike)) and os.fspath(source).startswith("file://"):
+            source = os.fspath(source)[len("file://"):]
+        names = expand_paths(source)
+        lake = cls(LOCAL, names, names, [-1] * len(names), None, None, None)
+        if partitioning is not None and names and isinstance(source, (str, os.PathLike)) \
+                and os.path.isdir(os.fspath(source)):
+            lake.parts = lake._partitions(discover(os.fspath(source), names))
+        return lake
+
+    @classmethod
+    def _listed(cls, source: Any, partitioning, filesystem, storage_options) -> "Lake":
+        from ._scan_io import FilesystemIO, ObjectStoreIO
+        from .scan import _refuse_file_objects
+
+        if filesystem is not None:
+            _refuse_file_objects(source)
+            io = FilesystemIO(source, filesystem)
+        else:
+            io = ObjectStoreIO(source, storage_options)
+        try:
+            items = io.listing()
+            root = io.directory
+        finally:
+            io.close()
+        kind = FS if filesystem is not None else S3
+        lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
+                   storage_options, filesystem, versions=[it[3] for it in items])
+        if partitioning is not None and root is not None and items:
+            lake.parts = lake._partitions(discover(root, lake.names))
+        return lake
+
+    def _partitions(self, parts: Partitions | None) -> Partitions | None:
+        # Keys the files also hold as columns (polars writes both) are the files' columns.
+        return parts.without(_top_names(self.meta(0))) if parts is not None else None
+
+    def ensure_schema(self, schema=None) -> None:
+        """The dataset schema: `schema` when given, else the first file's
+        columns (as pqfast reads them) then the partition keys."""
+        import pyarrow as pa
+
+        if schema is not None:
+            self.schema = schema
+            return
+        if self.schema is not None:
+            return
+        with self.open_ref() as f:
+            files = f.read(row_groups=[]).schema
+        fields = list(files) + [self.parts.field(n) for n in (self.parts.names if self.parts else ())]
+        self.schema = pa.schema(fields, metadata=files.metadata)
+
+    def subset(self, files: Sequence[int]) -> "Lake":
+        """A lake of some of these files (the same schema and reference)."""
+        parts = None
+        if self.parts is not None:
+            p = self.parts
+            parts = Partitions(p.names, p.types, p.dictionaries, [p.per_file[i] for i in files])
+        return Lake(self.kind, [self.names[i] for i in files], [self.keys[i] for i in files],
+                    [self.sizes[i] for i in files], parts, self.storage_options, self.filesystem, self.schema,
+                    self.ref, [self.versions[i] for i in files])
+
+    # -- files and footers -------------------------------------------------------
+
+    def _opener(self, key: str, size: int, meta=None) -> ParquetFile:
+        """File `key` opened (`meta`: its footer, parsed before: not read again)."""
+        if self.kind == LOCAL:
+            source, fs = key, None
+        elif self.kind == FS:
+            source, fs = key, self.filesystem
+        else:
+            from ._remote_file import ObjectStoreFS
+            from .remote import make_store, split_url
+
+            if self._store is None:
+                self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
+            source, fs = key, ObjectStoreFS(self._store, {key: size} if size >= 0 else None)
+        if meta is not None:
+            return ParquetFile._with_metadata(source, fs, meta)
+        return ParquetFile(source, filesystem=fs)
+
+    def open_file(self, i: int) -> ParquetFile:
+        """File i, its footer read once per lake."""
+        m = self._metas.get(i)
+        if m is None:
+            with self._opener(self.keys[i], self.sizes[i]) as f:
+                m = f._meta
+            with self._lock:
+                self._metas[i] = m
+        return self._opener(self.keys[i], self.sizes[i], m)
+
+    def open_ref(self) -> ParquetFile:
+        return self._opener(self.ref[1], self.ref[2])
+
+    def meta(self, i: int):
+        """File i's parsed footer (read once)."""
+        m = self._metas.get(i)
+        if m is None:
+            with self.open_file(i) as f:
+                m = f._meta
+        return m
+
+    def metas(self, files: Sequence[int]) -> list:
+        """The footers of `files`, read concurrently where not yet read
+        (object stores: one round of requests, not one per file)."""
+        todo = [i for i in files if i not in self._metas]
+        if len(todo) > 1 and self.kind != LOCAL:
+            with ThreadPoolExecutor(max_workers=min(32, len(todo))) as pool:
+                list(pool.map(self.meta, todo))
+        return [self.meta(i) for i in files]
+
+    def descs(self, i: int) -> list:
+        """File i's leaf descriptors."""
+        d = self._descs.get(i)
+        if d is None:
+            d = self.meta(i).columns()
+            with self._lock:
+                self._descs[i] = d
+        return d
+
+    def estimates(self, i: int, file_cols, estimate) -> list:
+        """Per row group of file i, the bytes its projected columns decode
+        to, by ``estimate(meta, descs, groups, file_cols)`` (kept: a lake
+        looked up again and again is planned again and again)."""
+        key = (i, None if file_cols is None else tuple(file_cols))
+        got = self._estimates.get(key)
+        if got is None:
+            meta = self.meta(i)
+            got = estimate(meta, self.descs(i), range(meta.num_row_groups), file_cols)
+            if len(self._estimates) > 100_000:
+                self._estimates.clear()
+            self._estimates[key] = got
+        return got
+
+    def ref_descs(self) -> list:
+        if self._ref_descs is None:
+            with self.open_ref() as f:
+                self._ref_descs = f._meta.columns()
+        return self._ref_descs
+
+    def conforms(self, i: int) -> bool:
+        """Whether file i has the reference file's columns, typed alike (read
+        together with it by one engine call)."""
+        c = self._conforms.get(i)
+        if c is None:
+            c = self.descs(i) == self.ref_descs() and self._schema_in_ref()
+            self._conforms[i] = c
+        return c
+
+    def _schema_in_ref(self) -> bool:
+        """Whether the reference file has every file column of the dataset
+        schema (not so for a schema= naming others: then each file is read
+        for the columns it has)."""
+        keys = set(self.parts.names) if self.parts is not None else set()
+        tops = {d["path"][0] for d in self.ref_descs()}
+        return all(f.name in tops for f in self.schema if f.name not in keys)
+
+    # -- projections ---------------------------------------------------------------
+
+    def projection(self, columns: Sequence[str] | None):
+        """(file columns to read or None for all, keys to append, the output
+        schema) of a projection."""
+        import pyarrow as pa
+
+        key = None if columns is None else tuple(columns)
+        hit = self._projections.get(key)
+        if hit is not None:
+            return hit
+        keys_all = set(self.parts.names) if self.parts is not None else set()
+        if columns is None:
+            file_cols = [f.name for f in self.schema if f.name not in keys_all]
+            keys = [f.name for f in self.schema if f.name in keys_all]
+            out = self.schema
+        else:
+            file_cols = [c for c in columns if c not in keys_all]
+            keys = [c for c in columns if c in keys_all]
+            fields = []
+            dotted = [c for c in file_cols if self.schema.get_field_index(c) < 0]
+            typed = {}
+            if dotted:
+                with self.open_ref() as f:
+                    t = f.read(columns=dotted, row_groups=[]).schema
+                typed = dict(zip(dotted, t))
+            for c in columns:
+                if c in typed:
+                    fields.append(typed[c])
+                else:
+                    k = self.schema.get_field_index(c)
+                    if k < 0:
+                        raise KeyError(f"no column {c!r} in the dataset (columns: "
+                                       f"{', '.join(self.schema.names[:12])})")
+                    fields.append(self.schema.field(k))
+            out = pa.schema(fields, metadata=self.schema.metadata)
+        file_schema = pa.schema([f for f in out if f.name not in keys], metadata=out.metadata)
+        hit = (file_cols, keys, out, file_schema)
+        self._projections[key] = hit
+        return hit
+
+    # -- reads -----------------------------------------------------------------------
+
+    def _finish(self, t, files: Sequence[int], rows: Sequence[int], columns, path: str):
+        """A read's table in the projection's schema, with its key columns."""
+        import pyarrow as pa
+
+        file_cols, keys, out, file_schema = self.projection(columns)
+        if t.schema != file_schema:
+            t = _as_schema(t, file_schema, path)
+        if keys:
+            t = self.parts.with_columns(t, keys, files, rows)
+        if t.column_names != out.names and len(set(out.names)) == len(out.names):
+            t = t.select(out.names)  # (key columns among the files', as the projection or schema= orders them)
+        if t.schema != out:
+            if not t.num_columns:
+                return pa.table({"_": pa.nulls(t.num_rows)}).drop_columns(["_"])
+            if any(not a.type.equals(f.type) for a, f in zip(t.columns, out)):
+                # A schema= of other types (a key as a plain int32, an int64 as int32...): cast, as pyarrow does.
+                try:
+                    t = t.cast(out)
+                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
+                    raise FormatError(f"invalid argument: {path}: the columns do not cast to the dataset "
+                                      f"schema: {e}") from None
+            t = pa.Table.from_arrays(t.columns, schema=out)
+        return t
+
+    def read_row_groups(self, i: int, row_groups: Sequence[int], columns, threads: int | None,
+                        memory_limit: int | None):
+        """Row groups of file i, whole (the column reader)."""
+        file_cols, _, _, _ = self.projection(columns)
+        if file_cols is not None and not self.conforms(i):
+            tops = {d["path"][0] for d in self.descs(i)}
+            file_cols = [c for c in file_cols if _has_column(tops, c)]
+        span = self._span(i, row_groups, file_cols) if self.kind == S3 else None
+        f = self._prefetched(i, span) if span is not None else self.open_file(i)
+        with f:
+            t = f.read(columns=file_cols, row_groups=list(row_groups), threads=threads, memory_limit=memory_limit)
+        return self._finish(t, [i], [t.num_rows], columns, self.names[i])
+
+    def _span(self, i: int, row_groups, file_cols):
+        """(start, end) of the bytes the projected column chunks of these row
+        groups occupy in file i, when they lie close together (one GET then
+        reads them all, not one per chunk); else None."""
+        meta, descs = self.meta(i), self.descs(i)
+        tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
+        lo, hi, total = None, 0, 0
+        for g in row_groups:
+            for j, d in enumerate(descs):
+                if tops is not None and d["path"][0] not in tops:
+                    continue
+                c = meta.column_chunk(g, j)
+                start = c["dictionary_page_offset"] or c["data_page_offset"]
+                if start is None or start < 0 or c["total_compressed_size"] <= 0:
+                    return None
+                end = start + c["total_compressed_size"]
+                lo = start if lo is None else min(lo, start)
+                hi = max(hi, end)
+                total += c["total_compressed_size"]
+        if lo is None or hi - lo > 2 * total + (1 << 20):
+            return None
+        return lo, hi
+
+    def _prefetched(self, i: int, span) -> ParquetFile:
+        """File i on the object store, the bytes of `span` fetched in one GET
+        and read from memory (anything else by its own GET)."""
+        import obstore
+
+        from ._remote_file import ObjectStoreFS
+
+        f = self.open_file(i)  # (the store made, the footer known)
+        lo, hi = span
+        data = bytes(obstore.get_range(self._store, self.keys[i], start=int(lo), length=int(hi - lo)))
+        fs = _SpanFS(ObjectStoreFS(self._store, {self.keys[i]: self.sizes[i]} if self.sizes[i] >= 0 else None),
+                     lo, data)
+        f.close()
+        return ParquetFile._with_metadata(self.keys[i], fs, self.meta(i))
+
+    def scan(self, files: Sequence[int], row_groups: dict, columns, filters, threads: int | None,
+             memory_limit: int | None, stats: bool = False):
+        """The rows `filters` keeps in row groups (``{file: [row group]}``)
+        of `files`: conforming files in one engine call; one that does not
+        conform read alone, the filter applied by pyarrow.compute over the
+        columns it has (a column it lacks is null, as pyarrow.dataset
+        gives it)."""
+        file_cols, _, _, _ = self.projection(columns)
+        if len(files) == 1 and not self.conforms(files[0]):
+            t = self._scan_unlike(files[0], row_groups[files[0]], columns, filters, threads, memory_limit)
+            return (t, {}) if stats else t
+        names = [self.names[i] for i in files]
+        rows: list = []
+        kw = {}
+        if self.kind != LOCAL:
+            kw = dict(storage_options=self.storage_options) if self.kind == S3 else dict(filesystem=self.filesystem)
+            kw["_listed"] = [(self.names[i], self.keys[i], self.sizes[i], self.versions[i]) for i in files]
+        chosen = None  # (every row group of every file: the engine's own way, no list to check)
+        if any(row_groups[i] is not None for i in files):
+            chosen = {self.names[i]: list(self._groups(i, row_groups[i])) for i in files}
+        t = scan_table(names, file_cols, filters, threads=threads, memory_limit=memory_limit, partitioning=None,
+                       row_groups=chosen, _file_rows=rows, stats=stats, **kw)
+        if stats:
+            t, st = t
+            return self._finish(t, files, rows, columns, names[0]), dict(st or {})
+        return self._finish(t, files, rows, columns, names[0])
+
+    def _groups(self, i: int, row_groups):
+        """Row groups of file i: those given, or (None) all."""
+        return range(self.meta(i).num_row_groups) if row_groups is None else row_groups
+
+    def _scan_unlike(self, i: int, row_groups, columns, filters, threads, memory_limit):
+        import pyarrow as pa
+
+        from .scan import _filter_columns
+
+        file_cols, _, out, file_schema = self.projection(columns)
+        wanted = list(file_cols) if file_cols is not None else list(file_schema.names)
+        extra = [c for c in _filter_columns(filters) if c not in wanted and c not in file_schema.names]
+        tops = {d["path"][0] for d in self.descs(i)}
+        read_cols = [c for c in wanted + extra if _has_column(tops, c)]
+        with self.open_file(i) as f:
+            t = f.read(columns=read_cols, row_groups=list(self._groups(i, row_groups)), threads=threads,
+                       memory_limit=memory_limit)
+        lake_fields = list(file_schema) + [self.schema.field(c) for c in extra
+                                            if self.schema.get_field_index(c) >= 0]
+        full = _as_schema(t, pa.schema(lake_fields), self.names[i])
+        full = full.filter(_filter_expression(filters, full.schema))
+        full = full.select(list(file_schema.names))
+        return self._finish(full, [i], [full.num_rows], columns, self.names[i])
+
+
+class _SpanFS:
+    """A filesystem of one object whose bytes [start, start + len(data)) are
+    held: reads inside them are served from memory, others by `fs`."""
+
+    def __init__(self, fs, start: int, data: bytes):
+        self._fs, self._start, self._data = fs, start, data
+
+    def open_input_file(self, key: str):
+        return _SpanFile(self._fs.open_input_file(key), self._start, self._data)
+
+
+class _SpanFile:
+    def __init__(self, f, start: int, data: bytes):
+        self._f, self._start, self._data = f, start, memoryview(data)
+
+    def size(self) -> int:
+        return self._f.size()
+
+    def read_at(self, n: int, offset: int) -> bytes:
+        at = offset - self._start
+        if 0 <= at and at + n <= len(self._data):
+            return bytes(self._data[at:at + n])
+        return self._f.read_at(n, offset)
+
+    def close(self) -> None:
+        self._f.close()

@@ -1,0 +1,131 @@
+"""What a row group's footer statistics say about a filter: every row
+matches ("all"), none does ("none"), or the rows must be read ("some").
+
+``Dataset.count_rows(filter=)`` counts "all" row groups from the footer and
+reads only the "some" ones; ``get_fragments(filter=)`` leaves "none" row
+groups out. Verdicts are conservative: anything the statistics do not
+settle exactly (floats, whose NaNs the bounds leave out; legacy bounds;
+bounds of another Python type than the filter's values) is "some". The
+semantics are those of :class:`pqfast.filters.Atom` (pyarrow's): a
+comparison is NULL on a null row (the row is dropped), ``in`` is never
+NULL, ``negate`` flips a non-null result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .parquet import _decode_stat
+
+ALL, NONE, SOME = "all", "none", "some"
+_FLIP = {ALL: NONE, NONE: ALL, SOME: SOME}
+_ORDERED = {"INT32", "INT64", "BYTE_ARRAY", "FIXED_LEN_BYTE_ARRAY", "BOOLEAN"}
+
+
+def _same_kind(v: Any, bound: Any) -> bool:
+    if isinstance(v, bool) or isinstance(bound, bool):
+        return isinstance(v, bool) and isinstance(bound, bool)
+    return type(v) is type(bound) or (isinstance(v, int) and isinstance(bound, int))
+
+
+def _compare(op: str, v: Any, lo: Any, hi: Any) -> str:
+    """The verdict of ``x <op> v`` over non-null x within [lo, hi]."""
+    if op == "eq":
+        return NONE if v < lo or v > hi else (ALL if lo == hi == v else SOME)
+    if op == "ne":
+        return NONE if lo == hi == v else (ALL if v < lo or v > hi else SOME)
+    if op == "lt":
+        return ALL if hi < v else (NONE if lo >= v else SOME)
+    if op == "le":
+        return ALL if hi <= v else (NONE if lo > v else SOME)
+    if op == "gt":
+        return ALL if lo > v else (NONE if hi <= v else SOME)
+    if op == "ge":
+        return ALL if lo >= v else (NONE if hi < v else SOME)
+    return SOME
+
+
+def _with_nulls(non_null: str, nulls_match: bool, null_count, rows: int) -> str:
+    """A verdict over the non-null rows and what null rows do, as one."""
+    if null_count is None:
+        return non_null if non_null == (ALL if nulls_match else NONE) else SOME
+    if null_count >= rows:
+        return ALL if nulls_match else NONE
+    if null_count == 0:
+        return non_null
+    return non_null if non_null == (ALL if nulls_match else NONE) else SOME
+
+
+def atom_verdict(atom, chunk: dict, desc: dict, rows: int) -> str:
+    """One atom over one column chunk (``meta.column_chunk``) of `rows` rows."""
+    st = chunk.get("statistics") if chunk.get("has_meta_data", True) else None
+    if st is None:
+        return SOME
+    nulls = st.get("null_count")
+    if atom.op == "is_null":
+        v = _with_nulls(NONE, True, nulls, rows)
+        return _FLIP[v] if atom.negate else v
+    ordered = (desc["physical_type"] in _ORDERED and st.get("min") is not None and st.get("max") is not None
+               and not (st.get("min_is_legacy") or st.get("max_is_legacy")))
+    lo = _decode_stat(st["min"], desc) if ordered else None
+    hi = _decode_stat(st["max"], desc) if ordered else None
+    ordered = ordered and lo is not None and hi is not None
+    try:
+        if atom.op == "in":
+            vals = [x for x in atom.values if x is not None]
+            nulls_match = (None in atom.values) != atom.negate
+            if not ordered or not all(_same_kind(x, lo) for x in vals):
+                non_null = SOME
+            elif all(x < lo or x > hi for x in vals):
+                non_null = NONE
+            elif lo == hi and lo in vals:
+                non_null = ALL
+            else:
+                non_null = SOME
+            if atom.negate:
+                non_null = _FLIP[non_null]
+            return _with_nulls(non_null, nulls_match, nulls, rows)
+        v = atom.values[0] if atom.values else None
+        if v is None:
+            return NONE  # a NULL literal: NULL on every row
+        non_null = _compare(atom.op, v, lo, hi) if ordered and _same_kind(v, lo) else SOME
+        if atom.negate:
+            non_null = _FLIP[non_null]
+        return _with_nulls(non_null, False, nulls, rows)
+    except TypeError:  # bounds that do not compare with the value (naive vs aware times...)
+        return SOME
+
+
+def row_group_verdict(dnf, meta, rg: int, leaf_of: dict) -> str:
+    """A DNF (list of conjunctions of atoms) over row group `rg` of a file
+    (`meta`); ``leaf_of``: {top-level flat column: leaf index} of the file
+    (an atom on another column is "some")."""
+    rows = meta.row_group(rg)["num_rows"]
+    if rows == 0:
+        return NONE
+    descs = meta.columns()
+    out = NONE
+    for conj in dnf:
+        verdict = ALL
+        for a in conj:
+            j = leaf_of.get(a.column)
+            v = SOME if j is None else atom_verdict(a, meta.column_chunk(rg, j), descs[j], rows)
+            if v == NONE:
+                verdict = NONE
+                break
+            if v == SOME:
+                verdict = SOME
+        if verdict == ALL:
+            return ALL
+        if verdict == SOME:
+            out = SOME
+    return out
+
+
+def flat_leaves(meta) -> dict:
+    """{top-level column: leaf index} of the file's flat (non-nested) columns."""
+    out = {}
+    for j, d in enumerate(meta.columns()):
+        if len(d["path"]) == 1 and d["max_repetition_level"] == 0:
+            out[d["path"][0]] = j
+    return out

@@ -1,0 +1,319 @@
+"""`pqfast bench engines`: the engines users already run, reading through
+pqfast (issue 31) against each engine's own Parquet reader on the same
+files, in one run.
+
+- 1-id lookup on the lookup benchmark's Bloom lake (N files x R rows,
+  pyarrow, Bloom filters on id and key, page index): DuckDB over a
+  pqfast.Dataset vs DuckDB's read_parquet; pqfast.polars.scan_parquet vs
+  pl.scan_parquet; DataFusion register_dataset(pqfast.Dataset) vs its
+  register_parquet.
+- a full-table aggregate (GROUP BY category: count, sum(amount),
+  max(quantity)) through each of the three, same pairs.
+- Dask on a 2-worker LocalCluster over a 1,000-file lake (pyarrow, Bloom
+  filters): 1 id, pqfast.dask.read_parquet(filters=) vs
+  dd.read_parquet(filters=), each .compute().
+
+Every pair's results are checked equal before timing. Timings: warm
+medians of --repeat calls, the two contenders alternating call by call, in
+a worker process whose engines are set to --threads threads (DuckDB SET
+threads, POLARS_MAX_THREADS, DataFusion target_partitions, pqfast threads=;
+Dask: 2 workers x 1 thread). The DuckDB and DataFusion datasets/tables are
+made once (as a user registers a table once); the polars lazy frames are
+made per call from the glob on both sides (pl.scan_parquet lists and reads
+footers per call; so does pqfast.polars.scan_parquet).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .._progress import Progress
+from .._table import format_table
+from . import lookup
+
+NAME = "engines"
+HELP = ("DuckDB, polars, DataFusion and Dask reading through pqfast vs their own Parquet readers: 1-id lookup "
+        "and a full-table aggregate on the Bloom lake, Dask on a 1,000-file lake.")
+
+# Goals of issue 31: (engine, query) -> least speed-up of pqfast's route.
+GOALS = {("DuckDB", "1 id"): 4.0, ("polars", "1 id"): 30.0, ("DataFusion", "1 id"): 8.0,
+         ("DuckDB", "aggregate"): 1.0, ("polars", "aggregate"): 1.0, ("DataFusion", "aggregate"): 1.0,
+         ("Dask", "1 id"): 10.0}
+AGG_SQL = "SELECT category, count(*) AS n, sum(amount) AS s, max(quantity) AS q FROM {t} GROUP BY category"
+
+
+def add_arguments(p) -> None:
+    p.add_argument("--files", type=int, default=None, help="files in the Bloom lake (default 100; --quick: 10)")
+    p.add_argument("--rows", type=int, default=None, help="rows per file (default 500,000; --quick: 100,000)")
+    p.add_argument("--row-groups", type=int, default=5, help="row groups per file (default 5)")
+    p.add_argument("--dask-files", type=int, default=1000, help="files in the Dask lake (default 1,000)")
+    p.add_argument("--repeat", type=int, default=None, help="timed calls per contender (default 7; --quick: 3)")
+    p.add_argument("--threads", type=int, default=2, help="threads per engine (default 2)")
+    p.add_argument("--dir", default=None, help="where the lakes are kept (default ~/.cache/pqfast/bench_lookup; "
+                   "env PQFAST_BENCH_LOOKUP)")
+    p.add_argument("--engines", default="duckdb,polars,datafusion,dask",
+                   help="which engines (default duckdb,polars,datafusion,dask)")
+    p.add_argument("--quick", action="store_true", help="10 files x 100,000 rows, 3 repeats, 200 Dask files")
+    p.add_argument("--json", action="store_true", help="one JSON object per row of the table")
+    p.add_argument("--worker", action="store_true", help=__import__("argparse").SUPPRESS)
+
+
+def _sizes(args) -> tuple[int, int, int, int]:
+    files = args.files or (10 if args.quick else 100)
+    rows = args.rows or (100_000 if args.quick else 500_000)
+    repeat = args.repeat or (3 if args.quick else 7)
+    dask_files = 200 if args.quick and args.dask_files == 1000 else args.dask_files
+    return files, rows, repeat, dask_files
+
+
+def _dask_lake(base: Path, n: int) -> Path:
+    from .. import _testlake
+
+    d = base / f"dask_v1_{n}"
+    stamp = base / f"dask_v1_{n}.LAKE"
+    if not stamp.exists():
+        _testlake.write_local(str(d), n)
+        stamp.write_text(str(n))
+    return d
+
+
+# -- the contenders -------------------------------------------------------------------------------------------
+
+
+def _one_id(root: Path) -> int:
+    files, rows = _lake_shape(root)
+    g = (files // 2) * rows + rows // 3  # the lookup benchmark's "1 id"
+    return int(lookup.ids_of([g])[0])
+
+
+def _lake_shape(root: Path) -> tuple[int, int]:
+    name = root.name  # v1_<files>x<rows>_g<groups>
+    files, rows = name.split("_")[1].split("x")
+    return int(files), int(rows)
+
+
+def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
+    """{query: (pqfast route, own reader)}: zero-argument calls returning an arrow table."""
+    import pyarrow as pa
+
+    import pqfast
+
+    d = root / "bloom"
+    glob = str(d / "*.parquet")
+    key = _one_id(root)
+    if engine == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute(f"SET threads TO {threads}")
+        ds = pqfast.dataset(str(d))
+        con.register("pq", ds)
+        state["ds"] = ds
+        own = f"read_parquet('{glob}')"
+        return {
+            "1 id": (lambda: con.sql(f"SELECT * FROM pq WHERE id = {key}").to_arrow_table(),
+                     lambda: con.sql(f"SELECT * FROM {own} WHERE id = {key}").to_arrow_table()),
+            "aggregate": (lambda: con.sql(AGG_SQL.format(t="pq")).to_arrow_table(),
+                          lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table()),
+        }
+    if engine == "polars":
+        import polars as pl
+
+        import pqfast.polars as pqpl
+
+        def agg(lf):
+            return lf.group_by("category").agg(pl.len().alias("n"), pl.col("amount").sum().alias("s"),
+                                               pl.col("quantity").max().alias("q"))
+
+        return {
+            "1 id": (lambda: pqpl.scan_parquet(glob, threads=threads).filter(pl.col("id") == key).collect().to_arrow(),
+                     lambda: pl.scan_parquet(glob).filter(pl.col("id") == key).collect().to_arrow()),
+            "aggregate": (lambda: agg(pqpl.scan_parquet(glob, threads=threads)).collect().to_arrow(),
+                          lambda: agg(pl.scan_parquet(glob)).collect().to_arrow()),
+        }
+    if engine == "datafusion":
+        import datafusion
+
+        ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(threads))
+        ds = pqfast.dataset(str(d))
+        ctx.register_dataset("pq", ds)
+        ctx.register_parquet("own", str(d))
+        state["ds"] = ds
+        return {
+            "1 id": (lambda: ctx.sql(f"SELECT * FROM pq WHERE id = {key}").to_arrow_table(),
+                     lambda: ctx.sql(f"SELECT * FROM own WHERE id = {key}").to_arrow_table()),
+            "aggregate": (lambda: ctx.sql(AGG_SQL.format(t="pq")).to_arrow_table(),
+                          lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table()),
+        }
+    if engine == "dask":
+        import dask.dataframe as dd
+        from distributed import Client, LocalCluster
+
+        import pqfast.dask as pqdask
+
+        from .. import _testlake
+
+        lake = state["dask_lake"]
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                               dashboard_address=None, silence_logs=40)
+        client = Client(cluster)
+        state["dask"] = (client, cluster)
+        n = len(list(lake.glob("*.parquet")))
+        dkey = int(_testlake.file_ids(n // 2, 8000)[1234])
+        filters = [("id", "==", dkey)]
+        return {
+            "1 id": (lambda: pa.Table.from_pandas(pqdask.read_parquet(str(lake), filters=filters).compute(),
+                                                  preserve_index=False),
+                     lambda: pa.Table.from_pandas(dd.read_parquet(str(lake), filters=filters).compute(),
+                                                  preserve_index=False)),
+        }
+    raise ValueError(engine)
+
+
+LABELS = {"duckdb": "DuckDB", "polars": "polars", "datafusion": "DataFusion", "dask": "Dask"}
+ROUTES = {"duckdb": ("duckdb.sql over pqfast.dataset", "read_parquet"),
+          "polars": ("pqfast.polars.scan_parquet", "pl.scan_parquet"),
+          "datafusion": ("register_dataset(pqfast.dataset)", "register_parquet"),
+          "dask": ("pqfast.dask.read_parquet", "dd.read_parquet(filters=)")}
+
+
+def _same(a, b) -> tuple[bool, str]:
+    """Equal values (rows in any order; aggregates' float sums to 1e-9 relative)."""
+    import pyarrow as pa
+
+    def rows(t):
+        cols = []
+        for c in t.columns:
+            if pa.types.is_dictionary(c.type):
+                c = c.cast(c.type.value_type)
+            if pa.types.is_string_view(c.type) or pa.types.is_large_string(c.type):
+                c = c.cast(pa.string())
+            cols.append(c)
+        t = pa.table(cols, names=t.column_names)
+        return sorted(tuple(r.values()) for r in t.to_pylist())
+
+    if a.num_rows != b.num_rows:
+        return False, f"{a.num_rows} rows vs {b.num_rows}"
+    ra, rb = rows(a), rows(b)
+    for x, y in zip(ra, rb):
+        for u, v in zip(x, y):
+            if isinstance(u, float) and isinstance(v, float):
+                if abs(u - v) > 1e-9 * max(1.0, abs(u), abs(v)):
+                    return False, f"{u} vs {v}"
+            elif u != v and not (hasattr(u, "isoformat") and str(u) == str(v)):
+                return False, f"{x} vs {y}"
+    return True, ""
+
+
+def worker(args) -> int:
+    files, rows, repeat, dask_files = _sizes(args)
+    base = lookup.base_dir(args.dir)
+    root = lookup.lake_root(base, files, rows, args.row_groups)
+    progress = Progress(enabled=not args.json)
+    out = []
+    for engine in [e.strip() for e in args.engines.split(",") if e.strip()]:
+        state: dict = {"dask_lake": _dask_lake(base, dask_files)} if engine == "dask" else {}
+        try:
+            pairs = _pairs(engine, root, args.threads, state)
+        except ImportError as e:
+            out.append({"bench": "engines", "engine": LABELS[engine], "query": "-", "error": f"not installed: {e}"})
+            continue
+        try:
+            for q, (ours, own) in pairs.items():
+                progress.message(f"{LABELS[engine]}: {q}: warm-up and result check")
+                a, b = ours(), own()
+                same, detail = _same(a, b)
+                stats = {}
+                if "ds" in state and q == "1 id":
+                    state["ds"].reset_scan_stats()
+                    ours()
+                    stats = state["ds"].scan_stats
+                times = {"ours": [], "own": []}
+                for r in range(repeat):
+                    progress.message(f"{LABELS[engine]}: {q}: round {r + 1}/{repeat}, alternating")
+                    order = [("ours", ours), ("own", own)] if r % 2 == 0 else [("own", own), ("ours", ours)]
+                    for name, fn in order:
+                        t0 = time.perf_counter()
+                        fn()
+                        times[name].append(time.perf_counter() - t0)
+                ms_ours = statistics.median(times["ours"]) * 1e3
+                ms_own = statistics.median(times["own"]) * 1e3
+                goal = GOALS.get((LABELS[engine], q))
+                out.append({"bench": "engines", "engine": LABELS[engine], "query": q, "threads": args.threads,
+                            "repeat": repeat, "files": dask_files if engine == "dask" else files,
+                            "rows_per_file": 8000 if engine == "dask" else rows,
+                            "route": ROUTES[engine][0], "own": ROUTES[engine][1], "rows": a.num_rows,
+                            "pqfast_ms": ms_ours, "own_ms": ms_own, "speedup": ms_own / ms_ours, "goal": goal,
+                            "met": None if goal is None else ms_own / ms_ours >= goal,
+                            "same": same, "detail": detail,
+                            "pages_read": stats.get("pages_read"), "bytes_read": stats.get("bytes_read")})
+        finally:
+            if "dask" in state:
+                client, cluster = state["dask"]
+                client.close()
+                cluster.close()
+    progress.close()
+    for row in out:
+        print(json.dumps(row))
+    return 0
+
+
+def run(args) -> int:
+    if args.worker:
+        return worker(args)
+    files, rows, _, dask_files = _sizes(args)
+    progress = Progress(enabled=not args.json)
+    base = lookup.base_dir(args.dir)
+    lookup.ensure_lakes(base, files, rows, args.row_groups, progress, variants=("bloom",))
+    if "dask" in args.engines:
+        progress.message(f"building the {dask_files}-file Dask lake")
+        _dask_lake(base, dask_files)
+    progress.close()
+    cmd = [sys.executable, "-m", "pqfast", "bench", "engines", "--worker", "--files", str(files), "--rows", str(rows),
+           "--row-groups", str(args.row_groups), "--dask-files", str(dask_files), "--repeat", str(_sizes(args)[2]),
+           "--threads", str(args.threads), "--dir", str(base), "--engines", args.engines] \
+        + (["--json"] if args.json else [])
+    env = dict(os.environ, POLARS_MAX_THREADS=str(args.threads))
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
+    if proc.returncode != 0:
+        raise RuntimeError(f"the worker failed ({proc.returncode})")
+    rows_out = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    if args.json:
+        for r in rows_out:
+            print(json.dumps(r))
+    else:
+        _print_table(rows_out)
+    for r in rows_out:
+        if r.get("same") is False:
+            print(f"!!! RESULTS DIFFER: {r['engine']} {r['query']}: {r['detail']}", file=sys.stderr)
+    return 0
+
+
+def _print_table(rows: list[dict]) -> None:
+    ok = [r for r in rows if "pqfast_ms" in r]
+    if not ok:
+        print("no rows")
+        return
+    r0 = ok[0]
+    print(f"Engines reading through pqfast vs their own Parquet readers, {r0['threads']} threads, ms = medians of "
+          f"{r0['repeat']} warm calls alternating; x = own ms / pqfast route ms")
+    headers = ["engine", "query", "lake", "pqfast route", "ms", "own reader", "ms", "x", "goal", "met", "rows",
+               "pages / bytes read", "results equal"]
+    table = []
+    for r in rows:
+        if "pqfast_ms" not in r:
+            table.append([r["engine"], r["query"], "", "", "", "", "", "", "", "", "", "", r.get("error", "")])
+            continue
+        lake = f"{r['files']} x {r['rows_per_file']:,}"
+        pages = "" if r.get("pages_read") is None else f"{r['pages_read']:,} / {r['bytes_read']:,}"
+        table.append([r["engine"], r["query"], lake, r["route"], f"{r['pqfast_ms']:.1f}", r["own"],
+                      f"{r['own_ms']:.1f}", f"{r['speedup']:.1f}x", "" if r["goal"] is None else f">= {r['goal']:g}x",
+                      "" if r["met"] is None else ("yes" if r["met"] else "NO"), r["rows"], pages,
+                      "yes" if r["same"] else "NO: " + r["detail"]])
+    print(format_table(headers, table))

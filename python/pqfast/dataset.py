@@ -1,0 +1,634 @@
+"""``pqfast.dataset()``: a lake (files, a directory, a glob, ``s3://`` URLs or
+a prefix, paths on a ``filesystem``) scanned as a stream of record batches in
+bounded memory, as a ``pyarrow.dataset.Dataset`` that engines push
+projections and filters into.
+
+    ds = pqfast.dataset("lake/")                      # hive keys are columns
+    for batch in ds.to_batches(columns=["id", "v"], filter=pc.field("id") > 5,
+                                batch_size=65536, memory_limit=512 << 20):
+        ...
+    reader = ds.scanner(columns=["id"]).to_reader()   # a pyarrow.RecordBatchReader
+    ds.head(10); ds.count_rows(); ds.get_fragments()  # fragments pickle (Dask, Ray)
+
+How a scan runs (see docs/streaming.md):
+- without a filter, row group by row group of each file, by the column
+  reader; with one, the files and row groups that fit the memory budget in
+  one call of the native scan engine (statistics, Bloom filters,
+  dictionaries, page index), the results cut into batches;
+- units are read ahead on a pool of threads, the bytes read and not yet
+  consumed within ``memory_limit`` (:mod:`pqfast._readahead`); a consumer
+  that stops cancels the rest;
+- batches come in file-then-row order, each at most ``batch_size`` rows.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Iterator, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.dataset as pads
+
+from . import _pqfast
+from ._fragments import bloom_kept_files
+from ._lake import FS, Lake
+from ._readahead import Readahead
+from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
+from .filters import Dnf, normalize
+from .scan import _add_stats, _filter_expression, _memory_limit, _per_file_filters
+
+FormatError = _pqfast.FormatError
+
+DEFAULT_BATCH_SIZE = 131072
+# Readahead when no memory_limit is given: more buys no speed.
+DEFAULT_READAHEAD_BYTES = 1 << 30
+_WORKING_FACTOR = 2
+# Bytes per value below which an estimate is not put (a dictionary-encoded
+# string column decodes to offsets and values, far more than its pages).
+_MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
+
+
+def dataset(source: Any, *, partitioning: str | None = "hive", filesystem: Any = None,
+            storage_options: dict | None = None, schema: pa.Schema | None = None) -> "Dataset":
+    """A :class:`Dataset` over ``source``: a Parquet file path, a list of
+    paths, a directory (every ``*.parquet`` under it, none under a name
+    starting with "." or "_"), a glob, ``s3://`` URLs, a pattern or a prefix
+    (``storage_options`` as ``read_table`` takes them), or paths on
+    ``filesystem`` (a pyarrow ``FileSystem`` or an fsspec filesystem).
+
+    Files are listed once, now; footers are read when a scan needs them.
+    The schema is the first file's (columns added to later files are left
+    out; a file lacking a column gives nulls; other types are cast), then,
+    with ``partitioning="hive"``, each ``key=value`` directory level as a
+    dictionary column; ``schema=`` replaces it."""
+    return Dataset._make(Lake.open(source, partitioning, filesystem, storage_options, schema))
+
+
+def _checked_batch_size(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise FormatError(f"invalid argument: batch_size must be a positive number of rows, not {n!r}")
+    return int(n)
+
+
+def _checked_threads(n):
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise FormatError(f"invalid argument: threads must be a count of threads (0: every core), not {n!r}")
+    return int(n)
+
+
+def _as_columns(columns) -> list | None:
+    if columns is None:
+        return None
+    if isinstance(columns, dict):
+        raise FormatError("invalid argument: columns takes a list of column names (expressions are not supported)")
+    if isinstance(columns, str):
+        raise FormatError("invalid argument: columns takes a list of column names, not a str")
+    return list(columns)
+
+
+class _Filter:
+    """A scan's filter: the DNF the engines take (``dnf``), or, for an
+    Expression that is not one of them (arithmetic, functions...), the
+    Expression, applied by pyarrow.compute to each unit read whole
+    (``post``)."""
+
+    def __init__(self, filter: Any):
+        self.given = filter
+        self.dnf = None
+        self.post = None
+        if filter is None:
+            return
+        if isinstance(filter, pc.Expression):
+            try:
+                self.dnf = Dnf(normalize(filter))
+            except FormatError:
+                # pyarrow.compute evaluates what the engine cannot; no column is pruned by it.
+                self.post = filter
+            return
+        self.dnf = Dnf(normalize(filter))
+
+
+def _estimates(meta, descs: list, groups, file_cols) -> list:
+    """Bytes each of row groups `groups` holds once its projected leaves are
+    decoded, from the footer: its uncompressed size in the share of the
+    projected leaves, at least a few bytes per value of each."""
+    tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
+    picked = [d for d in descs if tops is None or d["path"][0] in tops]
+    share = len(picked) / len(descs) if descs else 0.0
+    width = sum(_MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1)) for d in picked)
+    out = []
+    for g in groups:
+        rg = meta.row_group(g)
+        out.append(max(int(rg["total_byte_size"] * share), rg["num_rows"] * width))
+    return out
+
+
+def _conformed(b: pa.RecordBatch, out: pa.Schema) -> pa.RecordBatch:
+    """Batch `b` in schema `out` (the same columns; field nullability and
+    metadata as the dataset says), its rows kept when it has no column."""
+    if b.schema == out:
+        return b
+    if b.schema.equals(out, check_metadata=False):
+        return b.replace_schema_metadata(out.metadata)
+    return pa.RecordBatch.from_arrays(b.columns, schema=out)
+
+
+def _table_bytes(t) -> int:
+    return t.get_total_buffer_size() if t is not None else 0
+
+
+class ScanStats:
+    """What the filtered scans of a dataset and of its fragments read in this
+    process, summed (read_table(stats=True)'s numbers: pages_read,
+    bytes_read, ...): how the engines' pushdown is checked. Not pickled: a
+    fragment in another process counts there."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._totals: dict = {}
+
+    def add(self, st: dict) -> None:
+        with self._lock:
+            _add_stats(self._totals, st)
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return dict(self._totals)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._totals = {}
+
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, _):
+        self.__init__()
+
+
+class Scanner:
+    """One scan of a :class:`Dataset` (or a fragment): its projection,
+    filter, batch size, readahead, threads and memory limit. Each
+    ``to_reader()`` / ``to_batches()`` / ``to_table()`` reads anew."""
+
+    def __init__(self, lake: Lake, selection: list, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
+                 scan_stats: ScanStats | None = None):
+        self._lake = lake
+        self._scan_stats = scan_stats
+        self._selection = selection  # [(file, [row group] or None)]
+        self._columns = _as_columns(columns)
+        self._filter = _Filter(filter)
+        self._batch_size = _checked_batch_size(batch_size)
+        self._threads = _checked_threads(threads)
+        self._memory_limit = memory_limit
+        _memory_limit(memory_limit)  # checked now
+        if batch_readahead is not None and (isinstance(batch_readahead, bool) or not isinstance(batch_readahead, int)
+                                            or batch_readahead < 0):
+            raise FormatError(f"invalid argument: batch_readahead must be a count of units, not {batch_readahead!r}")
+        self._ahead = 4 if batch_readahead is None else max(1, batch_readahead)
+        self._out = lake.projection(self._columns)[2]
+        self.last_readahead = None  # the last stream's Readahead (peak bytes held: tests, stats)
+
+    # -- schemas ----------------------------------------------------------------
+
+    @property
+    def projected_schema(self) -> pa.Schema:
+        return self._out
+
+    @property
+    def dataset_schema(self) -> pa.Schema:
+        return self._lake.schema
+
+    # -- planning ---------------------------------------------------------------
+
+    def _budget(self) -> int:
+        return self._memory_limit if self._memory_limit else DEFAULT_READAHEAD_BYTES
+
+    def _read_columns(self):
+        """The columns each unit reads: the projection, or, with a filter
+        left to pyarrow.compute, every column (the filter may name any)."""
+        return None if self._filter.post is not None else self._columns
+
+    def _per_file_filters(self) -> list:
+        """Per selected file: False (not read), None (no filter) or a Dnf."""
+        lake, dnf = self._lake, self._filter.dnf
+        n = len(self._selection)
+        if dnf is None:
+            return [None] * n
+        if lake.parts is None:
+            return [dnf] * n
+        folded = _per_file_filters(lake.parts, dnf, len(lake.names))
+        return [folded[i] for i, _ in self._selection]
+
+    def _units(self) -> Iterator[tuple]:
+        """(unit, estimated bytes), in order: ("rg", file, [row group]) read
+        whole, or ("scan", [file], {file: [row group]}, filter) for one
+        engine call over files as alike as their filter, within the budget."""
+        lake = self._lake
+        file_cols = lake.projection(self._read_columns())[0]
+        budget = self._budget()
+        pending: list = []  # the engine call being gathered: [files, groups, filter, bytes]
+
+        def flush():
+            if pending:
+                files, groups, filt, nbytes = pending
+                pending.clear()
+                return ("scan", files, groups, filt), nbytes
+            return None
+
+        for (i, rgs), filt in zip(self._selection, self._per_file_filters()):
+            if filt is False:
+                continue
+            meta = lake.meta(i)
+            groups = list(range(meta.num_row_groups)) if rgs is None else list(rgs)
+            ests = lake.estimates(i, file_cols, _estimates)
+            ests = ests if rgs is None else [ests[g] for g in groups]
+            if filt is None:
+                done = flush()
+                if done:
+                    yield done
+                for g, e in zip(groups, ests):
+                    yield ("rg", i, [g]), e
+                continue
+            if not groups:
+                continue
+            size = sum(ests)
+            alone = not lake.conforms(i)
+            if pending and (alone or (pending[2] is not filt and pending[2] != filt) or pending[3] + size > budget):
+                yield flush()
+            if alone:
+                yield ("scan", [i], {i: groups if rgs is not None else None}, filt), size
+                continue
+            if size > budget:
+                # A file larger than the budget: its row groups in engine calls within it.
+                part, part_size = [], 0
+                for g, e in zip(groups, ests):
+                    if part and part_size + e > budget:
+                        yield ("scan", [i], {i: part}, filt), part_size
+                        part, part_size = [], 0
+                    part.append(g)
+                    part_size += e
+                pending.extend([[i], {i: part}, filt, part_size])
+                continue
+            if not pending:
+                pending.extend([[], {}, filt, 0])
+            pending[0].append(i)
+            pending[1][i] = groups if rgs is not None else None  # None: every row group
+            pending[3] += size
+        done = flush()
+        if done:
+            yield done
+
+    def _run(self, unit):
+        lake, cols = self._lake, self._read_columns()
+        if unit[0] == "rg":
+            t = lake.read_row_groups(unit[1], unit[2], cols, self._threads, self._memory_limit)
+        else:
+            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit,
+                          stats=self._scan_stats is not None)
+            if self._scan_stats is not None:
+                t, st = t
+                self._scan_stats.add(st)
+        if self._filter.post is not None:
+            t = t.filter(self._filter.post)
+            if self._columns is not None:
+                t = t.select(self._columns)
+        return t
+
+    # -- streams -----------------------------------------------------------------
+
+    def _stream(self, ahead: int | None = None) -> Iterator[pa.RecordBatch]:
+        if (ahead or self._ahead) > 1 and self._lake.kind != "local":
+            # Every footer in one round of requests, not one round per file as planning reaches it.
+            self._lake.metas([i for i, _ in self._selection])
+        units = self._units()
+        # A unit running holds its output and the pages inflated for it: counted
+        # twice its estimate until it is done and measured.
+        working = ((u, e * _WORKING_FACTOR) for u, e in units)
+        ra = Readahead(working, self._run, self._budget(), ahead or self._ahead, _table_bytes)
+        self.last_readahead = ra
+        out = self._out
+        try:
+            for t in ra:
+                for b in t.to_batches(max_chunksize=self._batch_size):
+                    if b.num_rows:
+                        yield _conformed(b, out)
+        finally:
+            ra.close()
+
+    def to_batches(self) -> Iterator[pa.RecordBatch]:
+        """The batches, in file-then-row order, each at most ``batch_size`` rows."""
+        return self._stream()
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        return pa.RecordBatchReader.from_batches(self._out, self._stream())
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.to_reader().__arrow_c_stream__(requested_schema)
+
+    def to_table(self) -> pa.Table:
+        return pa.Table.from_batches(list(self._stream()), schema=self._out)
+
+    def head(self, num_rows: int) -> pa.Table:
+        """The first ``num_rows`` rows, reading no unit past the one that
+        completes them (no readahead)."""
+        if num_rows < 0:
+            raise FormatError(f"invalid argument: head takes a count of rows, not {num_rows!r}")
+        got, n = [], 0
+        if num_rows:
+            stream = self._stream(ahead=1)
+            try:
+                for b in stream:
+                    got.append(b.slice(0, num_rows - n))
+                    n += got[-1].num_rows
+                    if n >= num_rows:
+                        break
+            finally:
+                stream.close()
+        return pa.Table.from_batches(got, schema=self._out)
+
+    def _verdicts(self, i: int, rgs, filt) -> list:
+        """[(row group, verdict)] of file i's selected row groups under its
+        filter (None: every row: "all"), from the footer's statistics."""
+        meta = self._lake.meta(i)
+        groups = range(meta.num_row_groups) if rgs is None else rgs
+        if filt is None:
+            return [(g, ALL) for g in groups]
+        leaves = flat_leaves(meta)
+        return [(g, row_group_verdict(filt, meta, g, leaves)) for g in groups]
+
+    def count_rows(self) -> int:
+        """The rows the scan gives: from the footers alone without a filter,
+        and where partition keys or row group statistics settle it (every
+        row of a row group matches, or none); the other row groups are
+        scanned for no column."""
+        lake = self._lake
+        per_file = self._per_file_filters()
+        total = 0
+        todo = []
+        lake.metas([i for (i, _), f in zip(self._selection, per_file) if f is not False])
+        for (i, rgs), filt in zip(self._selection, per_file):
+            if filt is False:
+                continue
+            if self._filter.post is not None:
+                todo.append((i, rgs))
+                continue
+            meta = lake.meta(i)
+            some = []
+            for g, v in self._verdicts(i, rgs, filt):
+                if v == ALL:
+                    total += meta.row_group(g)["num_rows"]
+                elif v == SOME:
+                    some.append(g)
+            if some:
+                todo.append((i, some))
+        if todo:
+            sub = Scanner(lake, todo, [] if self._filter.post is None else None, self._filter.given,
+                          self._batch_size, self._ahead, self._threads, self._memory_limit, self._scan_stats)
+            total += sum(b.num_rows for b in sub._stream())
+        return total
+
+    def fragments(self) -> list:
+        """The fragments of this scan's files: those its filter's partition
+        keys leave, with the row groups the statistics do not rule out."""
+        out = []
+        per_file = self._per_file_filters()
+        for (i, rgs), filt in zip(self._selection, per_file):
+            if filt is False:
+                continue
+            if filt is not None and self._filter.post is None:
+                kept = [g for g, v in self._verdicts(i, rgs, filt) if v != NONE]
+                if not kept:
+                    continue
+                if rgs is not None or len(kept) < self._lake.meta(i).num_row_groups:
+                    rgs = kept
+            out.append(Fragment(self._lake.subset([i]), rgs, self._scan_stats))
+        return out
+
+
+class Dataset(pads.Dataset):
+    """A Parquet lake read by pqfast, as a ``pyarrow.dataset.Dataset``
+    (made by :func:`pqfast.dataset`)."""
+
+    def __init__(self, *args, **kwargs):  # noqa: D107 - made by pqfast.dataset()
+        # (The Cython base's own __init__ is not called: it wraps a C++
+        # dataset, and this one has none.)
+        raise TypeError("use pqfast.dataset(source, ...) to make a pqfast.Dataset")
+
+    @classmethod
+    def _make(cls, lake: Lake, selection: list | None = None, filter=None) -> "Dataset":
+        self = cls.__new__(cls)
+        self._lake = lake
+        self._selection = selection if selection is not None else [(i, None) for i in range(len(lake.names))]
+        self._filter = filter  # Dataset.filter()'s, and-ed into every scan's
+        self._scan_stats = ScanStats()
+        return self
+
+    def __reduce__(self):
+        return (Dataset._make, (self._lake, self._selection, self._filter))
+
+    def _and_filter(self, filter):
+        if self._filter is None:
+            return filter
+        if filter is None:
+            return self._filter
+        return _filter_expression(self._filter) & _filter_expression(filter)
+
+    # -- what it is ----------------------------------------------------------------
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self._lake.schema
+
+    @property
+    def files(self) -> list:
+        return [self._lake.names[i] for i, _ in self._selection]
+
+    @property
+    def partition_keys(self) -> list:
+        """The hive key columns (after the files' columns in ``schema``)."""
+        return list(self._lake.parts.types) if self._lake.parts is not None else []
+
+    @property
+    def scan_stats(self) -> dict:
+        """What the filtered scans of this dataset and its fragments read in
+        this process since it was made or ``reset_scan_stats()``, summed as
+        ``read_table(stats=True)`` gives them (``pages_read``, ``bytes_read``, ...)."""
+        return self._scan_stats.snapshot()
+
+    def reset_scan_stats(self) -> None:
+        self._scan_stats.reset()
+
+    def with_files(self, paths) -> "Dataset":
+        """This dataset narrowed to the given files of it (as ``files`` names
+        them), in its order, with its schema, keys and scan stats; no footer
+        is read (the engine adapters prune files before making fragments)."""
+        keep = set(paths)
+        sub = Dataset._make(self._lake, [(i, rgs) for i, rgs in self._selection if self._lake.names[i] in keep],
+                            self._filter)
+        sub._scan_stats = self._scan_stats
+        return sub
+
+    @property
+    def partition_expression(self):
+        return pc.scalar(True)
+
+    @property
+    def partitioning(self):
+        return None
+
+    def __repr__(self) -> str:
+        return f"<pqfast.Dataset files={len(self._selection)} schema={self.schema.names}>"
+
+    # -- scans ----------------------------------------------------------------------
+
+    def scanner(self, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                batch_readahead: int | None = None, threads: int | None = None,
+                memory_limit: int | None = None, **ignored) -> Scanner:
+        """A :class:`Scanner`. Other keyword arguments pyarrow's scanner
+        takes (``use_threads``, ``fragment_readahead``, ``fragment_scan_options``,
+        ``cache_metadata``, ``memory_pool``) are accepted and ignored."""
+        return Scanner(self._lake, self._selection, columns, self._and_filter(filter), batch_size, batch_readahead,
+                       threads, memory_limit, self._scan_stats)
+
+    # -- pyarrow.dataset.Dataset's other methods (the Cython ones need a C++
+    # dataset, which this is not: each is given here) -------------------------------
+
+    def filter(self, expression) -> "Dataset":
+        """This dataset with `expression` (what ``filter=`` takes) and-ed into every scan."""
+        return Dataset._make(self._lake, self._selection, self._and_filter(expression))
+
+    def replace_schema(self, schema: pa.Schema) -> "Dataset":
+        """This dataset read in `schema` (as ``pqfast.dataset(schema=)``)."""
+        lake = self._lake.subset(range(len(self._lake.names)))
+        lake.schema = schema
+        return Dataset._make(lake, self._selection, self._filter)
+
+    def take(self, indices, columns=None, filter=None, **kw) -> pa.Table:
+        """Rows by position (of the scan with `columns` and `filter`: read whole, then taken)."""
+        return self.to_table(columns, filter, **kw).take(indices)
+
+    def _in_memory(self):
+        return pads.dataset(self.to_table())
+
+    def sort_by(self, sorting, **kw):
+        """A sorted in-memory ``pyarrow.dataset`` of this one's rows (read whole)."""
+        return self._in_memory().sort_by(sorting, **kw)
+
+    def join(self, right_dataset, *args, **kw):
+        """pyarrow's join of this dataset's rows (read whole) and `right_dataset`."""
+        if isinstance(right_dataset, Dataset):
+            right_dataset = right_dataset._in_memory()
+        return self._in_memory().join(right_dataset, *args, **kw)
+
+    def join_asof(self, right_dataset, *args, **kw):
+        if isinstance(right_dataset, Dataset):
+            right_dataset = right_dataset._in_memory()
+        return self._in_memory().join_asof(right_dataset, *args, **kw)
+
+    def _get_fragments(self, *a, **k):
+        raise TypeError("a pqfast.Dataset has no C++ fragments: use get_fragments() and its scanner()")
+
+    def _scanner_options(self, *a, **k):
+        raise TypeError("a pqfast.Dataset is scanned by its own scanner(), not pyarrow.dataset.Scanner")
+
+    _scan_options = _scanner_options
+
+    def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
+        return self.scanner(columns, filter, **kw).to_batches()
+
+    def to_reader(self, columns=None, filter=None, **kw) -> pa.RecordBatchReader:
+        return self.scanner(columns, filter, **kw).to_reader()
+
+    def to_table(self, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns, filter, **kw).to_table()
+
+    def head(self, num_rows: int, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns, filter, **kw).head(num_rows)
+
+    def count_rows(self, filter=None, **kw) -> int:
+        return self.scanner([], filter, **kw).count_rows()
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.scanner().__arrow_c_stream__(requested_schema)
+
+    def get_fragments(self, filter=None, *, prune_files=None) -> list:
+        """One :class:`Fragment` per file a filter on partition keys leaves,
+        holding the row groups its statistics do not rule out; with an
+        ``=``/``in`` column in every conjunction of the filter, only of the
+        files whose Bloom filters and statistics of it can hold a value
+        (:mod:`pqfast._fragments`; ``prune_files(files, column, values)``
+        replaces pqfast.prune, e.g. by a cluster's)."""
+        ds, full = self, self._and_filter(filter)
+        if full is not None and self._lake.kind != FS:
+            kept = bloom_kept_files(self.files, self.schema.names, self.partition_keys, full,
+                                    self._lake.storage_options, prune_files)
+            if kept is not None:
+                ds = self.with_files(kept)
+        return ds.scanner([], filter).fragments()
+
+
+class Fragment:
+    """One file (or some row groups of it) of a dataset: plain data, pickled
+    to another process (Dask, Ray) and scanned there alone."""
+
+    def __init__(self, lake: Lake, row_groups: Sequence[int] | None = None, scan_stats: ScanStats | None = None):
+        self._lake = lake
+        self._row_groups = None if row_groups is None else list(row_groups)
+        self._scan_stats = scan_stats  # the dataset's: its scans count there
+
+    @property
+    def path(self) -> str:
+        return self._lake.names[0]
+
+    @property
+    def row_groups(self) -> list:
+        """The row group numbers in the file this fragment reads."""
+        if self._row_groups is None:
+            return list(range(self._lake.meta(0).num_row_groups))
+        return list(self._row_groups)
+
+    @property
+    def partition_keys(self) -> dict:
+        return dict(self._lake.parts.per_file[0]) if self._lake.parts is not None else {}
+
+    @property
+    def partition_expression(self):
+        keys = self.partition_keys
+        expr = None
+        for k, v in keys.items():
+            e = pc.field(k).is_null() if v is None else pc.field(k) == v
+            expr = e if expr is None else expr & e
+        return expr if expr is not None else pc.scalar(True)
+
+    @property
+    def physical_schema(self) -> pa.Schema:
+        with self._lake.open_file(0) as f:
+            return f.read(row_groups=[]).schema
+
+    def __repr__(self) -> str:
+        return f"<pqfast.Fragment {self.path!r} row_groups={self._row_groups}>"
+
+    def scanner(self, schema=None, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
+                **ignored) -> Scanner:
+        """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept)."""
+        return Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
+                       memory_limit, self._scan_stats)
+
+    def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
+        return self.scanner(columns=columns, filter=filter, **kw).to_batches()
+
+    def to_table(self, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, **kw).to_table()
+
+    def head(self, num_rows: int, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, **kw).head(num_rows)
+
+    def count_rows(self, filter=None, **kw) -> int:
+        return self.scanner(columns=[], filter=filter, **kw).count_rows()

@@ -1,0 +1,487 @@
+"""polars reading through pqfast: ``scan_parquet`` returns a ``pl.LazyFrame``
+whose scan is pqfast's, with projection, predicate, ``n_rows`` and batch size
+pushed down (``polars.io.plugins.register_io_source``).
+
+    import polars as pl
+    import pqfast.polars
+
+    lf = pqfast.polars.scan_parquet("lake/*.parquet")
+    lf.filter(pl.col("id") == 42).select("key", "amount").collect()
+
+polars hands the source its predicate as a polars expression. It is read
+through polars' documented serialization (``Expr.meta.serialize(format=
+"json")``), never through its repr, and translated to a
+``pyarrow.compute.Expression`` for ``pqfast.Dataset.scanner(filter=)`` only
+where the translation is exact under polars' semantics (three-valued
+logic; NaN is equal to itself and greater than every number; ``is_in``'s
+``nulls_equal``): comparisons of a column with a literal, ``is_in``,
+``is_between``, ``is_null``/``is_not_null``, a boolean column, combined with
+``&``, ``|`` and ``~``. A conjunct that cannot be translated is left out of
+what is pushed (the pushed filter then keeps a superset of the rows) and
+the whole predicate is applied by polars to each batch read; anything
+unknown in the serialized form is never pushed.
+
+The schema is the one ``pl.scan_parquet`` gives for the same files (strings
+as polars' String, dictionaries as Categorical, the files' time units,
+hive keys as polars infers them).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator, NamedTuple, Sequence
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+from polars.io.plugins import register_io_source
+
+from .dataset import Dataset, dataset as _dataset
+
+__all__ = ["scan_parquet", "translate", "Translation", "polars_schema"]
+
+# How exact a translated (sub)expression is: EXACT is TRUE on exactly the rows
+# where polars' is TRUE; SUPERSET at least there.
+EXACT, SUPERSET = 2, 1
+
+_CMP = {"Eq": "eq", "NotEq": "ne", "Lt": "lt", "LtEq": "le", "Gt": "gt", "GtEq": "ge"}
+_FLIP = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
+_TIME_UNITS = {"Nanoseconds": "ns", "Microseconds": "us", "Milliseconds": "ms"}
+_INT_SCALARS = ("Int8", "Int16", "Int32", "Int64", "Int128", "UInt8", "UInt16", "UInt32", "UInt64")
+
+
+class Translation(NamedTuple):
+    """``expression``: what is pushed into pqfast (None: nothing);
+    ``exact``: True when it selects exactly polars' rows, so polars need not
+    filter again."""
+
+    expression: Any
+    exact: bool
+
+
+class _NotPushed(Exception):
+    """A node this translator does not know or cannot translate exactly."""
+
+
+# -- literals -------------------------------------------------------------------------------------------------
+
+
+def _literal(node: Any) -> Any:
+    """The Python/pyarrow value of a serialized polars literal; _NotPushed
+    for kinds not handled (decimals, times, durations, nulls, ...)."""
+    if not isinstance(node, dict) or len(node) != 1:
+        raise _NotPushed
+    (kind, body), = node.items()
+    if kind == "Dyn" and isinstance(body, dict) and len(body) == 1:
+        (k, v), = body.items()
+        if k == "Int" and isinstance(v, int) and not isinstance(v, bool):
+            return v
+        if k == "Float" and isinstance(v, (int, float)):
+            return float(v)
+        raise _NotPushed
+    if kind != "Scalar" or not isinstance(body, dict) or len(body) != 1:
+        raise _NotPushed
+    (k, v), = body.items()
+    if k in _INT_SCALARS and isinstance(v, int) and not isinstance(v, bool):
+        return v
+    if k in ("Float32", "Float64") and isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if k == "String" and isinstance(v, str):
+        return v
+    if k == "Boolean" and isinstance(v, bool):
+        return v
+    if k == "Binary" and isinstance(v, list):
+        return bytes(v)
+    if k == "Date" and isinstance(v, int):
+        return pa.scalar(v, pa.date32())
+    if k == "Datetime" and isinstance(v, list) and len(v) == 3 and isinstance(v[0], int) and v[1] in _TIME_UNITS:
+        tz = v[2]
+        if isinstance(tz, dict):
+            tz = tz.get("inner")
+        if tz is not None and not isinstance(tz, str):
+            raise _NotPushed
+        return pa.scalar(v[0], pa.timestamp(_TIME_UNITS[v[1]], tz))
+    raise _NotPushed
+
+
+def _list_literal(node: Any) -> list:
+    """The values of an ``is_in`` list literal: polars serializes the Series
+    as an Arrow IPC stream, read back by polars itself."""
+    try:
+        raw = node["Literal"]["Scalar"]["List"]
+    except (KeyError, TypeError):
+        raise _NotPushed from None
+    if not isinstance(raw, list):
+        raise _NotPushed
+    try:
+        frame = pl.read_ipc_stream(bytes(raw))
+    except Exception:  # noqa: BLE001  (an encoding this version does not read: not pushed)
+        raise _NotPushed from None
+    if frame.width != 1:
+        raise _NotPushed
+    s = frame.to_series(0)
+    if s.dtype.is_float() or s.dtype.is_nested() or s.dtype == pl.Null and s.len() == 0:
+        raise _NotPushed
+    arr = s.to_arrow()
+    if pa.types.is_string_view(arr.type) or pa.types.is_large_string(arr.type):
+        arr = arr.cast(pa.string())
+    elif pa.types.is_binary_view(arr.type) or pa.types.is_large_binary(arr.type):
+        arr = arr.cast(pa.binary())
+    return [arr[i] for i in range(len(arr))]
+
+
+# -- columns --------------------------------------------------------------------------------------------------
+
+
+def _base_type(t: pa.DataType) -> pa.DataType:
+    return t.value_type if pa.types.is_dictionary(t) else t
+
+
+def _is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t)
+
+
+def _is_bytes(t: pa.DataType) -> bool:
+    return pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t)
+
+
+def _compatible(t: pa.DataType, value: Any) -> bool:
+    """Whether comparing a column of arrow type ``t`` with ``value`` means the
+    same in polars and pqfast (polars casts the literal to the column's type;
+    only the kinds where that cast is lossless are pushed)."""
+    if isinstance(value, bool):
+        return pa.types.is_boolean(t)
+    if isinstance(value, int):
+        if pa.types.is_integer(t):
+            return True
+        return pa.types.is_floating(t) and abs(value) <= 1 << 53
+    if isinstance(value, float):
+        return pa.types.is_floating(t)
+    if isinstance(value, str):
+        return _is_text(t)
+    if isinstance(value, bytes):
+        return _is_bytes(t)
+    if isinstance(value, pa.Scalar):
+        if pa.types.is_date32(value.type):
+            return pa.types.is_date32(t)
+        if pa.types.is_timestamp(value.type):
+            return pa.types.is_timestamp(t) and (t.tz is None) == (value.type.tz is None)
+    return False
+
+
+class _Context:
+    def __init__(self, schema: pa.Schema):
+        self.types = {f.name: f.type for f in schema}
+
+    def column(self, node: Any) -> tuple[str, pa.DataType]:
+        if not isinstance(node, dict) or set(node) != {"Column"} or not isinstance(node["Column"], str):
+            raise _NotPushed
+        name = node["Column"]
+        if name not in self.types:
+            raise _NotPushed
+        t = self.types[name]
+        if pa.types.is_nested(t):
+            raise _NotPushed
+        return name, t
+
+
+def _is_column(node: Any) -> bool:
+    return isinstance(node, dict) and set(node) == {"Column"}
+
+
+def _is_literal(node: Any) -> bool:
+    return isinstance(node, dict) and set(node) == {"Literal"}
+
+
+# -- the expression tree ----------------------------------------------------------------------------------------
+
+
+# Each leaf gives (TRUE rows, FALSE rows) as pyarrow expressions: the
+# expression TRUE exactly where the polars leaf is TRUE, and one TRUE exactly
+# where it is FALSE. Negations are pushed down to the leaves (De Morgan; exact
+# in polars' Kleene logic), so a row is kept iff the formula is TRUE, and AND
+# and OR are monotone: each leaf need only match polars' TRUE rows in its
+# polarity, not its NULLs.
+
+
+def _negatable(expr: pc.Expression) -> tuple[pc.Expression, pc.Expression]:
+    """A leaf whose pyarrow result equals polars' in all three values: its
+    FALSE rows are where its negation is TRUE."""
+    return expr, ~expr
+
+
+def _compare(ctx: _Context, op: str, left: Any, right: Any):
+    if _is_column(left) and _is_literal(right):
+        col, lit = left, right
+    elif _is_literal(left) and _is_column(right):
+        col, lit, op = right, left, _FLIP[op]
+    else:
+        raise _NotPushed
+    name, t = ctx.column(col)
+    value = _literal(lit["Literal"])
+    base = _base_type(t)
+    if not _compatible(base, value):
+        raise _NotPushed
+    if pa.types.is_dictionary(t) and op not in ("eq", "ne"):
+        raise _NotPushed  # a categorical's order is polars' own
+    if pa.types.is_floating(base):
+        if isinstance(value, float) and value != value:
+            raise _NotPushed  # polars: NaN == NaN
+        if op in ("gt", "ge"):
+            raise _NotPushed  # polars: NaN > every number; IEEE: false
+        value = float(value)
+    f = pc.field(name)
+    expr = {"eq": f == value, "ne": f != value, "lt": f < value, "le": f <= value,
+            "gt": f > value, "ge": f >= value}[op]
+    return _negatable(expr)
+
+
+def _is_in(ctx: _Context, args: list, nulls_equal: Any):
+    if len(args) != 2 or not isinstance(nulls_equal, bool):
+        raise _NotPushed
+    name, t = ctx.column(args[0])
+    base = _base_type(t)
+    if pa.types.is_floating(base):
+        raise _NotPushed  # polars' is_in on floats: NaN and -0.0 by total order
+    values = _list_literal(args[1])
+    plain = [v for v in values if v.is_valid]
+    for v in plain:
+        if not _compatible(base, v if pa.types.is_date32(v.type) or pa.types.is_timestamp(v.type) else v.as_py()):
+            raise _NotPushed
+    has_null = len(plain) < len(values)
+    if not plain:
+        raise _NotPushed  # an empty set: rare, and pyarrow needs a typed one
+    value_set = pa.array([v.as_py() for v in plain], type=plain[0].type)
+    f = pc.field(name)
+    # skip_nulls=True: a null row is FALSE, nulls in the set are ignored.
+    member = pc.is_in(f, value_set=value_set, skip_nulls=True)
+    if nulls_equal:
+        # Never NULL: a null row is TRUE iff the list holds a null.
+        return _negatable((member | f.is_null()) if has_null else member)
+    # polars' default: a null row gives NULL (neither TRUE nor FALSE); a null
+    # in the list matches nothing.
+    return member, ~member & f.is_valid()
+
+
+def _between(ctx: _Context, args: list, closed: Any, neg: bool):
+    if len(args) != 3 or closed not in ("Both", "Left", "Right", "None"):
+        raise _NotPushed
+    lo = _compare(ctx, "ge" if closed in ("Both", "Left") else "gt", args[0], args[1])
+    hi = _compare(ctx, "le" if closed in ("Both", "Right") else "lt", args[0], args[2])
+    return (lo[1] | hi[1]) if neg else (lo[0] & hi[0])
+
+
+def _leaf(pair: tuple, neg: bool):
+    return pair[1] if neg else pair[0], EXACT
+
+
+def _function(ctx: _Context, body: Any, neg: bool):
+    if not isinstance(body, dict):
+        raise _NotPushed
+    args, fn = body.get("input"), body.get("function")
+    if not isinstance(args, list) or not isinstance(fn, dict) or set(fn) != {"Boolean"}:
+        raise _NotPushed
+    b = fn["Boolean"]
+    if b in ("IsNull", "IsNotNull"):
+        if len(args) != 1:
+            raise _NotPushed
+        name, _ = ctx.column(args[0])
+        null = b == "IsNull"
+        return (pc.field(name).is_null() if null != neg else pc.field(name).is_valid()), EXACT
+    if b == "Not":
+        if len(args) != 1:
+            raise _NotPushed
+        return _node(ctx, args[0], not neg)
+    if isinstance(b, dict) and len(b) == 1:
+        (k, v), = b.items()
+        if k == "IsIn" and isinstance(v, dict):
+            return _leaf(_is_in(ctx, args, v.get("nulls_equal")), neg)
+        if k == "IsBetween" and isinstance(v, dict):
+            return _between(ctx, args, v.get("closed"), neg), EXACT
+    raise _NotPushed
+
+
+def _junction(ctx: _Context, op: str, left: Any, right: Any, neg: bool):
+    if neg:  # De Morgan
+        op = "Or" if op == "And" else "And"
+    parts = []
+    for side in (left, right):
+        try:
+            parts.append(_node(ctx, side, neg))
+        except _NotPushed:
+            if op == "Or":
+                raise  # an OR needs both sides
+            parts.append(None)
+    kept = [p for p in parts if p is not None]
+    if not kept:
+        raise _NotPushed
+    if len(kept) == 1:  # an AND of what was translated: TRUE wherever the whole is
+        return kept[0][0], SUPERSET
+    (a, ka), (b, kb) = kept
+    return (a & b if op == "And" else a | b), min(ka, kb)
+
+
+def _node(ctx: _Context, node: Any, neg: bool = False):
+    """(pyarrow Expression, EXACT or SUPERSET) TRUE where the polars node is
+    TRUE (``neg``: where it is FALSE), or _NotPushed."""
+    if not isinstance(node, dict) or len(node) != 1:
+        raise _NotPushed
+    (kind, body), = node.items()
+    if kind == "Column":
+        name, t = ctx.column(node)
+        if not pa.types.is_boolean(t):
+            raise _NotPushed
+        return (pc.field(name) == (not neg)), EXACT  # a boolean column as the condition
+    if kind == "BinaryExpr" and isinstance(body, dict):
+        op = body.get("op")
+        if op in ("And", "LogicalAnd", "Or", "LogicalOr"):
+            return _junction(ctx, "And" if "And" in op else "Or", body.get("left"), body.get("right"), neg)
+        if op in _CMP:
+            return _leaf(_compare(ctx, _CMP[op], body.get("left"), body.get("right")), neg)
+        raise _NotPushed
+    if kind == "Function":
+        return _function(ctx, body, neg)
+    raise _NotPushed
+
+
+def translate(predicate: pl.Expr | None, schema: pa.Schema) -> Translation:
+    """The part of a polars predicate pqfast can apply, over a dataset of
+    arrow ``schema``: Translation(None, True) for no predicate,
+    Translation(None, False) when nothing can be pushed."""
+    if predicate is None:
+        return Translation(None, True)
+    try:
+        tree = json.loads(predicate.meta.serialize(format="json"))
+    except Exception:  # noqa: BLE001  (a form this polars cannot serialize: nothing pushed)
+        return Translation(None, False)
+    try:
+        expr, kind = _node(_Context(schema), tree)
+    except _NotPushed:
+        return Translation(None, False)
+    except (pa.ArrowException, TypeError, ValueError, OverflowError):
+        return Translation(None, False)  # a literal arrow cannot type: polars filters
+    return Translation(expr, kind == EXACT)
+
+
+# -- the schema -----------------------------------------------------------------------------------------------
+
+
+def _polars_type(field: pa.Field, partition_key: bool):
+    """polars' dtype for an arrow field, as pl.scan_parquet types it: a hive
+    key is what polars infers from the directory names (Int64 for integers,
+    Float64, String), not pyarrow's dictionary."""
+    t = field.type
+    if partition_key:
+        vt = _base_type(t)
+        if pa.types.is_integer(vt):
+            return pl.Int64
+        if pa.types.is_floating(vt):
+            return pl.Float64
+        if pa.types.is_boolean(vt):
+            return pl.Boolean
+        return pl.String
+    return pl.from_arrow(pa.schema([field]).empty_table()).schema[field.name]
+
+
+def polars_schema(schema: pa.Schema, partition_keys: Sequence[str] = ()) -> pl.Schema:
+    keys = set(partition_keys)
+    return pl.Schema({f.name: _polars_type(f, f.name in keys) for f in schema})
+
+
+# -- the source -----------------------------------------------------------------------------------------------
+
+
+def _as_views(data):
+    """Strings and binaries as arrow views, polars' own layout: handed over
+    without a copy (pyarrow's cast to views costs about 2/3 of polars'
+    conversion of plain strings)."""
+    cols, changed = [], False
+    for c in data.columns:
+        t = c.type
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            c, changed = c.cast(pa.string_view()), True
+        elif pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            c, changed = c.cast(pa.binary_view()), True
+        cols.append(c)
+    if not changed:
+        return data
+    kind = pa.RecordBatch if isinstance(data, pa.RecordBatch) else pa.Table
+    return kind.from_arrays(cols, names=data.schema.names)
+
+
+def _frame(batch: pa.RecordBatch, schema: pl.Schema) -> pl.DataFrame:
+    df = pl.from_arrow(_as_views(batch), rechunk=False)
+    want = {n: schema[n] for n in df.columns if df.schema[n] != schema[n]}
+    return df.cast(want) if want else df
+
+
+def _source(ds: Any, schema: pl.Schema, scan_kw: dict):
+    arrow_schema = ds.schema
+
+    def read(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None,
+             batch_size: int | None) -> Iterator[pl.DataFrame]:
+        t = translate(predicate, arrow_schema)
+        columns = list(with_columns) if with_columns is not None else list(schema.names())
+        needed = columns
+        if not t.exact:  # polars filters: the predicate's columns are read too
+            extra = [c for c in predicate.meta.root_names() if c not in columns]
+            needed = columns + list(dict.fromkeys(extra))
+        kw = dict(scan_kw)
+        if batch_size:
+            kw["batch_size"] = int(batch_size)
+        scanner = ds.scanner(columns=needed, filter=t.expression, **kw)
+        if n_rows is not None and t.exact:
+            # head(n) reads only the row groups it needs.
+            yield _frame_table(scanner.head(int(n_rows)), schema, columns)
+            return
+        left = n_rows
+        reader = scanner.to_reader()
+        try:
+            for batch in reader:
+                df = _frame(batch, schema)
+                if not t.exact:
+                    df = df.filter(predicate)
+                if needed is not columns:
+                    df = df.select(columns)
+                if left is not None:
+                    df = df.head(left)
+                    left -= df.height
+                yield df
+                if left is not None and left <= 0:
+                    break
+        finally:
+            reader.close()
+
+    return read
+
+
+def _frame_table(table: pa.Table, schema: pl.Schema, columns: list[str]) -> pl.DataFrame:
+    df = pl.from_arrow(_as_views(table), rechunk=False)
+    if isinstance(df, pl.Series):
+        df = df.to_frame()
+    want = {n: schema[n] for n in df.columns if df.schema[n] != schema[n]}
+    df = df.cast(want) if want else df
+    return df.select(columns)
+
+
+def scan_parquet(source: Any, *, partitioning: str | None = "hive", filesystem: Any = None,
+                 storage_options: dict | None = None, schema: pa.Schema | None = None,
+                 threads: int | None = None, memory_limit: int | None = None) -> pl.LazyFrame:
+    """A ``pl.LazyFrame`` over Parquet files read by pqfast (``source`` as
+    ``pqfast.dataset`` takes it: a path, a list, a glob, a directory, an
+    ``s3://`` URL or prefix; or a ``pqfast.Dataset``). Projections, exactly translatable predicates,
+    ``n_rows`` (``head``/``limit``) and polars' batch size are pushed into
+    pqfast's scan; the rest of a predicate is applied by polars."""
+    if isinstance(source, Dataset):
+        ds = source
+    else:
+        ds = _dataset(source, partitioning=partitioning, filesystem=filesystem, storage_options=storage_options,
+                      schema=schema)
+    pschema = polars_schema(ds.schema, ds.partition_keys)
+    scan_kw = {}
+    if threads is not None:
+        scan_kw["threads"] = threads
+    if memory_limit is not None:
+        scan_kw["memory_limit"] = memory_limit
+    return register_io_source(_source(ds, pschema, scan_kw), schema=pschema, is_pure=True,
+                              explain_name="pqfast", explain_detail=f"{len(ds.files)} files")

@@ -1,0 +1,33 @@
+"""`pqfast bench engines`: the --json rows on tiny lakes (2 files x 3,000 rows;
+Dask: 6 files): a row per engine and query, every pqfast route's result
+equal to the engine's own reader (shapes and equality only; timings are
+never asserted)."""
+
+import importlib.util
+import json
+
+import pytest
+
+from conftest import run_cli
+
+ENGINES = [e for e in ("duckdb", "polars", "datafusion", "dask") if importlib.util.find_spec(e) is not None]
+
+
+@pytest.mark.skipif(not ENGINES, reason="no engine installed")
+def test_bench_engines_json(tmp_path):
+    proc = run_cli("bench", "engines", "--json", "--files", "2", "--rows", "3000", "--row-groups", "2",
+                   "--dask-files", "6", "--repeat", "1", "--dir", str(tmp_path), "--engines", ",".join(ENGINES))
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    seen = {(r["engine"], r["query"]) for r in rows}
+    labels = {"duckdb": "DuckDB", "polars": "polars", "datafusion": "DataFusion", "dask": "Dask"}
+    for e in ENGINES:
+        queries = ["1 id"] if e == "dask" else ["1 id", "aggregate"]
+        for q in queries:
+            assert (labels[e], q) in seen
+    for r in rows:
+        assert r["same"], r
+        assert r["pqfast_ms"] > 0 and r["own_ms"] > 0
+        if r["query"] == "1 id":
+            assert r["rows"] == 1
+        if r["engine"] in ("DuckDB", "DataFusion") and r["query"] == "1 id":
+            assert r["pages_read"] > 0  # read through pqfast's scan, its pages counted

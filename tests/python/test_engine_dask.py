@@ -1,0 +1,190 @@
+"""pqfast.dask.read_parquet: dask DataFrames equal to
+dask.dataframe.read_parquet(filters=) on the lookup lakes and a hive lake
+(point, range, IN, nulls, projections, aggregates, a join, head, sorting),
+one partition per group of the fragments pruning keeps; pruned on the
+cluster for a lake larger than files_per_task."""
+
+from __future__ import annotations
+
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+pytest.importorskip("distributed")
+
+import pyarrow as pa  # noqa: E402
+
+import pqfast  # noqa: E402
+import pqfast.dask as pqdask  # noqa: E402
+
+import engine_lakes  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def lakes(tmp_path_factory):
+    return engine_lakes.build(tmp_path_factory.mktemp("engines"))
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None, silence_logs=40)
+    c = Client(cluster)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()
+
+
+def _table(df) -> pa.Table:
+    pdf = df.compute() if hasattr(df, "compute") else df
+    pdf = pdf.reset_index(drop=True)
+    for c in pdf.columns:
+        if str(pdf[c].dtype) == "category":
+            pdf[c] = pdf[c].astype(object)
+    return pa.Table.from_pandas(pdf, preserve_index=False)
+
+
+def _filters(lakes):
+    v = engine_lakes.lookup_ids(lakes["bloom"])
+    return [
+        ("point", [("id", "==", v["one"])], None),
+        ("point projected", [("id", "==", v["one"])], ["id", "key", "amount"]),
+        ("missing", [("id", "==", v["missing"])], ["id"]),
+        ("ten ids", [("id", "in", v["ten"])], ["id", "quantity"]),
+        ("string key", [("key", "==", v["key"])], ["id", "key"]),
+        ("range", [("id", ">=", v["lo"]), ("id", "<", v["hi"])], ["id", "ts"]),
+        ("or", [[("id", ">=", v["lo"]), ("id", "<", v["hi"])], [("id", "==", v["one"])]], ["id"]),
+        ("category", [("category", "==", "category-03"), ("quantity", "<", 20)], ["id", "category", "quantity"]),
+        ("not in", [("quantity", "not in", [1, 2, 3]), ("quantity", "<", 10)], ["id", "quantity"]),
+        ("all", None, None),
+    ]
+
+
+def _hive_filters():
+    return [
+        ("key string", [("region", "==", "east")], ["id", "region", "year"]),
+        ("key int", [("year", "==", 2021)], ["id", "year"]),
+        ("keys and column", [("region", "==", "west"), ("year", ">=", 2022), ("score", "<", 30)],
+         ["id", "score", "region", "year"]),
+        ("in strings", [("label", "in", ["l001", "l002", "l150"])], ["id", "label"]),
+        ("or across", [[("region", "==", "north")], [("score", "==", 3)]], ["id", "region", "score"]),
+        ("all", None, ["id", "score", "label", "weight", "region", "year"]),
+    ]
+
+
+def test_lookup_lakes_equal_dask(lakes, client):
+    n = 0
+    for lake in ("bloom", "polars", "sorted"):
+        if lake not in lakes:
+            continue
+        d = str(lakes[lake])
+        for name, filters, cols in _filters(lakes):
+            got = pqdask.read_parquet(d, columns=cols, filters=filters)
+            want = dd.read_parquet(d, columns=cols, filters=filters)
+            if filters is not None:  # dask's filters prune row groups: the rows are filtered by pandas here
+                want = want[_mask(want, filters)]
+            engine_lakes.assert_same(_table(got), _table(want), what=f"{lake}: {name}")
+            n += 1
+    assert n >= 20
+
+
+def _mask(df, filters):
+    """Rows the DNF keeps, in pandas (dask's read_parquet filters row groups only
+    for some engines: the comparison is made on rows)."""
+    import operator
+
+    ops = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
+           ">=": operator.ge}
+    dnf = filters if isinstance(filters[0], list) else [filters]
+    out = None
+    for conj in dnf:
+        m = None
+        for col, op, v in conj:
+            s = df[col]
+            if str(s.dtype) == "category":  # dask's hive keys: compared as their values
+                probe = v[0] if isinstance(v, list) else v
+                s = s.astype("int64" if isinstance(probe, int) else object)
+            x = s.isin(v) if op == "in" else ~s.isin(v) if op == "not in" else ops[op](s, v)
+            m = x if m is None else m & x
+        out = m if out is None else out | m
+    return out
+
+
+def test_hive_lake_equals_dask(lakes, client):
+    d = str(lakes["hive"])
+    for name, filters, cols in _hive_filters():
+        got = pqdask.read_parquet(d, columns=cols, filters=filters)
+        want = dd.read_parquet(d, columns=cols, filters=filters)
+        if filters is not None:
+            want = want[_mask(want, filters)]
+        engine_lakes.assert_same(_table(got), _table(want), what=f"hive: {name}")
+
+
+def test_aggregates_join_head_sort(lakes, client):
+    d = str(lakes["bloom"])
+    ours, theirs = pqdask.read_parquet(d), dd.read_parquet(d)
+    g1 = ours.groupby("category").agg({"quantity": "max", "id": "count"}).compute().sort_index()
+    g2 = theirs.groupby("category").agg({"quantity": "max", "id": "count"}).compute().sort_index()
+    assert g1.astype("int64").equals(g2.astype("int64"))
+    v = engine_lakes.lookup_ids(lakes["bloom"])
+    left = pqdask.read_parquet(d, columns=["id", "quantity"], filters=[("id", "in", v["ten"])])
+    right = pqdask.read_parquet(d, columns=["quantity", "category"], filters=[("quantity", "<", 50)])
+    left2 = dd.read_parquet(d, columns=["id", "quantity"])
+    left2 = left2[left2.id.isin(v["ten"])]
+    right2 = dd.read_parquet(d, columns=["quantity", "category"])
+    right2 = right2[right2.quantity < 50]
+    engine_lakes.assert_same(_table(left.merge(right, on="quantity")), _table(left2.merge(right2, on="quantity")),
+                             what="join")
+    top = ours[ours.quantity < 5].compute().sort_values("id").head(5)[["id", "quantity"]]
+    top2 = theirs[theirs.quantity < 5].compute().sort_values("id").head(5)[["id", "quantity"]]
+    engine_lakes.assert_same(_table(top), _table(top2), ordered=True, what="sort")
+    assert len(ours.head(7, npartitions=-1)) == 7
+
+
+def test_partitions_are_the_kept_fragments(lakes, client):
+    d = str(lakes["bloom"])
+    v = engine_lakes.lookup_ids(lakes["bloom"])
+    one = pqdask.read_parquet(d, filters=[("id", "==", v["one"])])
+    # Bloom filters leave the one file holding the id (the lake's files hold disjoint ids).
+    assert one.npartitions == len(pqfast.parquet.kept_row_groups(pqfast.prune(d, "id", [v["one"]]))) == 1
+    assert len(one) == 1
+    ten = pqdask.read_parquet(d, filters=[("id", "in", v["ten"])], columns=["id"])
+    assert ten.npartitions == len(pqfast.parquet.kept_row_groups(pqfast.prune(d, "id", v["ten"])))
+    everything = pqdask.read_parquet(d, fragments_per_partition=2)
+    assert everything.npartitions == -(-engine_lakes.FILES // 2)
+
+
+def test_pruned_on_the_cluster(lakes, client):
+    d = str(lakes["bloom"])
+    v = engine_lakes.lookup_ids(lakes["bloom"])
+    filters = [("id", "in", v["ten"])]
+    on_cluster = pqdask.read_parquet(d, filters=filters, columns=["id"], files_per_task=1, prune_on_cluster=True)
+    on_client = pqdask.read_parquet(d, filters=filters, columns=["id"], prune_on_cluster=False)
+    assert on_cluster.npartitions == on_client.npartitions
+    engine_lakes.assert_same(_table(on_cluster), _table(on_client), what="pruned on the cluster")
+    assert len(on_cluster) == len(v["ten"])
+
+
+def test_one_id_reads_what_read_table_reads(lakes):
+    """The partitions' reads (run here: a fragment's scan counts in its
+    dataset's stats): the pages and row groups read_table reads, and no more
+    bytes (read_table also reads the footers and Bloom filters of the files
+    the partitions were pruned from)."""
+    d = str(lakes["bloom"])
+    v = engine_lakes.lookup_ids(lakes["bloom"])
+    filters = [("id", "==", v["one"])]
+    ds = pqfast.dataset(d)
+    frags = pqdask._fragments(ds, filters, None, 1000, False)
+    assert len(frags) == 1
+    ds = pqfast.dataset(d)
+    frags = [f for f in ds.get_fragments(filter=filters) if f.path == frags[0].path]
+    t = pqdask._read_fragments(frags, None, filters, ds.schema)
+    want, want_stats = pqfast.read_table(d, filters=filters, stats=True)
+    assert len(t) == want.num_rows == 1
+    stats = ds.scan_stats
+    for k in ("pages_read", "row_groups_read", "rows"):
+        assert stats[k] == want_stats[k], (k, stats, want_stats)
+    assert stats["bytes_read"] <= want_stats["bytes_read"], (stats, want_stats)

@@ -1,0 +1,276 @@
+"""pqfast.polars.scan_parquet: the predicate translator checked against
+polars itself on random tables and predicates (what is pushed keeps exactly
+polars' rows, or a superset when polars filters again), and ~30 queries over
+the lookup lakes and a hive lake equal to pl.scan_parquet on the same files,
+with the same schema; a 1-id lookup reads what read_table(filters=) reads."""
+
+from __future__ import annotations
+
+import datetime
+
+import numpy as np
+import pytest
+
+pl = pytest.importorskip("polars")
+pa = pytest.importorskip("pyarrow")
+
+import pqfast  # noqa: E402
+import pqfast.polars as pqpl  # noqa: E402
+
+import engine_lakes  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def lakes(tmp_path_factory):
+    return engine_lakes.build(tmp_path_factory.mktemp("engines"))
+
+
+# -- the translator against polars ------------------------------------------------------------------------------
+
+
+def _random_frame(rng, n=300) -> pl.DataFrame:
+    def masked(values, p=0.15):
+        return [None if rng.random() < p else v for v in values]
+
+    floats = rng.choice([0.0, -0.0, 1.5, -2.0, float("nan"), float("inf"), 3.25, 7.0], n).tolist()
+    return pl.DataFrame({
+        "i": pl.Series(masked(rng.integers(-5, 6, n).tolist()), dtype=pl.Int64),
+        "u": pl.Series(masked(rng.integers(0, 4, n).tolist()), dtype=pl.UInt8),
+        "f": pl.Series(masked(floats), dtype=pl.Float64),
+        "s": pl.Series(masked([f"s{x}" for x in rng.integers(0, 5, n)]), dtype=pl.String),
+        "b": pl.Series(masked([bool(x) for x in rng.integers(0, 2, n)]), dtype=pl.Boolean),
+        "d": pl.Series(masked([datetime.date(2024, 1, 1 + int(x)) for x in rng.integers(0, 5, n)]), dtype=pl.Date),
+        "t": pl.Series(masked([datetime.datetime(2024, 1, 1, int(x)) for x in rng.integers(0, 5, n)]),
+                       dtype=pl.Datetime("us")),
+        "c": pl.Series(masked([f"c{x}" for x in rng.integers(0, 3, n)]), dtype=pl.Categorical),
+    })
+
+
+def _atom(rng) -> pl.Expr:
+    col = rng.choice(["i", "u", "f", "s", "b", "d", "t", "c"])
+    c = pl.col(col)
+    lit = {"i": lambda: int(rng.integers(-6, 7)), "u": lambda: int(rng.integers(0, 5)),
+           "f": lambda: float(rng.choice([0.0, -0.0, 1.5, -2.0, float("nan"), 3.25, 9.0])),
+           "s": lambda: f"s{rng.integers(0, 6)}", "b": lambda: bool(rng.integers(0, 2)),
+           "d": lambda: datetime.date(2024, 1, 1 + int(rng.integers(0, 6))),
+           "t": lambda: datetime.datetime(2024, 1, 1, int(rng.integers(0, 6))),
+           "c": lambda: f"c{rng.integers(0, 4)}"}[col]
+    k = int(rng.integers(0, 9))
+    if k == 0:
+        return c.is_null()
+    if k == 1:
+        return c.is_not_null()
+    if k == 2:
+        vals = [lit() for _ in range(int(rng.integers(0, 4)))] + ([None] if rng.random() < 0.3 else [])
+        values = pl.Series(vals, dtype=_random_frame(rng, 1).schema[col]).implode()
+        return c.is_in(values, nulls_equal=bool(rng.random() < 0.5))
+    if k == 3 and col not in ("b", "c"):
+        return c.is_between(pl.lit(lit()), pl.lit(lit()), closed=rng.choice(["both", "left", "right", "none"]))
+    if k == 4 and col in ("i", "f"):
+        return (c + 1) > lit()  # not translatable: polars filters
+    if col == "b" and k == 5:
+        return c
+    op = rng.choice(["==", "!=", "<", "<=", ">", ">="])
+    v = lit()
+    if rng.random() < 0.2:  # the literal on the left
+        return {"==": pl.lit(v) == c, "!=": pl.lit(v) != c, "<": pl.lit(v) < c, "<=": pl.lit(v) <= c,
+                ">": pl.lit(v) > c, ">=": pl.lit(v) >= c}[op]
+    return {"==": c == v, "!=": c != v, "<": c < v, "<=": c <= v, ">": c > v, ">=": c >= v}[op]
+
+
+def _predicate(rng, depth=0) -> pl.Expr:
+    k = int(rng.integers(0, 5)) if depth < 3 else 0
+    if k <= 1:
+        return _atom(rng)
+    if k == 2:
+        return ~_predicate(rng, depth + 1)
+    a, b = _predicate(rng, depth + 1), _predicate(rng, depth + 1)
+    return a & b if k == 3 else a | b
+
+
+def _captured_predicates(df: pl.DataFrame, exprs):
+    """The predicates polars hands an IO source for ``exprs`` (after its optimizer)."""
+    from polars.io.plugins import register_io_source
+
+    seen = []
+
+    def source(with_columns, predicate, n_rows, batch_size):
+        seen.append(predicate)
+        yield df.filter(predicate) if predicate is not None else df
+
+    lf = register_io_source(source, schema=df.schema)
+    out = []
+    for e in exprs:
+        seen.clear()
+        lf.filter(e).collect()
+        out.append(seen[0] if seen else None)
+    return out
+
+
+def test_translation_keeps_polars_rows_on_random_predicates():
+    rng = np.random.default_rng(2031)
+    pushed = exact = 0
+    for round_ in range(4):
+        df = _random_frame(rng).with_row_index("row")
+        table = df.to_arrow()
+        schema = table.schema
+        exprs = [_predicate(rng) for _ in range(60)]
+        for expr, pred in zip(exprs, _captured_predicates(df, exprs)):
+            want = set(df.filter(expr)["row"].to_list())
+            t = pqpl.translate(pred, schema)
+            if t.expression is None:
+                assert not t.exact or pred is None
+                continue
+            pushed += 1
+            got = set(table.filter(t.expression).column("row").to_pylist())
+            if t.exact:
+                exact += 1
+                assert got == want, f"{expr} -> {t.expression}: {sorted(got ^ want)[:10]}"
+            else:
+                assert want <= got, f"{expr} -> {t.expression} drops rows {sorted(want - got)[:10]}"
+    # The generator makes mostly translatable predicates: most must be pushed, many exactly.
+    assert pushed >= 120 and exact >= 60, (pushed, exact)
+
+
+@pytest.mark.parametrize("expr, exact", [
+    (pl.col("f") > 1.0, None),                      # NaN > 1 in polars, not in IEEE: not pushed
+    (pl.col("f") < 1.0, True),
+    (pl.col("f").is_in([1.5]), None),               # float is_in: polars' total order, not pushed
+    ((pl.col("i") == 1) & (pl.col("i") + 1 == 3), False),  # the conjunct polars must apply
+    ((pl.col("i") == 1) | (pl.col("i") + 1 == 3), None),   # an OR needs both sides
+    (~((pl.col("i") == 1) & (pl.col("i") + 1 == 3)), None),  # a negated superset is no superset
+    (pl.col("c") < "c1", None),                     # a categorical's order is polars'
+    (pl.col("c") == "c1", True),
+    (pl.col("s").is_in(["s1", None]), True),
+    (pl.col("b"), True),
+])
+def test_translation_cases(expr, exact):
+    df = _random_frame(np.random.default_rng(5))
+    (pred,) = _captured_predicates(df, [expr])
+    t = pqpl.translate(pred, df.to_arrow().schema)
+    if exact is None:
+        assert t.expression is None and not t.exact
+    else:
+        assert t.expression is not None and t.exact == exact
+
+
+def test_unknown_nodes_are_not_pushed():
+    schema = pa.schema([("i", pa.int64()), ("s", pa.string())])
+    for e in [pl.col("i").cast(pl.Int32) == 1, pl.col("s").str.starts_with("a"), pl.col("i") == pl.col("i"),
+              pl.col("nope") == 1, pl.col("i").is_in([1]).over("s")]:
+        t = pqpl.translate(e, schema)
+        assert t.expression is None and not t.exact
+
+
+# -- the lakes against pl.scan_parquet ------------------------------------------------------------------------
+
+
+def _ours(d):
+    return pqpl.scan_parquet(str(d))
+
+
+def _polars(d, name):
+    glob = str(d) if name == "hive" else str(d / "*.parquet")
+    return pl.scan_parquet(glob, hive_partitioning=(name == "hive"))
+
+
+def _sql(where, cols):
+    return f"SELECT {', '.join(cols) if cols else '*'} FROM self" + (f" WHERE {where}" if where else "")
+
+
+def _check(ours: pl.LazyFrame, theirs: pl.LazyFrame, what: str, ordered=False):
+    a, b = ours.collect(), theirs.collect()
+    assert a.schema == b.schema, f"{what}: {a.schema} != {b.schema}"
+    engine_lakes.assert_same(a.to_arrow(), b.to_arrow(), ordered, what)
+
+
+@pytest.mark.parametrize("lake", ["bloom", "polars", "sorted", "hive"])
+def test_schema_is_pl_scan_parquets(lakes, lake):
+    if lake not in lakes:
+        pytest.skip("no polars-written lake")
+    assert _ours(lakes[lake]).collect_schema() == _polars(lakes[lake], lake).collect_schema()
+
+
+@pytest.mark.parametrize("lake", ["bloom", "polars", "sorted"])
+def test_lookup_lake_queries_equal_polars(lakes, lake):
+    if lake not in lakes:
+        pytest.skip("no polars-written lake")
+    d = lakes[lake]
+    ours, theirs = _ours(d), _polars(d, lake)
+    for name, where, cols in engine_lakes.lookup_queries(lakes["bloom"]):
+        q = _sql(where, cols)
+        _check(ours.sql(q), theirs.sql(q), f"{lake}: {name}: {q}")
+
+
+def test_hive_lake_queries_equal_polars(lakes):
+    d = lakes["hive"]
+    ours, theirs = _ours(d), _polars(d, "hive")
+    for name, where, cols in engine_lakes.hive_queries():
+        q = _sql(where, cols)
+        _check(ours.sql(q), theirs.sql(q), f"hive: {name}: {q}")
+
+
+def test_expressions_aggregates_join_limit_order(lakes):
+    d = lakes["bloom"]
+    ours, theirs = _ours(d), _polars(d, "bloom")
+    v = engine_lakes.lookup_ids(d)
+    cases = {
+        "is_in": lambda lf: lf.filter(pl.col("id").is_in(v["ten"])).select("id", "key"),
+        "is_between": lambda lf: lf.filter(pl.col("id").is_between(v["lo"], v["hi"], closed="left")).select("id"),
+        "negated or": lambda lf: lf.filter(~((pl.col("quantity") < 500) | pl.col("flag"))).select("id", "quantity"),
+        "string function": lambda lf: lf.filter(pl.col("key").str.ends_with("7") & (pl.col("quantity") < 3))
+        .select("id", "key"),
+        "group by": lambda lf: lf.group_by("category").agg(pl.len(), pl.col("amount").sum().round(6),
+                                                           pl.col("quantity").max()),
+        "count": lambda lf: lf.select(pl.len()),
+        "filtered count": lambda lf: lf.filter(pl.col("quantity") < 100).select(pl.len()),
+        "self join": lambda lf: lf.filter(pl.col("id").is_in(v["ten"])).select("id", "quantity").join(
+            lf.filter(pl.col("quantity") < 50).select("quantity", "category"), on="quantity"),
+    }
+    for name, f in cases.items():
+        _check(f(ours), f(theirs), name)
+    ordered = {
+        "head": lambda lf: lf.head(7),
+        "limit after filter": lambda lf: lf.filter(pl.col("quantity") == 3).select("id").limit(4),
+        "order by": lambda lf: lf.filter(pl.col("quantity") < 5).sort("id", descending=True).select("id", "ts"),
+        "top k": lambda lf: lf.sort("amount").head(5).select("id", "amount"),
+        "slice": lambda lf: lf.slice(2990, 20).select("id"),
+    }
+    for name, f in ordered.items():
+        _check(f(ours), f(theirs), name, ordered=True)
+
+
+def test_nulls_and_keys_through_expressions(lakes):
+    d = lakes["hive"]
+    ours, theirs = _ours(d), _polars(d, "hive")
+    cases = {
+        "not is_null": lambda lf: lf.filter(~pl.col("score").is_null() & (pl.col("score") < 10)),
+        "is_in with null": lambda lf: lf.filter(pl.col("label").is_in(["l001", "l010", None], nulls_equal=True)),
+        "negated is_in": lambda lf: lf.filter(~pl.col("label").is_in(["l001", "l010"])),
+        "key int range": lambda lf: lf.filter(pl.col("year").is_between(2021, 2022)).select("id", "year"),
+        "key string in": lambda lf: lf.filter(pl.col("region").is_in(["east", "west"])).select("id", "region"),
+        "float compare (polars filters)": lambda lf: lf.filter(pl.col("weight") > 0.9).select("id", "weight"),
+    }
+    for name, f in cases.items():
+        _check(f(ours), f(theirs), name)
+
+
+def test_batches_and_n_rows_are_pushed(lakes):
+    d = lakes["bloom"]
+    df = pqpl.scan_parquet(str(d)).head(5).collect()
+    assert df.height == 5
+    # A small batch size reaches pqfast's scanner: polars' streaming engine asks for batches.
+    got = pqpl.scan_parquet(str(d)).select("id").collect(engine="streaming")
+    assert got.height == engine_lakes.FILES * engine_lakes.ROWS
+
+
+def test_one_id_reads_what_read_table_reads(lakes):
+    d = lakes["bloom"]
+    v = engine_lakes.lookup_ids(d)
+    ds = pqfast.dataset(str(d))
+    got = pqpl.scan_parquet(ds).filter(pl.col("id") == v["one"]).collect()
+    want, want_stats = pqfast.read_table(str(d), filters=[("id", "==", v["one"])], stats=True)
+    assert got.height == want.num_rows == 1
+    stats = ds.scan_stats
+    for k in ("pages_read", "bytes_read", "row_groups_read"):
+        assert stats[k] == want_stats[k], (k, stats, want_stats)
