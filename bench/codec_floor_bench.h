@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "pqfast/status.h"
 
@@ -19,6 +20,10 @@ struct CodecFloor {
 };
 
 // Reads the file's chunks into memory first; only the decompress calls are timed.
-Result<CodecFloor> codec_floor(const std::string& path, int reps);
+// `leaves`: the leaf columns whose chunks count (empty: every one); `threads`
+// (>= 1) share the pages, each taking the next one left, as a reader's
+// threads could at best (the wall time of all of them is reported).
+Result<CodecFloor> codec_floor(const std::string& path, int reps, const std::vector<int>& leaves = {},
+                               int threads = 1);
 
 }  // namespace pqfast::bench

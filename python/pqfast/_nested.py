@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from . import _pqfast
 from ._pqfast import FormatError
+from ._strings import strings_type
 
 
 def _origin_children(node: dict, origin) -> list:
@@ -115,7 +116,8 @@ def _retype(arr, t, pages=None):
 class NestedPlan:
     """One nested top-level column: its shape, its leaves' plans, then its final type."""
 
-    def __init__(self, meta, name: str, field_index: int, descs: list, arrow_field, leaves: list | None = None):
+    def __init__(self, meta, name: str, field_index: int, descs: list, arrow_field, leaves: list | None = None,
+                 strings=None):
         from .reader import _Plan
 
         self.name = name
@@ -126,6 +128,8 @@ class NestedPlan:
         self.origin = arrow_field.type if arrow_field is not None else None
         self.shape = shape
         self.leaf_plans: list = []
+        # strings= (see _strings.STRING_LAYOUTS): each string leaf is read in that layout.
+        self.strings = strings
         self._collect(shape, self.origin, descs, _Plan)
         self.leaves = [p.leaf for p in self.leaf_plans]
         self.ref = None
@@ -152,7 +156,7 @@ class NestedPlan:
         if node["kind"] == "leaf":
             leaf = node["leaf"]
             f = pa.field(node["name"], origin) if origin is not None else None
-            self.leaf_plans.append(plan_class(node["name"], leaf, descs[leaf], f))
+            self.leaf_plans.append(plan_class(node["name"], leaf, descs[leaf], f, self.strings))
             return
         for child, oc in zip(node["children"], _origin_children(node, origin)):
             self._collect(child, oc, descs, plan_class)
@@ -223,7 +227,7 @@ class NestedPlan:
         arr = pa.chunked_array(chunks)
         final = self._final(arr.type, self.shape, self.origin, iter(self.leaf_plans))
         if self.pyarrow_type is not None and self.ref is None:
-            final = self.pyarrow_type
+            final = strings_type(self.pyarrow_type, self.strings)
         if not final.equals(arr.type) or self.pyarrow_type is not None:
             try:
                 def pages_of(i):

@@ -462,23 +462,26 @@ class ParquetFile:
         return _pqfast._page_headers_file(src.read_at, src.size, src.path, self._meta, row_group, column)
 
     def read(self, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
-             use_threads: bool = True, memory_limit: int | None = None, threads: int | None = None):
+             use_threads: bool = True, memory_limit: int | None = None, threads: int | None = None,
+             strings: str | None = None):
         """The file's columns as a ``pyarrow.Table`` (pqfast's reader; see pqfast.reader).
-        ``memory_limit``: as ``pqfast.read_table`` takes it; ``threads``: the
+        ``memory_limit``, ``strings``: as ``pqfast.read_table`` takes them; ``threads``: the
         reader's threads (None: ``use_threads`` decides, all cores or one)."""
         from .reader import read_source
 
-        return read_source(self._source, self._meta, columns, row_groups, use_threads, memory_limit, threads)
+        return read_source(self._source, self._meta, columns, row_groups, use_threads, memory_limit, threads,
+                           strings)
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None, use_threads: bool = True,
-                       memory_limit: int | None = None, threads: int | None = None):
+                       memory_limit: int | None = None, threads: int | None = None, strings: str | None = None):
         return self.read(columns=columns, row_groups=[i], use_threads=use_threads, memory_limit=memory_limit,
-                         threads=threads)
+                         threads=threads, strings=strings)
 
     def read_row_groups(self, row_groups: Sequence[int], columns: Sequence[str] | None = None,
-                        use_threads: bool = True, memory_limit: int | None = None, threads: int | None = None):
+                        use_threads: bool = True, memory_limit: int | None = None, threads: int | None = None,
+                        strings: str | None = None):
         return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
-                         threads=threads)
+                         threads=threads, strings=strings)
 
     def close(self) -> None:
         self._source.close()

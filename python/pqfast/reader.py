@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from . import _pqfast
 from ._pqfast import FormatError
+from ._strings import checked_strings, strings_type
 
 # LogicalType kinds (parquet.thrift LogicalType union ids).
 _LT_STRING, _LT_ENUM, _LT_DECIMAL, _LT_DATE, _LT_TIME, _LT_TIMESTAMP = 1, 4, 5, 6, 7, 8
@@ -241,7 +242,19 @@ _BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "larg
 class _Plan:
     """How one top-level column is read: layout and format for the C++ reader, then the final type."""
 
-    def __init__(self, name: str, leaf: int, desc: dict, arrow_field):
+    def __init__(self, name: str, leaf: int, desc: dict, arrow_field, strings=None):
+        self._types(name, leaf, desc, arrow_field)
+        if strings is not None and self.dictionary is None and self.extension is None and \
+                self.read_type.equals(self.final_type):
+            # Read natively in the layout asked for (binary views point into
+            # the decoded pages and the dictionary's bytes): no cast after.
+            t = strings_type(self.final_type, strings)
+            if not t.equals(self.final_type):
+                self.read_type = self.final_type = t
+                self.layout = _BINARY_LAYOUTS[arrow_format(t)]
+                self.format = arrow_format(t)
+
+    def _types(self, name: str, leaf: int, desc: dict, arrow_field):
         import pyarrow as pa
         import pyarrow.types as pt
 
@@ -380,7 +393,7 @@ def _arrow_field_of(arrow_schema, fields: list, k: int):
     return arrow_schema.field(i) if i >= 0 else None
 
 
-def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
+def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list:
     descs = meta.columns()
     # (name, leaves, is a group, repetition) per top-level field, in schema
     # order: a name given twice is every field of that name (as pyarrow's
@@ -414,7 +427,7 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
             field = arrow_schema.field(arrow_schema.get_field_index(top_name)) \
                 if arrow_schema is not None and arrow_schema.get_field_index(top_name) >= 0 else None
             plan = _nested_plan(NestedPlan, meta, path, top_name, _pqfast._top_level_field_of(meta, leaves[0]), descs,
-                                field)
+                                field, strings)
             plan.set_field_ref(refs, path)
             plans.append(plan)
             continue
@@ -429,21 +442,21 @@ def _plans(meta, path: str, columns: Sequence[str] | None) -> list:
         if group or len(leaves) != 1 or _pqfast._is_nested_leaf(meta, leaves[0]):
             from ._nested import NestedPlan
 
-            plans.append(_nested_plan(NestedPlan, meta, path, name, k, descs, field))
+            plans.append(_nested_plan(NestedPlan, meta, path, name, k, descs, field, strings))
             continue
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
             raise FormatError(f"{path}: {problem}")
-        plans.append(_Plan(name, leaves[0], descs[leaves[0]], field))
+        plans.append(_Plan(name, leaves[0], descs[leaves[0]], field, strings))
     return plans
 
 
-def _nested_plan(plan_class, meta, path: str, name: str, field_index: int, descs: list, field):
+def _nested_plan(plan_class, meta, path: str, name: str, field_index: int, descs: list, field, strings=None):
     """The plan of nested column `name` (top-level field `field_index`); a
     schema form it cannot read (a LIST group of two children...) raises a
     FormatError naming the file."""
     try:
-        return plan_class(meta, name, field_index, descs, field)
+        return plan_class(meta, name, field_index, descs, field, strings=strings)
     except FormatError as e:
         raise FormatError(f"{path}: {e}") from None
 
@@ -548,17 +561,19 @@ def _thread_count(threads: int | None, use_threads: bool) -> int:
 
 
 def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None,
-                threads: int | None = None):
+                threads: int | None = None, strings: str | None = None):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table
-    (`threads`: the reader's threads; None: all cores, or one when not `use_threads`)."""
+    (`threads`: the reader's threads; None: all cores, or one when not `use_threads`;
+    `strings`: the layout of string and binary columns, see _strings)."""
     with arrow_errors_named(source.path):
-        return _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads)
+        return _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads,
+                            checked_strings(strings))
 
 
-def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads):
+def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads, strings=None):
     import pyarrow as pa
 
-    plans = _plans(meta, source.path, columns)
+    plans = _plans(meta, source.path, columns, strings)
     nrg = meta.num_row_groups
     if row_groups is None:
         rgs = list(range(nrg))
@@ -600,7 +615,8 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
         by_plan[id(p)] = [pa.Array._import_from_c_capsule(*caps[base + i * len(nested) + j]) for i in range(len(rgs))]
     if nested and not rgs and nrg:
         # No row group read: the types from row group 0, sliced empty.
-        empty = _read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads)
+        empty = _read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads,
+                             strings)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     elif nested and not nrg:
@@ -632,12 +648,13 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, threads=None):
+def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, threads=None,
+                         strings=None):
     """read_table(source, columns) of the columns the file has (the others
     are given as nulls by the caller)."""
     try:
         return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                          threads=threads)
+                          threads=threads, strings=strings)
     except (KeyError, FormatError) as e:
         if isinstance(e, FormatError) and "no column '" not in str(e):
             raise
@@ -649,13 +666,13 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
     finally:
         f.close()
     return read_table(source, [c for c in columns if c in have], row_groups, filesystem, use_threads,
-                      memory_limit=memory_limit, threads=threads)
+                      memory_limit=memory_limit, threads=threads, strings=strings)
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
                threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
-               memory_limit: int | None = None, partitioning: str | None = "hive"):
+               memory_limit: int | None = None, partitioning: str | None = "hive", strings: str | None = None):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -700,6 +717,13 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     A file that would need more, like a few KB announcing gigabytes, raises
     ``pqfast.MemoryLimitError`` (a ``MemoryError``) naming the column, the
     size asked and the limit, before the memory is allocated.
+
+    ``strings``: the layout of string and binary columns: None (pyarrow's
+    types, as the file's Arrow schema names them), ``"view"``
+    (string_view / binary_view, as polars and DataFusion return them: views
+    into the decoded pages and dictionaries, no per-value copy) or
+    ``"large"`` (large_string / large_binary); at any depth of nested
+    columns, not in dictionary-typed columns (docs/strings.md).
     """
     from .parquet import ParquetFile
 
@@ -714,7 +738,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
-                          partitioning=partitioning)
+                          partitioning=partitioning, strings=strings)
 
     if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
         from .parquet import expand_paths
@@ -726,19 +750,19 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
         if parts is None:
             return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit,
-                              threads=threads)
+                              threads=threads, strings=strings)
         cols, keys = parts.split(columns)
-        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads)
+        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads, strings=strings)
         table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
         return table.select(list(columns)) if columns is not None else table
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads)
+        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads, strings)
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
-                      threads=threads)
+                      threads=threads, strings=strings)
 
 
 def _directory_on(filesystem, source) -> bool:
@@ -766,17 +790,18 @@ def _concat(tables):
     return pa.concat_tables(tables)
 
 
-def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, threads=None) -> list:
+def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, threads=None,
+                strings=None) -> list:
     """Each file of the list read whole (its projected columns), as a table
     in the first file's schema (pyarrow.dataset's rule for a lake)."""
     tables = []
     for s in source:
         if tables and columns is not None:
             # A file lacking a projected column (added to the lake later) gives it as nulls.
-            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads)
+            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads, strings)
         else:
             t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                           threads=threads)
+                           threads=threads, strings=strings)
         if tables and t.schema != tables[0].schema:
             from .scan import _as_schema
 

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from . import _pqfast
 from ._pqfast import FormatError
+from ._strings import checked_strings, table_with_strings
 
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
@@ -250,7 +251,7 @@ def _filter_columns(filters) -> list:
     return list(dict.fromkeys(a.column for conj in normalize(filters) for a in conj))
 
 
-def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
+def _nested_rows(open_file, nested, pieces, memory_limit, filters=None, strings=None):
     """The nested columns' values for the rows the engine selected, per piece:
     each matching row group's nested chunks read whole (a record's pages are
     unknown without its levels), then cut to the piece's rows: by the row
@@ -273,12 +274,12 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
             if f is None:
                 f = opened[fi] = open_file(fi)
             if sel is not None:
-                t = f.read(columns=names, row_groups=[rg], memory_limit=memory_limit)
+                t = f.read(columns=names, row_groups=[rg], memory_limit=memory_limit, strings=strings)
                 t = _filter_rows(t, np.unpackbits(np.frombuffer(sel, np.uint8),
                                                   bitorder="little")[:t.num_rows].astype(bool))
             else:
                 t = f.read(columns=list(dict.fromkeys(names + filter_cols)), row_groups=[rg],
-                           memory_limit=memory_limit)
+                           memory_limit=memory_limit, strings=strings)
                 if expr is not None:
                     t = _filter_rows(t, expr)
             for p in nested:
@@ -289,7 +290,7 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None):
             f = opened[0] = open_file(0)
             # (A file without row groups types them from its footer.)
             t = f.read(columns=names, row_groups=[0] if f.num_row_groups else [],
-                       memory_limit=memory_limit).slice(0, 0)
+                       memory_limit=memory_limit, strings=strings).slice(0, 0)
             for p in nested:
                 out[id(p)].append(t.column(p.name).combine_chunks())
     finally:
@@ -448,7 +449,7 @@ _LISTINGS_MAX = 64
 
 
 def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None, row_groups=None, *,
-                 listed=None, keep_listing=True, on_listing=None, file_rows=None):
+                 listed=None, keep_listing=True, on_listing=None, file_rows=None, strings=None):
     """read_table(filters=) on s3:// URLs or on a filesystem object, a staged
     scan over ``io`` (``_scan_io``: obstore, or a pyarrow / fsspec
     filesystem). After the listing, each file goes its own way, many in
@@ -478,7 +479,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     read is not kept for the next scan (it is part of a partitioned lake's).
     ``on_listing(items)``: called with the listing once made; what it
     raises ends the scan. ``file_rows`` (a list) gets the rows returned from
-    each file, in listing order. The caller closes ``io``."""
+    each file, in listing order. ``strings``: as scan_table takes it. The caller closes ``io``."""
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -545,7 +546,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     def setup(first_url, size, tail):
         meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
         descs = _descs_with_units(meta)
-        plans = _plans(meta, first_url, columns)
+        plans = _plans(meta, first_url, columns, strings)
         dnf = _encode_filter(dnf_atoms, descs, first_url) if dnf_atoms is not None else None
         queries = []
         if firsts is not None:
@@ -788,7 +789,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     nested_chunks = None
     if nested and final:
         nested_chunks = _nested_rows(lambda i: io.parquet_file(final[i][1], final[i][2]), nested, pieces,
-                                     memory_limit, filters)
+                                     memory_limit, filters, strings)
     table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks,
                       lambda i: io.parquet_file(final[i][1], final[i][2]))
     rows_of: dict = {}  # file position -> rows returned
@@ -875,13 +876,13 @@ _first_plans: dict = {}
 _FIRST_PLANS_MAX = 64
 
 
-def _first_file_plans(path: str, columns):
+def _first_file_plans(path: str, columns, strings=None):
     from .parquet import ParquetFile
     from .reader import _Plan, _plans
 
     try:
         st = os.stat(path)
-        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns))
+        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns), strings)
     except (OSError, TypeError):
         key = None  # (unhashable or unreadable: ParquetFile says what is wrong)
     hit = _first_plans.get(key) if key is not None else None
@@ -889,7 +890,7 @@ def _first_file_plans(path: str, columns):
         return hit
     with ParquetFile(path) as first:
         meta = first._meta
-        plans = _plans(meta, path, columns)
+        plans = _plans(meta, path, columns, strings)
         descs = _descs_with_units(meta)
     # Kept only for a file last changed 2 s ago or more: one changed again
     # within its mtime's tick, at the same size, would otherwise look the same.
@@ -907,7 +908,7 @@ def _is_schema_mismatch(e: Exception) -> bool:
     return str(e).startswith("invalid argument:") and any(m in str(e) for m in _SCHEMA_MISMATCH)
 
 
-def _scan_evolved(paths, columns, filters, args, t0, file_rows=None):
+def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None):
     """scan_table over files whose schemas differ from the first file's, as
     pyarrow.dataset reads them: the first file's schema is the lake's; each
     file the engine reads alone, and one it cannot (a column missing, or of
@@ -935,11 +936,11 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None):
                 file_rows.append(parts[-1].num_rows)
             continue
         # The engine read it by the first file's plans: assembled by them.
-        meta, plans, _ = _first_file_plans(paths[0], columns)
+        meta, plans, _ = _first_file_plans(paths[0], columns, strings)
         nested = [p for p in plans if is_nested_plan(p)]
         nested_chunks = None
         if nested:
-            nested_chunks = _nested_rows(lambda _i: ParquetFile(path), nested, pieces, None)
+            nested_chunks = _nested_rows(lambda _i: ParquetFile(path), nested, pieces, None, strings=strings)
         t = _assemble(plans, meta, pieces, nested_chunks, lambda _i: ParquetFile(path))
         if schema is None:
             schema = t.schema
@@ -1082,7 +1083,8 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
                use_page_index: bool = True, storage_options: dict | None = None,
                memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None,
-               partitioning: str | None = "hive", _file_rows: list | None = None, _listed: list | None = None):
+               partitioning: str | None = "hive", strings: str | None = None, _file_rows: list | None = None,
+               _listed: list | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
@@ -1097,19 +1099,28 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     (:mod:`pqfast._partitions`; local directories, ``s3://`` prefixes ending
     in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
     rows returned from each file of the source, in order; ``_listed``, the
-    listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's)."""
+    listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's).
+    ``strings``: the layout of string and binary columns (see
+    :func:`pqfast.read_table`), produced by the engine itself on local files
+    and object storage. (A dataset scan passes it here, as to read_table.)"""
     from .reader import arrow_errors_named
 
+    checked_strings(strings)
     where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
     with arrow_errors_named(where):
-        return _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
-                           use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
-                           partitioning, _file_rows, _listed)
+        got = _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
+                          use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
+                          partitioning, _file_rows, _listed, strings)
+        # Paths that read through pyarrow (a filter only pyarrow.compute
+        # evaluates, files of another schema) are cast here; others are read so.
+        if stats:
+            return table_with_strings(got[0], strings), got[1]
+        return table_with_strings(got, strings)
 
 
 def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
                 use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows,
-                _listed):
+                _listed, strings=None):
     from .filters import normalize
     from .parquet import _remote_urls
 
@@ -1130,7 +1141,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
             flags = (use_statistics, False, use_dictionary, use_page_index)
             try:
                 return _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, _file_rows,
-                                           (threads, flags, memory_limit))
+                                           (threads, flags, memory_limit, strings))
             finally:
                 io.close()
 
@@ -1148,9 +1159,10 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
     parts = _local_partitions(source, paths, partitioning)
     if parts is not None:
         kw = dict(threads=threads, use_threads=use_threads, use_statistics=use_statistics, use_bloom=use_bloom,
-                  use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit)
+                  use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit,
+                  strings=strings)
         return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups, _file_rows)
-    meta, plans, descs = _first_file_plans(paths[0], columns)
+    meta, plans, descs = _first_file_plans(paths[0], columns, strings)
     dnf = None
     if filters is not None:
         try:
@@ -1182,7 +1194,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
             raise
         # Files whose schema differs from the first's (a column added later,
         # an int32 widened to int64...): read as pyarrow.dataset reads them.
-        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows)
+        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows, strings)
         return (table, st) if stats else table
     nested_chunks = None
     if nested:
@@ -1190,7 +1202,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
 
         # With no file left (no pieces either), the first file types the empty columns.
         nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i] if kept else paths[0]), nested, pieces,
-                                     memory_limit)
+                                     memory_limit, strings=strings)
     from .parquet import ParquetFile
 
     table = _assemble(plans, meta, pieces, nested_chunks, lambda i: ParquetFile(kept[i]))
@@ -1344,7 +1356,7 @@ class _NowPartitioned(Exception):
 
 
 def _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, file_rows, args):
-    """_scan_staged over io's source (args: threads, flags, memory_limit);
+    """_scan_staged over io's source (args: threads, flags, memory_limit, strings);
     with partitioning="hive" the key=value levels under a directory or
     prefix are columns, as for a local directory (_scan_partitioned), files
     chosen by the listing alone.
@@ -1361,7 +1373,7 @@ def _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, f
     root = io.directory if _checked_partitioning(partitioning) is not None else None
 
     def run(cols, filt, rgs, want_stats, **kw):
-        return _scan_staged(io, cols, filt, args[0], want_stats, args[1], args[2], rgs, **kw)
+        return _scan_staged(io, cols, filt, args[0], want_stats, args[1], args[2], rgs, strings=args[3], **kw)
 
     if root is None:
         return run(columns, filters, row_groups, stats, file_rows=file_rows)

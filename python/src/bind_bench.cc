@@ -61,11 +61,11 @@ nb::list local_bloom_rows_to_python(const std::vector<bench::LocalBloomRow>& row
 
 void bind_bench(nb::module_& m) {
   // Seconds one thread spends decompressing every page of a file (best of reps).
-  m.def("_bench_codec_floor", [](const std::string& path, int reps) {
+  m.def("_bench_codec_floor", [](const std::string& path, int reps, std::vector<int> leaves, int threads) {
     Result<bench::CodecFloor> r = Error{ErrorCode::kInvalidArgument, ""};
     {
       nb::gil_scoped_release release;
-      r = bench::codec_floor(path, reps);
+      r = bench::codec_floor(path, reps, leaves, threads);
     }
     if (!r.ok()) raise(r.error());
     nb::dict d;
@@ -74,7 +74,7 @@ void bind_bench(nb::module_& m) {
     d["compressed_bytes"] = r->compressed_bytes;
     d["uncompressed_bytes"] = r->uncompressed_bytes;
     return d;
-  }, nb::arg("path"), nb::arg("reps") = 3);
+  }, nb::arg("path"), nb::arg("reps") = 3, nb::arg("leaves") = std::vector<int>{}, nb::arg("threads") = 1);
   // Returns (rows, notes).
   m.def("_bench_sbbf", [](std::vector<uint64_t> footprints, size_t probes, int reps,
                           nb::object progress, int64_t prefetch_distance, uint64_t insert_keys_up_to) {

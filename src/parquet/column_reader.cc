@@ -1107,9 +1107,20 @@ Status ChunkReader::view_values(int32_t enc, const uint8_t* p, size_t len, size_
                                                      " BYTE_ARRAY values cannot fit " + std::to_string(len) + " bytes");
       }
       const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+      // A page decompressed into page_ gives that buffer itself to the views
+      // (page_ starts afresh for the next page): no copy of its bytes. TPC-H
+      // l_comment (half of lineitem's bytes, PLAIN, SNAPPY) was copied so.
+      const uint8_t* page = page_.data();
+      const bool own_page = codec_ != 0 && page != nullptr && p >= page && len <= page_.capacity() &&
+                            static_cast<size_t>(p - page) <= page_.capacity() - len &&
+                            static_cast<size_t>(p - page) + len <= 0x7fffffff;
+      const size_t base = own_page ? static_cast<size_t>(p - page) : 0;
       bool refers = false;
-      PQFAST_RETURN_IF_ERROR(plain_binary_views(p, len, nonnull, views, index, &refers, where));
-      if (refers) {  // values over 12 bytes point into a copy of the page's bytes
+      PQFAST_RETURN_IF_ERROR(plain_binary_views(p, len, nonnull, views, index, base, &refers, where));
+      if (refers && own_page) {
+        page_.resize(base + len);  // (within its capacity: the bytes stay where they are)
+        out_->view_buffers.push_back(std::move(page_));
+      } else if (refers) {  // values over 12 bytes point into a copy of the page's bytes
         ReadBuffer copy;
         copy.resize(len);
         if (len) std::memcpy(copy.data(), p, len);

@@ -162,11 +162,12 @@ Result<size_t> walk_plain_binary(const uint8_t* p, size_t len, size_t n, const s
 template <class Offset>
 Status plain_binary(const uint8_t* p, size_t len, size_t n, Offset* offsets, ReadBuffer& data, size_t* consumed,
                     const std::string& where);
-// The same as views: short values inline, long ones referring to `bytes`
-// (the page's value bytes, copied by the caller into buffer `buffer_index`).
+// The same as views: short values inline, long ones referring to buffer
+// `buffer_index`, which holds the page's value bytes from offset `base` (the
+// caller's copy of them, or the decompressed page itself; base + len <= 2^31 - 1).
 // *refers is set when some value is longer than 12 bytes (the buffer is needed).
 Status plain_binary_views(const uint8_t* p, size_t len, size_t n, BinaryViewElem* out, int32_t buffer_index,
-                          bool* refers, const std::string& where);
+                          size_t base, bool* refers, const std::string& where);
 
 // ---- BYTE_STREAM_SPLIT ----
 // n values of `width` bytes from `width` streams; the stride is len / width.

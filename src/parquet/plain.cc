@@ -64,16 +64,20 @@ template Status plain_binary<int32_t>(const uint8_t*, size_t, size_t, int32_t*, 
 template Status plain_binary<int64_t>(const uint8_t*, size_t, size_t, int64_t*, ReadBuffer&, size_t*, const std::string&);
 
 Status plain_binary_views(const uint8_t* p, size_t len, size_t n, BinaryViewElem* out, int32_t buffer_index,
-                          bool* refers, const std::string& where) {
+                          size_t base, bool* refers, const std::string& where) {
+  if (base > 0x7fffffff || len > 0x7fffffff - base) {
+    return make_error(ErrorCode::kLimitExceeded, where + ": a page of " + std::to_string(len) +
+                                                     " bytes cannot be referred to by binary views (2 GiB)");
+  }
   bool any = false;
   auto walked = walk_plain_binary(p, len, n, where, [&](size_t i, size_t pos, size_t l) {
     const uint32_t l32 = static_cast<uint32_t>(l);
     if (pos + 16 <= len) {
-      out[i] = make_view(p + pos, l32, buffer_index, static_cast<int32_t>(pos));
+      out[i] = make_view(p + pos, l32, buffer_index, static_cast<int32_t>(base + pos));
     } else {
       uint8_t tmp[16] = {};
       std::memcpy(tmp, p + pos, std::min<size_t>(l, 16));
-      out[i] = make_view(tmp, l32, buffer_index, static_cast<int32_t>(pos));
+      out[i] = make_view(tmp, l32, buffer_index, static_cast<int32_t>(base + pos));
     }
     any |= l > 12;
     return true;

@@ -170,13 +170,13 @@ def test_read_pruned_reads_kept_row_groups_with_pqfast(tmp_path):
     assert got.column("s").to_pylist() == ["k5", "k12345"]
 
 
-def test_bench_read_runs_on_a_small_scale(tmp_path):
+def test_bench_read_encodings_runs_on_a_small_scale(tmp_path):
     """The command works end to end (files written, every cell measured); no timing is checked."""
     import json
 
     from conftest import run_cli
 
-    proc = run_cli("bench", "read", "--scale", "0.01", "--runs", "1", "--json", "--threads", "1",
+    proc = run_cli("bench", "read-encodings", "--scale", "0.01", "--runs", "1", "--json", "--threads", "1",
                    "--data", str(tmp_path))
     rows = [json.loads(ln) for ln in proc.stdout.splitlines()]
     assert {(r["reader"], r["encoding"], r["codec"]) for r in rows} == {

@@ -1,11 +1,20 @@
-"""`pqfast bench read`: TPC-H Q12's five lineitem columns read by pqfast, pyarrow
-and DuckDB from the same files (PLAIN, dictionary, DELTA; uncompressed and
-ZSTD), one thread and all threads, in one run, interleaved."""
+"""`pqfast bench read`: whole-file reads of TPC-H lineitem, as a new user makes
+them, by pqfast (pyarrow's types, and strings="view"), pyarrow, polars,
+DuckDB and DataFusion, from the files four writers make (tpchgen-cli, pyarrow,
+DuckDB, polars: each with its defaults), all 16 columns and Q12's five, at 1,
+2 and all threads, beside the codec floor (the same pages only decompressed).
+
+Each thread setting runs in its own process (polars fixes its pool size at
+import, from POLARS_MAX_THREADS); within it every (file, columns, contender)
+cell is timed once per round, right after an untimed call of its own (warm),
+each round in another order, so that the contenders alternate; the medians
+are reported."""
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import statistics
 import subprocess
@@ -16,29 +25,42 @@ from pathlib import Path
 from .._table import format_table
 
 NAME = "read"
-HELP = "Read TPC-H lineitem's Q12 columns (PLAIN / dictionary / DELTA, none / ZSTD): pqfast vs pyarrow vs DuckDB."
+HELP = ("Read TPC-H lineitem whole (4 writers' files, all and Q12 columns, 1/2/all threads): "
+        "pqfast vs pyarrow, polars, DuckDB, DataFusion, beside the codec floor.")
 
 Q12 = ["l_orderkey", "l_shipmode", "l_commitdate", "l_receiptdate", "l_shipdate"]
-ENCODINGS = ["plain", "dictionary", "delta"]
-CODECS = ["none", "zstd"]
-READERS = ["pqfast", "pyarrow", "duckdb"]
+COLUMN_SETS = {"all 16": None, "Q12's 5": Q12}
+WRITERS = ["tpchgen", "pyarrow", "duckdb", "polars"]
+CONTENDERS = ["pqfast", "pqfast view", "pyarrow", "polars", "duckdb", "datafusion"]
+PEERS = ["pyarrow", "polars", "duckdb", "datafusion"]
+LABEL = {"tpchgen": "tpchgen", "pyarrow": "pyarrow", "duckdb": "DuckDB", "polars": "polars",
+         "datafusion": "DataFusion"}
 DATA_VERSION = 1
+QUICK = dict(scale=0.1, runs=3)
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--scale", type=float, default=1.0, help="TPC-H scale factor (default 1: 6M rows)")
-    p.add_argument("--runs", type=int, default=5, help="timed samples per cell (median reported)")
-    p.add_argument("--json", action="store_true", help="print one JSON object per row instead of a table")
+    p.add_argument("--scale", type=float, default=None, help="TPC-H scale factor (default 1: 6M rows; --quick: 0.1)")
+    p.add_argument("--runs", type=int, default=None, help="timed rounds per cell, median reported (default 5; "
+                   "--quick: 3)")
+    p.add_argument("--quick", action="store_true", help="SF 0.1, 3 rounds: about a minute on 2 cores")
+    p.add_argument("--threads", default="1,2,all", help="thread settings, e.g. '1,2,all' (repeats dropped)")
+    p.add_argument("--files", default=",".join(WRITERS), help=f"writers' files to read ({','.join(WRITERS)})")
+    p.add_argument("--contenders", default=",".join(CONTENDERS),
+                   help=f"who reads ({','.join(CONTENDERS)}; a missing package is left out)")
+    p.add_argument("--no-duckdb", action="store_true", help="leave DuckDB out (reads and writes)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per row instead of tables")
     p.add_argument("--data", default=None, help="where to build/reuse the files (default build/bench-read "
                    "if ./build exists, else ~/.cache/pqfast/bench-read)")
-    p.add_argument("--threads", default="1,all", help="thread settings to run: '1', 'all' or '1,all'")
-    p.add_argument("--no-duckdb", action="store_true", help="leave DuckDB out")
+
+
+# ---- files -------------------------------------------------------------------------------
 
 
 def data_dir(arg: str | None, scale: float) -> Path:
     base = Path(arg) if arg else (Path("build") / "bench-read" if Path("build").is_dir()
                                   else Path.home() / ".cache" / "pqfast" / "bench-read")
-    return base / f"sf{scale:g}-v{DATA_VERSION}"
+    return base / f"whole-sf{scale:g}-v{DATA_VERSION}"
 
 
 def _tpchgen() -> str:
@@ -49,7 +71,7 @@ def _tpchgen() -> str:
 
 
 def lineitem(d: Path, scale: float, log=print) -> Path:
-    """d/lineitem.parquet as tpchgen-cli writes it at `scale`; generated once."""
+    """d/lineitem.parquet as tpchgen-cli writes it at `scale` (SNAPPY); generated once."""
     d.mkdir(parents=True, exist_ok=True)
     src = d / "lineitem.parquet"
     if not src.exists():
@@ -59,158 +81,268 @@ def lineitem(d: Path, scale: float, log=print) -> Path:
     return src
 
 
-def ensure_files(d: Path, scale: float, log=print) -> dict[tuple[str, str], Path]:
-    """lineitem from tpchgen-cli, rewritten by pyarrow six ways; built once, then reused."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    import pyarrow.types as pt
+def _rewrite(src: Path, dst: Path, writer: str) -> None:
+    """tpchgen's lineitem written again by `writer` with its defaults (pyarrow:
+    SNAPPY, dictionaries; DuckDB: SNAPPY; polars: ZSTD)."""
+    tmp = dst.with_suffix(".tmp")
+    if writer == "pyarrow":
+        import pyarrow.parquet as pq
 
+        t = pq.read_table(src)
+        # pyarrow as most users hold these columns: strings, not tpchgen's views.
+        t = t.cast(_without_views(t.schema))
+        pq.write_table(t, tmp)
+    elif writer == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
+        con.execute(f"COPY (SELECT * FROM read_parquet('{src}')) TO '{tmp}' (FORMAT parquet)")
+        con.close()
+    elif writer == "polars":
+        import polars as pl
+
+        pl.read_parquet(src).write_parquet(tmp)
+    else:
+        raise ValueError(writer)
+    os.replace(tmp, dst)
+
+
+def _without_views(schema):
+    import pyarrow as pa
+
+    plain = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}
+    return pa.schema([f.with_type(plain.get(f.type, f.type)) for f in schema])
+
+
+def ensure_files(d: Path, scale: float, writers, log=print) -> dict[str, Path]:
     src = lineitem(d, scale, log)
     out = {}
-    for enc in ENCODINGS:
-        for codec in CODECS:
-            p = d / f"lineitem-{enc}-{codec}.parquet"
-            out[(enc, codec)] = p
-            if p.exists():
-                continue
+    for w in writers:
+        if w == "tpchgen":
+            out[w] = src
+            continue
+        p = d / f"lineitem-{w}.parquet"
+        if not p.exists():
             log(f"writing {p.name} ...")
-            f = pq.ParquetFile(src)
-            schema = f.schema_arrow
-            kw = dict(compression=codec)
-            if enc == "plain":
-                kw["use_dictionary"] = False
-            elif enc == "delta":
-                col_enc = {}
-                for field in schema:
-                    t = field.type
-                    if pt.is_integer(t) or pt.is_date(t):
-                        col_enc[field.name] = "DELTA_BINARY_PACKED"
-                    elif pt.is_string(t) or pt.is_string_view(t) or pt.is_binary(t) or pt.is_large_string(t):
-                        col_enc[field.name] = "DELTA_BYTE_ARRAY"
-                    else:
-                        col_enc[field.name] = "PLAIN"
-                kw.update(use_dictionary=False, column_encoding=col_enc)
-            tmp = p.with_suffix(".tmp")
-            with pq.ParquetWriter(tmp, schema, **kw) as w:
-                for i in range(f.num_row_groups):
-                    w.write_table(f.read_row_group(i))
-            os.replace(tmp, p)
+            _rewrite(src, p, w)
+        out[w] = p
     return out
 
 
-def _readers(use_duckdb: bool):
+# ---- contenders (in the worker process) -------------------------------------------------
+
+
+def _readers(names, threads: int):
+    """{contender: fn(path, columns) -> result} for `threads` threads."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     import pqfast
 
-    def r_pqfast(path, threads):
-        return pqfast.read_table(path, columns=Q12, use_threads=threads != 1)
+    pa.set_cpu_count(threads)
+    out = {}
+    if "pqfast" in names:
+        out["pqfast"] = lambda path, cols: pqfast.read_table(path, columns=cols, threads=threads)
+    if "pqfast view" in names:
+        out["pqfast view"] = lambda path, cols: pqfast.read_table(path, columns=cols, threads=threads,
+                                                                  strings="view")
+    if "pyarrow" in names:
+        out["pyarrow"] = lambda path, cols: pq.read_table(path, columns=cols, use_threads=threads > 1)
+    if "polars" in names:
+        try:
+            import polars as pl
+        except ImportError:
+            pass
+        else:
+            # A DataFrame, as polars users get it (Arrow string views inside).
+            out["polars"] = lambda path, cols: pl.read_parquet(path, columns=cols)
+    if "duckdb" in names:
+        try:
+            import duckdb
+        except ImportError:
+            pass
+        else:
+            con = duckdb.connect()
+            con.execute(f"SET threads = {threads}")
+            con.execute("SET enable_progress_bar = false")
 
-    def r_pyarrow(path, threads):
-        return pq.read_table(path, columns=Q12, use_threads=threads != 1)
+            def r_duckdb(path, cols):
+                what = "*" if cols is None else ", ".join(cols)
+                return con.sql(f"SELECT {what} FROM read_parquet('{path}')").to_arrow_table()
 
-    readers = {"pqfast": r_pqfast, "pyarrow": r_pyarrow}
-    if use_duckdb:
-        import duckdb
+            out["duckdb"] = r_duckdb
+    if "datafusion" in names:
+        try:
+            from datafusion import SessionConfig, SessionContext
+        except ImportError:
+            pass
+        else:
+            ctx = SessionContext(SessionConfig().with_target_partitions(threads))
 
-        cons = {}
+            def r_datafusion(path, cols):
+                df = ctx.read_parquet(str(path))
+                if cols is not None:
+                    df = df.select(*cols)
+                return df.to_arrow_table()
 
-        def r_duckdb(path, threads):
-            key = threads
-            if key not in cons:
-                con = duckdb.connect()
-                con.execute(f"SET threads = {1 if threads == 1 else os.cpu_count() or 1}")
-                cons[key] = con
-            # The five columns into an Arrow table, as the other two return
-            # them (an aggregate could be answered from the footer's min/max).
-            return cons[key].sql(f"SELECT {', '.join(Q12)} FROM read_parquet('{path}')").to_arrow_table()
-
-        readers["duckdb"] = r_duckdb
-    return readers
+            out["datafusion"] = r_datafusion
+    return out
 
 
-def measure(scale: float = 1.0, runs: int = 5, data: str | None = None, threads=("1", "all"),
-            use_duckdb: bool = True, log=None) -> list[dict]:
+def _floor(path: str, cols, threads: int, runs: int) -> float:
+    """Seconds to decompress the pages of the columns' chunks on `threads` threads (best of `runs`)."""
     import pyarrow.parquet as pq
 
-    log = log or (lambda s: print(s, file=sys.stderr))
-    files = ensure_files(data_dir(data, scale), scale, log)
-    rows = pq.ParquetFile(files[("plain", "none")]).metadata.num_rows
-    values = rows * len(Q12)
-    readers = _readers(use_duckdb)
-    cells = [(r, enc, codec, th) for th in threads for codec in CODECS for enc in ENCODINGS for r in readers]
-    samples: dict[tuple, list[tuple[float, float]]] = {c: [] for c in cells}
-    log(f"timing {len(cells)} cells x {runs} runs (interleaved; each sample after an untimed call) ...")
+    from .. import _pqfast
+
+    names = pq.ParquetFile(path).schema_arrow.names
+    leaves = [] if cols is None else [names.index(c) for c in cols]
+    return _pqfast._bench_codec_floor(path, max(runs, 1), leaves, threads)["seconds"]
+
+
+def _worker(spec_json: str) -> None:
+    """One thread setting: every cell timed, medians printed as JSON (last line)."""
+    spec = json.loads(spec_json)
+    threads, runs = spec["threads"], spec["runs"]
+    readers = _readers(spec["contenders"], threads)
+    cells = [(f, cs, r) for f in spec["files"] for cs in COLUMN_SETS for r in readers]
+    samples: dict = {c: [] for c in cells}
     for run in range(runs):
-        order = cells[run % len(cells):] + cells[:run % len(cells)]  # rotate who goes first
+        # Each round in its own order (who runs after whom changes), each
+        # sample warm: right after an untimed call of the same cell, whose
+        # page faults on memory the previous contender gave back land there.
+        order = list(cells)
+        random.Random(run).shuffle(order)
         for cell in order:
-            r, enc, codec, th = cell
-            fn, path, t = readers[r], str(files[(enc, codec)]), (1 if th == "1" else 0)
-            fn(path, t)  # untimed: page faults of memory returned to the OS land here
-            c0, w0 = time.process_time(), time.perf_counter()
-            res = fn(path, t)
-            c1, w1 = time.process_time(), time.perf_counter()
+            f, cs, r = cell
+            readers[r](spec["files"][f], COLUMN_SETS[cs])
+            t0 = time.perf_counter()
+            res = readers[r](spec["files"][f], COLUMN_SETS[cs])
+            samples[cell].append(time.perf_counter() - t0)
             del res
-            samples[cell].append((c1 - c0, w1 - w0))
+    rows = []
+    for (f, cs, r), s in samples.items():
+        rows.append({"file": f, "columns": cs, "threads": threads, "contender": r, "ms": statistics.median(s) * 1e3})
+    for f, path in spec["files"].items():
+        for cs, cols in COLUMN_SETS.items():
+            rows.append({"file": f, "columns": cs, "threads": threads, "contender": "codec floor",
+                         "ms": _floor(path, cols, threads, runs) * 1e3})
+    print(json.dumps(rows))
+
+
+# ---- driver --------------------------------------------------------------------------------
+
+
+def _thread_counts(arg: str) -> list[int]:
     out = []
-    med = {c: (statistics.median(s[0] for s in v), statistics.median(s[1] for s in v)) for c, v in samples.items()}
-    for (r, enc, codec, th), (cpu, wall) in med.items():
-        plain_cpu = med[(r, "plain", codec, th)][0]
-        dict_cpu = med[(r, "dictionary", codec, th)][0]
-        row = {"reader": r, "encoding": enc, "codec": codec, "threads": th, "rows": rows,
-               "cpu_s": cpu, "wall_s": wall, "mvalues_per_cpu_s": values / cpu / 1e6,
-               "vs_plain": cpu / plain_cpu, "vs_dictionary": cpu / dict_cpu}
-        if r != "pyarrow":
-            row["pyarrow_cpu_over_this"] = med[("pyarrow", enc, codec, th)][0] / cpu
+    for t in (x.strip() for x in arg.split(",") if x.strip()):
+        n = os.cpu_count() or 1 if t == "all" else int(t)
+        if n not in out:
+            out.append(n)
+    return out
+
+
+def measure(scale: float, runs: int, data, threads: list[int], writers, contenders, log=None) -> list[dict]:
+    log = log or (lambda s: print(s, file=sys.stderr))
+    files = ensure_files(data_dir(data, scale), scale, writers, log)
+    rows = []
+    for n in threads:
+        log(f"{n} thread(s): {len(files) * len(COLUMN_SETS) * len(contenders)} cells x {runs} rounds ...")
+        env = dict(os.environ, POLARS_MAX_THREADS=str(n))
+        spec = json.dumps({"threads": n, "runs": runs, "contenders": list(contenders),
+                           "files": {w: str(p) for w, p in files.items()}})
+        proc = subprocess.run([sys.executable, "-c", "import sys; from pqfast.benches.read import _worker; "
+                               "_worker(sys.argv[1])", spec], env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(f"error: the {n}-thread run failed:\n{proc.stderr[-4000:]}")
+        rows.extend(json.loads(proc.stdout.strip().splitlines()[-1]))
+    return rows
+
+
+def summary(rows: list[dict]) -> list[dict]:
+    """Per (file, columns, threads): pqfast's and its view read's medians, the
+    fastest peer's, the ratios (peer / pqfast: > 1, pqfast faster), the floor."""
+    by = {}
+    for r in rows:
+        by.setdefault((r["file"], r["columns"], r["threads"]), {})[r["contender"]] = r["ms"]
+    out = []
+    for (f, cs, th), ms in by.items():
+        peers = {p: ms[p] for p in PEERS if p in ms}
+        best = min(peers, key=peers.get) if peers else None
+        row = {"file": f, "columns": cs, "threads": th, "pqfast_ms": ms.get("pqfast"),
+               "view_ms": ms.get("pqfast view"), "peer": best, "peer_ms": peers.get(best),
+               "floor_ms": ms.get("codec floor"), "all": ms}
+        if best and row["pqfast_ms"]:
+            row["ratio"] = row["peer_ms"] / row["pqfast_ms"]
+        if best and row["view_ms"]:
+            row["view_ratio"] = row["peer_ms"] / row["view_ms"]
         out.append(row)
     return out
 
 
+def _ms(v) -> str:
+    return "-" if v is None else (f"{v:,.0f}" if v >= 100 else f"{v:.1f}")
+
+
 def run(args) -> int:
-    threads = tuple(t.strip() for t in args.threads.split(",") if t.strip())
-    rows = measure(args.scale, args.runs, args.data, threads, not args.no_duckdb)
+    import pyarrow as pa
+
+    import pqfast
+
+    scale = args.scale if args.scale is not None else (QUICK["scale"] if args.quick else 1.0)
+    runs = args.runs if args.runs is not None else (QUICK["runs"] if args.quick else 5)
+    writers = [w for w in args.files.split(",") if w and not (args.no_duckdb and w == "duckdb")]
+    contenders = [c for c in args.contenders.split(",") if c and not (args.no_duckdb and c == "duckdb")]
+    rows = measure(scale, runs, args.data, _thread_counts(args.threads), writers, contenders)
     if args.json:
         for r in rows:
             print(json.dumps(r))
         return 0
-    import pqfast
+    import pyarrow.parquet as pq
 
-    n = rows[0]["rows"]
-    print(f"TPC-H lineitem SF{args.scale:g} ({n:,} rows), Q12's 5 columns ({n * 5 / 1e6:.1f} M values), "
-          f"medians of {args.runs} samples of process CPU time (each after an untimed call); "
-          f"pyarrow-written files; SIMD: {pqfast.simd_level()}; {os.cpu_count()} cores")
-    headers = ["threads", "codec", "encoding", "reader", "CPU s", "wall s", "M values/s (CPU)",
-               "vs PLAIN", "vs dict", "pyarrow / this"]
+    n = pq.ParquetFile(ensure_files(data_dir(args.data, scale), scale, writers[:1], lambda s: None)[writers[0]]) \
+        .metadata.num_rows
+    print(f"TPC-H lineitem SF{scale:g} ({n:,} rows); wall ms, medians of {runs} warm calls alternating, "
+          f"each thread setting in its own process; pqfast {pqfast.__version__} (SIMD {pqfast.simd_level()}), "
+          f"pyarrow {pa.__version__}{_versions()}; {os.cpu_count()} cores")
+    print("ratio = fastest peer's ms / pqfast's (> 1: pqfast faster); view = strings='view'; "
+          "floor = the same chunks' pages only decompressed (in memory, same threads)")
+    print()
+    sums = summary(rows)
+    headers = ["file", "columns", "threads", "pqfast ms", "view ms", "fastest peer", "ratio", "view ratio",
+               "floor ms", "pqfast / floor"]
     table = []
-    for r in sorted(rows, key=lambda r: (r["threads"], CODECS.index(r["codec"]), ENCODINGS.index(r["encoding"]),
-                                         READERS.index(r["reader"]))):
-        table.append([r["threads"], r["codec"], r["encoding"], r["reader"], f"{r['cpu_s']:.3f}",
-                      f"{r['wall_s']:.3f}", f"{r['mvalues_per_cpu_s']:.0f}", f"{r['vs_plain']:.2f}x",
-                      f"{r['vs_dictionary']:.2f}x",
-                      f"{r['pyarrow_cpu_over_this']:.2f}x" if "pyarrow_cpu_over_this" in r else "-"])
+    for s in sums:
+        peer = f"{LABEL.get(s['peer'], s['peer'])} {_ms(s['peer_ms'])}" if s["peer"] else "-"
+        table.append([LABEL[s["file"]], s["columns"], s["threads"], _ms(s["pqfast_ms"]), _ms(s["view_ms"]), peer,
+                      f"{s['ratio']:.2f}x" if "ratio" in s else "-",
+                      f"{s['view_ratio']:.2f}x" if "view_ratio" in s else "-", _ms(s["floor_ms"]),
+                      f"{s['pqfast_ms'] / s['floor_ms']:.2f}x" if s["floor_ms"] and s["pqfast_ms"] else "-"])
     print(format_table(headers, table))
-    # The goals, from the same medians.
-    def cpu(reader, enc, codec, th="1"):
-        for r in rows:
-            if (r["reader"], r["encoding"], r["codec"], r["threads"]) == (reader, enc, codec, th):
-                return r["cpu_s"]
-        return None
-    if cpu("pqfast", "delta", "none") is not None:
-        print()
-        print("goals (one thread, CPU time):")
-        for codec, goal in (("none", 3.0), ("zstd", 2.0)):
-            ratio = cpu("pyarrow", "delta", codec) / cpu("pqfast", "delta", codec)
-            print(f"  DELTA file, {codec}: pqfast {ratio:.2f}x pyarrow (goal >= {goal:g}x): "
-                  f"{'met' if ratio >= goal else 'MISSED'}")
-        for codec in CODECS:
-            share = cpu("pqfast", "delta", codec) / cpu("pyarrow", "plain", codec)
-            print(f"  pqfast DELTA / pyarrow PLAIN, {codec}: {share:.2f} (goal <= 0.5): "
-                  f"{'met' if share <= 0.5 else 'MISSED'}")
-            dd = cpu("pqfast", "delta", codec) / cpu("pqfast", "dictionary", codec)
-            print(f"  pqfast DELTA / pqfast dictionary, {codec}: {dd:.2f} (goal <= 1.0): "
-                  f"{'met' if dd <= 1.0 else 'MISSED'}")
-            for enc in ("plain", "dictionary"):
-                ratio = cpu("pyarrow", enc, codec) / cpu("pqfast", enc, codec)
-                print(f"  {enc}, {codec}: pqfast {ratio:.2f}x pyarrow (goal >= 1): "
-                      f"{'met' if ratio >= 1.0 else 'MISSED'}")
+    print()
+    present = [c for c in CONTENDERS if any(c in s["all"] for s in sums)]
+    headers = ["file", "columns", "threads"] + present
+    print(format_table(headers, [[LABEL[s["file"]], s["columns"], s["threads"]] +
+                                 [_ms(s["all"].get(c)) for c in present] for s in sums]))
+    print()
+    print("goals (issue 32, same run):")
+    for s in sums:
+        goal = 1.3 if s["columns"] == "all 16" else 1.5
+        if "ratio" in s:
+            print(f"  {LABEL[s['file']]}, {s['columns']}, {s['threads']} thread(s): {s['ratio']:.2f}x "
+                  f"(goal >= {goal:g}x) {'met' if s['ratio'] >= goal else 'MISSED'}"
+                  + (f"; view {s['view_ratio']:.2f}x (goal >= 1.6x) "
+                     f"{'met' if s['view_ratio'] >= 1.6 else 'MISSED'}"
+                     if "view_ratio" in s and s["columns"] == "all 16" else ""))
     return 0
+
+
+def _versions() -> str:
+    out = []
+    for mod in ("polars", "duckdb", "datafusion"):
+        try:
+            out.append(f"{mod} {__import__(mod).__version__}")
+        except ImportError:
+            pass
+    return (", " + ", ".join(out)) if out else ""

@@ -9,8 +9,8 @@ NAME = "bench"
 HELP = "Run a benchmark and print a table (or --json rows)."
 
 # Benchmark modules under pqfast/benches.
-BENCHES = ["sbbf", "local_bloom", "delta", "prune", "read", "lake", "lookup", "lookup_s3", "index", "nested", "stream",
-           "engines"]
+BENCHES = ["sbbf", "local_bloom", "delta", "prune", "read", "read_encodings", "lake", "lookup", "lookup_s3", "index",
+           "nested", "stream", "engines"]
 
 
 def add_arguments(parser) -> None:
