@@ -42,6 +42,9 @@ from .scan import _add_stats, _filter_expression, _memory_limit, _per_file_filte
 FormatError = _pqfast.FormatError
 
 DEFAULT_BATCH_SIZE = 131072
+# The share of an explicit memory_limit that one engine call's estimated
+# decoded bytes may take (its working memory is several times that).
+_ENGINE_CALL_SHARE = 4
 # Readahead when no memory_limit is given: more buys no speed.
 DEFAULT_READAHEAD_BYTES = 1 << 30
 _WORKING_FACTOR = 2
@@ -231,7 +234,11 @@ class Scanner:
         engine call over files as alike as their filter, within the budget."""
         lake = self._lake
         file_cols = lake.projection(self._read_columns())[0]
-        budget = self._budget()
+        # An engine call's own working memory (pages inflated, filter columns,
+        # the selected rows gathered) runs to several times the decoded size
+        # the footers estimate: under an explicit memory_limit, calls are cut
+        # to a quarter of it so that each native read stays within it.
+        budget = self._memory_limit // _ENGINE_CALL_SHARE if self._memory_limit else self._budget()
         pending: list = []  # the engine call being gathered: [files, groups, filter, bytes]
 
         def flush():
