@@ -37,3 +37,20 @@ def run_cli(*args, env=None, check=True):
     if check and proc.returncode != 0:
         raise AssertionError(f"pqfast {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
     return proc
+
+
+# A 2-worker Dask cluster on loopback for a test module (pqfast.dask's and the
+# engine tests'), closed when the module ends; distributed imported only by
+# the modules that ask for it (they skip when it is absent).
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                           dashboard_address=None, silence_logs=40)
+    c = Client(cluster)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()

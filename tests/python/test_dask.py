@@ -17,20 +17,6 @@ pytestmark = pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
                                 reason="dask[distributed] not installed; scripts/setup.sh installs it")
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, silence_logs=40)
-    c = Client(cluster)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
-
-
 def _vals():
     ids = _testlake.file_ids(4, 8000)
     return [int(ids[3]), int(_testlake.file_ids(9, 8000)[100]), 77]

@@ -24,20 +24,6 @@ def lakes(tmp_path_factory):
     return engine_lakes.build(tmp_path_factory.mktemp("engines"))
 
 
-@pytest.fixture(scope="module")
-def client():
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                           dashboard_address=None, silence_logs=40)
-    c = Client(cluster)
-    try:
-        yield c
-    finally:
-        c.close()
-        cluster.close()
-
-
 def _table(df) -> pa.Table:
     pdf = df.compute() if hasattr(df, "compute") else df
     pdf = pdf.reset_index(drop=True)
