@@ -65,7 +65,25 @@ from .parquet import (  # noqa: E402
     prune,
     read_pruned,
 )
-from .dataset import Dataset, Fragment, Scanner, dataset  # noqa: E402
+
+# pqfast.Dataset subclasses pyarrow.dataset.Dataset, and importing
+# pyarrow.dataset costs ~51 MiB of RSS and its import time: the dataset API is
+# loaded on first use (PEP 562), so `import pqfast` for a lookup does not pay it.
+_DATASET_NAMES = ("Dataset", "Fragment", "Scanner", "dataset")
+
+
+def __getattr__(name: str):
+    if name in _DATASET_NAMES:
+        from . import _dataset  # deferred for import cost (see above), not for an import loop
+
+        value = getattr(_dataset, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pqfast' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_DATASET_NAMES))
 
 __all__ = [
     "Dataset",

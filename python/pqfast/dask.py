@@ -35,7 +35,7 @@ import time
 from typing import Any, Sequence
 
 from . import _pqfast
-from .dataset import dataset as _dataset
+from ._dataset import dataset as _dataset
 
 FormatError = _pqfast.FormatError
 
