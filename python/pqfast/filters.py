@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ._pqfast import FormatError
+from ._errors import reworded
 
 MAX_CONJUNCTIONS = 1024
 
@@ -700,9 +701,8 @@ def encode_atom_values(desc: dict, atom: Atom) -> tuple[np.ndarray, np.ndarray |
     try:
         _, tl, data, offsets = encode_values(desc, values)
     except FormatError as e:
-        msg = str(e)
-        if repr(name) not in msg and name not in msg:
-            raise FormatError(f"{msg} (column {name!r})") from None
+        if getattr(e, "column", None) is None:  # (a message that does not name the column yet)
+            raise reworded(e, f"{e} (column {name!r})") from None
         raise
     except (TypeError, ValueError, OverflowError) as e:
         raise FormatError(f"invalid argument: column {name!r}: cannot type the filter values "

@@ -230,9 +230,9 @@ _KINDS = ((FileNotFoundError, "not found"), (PermissionError, "access denied"),
 def describe_error(e: BaseException, secrets: list[str]) -> str:
     text = str(e).strip()
     first = text.splitlines()[0] if text else type(e).__name__
+    # By the exception's type only: pyarrow's S3 filesystem raises a bare
+    # OSError for a 403, its line keeps the server's ACCESS_DENIED.
     kind = next((w for t, w in _KINDS if isinstance(e, t)), None)
-    if kind is None and any(w in first for w in ("ACCESS_DENIED", "AccessDenied", "HTTP status 403")):
-        kind = "access denied"  # pyarrow says so in an OSError's text
     line = f"{kind}: {first}" if kind else f"{type(e).__name__}: {first}"
     for s in secrets:
         line = line.replace(s, "***")

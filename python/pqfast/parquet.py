@@ -32,6 +32,7 @@ from . import _pqfast
 from .sbbf import Sbbf
 from ._assemble import VERDICTS, verdict_table
 from ._partitions import hidden_below
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, format_error
 
 FormatError = _pqfast.FormatError
 
@@ -500,8 +501,13 @@ class ParquetFile:
 # ---- typing probe values -----------------------------------------------------------------
 
 
+def _column_error(desc: dict, message: str, code: str = INVALID_ARGUMENT) -> FormatError:
+    """An error about a value for the column `desc` (its message names it)."""
+    return format_error(message, code, column=desc["dotted_path"])
+
+
 def _bad(desc: dict, v: Any, want: str) -> Exception:
-    return FormatError(
+    return _column_error(desc,
         f"invalid argument: column {desc['dotted_path']!r} is {_describe(desc)} and takes {want}; "
         f"got {type(v).__name__} {v!r}")
 
@@ -534,7 +540,7 @@ def _decimal_unscaled(desc: dict, v: Any) -> int:
         raise _bad(desc, v, "decimal.Decimal values")
     unscaled = v.scaleb(scale)
     if unscaled != unscaled.to_integral_value():
-        raise FormatError(f"invalid argument: {v} has more than {scale} decimal places "
+        raise _column_error(desc, f"invalid argument: {v} has more than {scale} decimal places "
                           f"for column {desc['dotted_path']!r}")
     return int(unscaled)
 
@@ -565,7 +571,7 @@ def _int_value(desc: dict, v: Any) -> int:
             nanos = getattr(v, "nanosecond", 0)  # pandas.Timestamp
             if unit == 0:
                 if us % 1000:
-                    raise FormatError(f"invalid argument: {v} has sub-millisecond digits; column "
+                    raise _column_error(desc, f"invalid argument: {v} has sub-millisecond digits; column "
                                       f"{desc['dotted_path']!r} stores milliseconds")
                 return us // 1000
             return us if unit == 1 else us * 1000 + nanos
@@ -588,7 +594,7 @@ def _int_value(desc: dict, v: Any) -> int:
         try:
             count = duration_count(v, unit)
         except ValueError as e:
-            raise FormatError(f"invalid argument: {e} (column {desc['dotted_path']!r})") from None
+            raise _column_error(desc, f"invalid argument: {e} (column {desc['dotted_path']!r})") from None
         if count is None:
             raise _bad(desc, v, f"datetime.timedelta values or integers of {unit}")
         v = count
@@ -604,7 +610,7 @@ def _int_value(desc: dict, v: Any) -> int:
         width = int(conv.split("_")[1])
     lo, hi = (0, (1 << width) - 1) if unsigned else (-(1 << (width - 1)), (1 << (width - 1)) - 1)
     if not lo <= v <= hi:
-        raise FormatError(f"invalid argument: {v} is out of range for column {desc['dotted_path']!r} "
+        raise _column_error(desc, f"invalid argument: {v} is out of range for column {desc['dotted_path']!r} "
                           f"({_describe(desc)}: {lo}..{hi})")
     return v
 
@@ -623,13 +629,13 @@ def _fixed_bytes(desc: dict, v: Any) -> bytes:
             try:
                 return int96_bytes(nanos)
             except OverflowError as e:
-                raise FormatError(f"invalid argument: {e} (column {desc['dotted_path']!r})") from None
+                raise _column_error(desc, f"invalid argument: {e} (column {desc['dotted_path']!r})") from None
     elif kind == _LT_DECIMAL or conv == "DECIMAL":
         u = _decimal_unscaled(desc, v)
         try:
             return u.to_bytes(n, "big", signed=True)
         except OverflowError:
-            raise FormatError(f"invalid argument: {v} does not fit column {desc['dotted_path']!r} "
+            raise _column_error(desc, f"invalid argument: {v} does not fit column {desc['dotted_path']!r} "
                               f"({_describe(desc)})") from None
     elif kind == _LT_UUID:
         if isinstance(v, _uuid.UUID):
@@ -648,7 +654,7 @@ def _fixed_bytes(desc: dict, v: Any) -> bytes:
                    if desc["physical_type"] == "INT96" else f"bytes of length {n}")
     b = bytes(v)
     if len(b) != n:
-        raise FormatError(f"invalid argument: value {b!r} has {len(b)} bytes; column "
+        raise _column_error(desc, f"invalid argument: value {b!r} has {len(b)} bytes; column "
                           f"{desc['dotted_path']!r} ({_describe(desc)}) needs {n}")
     return b
 
@@ -668,7 +674,7 @@ def encode_values(desc: dict, values: Any) -> tuple[str, int, np.ndarray, np.nda
     """(physical type, type_length, PLAIN bytes, offsets or None) for values of a column."""
     pt = desc["physical_type"]
     if pt == "BOOLEAN":
-        raise FormatError(f"invalid argument: column {desc['dotted_path']!r} is BOOLEAN: "
+        raise _column_error(desc, f"invalid argument: column {desc['dotted_path']!r} is BOOLEAN: "
                           "Parquet has no Bloom filter for booleans")
     if type(values) is list and 0 < len(values) <= 64:
         fast = _encode_small_list(desc, pt, values)
@@ -701,7 +707,7 @@ def encode_values(desc: dict, values: Any) -> tuple[str, int, np.ndarray, np.nda
         return pt, 0, arr.view(np.uint8), None
     if pt == "BYTE_ARRAY":
         if kind == _LT_DECIMAL or desc["converted_type"] == "DECIMAL":
-            raise FormatError(f"invalid argument: column {desc['dotted_path']!r} is a BYTE_ARRAY "
+            raise _column_error(desc, code=UNSUPPORTED, message=f"invalid argument: column {desc['dotted_path']!r} is a BYTE_ARRAY "
                               "DECIMAL, whose byte width depends on the writer: not supported")
         parts = []
         for v in items:
@@ -960,7 +966,7 @@ def _prune(paths_or_glob: Any, column: str, values: Any, filesystem: Any = None,
         except (FormatError, KeyError, OSError) as e:
             first_error = e
             if on_error == "raise":
-                raise FormatError(str(e).strip('"')) from None
+                raise FormatError(e.args[0] if isinstance(e, KeyError) and e.args else str(e)) from None
     if desc is None:
         raise FormatError(f"no readable file has column {column!r}: {first_error}")
     raw_values = _as_list_or_array(values)

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 
 from . import _pqfast
 from ._pqfast import FormatError
+from ._errors import INVALID_ARGUMENT, code_of
 from ._strings import checked_strings, strings_type
 
 # LogicalType kinds (parquet.thrift LogicalType union ids).
@@ -655,8 +656,12 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
     try:
         return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
                           threads=threads, strings=strings)
-    except (KeyError, FormatError) as e:
-        if isinstance(e, FormatError) and "no column '" not in str(e):
+    except KeyError:
+        pass
+    except FormatError as e:
+        # A column the file lacks is an invalid argument; any other error of
+        # that code the read of the columns it has raises again.
+        if code_of(e) != INVALID_ARGUMENT:
             raise
     from .parquet import ParquetFile
 

@@ -27,6 +27,7 @@ from typing import Any, Sequence
 
 from . import _pqfast
 from ._pqfast import FormatError
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, reworded
 from ._strings import checked_strings, table_with_strings
 
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
@@ -533,9 +534,8 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
             _tails.put((endpoint, url), size, version, data)
             return size, data
         except (FormatError, MemoryError) as e:
-            if url in str(e):
-                raise
-            raise type(e)(f"{url}: {e}") from None  # (a footer that does not parse: which object)
+            # A footer that does not parse (the parser is not told the name): which object.
+            raise reworded(e, f"{url}: {e}") from None
         except Exception as e:  # noqa: BLE001 - worded with the file
             raise worded(url, e) from None
 
@@ -901,11 +901,11 @@ def _first_file_plans(path: str, columns, strings=None):
     return meta, plans, descs
 
 
-_SCHEMA_MISMATCH = ("no column '", "the filter's values were typed for", "cannot be read as")
-
-
 def _is_schema_mismatch(e: Exception) -> bool:
-    return str(e).startswith("invalid argument:") and any(m in str(e) for m in _SCHEMA_MISMATCH)
+    """A later file the engine refused with the first file's plans and filter
+    (a column missing, of another type, or typed otherwise for the filter's
+    values): an invalid argument, since the same call took the first file."""
+    return code_of(e) == INVALID_ARGUMENT
 
 
 def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None):
@@ -1168,7 +1168,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
         try:
             dnf = _encode_filter(normalize(filters), descs, paths[0])
         except FormatError as e:
-            if not str(e).endswith("not supported"):
+            if code_of(e) != UNSUPPORTED:
                 raise
             # A filter the engine cannot type (a BYTE_ARRAY DECIMAL column): pyarrow.compute decides.
             table = _scan_by_pyarrow(paths, columns, filters, row_groups, _file_rows)
