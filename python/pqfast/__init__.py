@@ -5,23 +5,17 @@ decoding and Bloom-filter pruning of Parquet lakes, on SIMD kernels chosen at
 run time (``PQFAST_SIMD=scalar|sse4|avx2|avx512|neon`` forces one).
 """
 
+import os
+import sys
+
 from . import _pqfast
 from ._pqfast import (
-    FormatError,
-    MemoryLimitError,
-    __version__,
-    available_simd_levels,
-    set_simd_level,
-    simd_level,
-    xxh64,
+    FormatError, MemoryLimitError, available_simd_levels, set_simd_level, simd_level, __version__, xxh64,
 )
 
 
 
 def _invoked_as_cli() -> bool:
-    import os
-    import sys
-
     orig = list(getattr(sys, "orig_argv", []))
     if "-m" in orig and orig.index("-m") + 1 < len(orig) and orig[orig.index("-m") + 1] == "pqfast":
         return True
@@ -34,8 +28,6 @@ if _simd_problem:
     # error the user must see. The CLI reports it in one line; importers get
     # an ImportError.
     if _invoked_as_cli():
-        import sys
-
         sys.stderr.write(f"error: {_simd_problem}\n")
         sys.exit(2)
     raise ImportError(f"pqfast: {_simd_problem}")
@@ -45,7 +37,8 @@ from ._values import PHYSICAL_TYPES, hash_values  # noqa: E402
 from .local_bloom import LocalBloom, rocksdb_hash64  # noqa: E402
 from .sbbf import Sbbf, check_product  # noqa: E402
 from .reader import read_table  # noqa: E402
-from ._index import IndexSummary, index  # noqa: E402
+from ._index_run import IndexSummary
+from ._index import index
 from ._build_info import build_info  # noqa: E402
 
 
@@ -56,15 +49,8 @@ def default_memory_limit() -> int:
     return int(_pqfast._default_memory_limit())
 
 
-from .parquet import (  # noqa: E402
-    ColumnChunkMetaData,
-    ParquetFile,
-    RowGroupMetaData,
-    Statistics,
-    clear_footer_cache,
-    prune,
-    read_pruned,
-)
+from ._file import ColumnChunkMetaData, ParquetFile, RowGroupMetaData, Statistics
+from .parquet import clear_footer_cache, prune, read_pruned
 
 # pqfast.Dataset subclasses pyarrow.dataset.Dataset, and importing
 # pyarrow.dataset costs ~51 MiB of RSS and its import time: the dataset API is

@@ -22,6 +22,7 @@ import threading
 from typing import Any
 
 from . import _pqfast
+from .remote import normalise_options, _truthy
 
 MIN_PART = 5 * 1024 * 1024
 MAX_PART = 5 * 1024 * 1024 * 1024
@@ -32,8 +33,6 @@ def make_client(storage_options: dict | None):
     credentials; unset ones from the environment as botocore reads them)."""
     import botocore.config
     import botocore.session
-
-    from .remote import _truthy, normalise_options
 
     conf = normalise_options(storage_options)
     kw: dict[str, Any] = {}

@@ -45,8 +45,12 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.fs as pafs
+
 from . import _pqfast
-from ._partitions import hidden_below
+from ._paths import hidden_below
+from ._progress import Progress
 from .remote import TailHint, descriptor_and_tail
 from .sansio import Query
 
@@ -70,7 +74,6 @@ class _PyArrow:
 
     def __init__(self, fs):
         self.fs = fs
-        import pyarrow.fs as pafs
 
         self.pafs = pafs
         self.local = isinstance(fs, pafs.LocalFileSystem)
@@ -468,8 +471,6 @@ def prune_filesystem(paths_or_glob: Any, column: str, values: Any, filesystem: A
                   coalesce_gap=coalesce_gap)
     advance = None
     if progress is not None and progress is not False:
-        from ._progress import Progress
-
         bar = progress if isinstance(progress, Progress) else Progress(total=len(items), label="probe")
         bar.total = len(items)
         advance = bar.advance
@@ -484,8 +485,6 @@ def prune_filesystem(paths_or_glob: Any, column: str, values: Any, filesystem: A
 
 
 def _empty_table(by_value: bool):
-    import pyarrow as pa
-
     cols = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
             "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
     if by_value:
