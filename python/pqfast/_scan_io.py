@@ -44,7 +44,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from . import fs_driver, _pqfast, remote
+from . import fs_driver, _optional, _pqfast, remote
 from ._file import ParquetFile
 from ._remote_file import ObjectStoreFS
 from ._sidecar_s3 import ScanOverlay
@@ -108,12 +108,12 @@ class ObjectStoreIO:
         return await self.overlay.attach(out, self.urls)
 
     async def read(self, key: str, offset: int, length: int):
-        import obstore
+        obstore = _optional.load("obstore")
 
         return await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
 
     async def suffix(self, key: str, n: int):
-        import obstore
+        obstore = _optional.load("obstore")
 
         # One GET gives the size too.
         r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})

@@ -23,7 +23,7 @@ import threading
 import warnings
 from typing import Any
 
-from . import _pqfast, remote, _sidecar
+from . import _optional, _pqfast, remote, _sidecar
 from ._sidecar import TAIL_BYTES, Entry
 from .remote import is_url, _selection, split_url
 from .sansio import Query, descriptor
@@ -109,7 +109,7 @@ def apply_remote(table, column: str, values: Any, source: Any, sidecar: Any, sto
     sidecar, those objects), the manifest, then per object the tail and the
     Bloom filter blocks the pruner asks for. No sidecar: the table as it is;
     a malformed one or a tail that does not parse: the same, with a warning."""
-    import obstore
+    obstore = _optional.load("obstore")
 
     bucket, side_key = location(source, sidecar)
     where = f"s3://{bucket}/{side_key}"
@@ -217,7 +217,7 @@ class ScanOverlay:
         return {key: self.virtual[key][1].size if key in self.virtual else size for _, key, size, _ in items}
 
     async def _counted_head(self, key: str):
-        import obstore
+        obstore = _optional.load("obstore")
 
         rnd = self.inner.step("sidecar")
         self.inner._started(rnd)

@@ -48,7 +48,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.fs as pafs
 
-from . import _pqfast
+from . import _optional, _pqfast
 from ._paths import hidden_below
 from ._progress import Progress
 from .remote import TailHint, descriptor_and_tail
@@ -435,7 +435,7 @@ async def _prune_async(be, query, items, concurrency: int, hint, secrets, first,
 def _run_on_fs_loop(fs, coro_fn, *args):
     """Runs on the filesystem's own loop: its HTTP session belongs to it
     (fsspec's IO thread for a blocking-mode instance)."""
-    from fsspec.asyn import sync
+    sync = _optional.load("fsspec.asyn").sync
 
     loop = getattr(fs, "loop", None)
     try:

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from . import _pqfast
+from . import _optional, _pqfast
 from ._assemble import verdict_table
 from ._encode import _as_list_or_array, encode_values
 from ._paths import hidden
@@ -127,7 +127,7 @@ def make_store(bucket: str, storage_options: dict | None = None):
 
 
 def _make_store(bucket: str, storage_options: dict | None = None):
-    from obstore.store import S3Store
+    S3Store = _optional.load("obstore.store").S3Store
 
     conf = normalise_options(storage_options)
     client: dict = {"timeout": str(conf.pop("timeout", "30s")), "connect_timeout": str(conf.pop("connect_timeout", "5s")),
@@ -254,7 +254,7 @@ async def _listed_pages(store, url: str, versions: dict | None = None, sidecars:
     prefixes is not listed page after page. Pages of different prefixes
     interleave: callers sort. ``sidecars`` (a dict) gets {key: (size, e_tag)}
     of the sidecar index the listing passes, if any (pqfast._sidecar_s3)."""
-    import obstore
+    obstore = _optional.load("obstore")
 
     scheme = url.split("://", 1)[0] + "://"
     bucket, key_pattern = split_url(url)
@@ -369,7 +369,7 @@ class TailHint:
 
 
 async def _prune_one(store, query, display: str, key: str, size: int, hint: TailHint):
-    import obstore
+    obstore = _optional.load("obstore")
 
     p = None
     try:
@@ -424,12 +424,9 @@ def _loop_runner():
     """uvloop's run when installed (less CPU per request: its callbacks and
     cross-thread wake-ups are C), else asyncio's."""
     if os.environ.get("PQFAST_UVLOOP", "1") != "0":
-        try:
-            import uvloop
-
+        uvloop = _optional.find("uvloop")
+        if uvloop is not None:
             return uvloop.run
-        except ImportError:
-            pass
     return asyncio.run
 
 
@@ -528,7 +525,7 @@ def descriptor_and_tail(read_at, size: int, display: str, column: str):
 def column_descriptor(store, items, column: str, on_error: str):
     """The probed column's descriptor from the first readable file's footer,
     and the tail size that file suggests (see TailHint) for the others."""
-    import obstore
+    obstore = _optional.load("obstore")
 
     first_error = None
     for display, key, _size in items:

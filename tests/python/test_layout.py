@@ -36,8 +36,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python" / "pqfast"
 # Bottom to top (docs/architecture.md, "The Python package"). A new module gets
 # a row here and in that table.
 LAYERS = [
-    ("leaves", ["_pqfast", "_errors", "_build_info", "_progress", "_table", "_time_values", "_strings", "_values",
-                "_paths", "_readahead", "_remote_file", "_index_run"]),
+    ("leaves", ["_pqfast", "_errors", "_optional", "_build_info", "_progress", "_table", "_time_values", "_strings",
+                "_values", "_paths", "_readahead", "_remote_file", "_index_run"]),
     ("kernels", ["sbbf", "local_bloom", "delta"]),
     ("values and types", ["_encode", "_plan", "filters", "_assemble"]),
     ("I/O backends", ["remote", "sansio", "fs_driver", "_index_s3"]),
@@ -302,3 +302,12 @@ def test_python_errors_carry_codes(tmp_path):
     again = _errors.reworded(err, f"f.parquet: {err}")
     assert isinstance(again, pqfast.FormatError)
     assert (again.code, again.column, str(again)) == (_errors.UNSUPPORTED, "c", "f.parquet: unsupported: something")
+
+
+def test_optional_packages_load_with_a_clear_error():
+    from pqfast import _optional
+
+    assert _optional.load("json").dumps([1]) == "[1]"
+    assert _optional.find("pqfast_no_such_package") is None
+    with pytest.raises(ImportError, match="pip install pqfast_no_such_package"):
+        _optional.load("pqfast_no_such_package.sub")
