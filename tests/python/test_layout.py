@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _errors
+from pqfast import _errors, _optional
 
 PACKAGE = Path(__file__).resolve().parents[2] / "python" / "pqfast"
 
@@ -305,8 +305,6 @@ def test_python_errors_carry_codes(tmp_path):
 
 
 def test_optional_packages_load_with_a_clear_error():
-    from pqfast import _optional
-
     assert _optional.load("json").dumps([1]) == "[1]"
     assert _optional.find("pqfast_no_such_package") is None
     with pytest.raises(ImportError, match="pip install pqfast_no_such_package"):

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import reader
+from pqfast import _read
 from test_read import same_column
 from test_read_writers import DUCK_SELECT, _columns, _write
 
@@ -118,7 +118,7 @@ def test_the_reader_asks_for_the_layout(tmp_path):
     with pqfast.ParquetFile(path) as f:
         meta = f._meta
     for strings, layout in (("view", "binary_view"), ("large", "large_binary")):
-        plans = reader._plans(meta, str(path), ["string", "binary", "edge"], strings)
+        plans = _read._plans(meta, str(path), ["string", "binary", "edge"], strings)
         assert [p.layout for p in plans] == [layout] * 3
         assert all(p.read_type.equals(p.final_type) for p in plans)
 

@@ -287,10 +287,10 @@ def run(args) -> int:
                                min(n, args.metadata_files), args.runs)]
                 dask_contenders = []
                 if args.workers:
-                    import pqfast.dask
+                    from .. import dask as pqfast_dask  # (imports dask, an optional package)
 
                     def dask_run():
-                        t, st = pqfast.dask.prune_with_stats(glob, "id", [value], client=client, files_per_task=fpt,
+                        t, st = pqfast_dask.prune_with_stats(glob, "id", [value], client=client, files_per_task=fpt,
                                                              storage_options=so, concurrency=args.concurrency)
                         work = sum(st["task_seconds"]) / args.workers
                         overhead = max(0.0, st["wall_seconds"] - st["plan_seconds"] - work) / st["wall_seconds"]
