@@ -123,7 +123,7 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
     if engine == "polars":
         import polars as pl
 
-        import pqfast.polars as pqpl
+        import pqfast.polars as pqpl  # (imports polars, an optional package)
 
         def agg(lf):
             return lf.group_by("category").agg(pl.len().alias("n"), pl.col("amount").sum().alias("s"),
@@ -153,7 +153,7 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         import dask.dataframe as dd
         from distributed import Client, LocalCluster
 
-        import pqfast.dask as pqdask
+        import pqfast.dask as pqdask  # (imports dask, an optional package)
 
         lake = state["dask_lake"]
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
