@@ -866,11 +866,20 @@ def _first_file_plans(path: str, columns, strings=None):
     return meta, plans, descs
 
 
-def _is_schema_mismatch(e: Exception) -> bool:
+def _is_schema_mismatch(e: Exception, path: str | None = None, row_groups=None) -> bool:
     """A later file the engine refused with the first file's plans and filter
     (a column missing, of another type, or typed otherwise for the filter's
-    values): an invalid argument, since the same call took the first file."""
-    return code_of(e) == INVALID_ARGUMENT
+    values): an invalid argument, since the same call took the first file;
+    unless the row groups asked of the local file `path` are not in it
+    (checked on its footer, after the failure: that error stands)."""
+    if code_of(e) != INVALID_ARGUMENT:
+        return False
+    if path is None or row_groups is None:
+        return True
+    with ParquetFile(path) as f:
+        n = f.num_row_groups
+    rgs = list(row_groups)
+    return all(0 <= r < n for r in rgs) and rgs == sorted(set(rgs))
 
 
 def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None):
@@ -887,7 +896,7 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=Non
         try:
             pieces, st = _pqfast._scan_local(*one)
         except FormatError as e:
-            if i == 0 or not _is_schema_mismatch(e):
+            if i == 0 or not _is_schema_mismatch(e, path, one[9][0] if one[9] is not None else None):
                 raise
             if lake is None:
                 lake = _lake_schema(paths[0], schema, filters)

@@ -30,6 +30,7 @@ import pytest
 
 import pqfast
 from pqfast import _errors, _optional
+from pqfast.scan import scan_table
 
 PACKAGE = Path(__file__).resolve().parents[2] / "python" / "pqfast"
 
@@ -309,3 +310,17 @@ def test_optional_packages_load_with_a_clear_error():
     assert _optional.find("pqfast_no_such_package") is None
     with pytest.raises(ImportError, match="pip install pqfast_no_such_package"):
         _optional.load("pqfast_no_such_package.sub")
+
+
+def test_schema_mismatch_by_code_keeps_other_invalid_arguments(tmp_path):
+    """A later file the engine refuses is read as an evolved file only for a
+    schema mismatch (an invalid argument): row groups it lacks stay an error."""
+    for i in range(2):
+        pq.write_table(pa.table({"a": [1, 2, 3]}), tmp_path / f"f{i}.parquet", row_group_size=2)
+    pq.write_table(pa.table({"b": [1, 2, 3]}), tmp_path / "f2.parquet", row_group_size=2)
+    f0, f1, f2 = (str(tmp_path / f"f{i}.parquet") for i in range(3))
+    with pytest.raises(pqfast.FormatError, match="row group 5") as e:
+        scan_table([f0, f1], ["a"], [("a", ">", 0)], row_groups={f0: [0], f1: [5]})
+    assert e.value.code == _errors.INVALID_ARGUMENT
+    got = scan_table([f0, f2], ["a"], [("a", ">", 0)], row_groups={f0: [0], f2: [1]})
+    assert got.column("a").to_pylist() == [1, 2]  # f2 lacks "a": read as an evolved file, its rows null
