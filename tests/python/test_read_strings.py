@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _read
+from pqfast import _read, _strings
 from test_read import same_column
 from test_read_writers import DUCK_SELECT, _columns, _write
 
@@ -145,7 +145,7 @@ def test_nested_leaves(tmp_path, strings):
                     got = pqfast.read_table(path, strings=strings, filters=filters)
                     want_rows = exp if filters is None else exp.filter(pq.filters_to_expression(filters))
                     for c in want_rows.column_names:
-                        want = reader.strings_type(want_rows.column(c).type, strings)
+                        want = _strings.strings_type(want_rows.column(c).type, strings)
                         same_column(got.column(c), want_rows.column(c).cast(want))
                     s = "string_view" if strings == "view" else "large_string"
                     assert str(got.schema.field("l").type) == f"list<element: {s}>"
