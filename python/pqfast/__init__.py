@@ -5,23 +5,16 @@ decoding and Bloom-filter pruning of Parquet lakes, on SIMD kernels chosen at
 run time (``PQFAST_SIMD=scalar|sse4|avx2|avx512|neon`` forces one).
 """
 
+import os
+import sys
+
 from . import _pqfast
 from ._pqfast import (
-    FormatError,
-    MemoryLimitError,
-    __version__,
-    available_simd_levels,
-    set_simd_level,
-    simd_level,
-    xxh64,
+    FormatError, MemoryLimitError, __version__, available_simd_levels, set_simd_level, simd_level, xxh64,
 )
 
 
-
 def _invoked_as_cli() -> bool:
-    import os
-    import sys
-
     orig = list(getattr(sys, "orig_argv", []))
     if "-m" in orig and orig.index("-m") + 1 < len(orig) and orig[orig.index("-m") + 1] == "pqfast":
         return True
@@ -34,8 +27,6 @@ if _simd_problem:
     # error the user must see. The CLI reports it in one line; importers get
     # an ImportError.
     if _invoked_as_cli():
-        import sys
-
         sys.stderr.write(f"error: {_simd_problem}\n")
         sys.exit(2)
     raise ImportError(f"pqfast: {_simd_problem}")
@@ -65,7 +56,26 @@ from .parquet import (  # noqa: E402
     prune,
     read_pruned,
 )
-from .dataset import Dataset, Fragment, Scanner, dataset  # noqa: E402
+
+# pqfast.Dataset subclasses pyarrow.dataset.Dataset, and importing
+# pyarrow.dataset costs ~40 MiB of RSS and ~0.4 s: the dataset API is loaded on
+# first use (PEP 562), so `import pqfast` for a lookup does not pay it.
+_DATASET_NAMES = ("Dataset", "Fragment", "Scanner", "dataset")
+
+
+def __getattr__(name: str):
+    if name in _DATASET_NAMES:
+        from . import _dataset  # deferred for import cost (see above), not for an import loop
+
+        value = getattr(_dataset, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pqfast' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_DATASET_NAMES))
+
 
 __all__ = [
     "Dataset",

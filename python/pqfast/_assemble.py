@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from . import _pqfast
 
@@ -35,8 +36,6 @@ def verdict_table(parts, paths, nv: int, by_value: bool, raw_values, on_error: s
     file of ``paths``); ``paths`` is read only for results without a record
     batch (per value). Raises FormatError for the first failed file unless
     ``on_error="skip"``."""
-    import pyarrow as pa
-
     # Assemble, vectorised: one row per (file, row group) [x value].
     errors = [msg for res, _ in parts for (_fi, _code, msg) in res["errors"]]
     if errors and on_error == "raise":

@@ -21,7 +21,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import _pqfast
+from . import _optional, _pqfast
+from .remote import normalise_options, _truthy
 
 MIN_PART = 5 * 1024 * 1024
 MAX_PART = 5 * 1024 * 1024 * 1024
@@ -30,10 +31,8 @@ MAX_PART = 5 * 1024 * 1024 * 1024
 def make_client(storage_options: dict | None):
     """A botocore S3 client from pqfast's storage_options (endpoint, region,
     credentials; unset ones from the environment as botocore reads them)."""
-    import botocore.config
-    import botocore.session
-
-    from .remote import _truthy, normalise_options
+    botocore_config = _optional.load("botocore.config")
+    botocore_session = _optional.load("botocore.session")
 
     conf = normalise_options(storage_options)
     kw: dict[str, Any] = {}
@@ -46,13 +45,11 @@ def make_client(storage_options: dict | None):
         if conf.get("session_token"):
             kw["aws_session_token"] = conf["session_token"]
     style = "virtual" if _truthy(conf.get("virtual_hosted_style_request", False)) else "path"
-    cfg = botocore.config.Config(s3={"addressing_style": style}, retries={"max_attempts": int(conf.get("max_retries", 6)),
+    cfg = botocore_config.Config(s3={"addressing_style": style}, retries={"max_attempts": int(conf.get("max_retries", 6)),
                                                                           "mode": "standard"})
     if _truthy(conf.get("skip_signature", False)):
-        from botocore import UNSIGNED
-
-        cfg = cfg.merge(botocore.config.Config(signature_version=UNSIGNED))
-    return botocore.session.get_session().create_client("s3", config=cfg, **kw)
+        cfg = cfg.merge(botocore_config.Config(signature_version=_optional.load("botocore").UNSIGNED))
+    return botocore_session.get_session().create_client("s3", config=cfg, **kw)
 
 
 class Conflict(Exception):

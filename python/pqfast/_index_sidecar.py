@@ -18,8 +18,11 @@ import posixpath
 import time
 from typing import Any
 
-from . import _pqfast, _sidecar, _sidecar_s3
-from ._index import IndexSummary, _per_file
+from . import _index_s3, _pqfast, remote, _sidecar, _sidecar_s3
+from ._index_run import IndexSummary, _per_file
+from ._index_s3 import Conflict, object_reader, _precondition_failed
+from ._paths import expand_paths
+from ._progress import Progress
 
 _PLAN_KEYS = ("chunks_indexed", "chunks_had_filter", "chunks_unsupported", "chunks_from_dictionary",
               "offset_indexes", "column_indexes")
@@ -30,8 +33,6 @@ class LocalTarget:
     the files' common parent, or the path given."""
 
     def __init__(self, source, sidecar):
-        from .parquet import expand_paths
-
         self.paths = [os.path.abspath(p) for p in expand_paths(source)]
         if sidecar is True:
             if isinstance(source, (str, os.PathLike)) and os.path.isdir(source):
@@ -89,8 +90,6 @@ class S3Target:
     the sidecar put whole, conditional on the ETag of the one it replaces."""
 
     def __init__(self, source: Any, sidecar: Any, storage_options: dict | None):
-        from . import _index_s3, remote
-
         _, items = remote.resolve(source, storage_options)
         self.keys = {u: k for u, k, _ in items}
         self.client = _index_s3.make_client(storage_options)
@@ -128,8 +127,6 @@ class S3Target:
         return self._head(self.keys[url])
 
     def plan(self, url: str, fp: dict, e, cols, fpp, ndv, page_index, threads):
-        from ._index_s3 import Conflict, object_reader
-
         changed: list = []
         read_object = object_reader(self.client, self.bucket, self.keys[url], f'"{fp["etag"]}"', {"get": 0,
                                                                                                "get_bytes": 0},
@@ -171,7 +168,6 @@ class S3Target:
         try:
             self.client.put_object(Bucket=self.bucket, Key=self.key, Body=body, **kw)
         except Exception as e:  # noqa: BLE001
-            from ._index_s3 import _precondition_failed
 
             if _precondition_failed(e):
                 raise _pqfast.FormatError(f"{self.location}: replaced by another writer while this index was "
@@ -205,8 +201,6 @@ def build(target, cols, fpp: float, ndv: int, page_index: bool, threads, progres
     old = target.load_old()
     bar = None
     if progress is not None and progress is not False:
-        from ._progress import Progress
-
         bar = progress if isinstance(progress, Progress) else Progress(total=len(files), label="index")
     inner_threads = max(1, (threads or os.cpu_count() or 1) // max(1, len(files)))
 

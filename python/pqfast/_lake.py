@@ -26,10 +26,18 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
+import pyarrow as pa
+
 from . import _pqfast
+from ._file import ParquetFile
 from ._partitions import Partitions, discover
-from .parquet import ParquetFile, _remote_urls, expand_paths
-from .scan import _as_schema, _checked_partitioning, _filter_expression, scan_table
+from ._paths import expand_paths, _remote_urls
+from ._remote_file import ObjectStoreFS
+from ._scan_io import FilesystemIO, ObjectStoreIO
+from .remote import make_store, split_url
+from .scan import (
+    _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, scan_table,
+)
 
 FormatError = _pqfast.FormatError
 
@@ -123,9 +131,6 @@ class Lake:
 
     @classmethod
     def _listed(cls, source: Any, partitioning, filesystem, storage_options) -> "Lake":
-        from ._scan_io import FilesystemIO, ObjectStoreIO
-        from .scan import _refuse_file_objects
-
         if filesystem is not None:
             _refuse_file_objects(source)
             io = FilesystemIO(source, filesystem)
@@ -150,8 +155,6 @@ class Lake:
     def ensure_schema(self, schema=None) -> None:
         """The dataset schema: `schema` when given, else the first file's
         columns (as pqfast reads them) then the partition keys."""
-        import pyarrow as pa
-
         if schema is not None:
             self.schema = schema
             return
@@ -181,9 +184,6 @@ class Lake:
         elif self.kind == FS:
             source, fs = key, self.filesystem
         else:
-            from ._remote_file import ObjectStoreFS
-            from .remote import make_store, split_url
-
             if self._store is None:
                 self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
             source, fs = key, ObjectStoreFS(self._store, {key: size} if size >= 0 else None)
@@ -272,8 +272,6 @@ class Lake:
     def projection(self, columns: Sequence[str] | None):
         """(file columns to read or None for all, keys to append, the output
         schema) of a projection."""
-        import pyarrow as pa
-
         key = None if columns is None else tuple(columns)
         hit = self._projections.get(key)
         if hit is not None:
@@ -312,8 +310,6 @@ class Lake:
 
     def _finish(self, t, files: Sequence[int], rows: Sequence[int], columns, path: str):
         """A read's table in the projection's schema, with its key columns."""
-        import pyarrow as pa
-
         file_cols, keys, out, file_schema = self.projection(columns)
         if t.schema != file_schema:
             t = _as_schema(t, file_schema, path)
@@ -375,8 +371,6 @@ class Lake:
         and read from memory (anything else by its own GET)."""
         import obstore
 
-        from ._remote_file import ObjectStoreFS
-
         f = self.open_file(i)  # (the store made, the footer known)
         lo, hi = span
         data = bytes(obstore.get_range(self._store, self.keys[i], start=int(lo), length=int(hi - lo)))
@@ -417,10 +411,6 @@ class Lake:
         return range(self.meta(i).num_row_groups) if row_groups is None else row_groups
 
     def _scan_unlike(self, i: int, row_groups, columns, filters, threads, memory_limit):
-        import pyarrow as pa
-
-        from .scan import _filter_columns
-
         file_cols, _, out, file_schema = self.projection(columns)
         wanted = list(file_cols) if file_cols is not None else list(file_schema.names)
         extra = [c for c in _filter_columns(filters) if c not in wanted and c not in file_schema.names]

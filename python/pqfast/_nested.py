@@ -9,15 +9,19 @@ changes: large and fixed-size lists, time zones, large strings, views.
 
 from __future__ import annotations
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.types as pt
+
 from . import _pqfast
+from ._plan import _Plan, dictionary_array
 from ._pqfast import FormatError
 from ._strings import strings_type
 
 
 def _origin_children(node: dict, origin) -> list:
     """The embedded Arrow types matching `node`'s children (None where they do not match)."""
-    import pyarrow.types as pt
-
     kids = node["children"]
     none = [None] * len(kids)
     if origin is None:
@@ -33,8 +37,6 @@ def _origin_children(node: dict, origin) -> list:
             return [origin.value_type]
         return none
     if kind == "map":
-        import pyarrow as pa
-
         if pt.is_map(origin):
             return [pa.struct([origin.key_field, origin.item_field])]
         return none
@@ -49,9 +51,6 @@ def _fixed_size(arr, t):
     """A list array as fixed_size_list type `t`: each valid list must hold
     list_size values; a null list gets list_size null values (as pyarrow
     reads them; a cast would leave them uninitialised)."""
-    import numpy as np
-    import pyarrow as pa
-
     size = t.list_size
     offsets = arr.offsets.to_numpy(zero_copy_only=False)
     lengths = np.diff(offsets)
@@ -71,10 +70,6 @@ def _retype(arr, t, pages=None):
     holding nulls under a null parent, as every nested read has them).
     `pages`: an iterator over the leaves' dictionary pages, in leaf order (a
     leaf read as a dictionary takes its chunk's page as pyarrow does)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.types as pt
-
     at = arr.type
     validity = arr.buffers()[0]
     if pt.is_struct(t) and pt.is_struct(at):
@@ -105,8 +100,6 @@ def _retype(arr, t, pages=None):
         return pa.Array.from_buffers(t, len(arr), [validity, offsets], arr.null_count, 0, [values])
     page = next(pages, None) if pages is not None else None
     if pt.is_dictionary(t) and not pt.is_dictionary(at):
-        from .reader import dictionary_array
-
         return dictionary_array(arr, page, t)
     if at.equals(t):
         return arr
@@ -118,8 +111,6 @@ class NestedPlan:
 
     def __init__(self, meta, name: str, field_index: int, descs: list, arrow_field, leaves: list | None = None,
                  strings=None):
-        from .reader import _Plan
-
         self.name = name
         self.field_index = field_index
         shape = _pqfast._nested_field(meta, field_index)
@@ -151,8 +142,6 @@ class NestedPlan:
         self.ref = fields
 
     def _collect(self, node: dict, origin, descs: list, plan_class) -> None:
-        import pyarrow as pa
-
         if node["kind"] == "leaf":
             leaf = node["leaf"]
             f = pa.field(node["name"], origin) if origin is not None else None
@@ -166,9 +155,6 @@ class NestedPlan:
 
     def _final(self, t, node: dict, origin, plans):
         """The type the column ends with: `t` (as read) with the embedded schema's changes."""
-        import pyarrow as pa
-        import pyarrow.types as pt
-
         kind = node["kind"]
         if kind == "leaf":
             p = next(plans)
@@ -213,8 +199,6 @@ class NestedPlan:
     def finish(self, chunks: list, leaf_pages: list | None = None):
         """The column from its chunks (one per row group); `leaf_pages`: per
         leaf (in leaf order), None or per chunk its dictionary page."""
-        import pyarrow as pa
-
         if not chunks:
             # A file without row groups: the type pyarrow derives (the reader sets it).
             if self.pyarrow_type is None:
@@ -240,8 +224,6 @@ class NestedPlan:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
                 raise FormatError(f"column '{self.name}': cannot read as {final}: {e}") from None
         if self.ref is not None:
-            import pyarrow.compute as pc
-
             t = arr.type
             for f in self.ref:
                 self._ref_field = t.field(f)
@@ -250,8 +232,6 @@ class NestedPlan:
         return arr
 
     def field(self, arr):
-        import pyarrow as pa
-
         if self.ref is not None:
             return self._ref_field.with_type(arr.type)
         return pa.field(self.name, arr.type, nullable=self.nullable, metadata=self.field_metadata)

@@ -31,24 +31,15 @@ import re
 from typing import Any, Sequence
 from urllib.parse import unquote
 
+import numpy as np
+import pyarrow as pa
+
+from ._pqfast import FormatError
+from .filters import _atom_true
+
 NULL_SEGMENT = "__HIVE_DEFAULT_PARTITION__"
 
 _INT32 = re.compile(r"-?[0-9]+\Z")
-
-
-def hidden(relative: str) -> bool:
-    """True when a path below the listed directory has a component starting
-    with "." or "_": pyarrow.dataset skips such files (``_SUCCESS``,
-    ``_delta_log/``, ``.crc`` files), and so do pqfast's listings."""
-    return any(part[:1] in (".", "_") for part in relative.split("/") if part)
-
-
-def hidden_below(root: str, path: str) -> bool:
-    """`hidden` for `path`'s components below directory `root`."""
-    root = root.rstrip("/")
-    if not path.startswith(root) and "://" in root:  # fsspec lists "bucket/key" under "s3://bucket"
-        root = root.split("://", 1)[1]
-    return hidden(path[len(root):] if path.startswith(root) else path)
 
 
 def _unescape(raw: str) -> str:
@@ -107,9 +98,6 @@ class Partitions:
 
     def column_chunk(self, name: str, file: int, rows: int):
         """The partition column `name` for `rows` rows of file number `file`."""
-        import pyarrow as pa
-        import numpy as np
-
         typ = self.types[name]
         vals = self.per_file[file]
         if name not in vals:
@@ -121,15 +109,11 @@ class Partitions:
         return pa.DictionaryArray.from_arrays(pa.array(np.full(rows, index, np.int32)), self.dictionaries[name])
 
     def field(self, name: str):
-        import pyarrow as pa
-
         return pa.field(name, pa.dictionary(pa.int32(), self.types[name]))
 
     def with_columns(self, table, names: Sequence[str], files: Sequence[int], rows: Sequence[int]):
         """`table` (the rows of `files`, `rows[i]` from files[i], in order)
         with the partition columns `names` appended."""
-        import pyarrow as pa
-
         for name in names:
             chunks = [self.column_chunk(name, f, n) for f, n in zip(files, rows) if n]
             col = pa.chunked_array(chunks, pa.dictionary(pa.int32(), self.types[name]))
@@ -144,11 +128,6 @@ class Partitions:
         or the DNF left for the file's own columns (a list of conjunctions).
         Atoms on keys are evaluated once per distinct set of key values, by
         pyarrow.compute, with pyarrow's semantics."""
-        import numpy as np
-        import pyarrow as pa
-
-        from .filters import _atom_true
-
         keyed = {a for conj in dnf for a in conj if a.column in self.types}
         distinct: dict = {}
         file_group = []
@@ -198,10 +177,6 @@ def has_keys(root: str, paths: Sequence[str]) -> bool:
 def discover(root: str, paths: Sequence[str]) -> Partitions | None:
     """The hive partitions of `paths` (files under directory or prefix
     `root`, sorted), or None when no file sits below a ``key=value`` level."""
-    import pyarrow as pa
-
-    from ._pqfast import FormatError
-
     if not has_keys(root, paths):
         return None
     base = root.rstrip("/") + "/"

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from . import _optional
+
 
 class _ObjectFile:
     def __init__(self, store, key: str, size: int):
@@ -13,7 +15,7 @@ class _ObjectFile:
         return self._size
 
     def read_at(self, n: int, offset: int) -> bytes:
-        import obstore
+        obstore = _optional.load("obstore")
 
         if n <= 0:
             return b""
@@ -32,7 +34,7 @@ class ObjectStoreFS:
         self._sizes = dict(sizes or {})
 
     def open_input_file(self, key: str) -> _ObjectFile:
-        import obstore
+        obstore = _optional.load("obstore")
 
         size = self._sizes.get(key)
         if size is None or size < 0:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .parquet import _decode_stat
+from ._encode import _decode_stat
 
 ALL, NONE, SOME = "all", "none", "some"
 _FLIP = {ALL: NONE, NONE: ALL, SOME: SOME}

@@ -16,7 +16,9 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import random
 import secrets
+import selectors
 import shutil
 import signal
 import socket
@@ -26,6 +28,8 @@ import tempfile
 import time
 import urllib.request
 from typing import Any
+
+from .remote import make_store
 
 _LIVE: set = set()
 
@@ -57,8 +61,6 @@ def _port_free(port: int) -> bool:
 
 def _free_base(count: int, spread: int = 10000) -> int:
     """A base port b such that b..b+count-1 and their gRPC twins (+spread) are free."""
-    import random
-
     rng = random.Random()
     for _ in range(200):
         b = rng.randrange(20000, 30000 - count)
@@ -162,8 +164,6 @@ class S3Server(_Child):
 
     def store(self, endpoint: str | None = None):
         """An obstore S3Store on the bucket (for uploads in tests and benchmarks)."""
-        from .remote import make_store
-
         return make_store(self.bucket, self.storage_options(endpoint))
 
     def _wait_ready(self, timeout: float) -> None:
@@ -216,8 +216,6 @@ class LatencyProxy(_Child):
             raise
 
     def _readline(self, timeout: float) -> str:
-        import selectors
-
         sel = selectors.DefaultSelector()
         sel.register(self.proc.stdout, selectors.EVENT_READ)
         if not sel.select(timeout):

@@ -44,7 +44,11 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from . import _pqfast
+from . import fs_driver, _optional, _pqfast, remote
+from ._file import ParquetFile
+from ._remote_file import ObjectStoreFS
+from ._sidecar_s3 import ScanOverlay
+from .remote import _NoCyclicGC, run
 
 FormatError = _pqfast.FormatError
 
@@ -56,8 +60,6 @@ class ObjectStoreIO:
     wrapper of the fetcher that the listing informs)."""
 
     def __init__(self, source: Any, storage_options: dict | None):
-        from . import remote
-
         self._remote = remote
         self.source = source
         self.urls = [source] if isinstance(source, str) else list(source)
@@ -77,8 +79,6 @@ class ObjectStoreIO:
         self.directory = source if key is not None and (key == "" or key.endswith("/")) else None
 
     def fetcher(self, fetcher):
-        from ._sidecar_s3 import ScanOverlay
-
         self.overlay = ScanOverlay(fetcher, self.store)
         self.overlay.listed = self.sidecars
         return self.overlay
@@ -108,12 +108,12 @@ class ObjectStoreIO:
         return await self.overlay.attach(out, self.urls)
 
     async def read(self, key: str, offset: int, length: int):
-        import obstore
+        obstore = _optional.load("obstore")
 
         return await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
 
     async def suffix(self, key: str, n: int):
-        import obstore
+        obstore = _optional.load("obstore")
 
         # One GET gives the size too.
         r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
@@ -123,9 +123,6 @@ class ObjectStoreIO:
         return self._remote.describe_error(e, self.store)
 
     def parquet_file(self, key: str, size: int):
-        from ._remote_file import ObjectStoreFS
-        from .parquet import ParquetFile
-
         # An object a sidecar covers is read at its own size (its footer is the tail's).
         sizes = self.overlay.object_sizes([(None, key, size, None)])
         return ParquetFile(key, filesystem=ObjectStoreFS(self.store, sizes))
@@ -151,8 +148,6 @@ class FilesystemIO:
     list_requests = None  # not known: the backend's listing calls are its own
 
     def __init__(self, source: Any, filesystem: Any):
-        from . import fs_driver
-
         self._driver = fs_driver
         self.fs = filesystem
         self.source = source
@@ -239,13 +234,9 @@ class FilesystemIO:
         return self._driver.describe_error(e, self.secrets)
 
     def parquet_file(self, key: str, size: int):
-        from .parquet import ParquetFile
-
         return ParquetFile(key, filesystem=self.fs)
 
     def run(self, main) -> None:
-        from .remote import _NoCyclicGC, run
-
         with _NoCyclicGC():
             if self._async:
                 self._driver._run_on_fs_loop(self.fs, main)

@@ -52,7 +52,12 @@ import time
 import warnings
 from typing import Any, NamedTuple
 
+import pyarrow as pa
+
 from . import _pqfast
+from ._file import _column_descriptor
+from ._pqfast import __version__
+from .sansio import Query
 
 MAGIC = b"PQFASTIX"
 VERSION = 2
@@ -268,8 +273,6 @@ def encode(entries: list) -> tuple[bytes, int]:
     """(header + manifest, total size) of a sidecar holding ``entries``:
     (relative path, fingerprint dict, [tail parts]) in that order, each part
     bytes or (path, offset, length) of bytes in another file."""
-    from . import __version__
-
     # Offsets depend on the manifest's length, which depends on the offsets'
     # digits: lay out with a guess, then again until the length is stable.
     mlen = 0
@@ -402,8 +405,6 @@ def with_sidecar_verdicts(table, judged, by_value: bool):
     theirs: the sidecar's filters decide where the file's own metadata had no
     filter ("no_filter"); a reason that names a Bloom filter says
     "(sidecar)"."""
-    import pyarrow as pa
-
     key_cols = ["path", "row_group"] + (["value"] if by_value else [])
     new = {}
     for row in zip(*(judged.column(c).to_pylist() for c in key_cols + ["verdict", "reason"])):
@@ -423,35 +424,12 @@ def with_sidecar_verdicts(table, judged, by_value: bool):
     return pa.table(cols)
 
 
-def judge(table, source: Any, column: str, values: Any, sidecar: Any = None, storage_options: dict | None = None,
-          by_value: bool = False, use_statistics: bool = True):
-    """prune's ``table`` of ``source`` (local paths or s3:// URLs) judged
-    again with a sidecar where some row group has no filter of its own:
-    ``sidecar`` names it (a path or URL), else it is looked for beside the
-    files; False: never."""
-    if sidecar is False or table.num_rows == 0 or "no_filter" not in table.column("verdict").unique().to_pylist():
-        return table
-    from .parquet import _remote_urls
-
-    if _remote_urls(source):
-        from ._sidecar_s3 import apply_remote
-
-        return apply_remote(table, column, values, source, sidecar, storage_options, by_value, use_statistics)
-    where = os.fspath(sidecar) if sidecar not in (None, True) else find(table.column("path")[:1].to_pylist())
-    if where is None:
-        return table
-    return apply(table, column, values, where, by_value, use_statistics)
-
-
 def apply(table, column: str, values: Any, where: str, by_value: bool, use_statistics: bool = True):
     """prune's verdicts with a local sidecar: the files with "no_filter" rows
     and a fresh entry are pruned again as data file + tail (the sans-IO
     pruner, fed by preads), and their rows replaced (with_sidecar_verdicts).
     Stale entries are ignored with a warning; a malformed sidecar or a tail
     that does not parse leaves the table as it was, with a warning."""
-    from .parquet import _column_descriptor
-    from .sansio import Query
-
     sc = load(where, stacklevel=4)
     if sc is None:
         return table

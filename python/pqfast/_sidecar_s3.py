@@ -23,8 +23,10 @@ import threading
 import warnings
 from typing import Any
 
-from . import _pqfast, _sidecar
+from . import _optional, _pqfast, remote, _sidecar
 from ._sidecar import TAIL_BYTES, Entry
+from .remote import is_url, _selection, split_url
+from .sansio import Query, descriptor
 
 _IN_FLIGHT = 256
 
@@ -35,8 +37,6 @@ def etag(v: Any) -> str:
 
 
 def _dir_of(url: str) -> str:
-    from .remote import _selection, split_url
-
     sel = _selection(url)
     return sel[0].rstrip("/") if sel is not None else posixpath.dirname(split_url(url)[1])
 
@@ -44,8 +44,6 @@ def _dir_of(url: str) -> str:
 def location(source: Any, sidecar: Any = None) -> tuple[str, str]:
     """(bucket, key) of the sidecar of ``source``: the one named (an s3:// URL
     in the objects' bucket), else ``_pqfast_index`` in their directory."""
-    from .remote import is_url, split_url
-
     urls = [source] if isinstance(source, str) else list(source)
     bucket = split_url(urls[0])[0]
     if sidecar not in (None, True):
@@ -111,10 +109,7 @@ def apply_remote(table, column: str, values: Any, source: Any, sidecar: Any, sto
     sidecar, those objects), the manifest, then per object the tail and the
     Bloom filter blocks the pruner asks for. No sidecar: the table as it is;
     a malformed one or a tail that does not parse: the same, with a warning."""
-    import obstore
-
-    from . import remote
-    from .sansio import Query, descriptor
+    obstore = _optional.load("obstore")
 
     bucket, side_key = location(source, sidecar)
     where = f"s3://{bucket}/{side_key}"
@@ -222,7 +217,7 @@ class ScanOverlay:
         return {key: self.virtual[key][1].size if key in self.virtual else size for _, key, size, _ in items}
 
     async def _counted_head(self, key: str):
-        import obstore
+        obstore = _optional.load("obstore")
 
         rnd = self.inner.step("sidecar")
         self.inner._started(rnd)
@@ -236,8 +231,6 @@ class ScanOverlay:
         fresh entry covers as (url, key, size + tail, None): no version, so
         neither their tails nor their footers are kept for later scans
         (the cache would take them for the object's)."""
-        from . import remote
-
         if _OFF.is_set() or not items:
             return items
         bucket, side_key = location(urls)

@@ -10,6 +10,9 @@ read through pyarrow (a filter only pyarrow.compute evaluates).
 
 from __future__ import annotations
 
+import pyarrow as pa
+import pyarrow.types as pt
+
 from ._pqfast import FormatError
 
 # strings= choices: None keeps pyarrow's types; "view" gives string_view /
@@ -28,9 +31,6 @@ def checked_strings(strings):
 def strings_type(t, strings):
     """`t` with its string and binary types, at any depth (not in dictionaries
     or extension types, whose storage is the file's), in the `strings` layout."""
-    import pyarrow as pa
-    import pyarrow.types as pt
-
     if strings is None:
         return t
     if pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t):
@@ -62,8 +62,6 @@ def strings_type(t, strings):
 def table_with_strings(table, strings):
     """`table` with its string columns in the `strings` layout: a cast where a
     path read them otherwise (pyarrow's own evaluation of a filter), else `table`."""
-    import pyarrow as pa
-
     if strings is None:
         return table
     fields = [f.with_type(strings_type(f.type, strings)) for f in table.schema]

@@ -9,10 +9,14 @@ filters decide within the range. ``key`` is "key-<id>".
 
 from __future__ import annotations
 
+import asyncio
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 
 def file_ids(i: int, rows: int, seed: int = 2026) -> np.ndarray:
@@ -21,9 +25,6 @@ def file_ids(i: int, rows: int, seed: int = 2026) -> np.ndarray:
 
 
 def _table(i: int, rows: int):
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     ids = pa.array(file_ids(i, rows))
     key = pc.binary_join_element_wise(pa.scalar("key-"), pc.cast(ids, pa.string()), "")
     amount = pa.array(np.random.default_rng([7, i]).random(rows))
@@ -31,8 +32,6 @@ def _table(i: int, rows: int):
 
 
 def write_pyarrow(path: str, i: int, row_groups: int = 4, rows_per_group: int = 2000, fpp: float = 0.01) -> None:
-    import pyarrow.parquet as pq
-
     pq.write_table(_table(i, row_groups * rows_per_group), path, row_group_size=rows_per_group,
                    bloom_filter_options={"id": {"ndv": rows_per_group, "fpp": fpp},
                                          "key": {"ndv": rows_per_group, "fpp": fpp}})
@@ -64,8 +63,6 @@ def write_local(d: str, n: int, writer=write_pyarrow, threads: int = 2, **kw) ->
 
 def upload(store, paths: list[str], prefix: str, concurrency: int = 64) -> list[str]:
     """Puts each local file at prefix/<name>; returns the keys."""
-    import asyncio
-
     import obstore
 
     keys = [f"{prefix.rstrip('/')}/{os.path.basename(p)}" for p in paths]

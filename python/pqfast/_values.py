@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -42,11 +43,18 @@ def _check_type(physical_type: str) -> str:
     return t
 
 
+def _pyarrow():
+    """The pyarrow module if this process imported it, else None. pyarrow is
+    optional for the kernels (hashing, Bloom filters): a pyarrow value can
+    only come from a process that imported it, so it is looked up here, never
+    imported."""
+    return sys.modules.get("pyarrow")
+
+
 def _to_pyarrow(values: Any):
     """A pyarrow Array for pyarrow inputs, else None."""
-    try:
-        import pyarrow as pa
-    except ImportError:  # pyarrow is optional
+    pa = _pyarrow()
+    if pa is None:
         return None
     if isinstance(values, pa.ChunkedArray):
         return values.combine_chunks()
@@ -59,8 +67,7 @@ def _byte_arrays(values: Any) -> tuple[np.ndarray, np.ndarray]:
     """(data uint8, offsets int64) in Arrow layout for BYTE_ARRAY values."""
     arr = _to_pyarrow(values)
     if arr is not None:
-        import pyarrow as pa
-
+        pa = _pyarrow()
         if arr.null_count:
             raise _pqfast.FormatError("invalid argument: null values have no hash; drop them first")
         if pa.types.is_string(arr.type) or pa.types.is_binary(arr.type):

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
+from . import _pqfast
 from ._build_info import version_line
 
 # Subcommand modules, in the order `pqfast --help` lists them.
@@ -40,13 +42,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        import pqfast  # noqa: F401  (validates PQFAST_SIMD before any work)
-    except ImportError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    from . import _pqfast
-
-    try:
         return int(args._run(args) or 0)
     except _pqfast.FormatError as e:
         print(f"error: {e}", file=sys.stderr)
@@ -58,7 +53,6 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # `pqfast probe ... --json | head`: the reader left; exit quietly.
-        import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

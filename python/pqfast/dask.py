@@ -34,8 +34,18 @@ from __future__ import annotations
 import time
 from typing import Any, Sequence
 
+import numpy as np
+import pyarrow as pa
+
 from . import _pqfast
-from .dataset import dataset as _dataset
+from ._dataset import dataset as _dataset
+from ._encode import _as_list_or_array
+from ._file import _column_descriptor
+from ._paths import expand_paths, _remote_urls
+from .filters import normalize
+from .parquet import kept_row_groups, prune as prune_local
+from .remote import column_descriptor, prune_remote, resolve
+from .scan import partitioned_lake, scan_table
 
 FormatError = _pqfast.FormatError
 
@@ -50,11 +60,7 @@ def _client(client):
 
 def _plan(paths_or_glob: Any, column: str, storage_options: dict | None, on_error: str):
     """-> (remote?, [(path, size)], descriptor, first tail size) made on the client."""
-    from .parquet import _column_descriptor, _remote_urls, expand_paths
-
     if _remote_urls(paths_or_glob):
-        from .remote import column_descriptor, resolve
-
         store, items = resolve(paths_or_glob, storage_options)
         if not items:
             return True, [], None, None
@@ -76,13 +82,9 @@ def _prune_batch(batch, remote: bool, column: str, values, desc: dict, storage_o
     """One task: a batch of files pruned as pqfast.prune does; with its time."""
     t0 = time.perf_counter()
     if remote:
-        from .remote import prune_remote
-
         table = prune_remote([u for u, _ in batch], column, values, storage_options=storage_options,
                              sizes=dict(batch), descriptor=desc, tail_bytes=tail, **kw)
     else:
-        from .parquet import prune as prune_local
-
         kw = {k: v for k, v in kw.items() if k != "concurrency"}
         table = prune_local([p for p, _ in batch], column, values, **kw)
     return table, time.perf_counter() - t0
@@ -92,10 +94,6 @@ def prune_with_stats(paths_or_glob: Any, column: str, values: Any, *, client=Non
                      storage_options: dict | None = None, by_value: bool = False, use_statistics: bool = True,
                      use_bloom: bool = True, on_error: str = "raise", concurrency: int = 256):
     """prune() and {"tasks", "task_seconds" (each task's own time), "wall_seconds", "plan_seconds"}."""
-    import pyarrow as pa
-
-    from .remote import prune_remote
-
     t0 = time.perf_counter()
     client = _client(client)
     remote, items, desc, tail = _plan(paths_or_glob, column, storage_options, on_error)
@@ -129,8 +127,6 @@ def _read_part(part, columns, column: str, values, filter_rows: bool, storage_op
     """One partition: a file's row groups the cluster kept, read by the scan
     engine (local paths natively, s3:// URLs by the staged scan), the rows
     filtered to ``column`` in ``values`` unless ``filter_rows=False``."""
-    from .scan import scan_table
-
     path, row_groups = part
     filters = [(column, "in", list(values))] if filter_rows else None
     return scan_table(path, columns, filters, threads=1, storage_options=storage_options,
@@ -149,9 +145,6 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, co
     files' (as ``read_table`` gives them, pandas categoricals of every value
     of the key); ``column`` a key: the files of its directories, read whole."""
     import dask.dataframe as dd
-
-    from .parquet import _as_list_or_array, kept_row_groups
-    from .scan import partitioned_lake, scan_table
 
     vals = list(_as_list_or_array(values))
     lake = partitioned_lake(paths_or_glob, storage_options)
@@ -177,10 +170,7 @@ def _read_key_part(part, parts, columns, storage_options):
     value of the key: the same dtype in every partition, as pyarrow's
     to_pandas gives a whole table (made here: a null key's one-null
     dictionary is no pandas categorical)."""
-    import numpy as np
     import pandas as pd
-
-    from .scan import scan_table
 
     i, path, row_groups, filters = part
     cols, keys = parts.split(columns)
@@ -200,9 +190,6 @@ def _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, s
     scan.partitioned_lake): files chosen by the key directories when
     ``column`` is a key, else pruned on the cluster as files are."""
     import dask.dataframe as dd
-
-    from .filters import normalize
-    from .parquet import kept_row_groups
 
     files, parts = lake
     if column in parts.types:
@@ -229,8 +216,6 @@ def _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, s
 
 def _read_fragments(group: list, columns, filters, schema):
     """One partition: its fragments scanned in order, as one pandas frame."""
-    import pyarrow as pa
-
     tables = [f.to_table(columns=columns, filter=filters) for f in group]
     t = pa.concat_tables(tables) if len(tables) > 1 else tables[0] if tables else schema.empty_table()
     return t.to_pandas()
@@ -271,7 +256,6 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any
     that (``prune_on_cluster`` forces either). No fragment kept: one empty
     partition with the projected columns."""
     import dask.dataframe as dd
-    import pyarrow as pa
 
     dataset_kw = {"partitioning": partitioning, "filesystem": filesystem, "storage_options": storage_options}
     ds = _dataset(source, **dataset_kw)

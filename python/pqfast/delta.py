@@ -16,8 +16,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from . import _pqfast
+from ._values import _byte_arrays
 
 __all__ = [
     "decode_int32",
@@ -58,8 +60,6 @@ def encode_int64(values: Any, block_size: int = 256, miniblocks: int = 4) -> byt
 
 
 def _binary_array(offsets: np.ndarray, data: np.ndarray):
-    import pyarrow as pa
-
     return pa.Array.from_buffers(pa.binary(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
@@ -78,8 +78,6 @@ def decode_byte_array(buffer: Any):
 def encode_length_byte_array(values: Any) -> bytes:
     """Encode values (a list of bytes/str, or a pyarrow binary/string array without
     nulls) as one DELTA_LENGTH_BYTE_ARRAY page, as Arrow C++ writes it."""
-    from ._values import _byte_arrays
-
     data, offsets = _byte_arrays(values)
     return _pqfast._delta_encode_length_byte_array(data, offsets)
 
@@ -87,8 +85,6 @@ def encode_length_byte_array(values: Any) -> bytes:
 def encode_byte_array(values: Any) -> bytes:
     """Encode values as one DELTA_BYTE_ARRAY page (incremental: common prefixes
     with the value before), as Arrow C++ writes it."""
-    from ._values import _byte_arrays
-
     data, offsets = _byte_arrays(values)
     return _pqfast._delta_encode_byte_array(data, offsets)
 

@@ -20,12 +20,19 @@ Expression, and this form is Arrow C++'s own, stable across versions.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import struct
 from typing import Any, NamedTuple
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.ipc as ipc
 
+from ._encode import encode_values
+from ._errors import reworded
 from ._pqfast import FormatError
 
 MAX_CONJUNCTIONS = 1024
@@ -106,13 +113,8 @@ def _column_name(col: Any, where: str) -> str:
 
 
 def _in_values(val: Any, where: str) -> tuple:
-    try:
-        import pyarrow as pa
-
-        if isinstance(val, (pa.Array, pa.ChunkedArray)):
-            return tuple(val.to_pylist())
-    except ImportError:  # pragma: no cover
-        pass
+    if isinstance(val, (pa.Array, pa.ChunkedArray)):
+        return tuple(val.to_pylist())
     if isinstance(val, np.ndarray):
         return tuple(val.ravel().tolist())
     if isinstance(val, (str, bytes, bytearray)) or not hasattr(val, "__iter__"):
@@ -123,13 +125,8 @@ def _in_values(val: Any, where: str) -> tuple:
 
 def _scalar_value(v: Any) -> Any:
     """A pyarrow Scalar given as a DNF value, as a Python value."""
-    try:
-        import pyarrow as pa
-
-        if isinstance(v, pa.Scalar):
-            return v.as_py()
-    except ImportError:  # pragma: no cover
-        pass
+    if isinstance(v, pa.Scalar):
+        return v.as_py()
     return v
 
 
@@ -228,9 +225,6 @@ def _schema_metadata_pairs(schema) -> list[tuple[str, str]]:
 
 class _ExprReader:
     def __init__(self, expr):
-        import pyarrow as pa
-        import pyarrow.ipc as ipc
-
         self.text = str(expr)
         try:
             buf = expr.__reduce__()[1][0]
@@ -463,13 +457,7 @@ def normalize(filters: Any) -> list[list[Atom]]:
         return [list(c) for c in filters]
     if filters is None:
         raise FormatError("invalid argument: filters is None")
-    try:
-        import pyarrow.compute as pc
-
-        is_expr = isinstance(filters, pc.Expression)
-    except ImportError:  # pragma: no cover
-        is_expr = False
-    if is_expr:
+    if isinstance(filters, pc.Expression):
         tree = _from_expression(filters)
     elif isinstance(filters, (list, tuple)):
         tree = _from_dnf(list(filters))
@@ -492,8 +480,6 @@ def filter_columns(dnf: list[list[Atom]]) -> list[str]:
 def _pa_scalar(v: Any):
     """v as pyarrow would infer it, except where inference loses it: ints above
     int64 (uint64) and pandas Timestamps with nanoseconds (inferred as us)."""
-    import pyarrow as pa
-
     if isinstance(v, int) and not isinstance(v, bool) and v > 2**63 - 1:
         return pa.scalar(v, pa.uint64())
     if getattr(v, "nanosecond", 0) and hasattr(v, "value"):
@@ -503,8 +489,6 @@ def _pa_scalar(v: Any):
 
 
 def _pa_array(values: list):
-    import pyarrow as pa
-
     if any(isinstance(v, int) and not isinstance(v, bool) and v > 2**63 - 1 for v in values):
         return pa.array(values, pa.uint64())
     if any(getattr(v, "nanosecond", 0) and hasattr(v, "value") for v in values):
@@ -518,8 +502,6 @@ def _typed_for(schema, column: str):
     """The column's type where pyarrow's literal inference would change the
     answer or fail: uint64 (an int64 literal casts the column), timestamps
     (zones, nanoseconds); else None."""
-    import pyarrow as pa
-
     if schema is None or column not in schema.names:
         return None
     t = schema.field(column).type
@@ -527,9 +509,6 @@ def _typed_for(schema, column: str):
 
 
 def _atom_expression(a: Atom, schema=None):
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     f = pc.field(a.column)
     typed = _typed_for(schema, a.column)
     if a.op == "is_null":
@@ -554,11 +533,6 @@ def to_expression(dnf: list[list[Atom]], schema=None):
 
     With the table's ``schema``, literals of uint64 and timestamp columns are
     typed like the column (pyarrow's inference would fail or drop nanoseconds)."""
-    import functools
-    import operator
-
-    import pyarrow.compute as pc
-
     if not dnf:
         return pc.scalar(False)
     ors = []
@@ -572,9 +546,6 @@ def to_expression(dnf: list[list[Atom]], schema=None):
 
 def _atom_true(table, a: Atom):
     """A boolean numpy mask: where the atom is TRUE (Atom's semantics)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     col = table.column(a.column)
     n = len(col)
     nulls = pc.is_null(col).to_numpy(zero_copy_only=False).astype(bool) if n else np.zeros(0, bool)
@@ -621,8 +592,6 @@ def reference_mask(table, dnf: list[list[Atom]]) -> np.ndarray:
 
 def reference_filter(table, dnf: list[list[Atom]]):
     """The rows of ``table`` where the DNF is TRUE, in order: the test oracle."""
-    import pyarrow as pa
-
     return table.filter(pa.array(reference_mask(table, dnf), pa.bool_()))
 
 
@@ -675,8 +644,6 @@ def encode_atom_values(desc: dict, atom: Atom) -> tuple[np.ndarray, np.ndarray |
     ``pqfast.parquet.encode_values`` types them, None dropped (``has_null``
     says one was there), a BOOLEAN column one byte 0/1 per value, floats as
     given (NaN and -0.0 kept bit for bit)."""
-    from .parquet import encode_values
-
     name = desc.get("dotted_path", atom.column)
     has_null = any(v is None for v in atom.values)
     values = [v for v in atom.values if v is not None]
@@ -700,9 +667,8 @@ def encode_atom_values(desc: dict, atom: Atom) -> tuple[np.ndarray, np.ndarray |
     try:
         _, tl, data, offsets = encode_values(desc, values)
     except FormatError as e:
-        msg = str(e)
-        if repr(name) not in msg and name not in msg:
-            raise FormatError(f"{msg} (column {name!r})") from None
+        if getattr(e, "column", None) is None:  # (a message that does not name the column yet)
+            raise reworded(e, f"{e} (column {name!r})") from None
         raise
     except (TypeError, ValueError, OverflowError) as e:
         raise FormatError(f"invalid argument: column {name!r}: cannot type the filter values "

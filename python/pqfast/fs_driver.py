@@ -45,8 +45,12 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from . import _pqfast
-from ._partitions import hidden_below
+import pyarrow as pa
+import pyarrow.fs as pafs
+
+from . import _optional, _pqfast
+from ._paths import hidden_below
+from ._progress import Progress
 from .remote import TailHint, descriptor_and_tail
 from .sansio import Query
 
@@ -70,7 +74,6 @@ class _PyArrow:
 
     def __init__(self, fs):
         self.fs = fs
-        import pyarrow.fs as pafs
 
         self.pafs = pafs
         self.local = isinstance(fs, pafs.LocalFileSystem)
@@ -230,9 +233,9 @@ _KINDS = ((FileNotFoundError, "not found"), (PermissionError, "access denied"),
 def describe_error(e: BaseException, secrets: list[str]) -> str:
     text = str(e).strip()
     first = text.splitlines()[0] if text else type(e).__name__
+    # By the exception's type only: pyarrow's S3 filesystem raises a bare
+    # OSError for a 403, its line keeps the server's ACCESS_DENIED.
     kind = next((w for t, w in _KINDS if isinstance(e, t)), None)
-    if kind is None and any(w in first for w in ("ACCESS_DENIED", "AccessDenied", "HTTP status 403")):
-        kind = "access denied"  # pyarrow says so in an OSError's text
     line = f"{kind}: {first}" if kind else f"{type(e).__name__}: {first}"
     for s in secrets:
         line = line.replace(s, "***")
@@ -432,7 +435,7 @@ async def _prune_async(be, query, items, concurrency: int, hint, secrets, first,
 def _run_on_fs_loop(fs, coro_fn, *args):
     """Runs on the filesystem's own loop: its HTTP session belongs to it
     (fsspec's IO thread for a blocking-mode instance)."""
-    from fsspec.asyn import sync
+    sync = _optional.load("fsspec.asyn").sync
 
     loop = getattr(fs, "loop", None)
     try:
@@ -468,8 +471,6 @@ def prune_filesystem(paths_or_glob: Any, column: str, values: Any, filesystem: A
                   coalesce_gap=coalesce_gap)
     advance = None
     if progress is not None and progress is not False:
-        from ._progress import Progress
-
         bar = progress if isinstance(progress, Progress) else Progress(total=len(items), label="probe")
         bar.total = len(items)
         advance = bar.advance
@@ -484,8 +485,6 @@ def prune_filesystem(paths_or_glob: Any, column: str, values: Any, filesystem: A
 
 
 def _empty_table(by_value: bool):
-    import pyarrow as pa
-
     cols = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
             "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
     if by_value:

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from polars.io.plugins import register_io_source
 
-from .dataset import Dataset, dataset as _dataset
+from ._dataset import Dataset, dataset as _dataset
 
 __all__ = ["scan_parquet", "translate", "Translation", "polars_schema"]
 

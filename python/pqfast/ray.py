@@ -29,8 +29,8 @@ import ray.data
 from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 
+from ._dataset import dataset as _dataset
 from ._pqfast import FormatError
-from .dataset import dataset as _dataset
 from .filters import normalize
 
 __all__ = ["read_parquet", "PqfastDatasource"]

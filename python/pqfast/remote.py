@@ -27,7 +27,14 @@ import threading
 from datetime import timedelta
 from typing import Any, Sequence
 
-from . import _pqfast
+import pyarrow as pa
+
+from . import _optional, _pqfast
+from ._assemble import verdict_table
+from ._encode import _as_list_or_array, encode_values
+from ._paths import hidden
+from ._plan import with_duration_unit
+from ._progress import Progress
 
 FormatError = _pqfast.FormatError
 
@@ -120,7 +127,7 @@ def make_store(bucket: str, storage_options: dict | None = None):
 
 
 def _make_store(bucket: str, storage_options: dict | None = None):
-    from obstore.store import S3Store
+    S3Store = _optional.load("obstore.store").S3Store
 
     conf = normalise_options(storage_options)
     client: dict = {"timeout": str(conf.pop("timeout", "30s")), "connect_timeout": str(conf.pop("connect_timeout", "5s")),
@@ -198,8 +205,6 @@ def _selection(url: str):
         rx = _pattern_regex(key)
         return (fixed.rsplit("/", 1)[0] + "/" if "/" in fixed else ""), (lambda k: rx.match(k) is not None)
     if key == "" or key.endswith("/"):
-        from ._partitions import hidden
-
         # As a local directory: *.parquet keys, none under a "." or "_" name (_delta_log/, _SUCCESS).
         return key, (lambda k: k.endswith(".parquet") and not hidden(k[len(key):]))
     return None
@@ -249,7 +254,7 @@ async def _listed_pages(store, url: str, versions: dict | None = None, sidecars:
     prefixes is not listed page after page. Pages of different prefixes
     interleave: callers sort. ``sidecars`` (a dict) gets {key: (size, e_tag)}
     of the sidecar index the listing passes, if any (pqfast._sidecar_s3)."""
-    import obstore
+    obstore = _optional.load("obstore")
 
     scheme = url.split("://", 1)[0] + "://"
     bucket, key_pattern = split_url(url)
@@ -364,7 +369,7 @@ class TailHint:
 
 
 async def _prune_one(store, query, display: str, key: str, size: int, hint: TailHint):
-    import obstore
+    obstore = _optional.load("obstore")
 
     p = None
     try:
@@ -419,12 +424,9 @@ def _loop_runner():
     """uvloop's run when installed (less CPU per request: its callbacks and
     cross-thread wake-ups are C), else asyncio's."""
     if os.environ.get("PQFAST_UVLOOP", "1") != "0":
-        try:
-            import uvloop
-
+        uvloop = _optional.find("uvloop")
+        if uvloop is not None:
             return uvloop.run
-        except ImportError:
-            pass
     return asyncio.run
 
 
@@ -516,7 +518,6 @@ def descriptor_and_tail(read_at, size: int, display: str, column: str):
     offsets = [meta.column_chunk(g, i)["bloom_filter_offset"] for g in range(meta.num_row_groups)]
     offsets = [o for o in offsets if o is not None]
     hint.learn(meta.footer_length, size - min(offsets) if offsets else 0)
-    from .reader import with_duration_unit
 
     return with_duration_unit(meta, meta.columns()[i]), hint.bytes
 
@@ -524,7 +525,7 @@ def descriptor_and_tail(read_at, size: int, display: str, column: str):
 def column_descriptor(store, items, column: str, on_error: str):
     """The probed column's descriptor from the first readable file's footer,
     and the tail size that file suggests (see TailHint) for the others."""
-    import obstore
+    obstore = _optional.load("obstore")
 
     first_error = None
     for display, key, _size in items:
@@ -550,8 +551,6 @@ def column_descriptor(store, items, column: str, on_error: str):
 
 
 def _empty_table(by_value: bool):
-    import pyarrow as pa
-
     empty = {"path": pa.array([], pa.string()), "row_group": pa.array([], pa.int32()),
              "verdict": pa.array([], pa.string()), "reason": pa.array([], pa.string())}
     if by_value:
@@ -560,8 +559,6 @@ def _empty_table(by_value: bool):
 
 
 def _make_query(column, values, desc, by_value, use_statistics, use_bloom, coalesce_gap):
-    from .parquet import _as_list_or_array, encode_values
-
     raw_values = _as_list_or_array(values)
     pt, tl, data, offsets = encode_values(desc, raw_values)
     return raw_values, _pqfast._prune_query(column, pt, tl, data, offsets, by_value, use_statistics, use_bloom,
@@ -637,12 +634,8 @@ def prune_remote(paths_or_glob: Any, column: str, values: Any, *, storage_option
     maps URLs to object sizes already known (Dask tasks pass the listing's);
     ``concurrency``: files in flight; ``descriptor`` and ``tail_bytes`` (the
     first tail request) skip reading one footer to learn them."""
-    from ._assemble import verdict_table
-
     bar = None
     if progress is not None and progress is not False:
-        from ._progress import Progress
-
         bar = progress if isinstance(progress, Progress) else Progress(total=None, label="probe")
     opts = (by_value, use_statistics, use_bloom, coalesce_gap)
     if (isinstance(paths_or_glob, str) and sizes is None and descriptor is None

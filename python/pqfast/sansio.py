@@ -20,6 +20,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from . import _pqfast
+from ._assemble import verdict_table
+from ._encode import _as_list_or_array, encode_values
+from ._plan import with_duration_unit
 
 FormatError = _pqfast.FormatError
 
@@ -40,7 +43,6 @@ def descriptor(tail: bytes, size: int, column: str, name: str = "<file>") -> dic
     if i < 0:
         names = ", ".join(c["dotted_path"] for c in meta.columns()[:12])
         raise FormatError(f"invalid argument: {name}: no column '{column}' (leaf columns: {names})")
-    from .reader import with_duration_unit
 
     return with_duration_unit(meta, meta.columns()[i])
 
@@ -50,8 +52,6 @@ class Query:
 
     def __init__(self, column: str, values: Any, descriptor: dict, *, by_value: bool = False,
                  use_statistics: bool = True, use_bloom: bool = True, coalesce_gap: int = 1 << 20):
-        from .parquet import _as_list_or_array, encode_values
-
         self.raw_values = _as_list_or_array(values)
         pt, tl, data, offsets = encode_values(descriptor, self.raw_values)
         self.by_value = by_value
@@ -64,8 +64,6 @@ class Query:
 
     def table(self, pruners: Sequence, on_error: str = "raise"):
         """The finished pruners' verdicts as pqfast.prune's table."""
-        from ._assemble import verdict_table
-
         res = _pqfast._pruner_results(list(pruners), self._q.num_values, self.by_value)
         return verdict_table([(res, None)], [p.name for p in pruners], self._q.num_values, self.by_value,
                              self.raw_values, on_error)

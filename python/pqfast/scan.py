@@ -21,13 +21,35 @@ backends). Every reader of rows (``read_table``, ``read_pruned``,
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import os
+import threading
 import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pyarrow.types as pt
+
 from . import _pqfast
-from ._pqfast import FormatError
+from ._encode import _as_list_or_array, encode_values, _scale
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, reworded
+from ._file import ParquetFile
+from ._partitions import discover, has_keys
+from ._paths import expand_paths, _remote_urls
+from ._plan import _EmptyGroupPlan, _Plan, duration_units, is_nested_plan, is_null_typed
+from ._pqfast import FormatError, MemoryLimitError
+from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
+from ._scan_io import FilesystemIO, ObjectStoreIO
+from ._sidecar import local_tails
+from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings, table_with_strings
+from .filters import Dnf, encode_atom_values, normalize, to_expression
 
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
@@ -39,8 +61,6 @@ def _refuse_file_objects(source: Any) -> None:
 
 
 def _local_paths(source: Any) -> list[str]:
-    from .parquet import expand_paths
-
     _refuse_file_objects(source)
     return expand_paths(source)
 
@@ -48,8 +68,6 @@ def _local_paths(source: Any) -> list[str]:
 def _descs_with_units(meta) -> dict:
     """Leaf descriptors by dotted path; an Arrow duration's carries its unit
     (filters then take timedelta values, as read_table returns them)."""
-    from .reader import duration_units, is_null_typed
-
     units = duration_units(meta)
     descs = {}
     for d in meta.columns():
@@ -81,9 +99,6 @@ def _encode_filter(dnf, descs: dict, path: str):
     """The DNF as the binding takes it: per atom (column, op, negate, physical
     type, type_length, data, offsets, set_has_null). A conjunct holding a
     comparison with a null literal is never TRUE and is dropped."""
-    from .filters import encode_atom_values
-    from .parquet import _scale
-
     out = []
     for conj in dnf:
         atoms = []
@@ -126,10 +141,6 @@ def _assemble(plans, meta, pieces, nested_chunks=None, open_file=None):
     ({id(plan): [array per piece]}). A column read as a dictionary takes, per
     piece, its row group's dictionary page as pyarrow's dictionary does (from
     `open_file(file index) -> ParquetFile`; without it, the values')."""
-    import pyarrow as pa
-
-    from .reader import _EmptyGroupPlan, _Plan, _schema_metadata
-
     arrays, fields = [], []
     j = 0
     for p in plans:
@@ -158,9 +169,6 @@ def _assemble(plans, meta, pieces, nested_chunks=None, open_file=None):
 def _without_views(t):
     """`t` with its string and binary views, at any depth, as the plain types
     holding the same values (list views stay: pyarrow filters them)."""
-    import pyarrow as pa
-    import pyarrow.types as pt
-
     if pt.is_string_view(t):
         return pa.string()
     if pt.is_binary_view(t):
@@ -184,8 +192,6 @@ def _filter_rows(t, mask):
     """t.filter(mask) (a boolean mask or an Expression); pyarrow filters no
     string or binary views: those columns are filtered as string or binary
     and given back their view types."""
-    import pyarrow as pa
-
     try:
         return t.filter(mask)
     except pa.ArrowNotImplementedError:
@@ -200,10 +206,6 @@ def _piece_dictionary_pages(plan, pieces, open_file) -> list:
     the chunk read whole gives it (its values in order of appearance). None
     where the file names the leaf otherwise. (A chunk that fell back from
     dictionary to plain pages: its page, then the selected rows' values.)"""
-    import pyarrow.types as pt
-
-    from .reader import _dictionary_pages
-
     opened, out = {}, []
     try:
         for piece in pieces:
@@ -232,10 +234,6 @@ def _filter_expression(filters, schema=None):
     literals where pyarrow's inference would not (see filters.to_expression)."""
     if filters is None:
         return None
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    from .filters import Dnf, to_expression
 
     if isinstance(filters, Dnf):
         return to_expression(filters, schema)
@@ -246,7 +244,6 @@ def _filter_columns(filters) -> list:
     """The columns `filters` names, in order of first use."""
     if filters is None:
         return []
-    from .filters import normalize
 
     return list(dict.fromkeys(a.column for conj in normalize(filters) for a in conj))
 
@@ -259,8 +256,6 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None, strings=
     storage), by `filters` evaluated again in pyarrow's semantics, which the
     engine's rows follow. open_file(file index) -> ParquetFile.
     {id(plan): [array per piece]}."""
-    import numpy as np
-
     out = {id(p): [] for p in nested}
     names = list(dict.fromkeys(p.name for p in nested))
     expr = _filter_expression(filters)
@@ -329,9 +324,6 @@ class _TailCache:
     256 MiB, least recently used out first."""
 
     def __init__(self, max_bytes: int = 256 << 20):
-        import collections
-        import threading
-
         self.max_bytes = max_bytes
         self.bytes = 0
         self.map: collections.OrderedDict = collections.OrderedDict()
@@ -390,8 +382,6 @@ class _Fetcher:
     first request to its last answer."""
 
     def __init__(self, io):
-        import asyncio
-
         self.io = io
         self.gate = asyncio.Semaphore(_IN_FLIGHT)
         self.steps: dict[str, dict] = {}
@@ -480,12 +470,6 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
     ``on_listing(items)``: called with the listing once made; what it
     raises ends the scan. ``file_rows`` (a list) gets the rows returned from
     each file, in listing order. ``strings``: as scan_table takes it. The caller closes ``io``."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    from .filters import normalize
-    from .reader import _Plan, _plans, is_nested_plan
-
     t0 = time.perf_counter()
     use_statistics, _, use_dictionary, use_page_index = flags
     limit = _memory_limit(memory_limit)
@@ -533,9 +517,8 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
             _tails.put((endpoint, url), size, version, data)
             return size, data
         except (FormatError, MemoryError) as e:
-            if url in str(e):
-                raise
-            raise type(e)(f"{url}: {e}") from None  # (a footer that does not parse: which object)
+            # A footer that does not parse (the parser is not told the name): which object.
+            raise reworded(e, f"{url}: {e}") from None
         except Exception as e:  # noqa: BLE001 - worded with the file
             raise worded(url, e) from None
 
@@ -550,8 +533,6 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
         dnf = _encode_filter(dnf_atoms, descs, first_url) if dnf_atoms is not None else None
         queries = []
         if firsts is not None:
-            from .parquet import _as_list_or_array, encode_values
-
             seen = set()
             for a in firsts:
                 k = (a.column, repr(a.values))
@@ -688,8 +669,6 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                 raise FormatError(f"{url}: the scan keeps asking for bytes it was given")
             loop_state["held"] += sum(n for _, n in needs)
             if loop_state["held"] > held_limit:
-                from ._pqfast import MemoryLimitError
-
                 raise MemoryLimitError(f"memory limit: the scan would hold {loop_state['held']} fetched bytes, "
                                        f"past the limit of {held_limit}")
             try:
@@ -826,8 +805,6 @@ def _with_evolved_files(table, rows_of, evolved, final, io, filters, row_groups)
     """The staged scan's table with the files unlike the first (positions
     `evolved` in `final`) read as pyarrow.dataset reads them, in file order.
     `rows_of` ({position: rows} of the engine's files) gets theirs too."""
-    import pyarrow as pa
-
     def opener(pos):
         return lambda: io.parquet_file(final[pos][1], final[pos][2])
 
@@ -859,15 +836,6 @@ def _merge(ranges, gap):
     return out
 
 
-def _memory_limit(limit) -> int:
-    """memory_limit= as the bindings take it: bytes, 0 for the default."""
-    if limit is None:
-        return 0
-    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
-        raise FormatError(f"invalid argument: memory_limit must be a positive number of bytes, not {limit!r}")
-    return int(limit)
-
-
 # What the first file of a scan says about its columns (footer, read plans,
 # descriptors), by path, size, mtime and projection: a lookup asks the same
 # lake again and again, and building the plans costs a tenth of a lookup.
@@ -877,9 +845,6 @@ _FIRST_PLANS_MAX = 64
 
 
 def _first_file_plans(path: str, columns, strings=None):
-    from .parquet import ParquetFile
-    from .reader import _Plan, _plans
-
     try:
         st = os.stat(path)
         key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns), strings)
@@ -901,11 +866,20 @@ def _first_file_plans(path: str, columns, strings=None):
     return meta, plans, descs
 
 
-_SCHEMA_MISMATCH = ("no column '", "the filter's values were typed for", "cannot be read as")
-
-
-def _is_schema_mismatch(e: Exception) -> bool:
-    return str(e).startswith("invalid argument:") and any(m in str(e) for m in _SCHEMA_MISMATCH)
+def _is_schema_mismatch(e: Exception, path: str | None = None, row_groups=None) -> bool:
+    """A later file the engine refused with the first file's plans and filter
+    (a column missing, of another type, or typed otherwise for the filter's
+    values): an invalid argument, since the same call took the first file;
+    unless the row groups asked of the local file `path` are not in it
+    (checked on its footer, after the failure: that error stands)."""
+    if code_of(e) != INVALID_ARGUMENT:
+        return False
+    if path is None or row_groups is None:
+        return True
+    with ParquetFile(path) as f:
+        n = f.num_row_groups
+    rgs = list(row_groups)
+    return all(0 <= r < n for r in rgs) and rgs == sorted(set(rgs))
 
 
 def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None):
@@ -915,11 +889,6 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=Non
     another type) is read whole for the columns it has, given the missing
     ones as nulls, cast to the lake's types and filtered by pyarrow.compute.
     Returns (table, stats)."""
-    import pyarrow as pa
-
-    from .parquet import ParquetFile
-    from .reader import _Plan, is_nested_plan
-
     st_all: dict = {}
     parts, schema, lake = [], None, None
     for i, path in enumerate(paths):
@@ -927,7 +896,7 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=Non
         try:
             pieces, st = _pqfast._scan_local(*one)
         except FormatError as e:
-            if i == 0 or not _is_schema_mismatch(e):
+            if i == 0 or not _is_schema_mismatch(e, path, one[9][0] if one[9] is not None else None):
                 raise
             if lake is None:
                 lake = _lake_schema(paths[0], schema, filters)
@@ -972,8 +941,6 @@ def _add_stats(total: dict, st) -> None:
 
 def _as_schema(t, schema, path):
     """Table `t` with `schema`'s columns: missing ones null, others cast."""
-    import pyarrow as pa
-
     cols = []
     for f in schema:
         if f.name in t.column_names:
@@ -993,10 +960,6 @@ def _as_schema(t, schema, path):
 def _scan_by_pyarrow(paths, columns, filters, row_groups=None, file_rows=None):
     """The rows `filters` keeps, each file read (the projected and filter
     columns) and filtered by pyarrow.compute, in the first file's schema."""
-    import pyarrow as pa
-
-    from .parquet import ParquetFile
-
     f = ParquetFile(paths[0])
     try:
         schema = f.read(columns=columns, row_groups=[]).schema
@@ -1022,10 +985,6 @@ def _lake_schema(first, schema, filters):
     """`schema` (the projected columns, as the first file gives them) and,
     after it, the filter's other columns as the first file types them
     (`first`: its path, or a function opening it as a ParquetFile)."""
-    import pyarrow as pa
-
-    from .parquet import ParquetFile
-
     extra = [c for c in _filter_columns(filters) if c not in schema.names]
     if extra:
         f = first() if callable(first) else ParquetFile(first)
@@ -1041,8 +1000,6 @@ def _evolved_file(path, schema, lake, filters, row_groups, opener=None):
     """One file unlike the lake's first: its rows `filters` keeps, in
     `schema`; `lake` types the filter's columns too. `opener()` opens it
     (default: the local path)."""
-    from .parquet import ParquetFile
-
     f = opener() if opener is not None else ParquetFile(path)
     try:
         have = {d["path"][0] for d in f.columns}
@@ -1060,10 +1017,6 @@ def _scan_with_sidecar(args):
     (pqfast.index(..., sidecar=...)) holds a fresh tail for read as data file
     + tail: its Bloom filters and page indexes are then used like a file's
     own. A tail that does not parse: a warning, and the files alone."""
-    import warnings
-
-    from ._sidecar import local_tails
-
     found = local_tails(args[0])
     if found is None:
         return _pqfast._scan_local(*args)
@@ -1103,8 +1056,6 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     ``strings``: the layout of string and binary columns (see
     :func:`pqfast.read_table`), produced by the engine itself on local files
     and object storage. (A dataset scan passes it here, as to read_table.)"""
-    from .reader import arrow_errors_named
-
     checked_strings(strings)
     where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
     with arrow_errors_named(where):
@@ -1121,12 +1072,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
 def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
                 use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows,
                 _listed, strings=None):
-    from .filters import normalize
-    from .parquet import _remote_urls
-
     if filesystem is not None or _remote_urls(source):
-        from ._scan_io import FilesystemIO, ObjectStoreIO
-
         def staged():
             if filesystem is not None:
                 _refuse_file_objects(source)
@@ -1147,7 +1093,6 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
 
         if filesystem is not None:
             return staged()
-        from ._sidecar_s3 import scan_or_fallback
 
         # Tails from a sidecar index that fail the scan: a warning, and the scan again without it.
         return scan_or_fallback(staged)
@@ -1168,14 +1113,13 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
         try:
             dnf = _encode_filter(normalize(filters), descs, paths[0])
         except FormatError as e:
-            if not str(e).endswith("not supported"):
+            if code_of(e) != UNSUPPORTED:
                 raise
             # A filter the engine cannot type (a BYTE_ARRAY DECIMAL column): pyarrow.compute decides.
             table = _scan_by_pyarrow(paths, columns, filters, row_groups, _file_rows)
             st = {"files": len(paths), "seconds": time.perf_counter() - t0, "evaluated_by": "pyarrow.compute"}
             return (table, st) if stats else table
     n_threads = threads if threads is not None else (0 if use_threads else 1)
-    from .reader import _Plan, is_nested_plan
 
     specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if is_nested_plan(p)]
@@ -1198,12 +1142,9 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
         return (table, st) if stats else table
     nested_chunks = None
     if nested:
-        from .parquet import ParquetFile
-
         # With no file left (no pieces either), the first file types the empty columns.
         nested_chunks = _nested_rows(lambda i: ParquetFile(kept[i] if kept else paths[0]), nested, pieces,
                                      memory_limit, strings=strings)
-    from .parquet import ParquetFile
 
     table = _assemble(plans, meta, pieces, nested_chunks, lambda i: ParquetFile(kept[i]))
     if _file_rows is not None:
@@ -1232,8 +1173,6 @@ def _local_partitions(source, paths, partitioning):
         return None
     if not isinstance(source, (str, os.PathLike)) or not os.path.isdir(os.fspath(source)):
         return None
-    from ._partitions import discover
-    from .parquet import ParquetFile
 
     parts = discover(os.fspath(source), paths)
     if parts is not None:
@@ -1262,8 +1201,6 @@ def _per_file_filters(parts, filters, n_files: int) -> list:
     """Per file, the filter left for its own columns: False (no row can
     match: not read), None (no filter), or a Dnf; atoms on keys decided by
     the file's directories (Partitions.fold)."""
-    from .filters import Dnf, normalize
-
     if filters is None:
         return [None] * n_files
     dnf = normalize(filters)
@@ -1291,8 +1228,6 @@ def _filter_groups(per_file: list) -> list:
 def _in_file_order(slices: dict):
     """One table of {file index: (table, offset, rows)}, files in order; a
     table's consecutive files are sliced from it once."""
-    from .reader import _concat
-
     runs: list = []
     for f in sorted(slices):
         t, at, n = slices[f]
@@ -1367,8 +1302,6 @@ def _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, f
     last listing had no key=value level is scanned at once, the scan
     starting on the files of that listing while it is listed again (see
     _scan_staged), and given up if the new listing has keys after all."""
-    from ._partitions import has_keys
-
     t0 = time.perf_counter()
     root = io.directory if _checked_partitioning(partitioning) is not None else None
 
@@ -1422,8 +1355,6 @@ def _listed_partitions(io, root, items, args, st_all=None):
     row: its tail is kept for the scans that follow) for the keys the files
     hold as columns too, which are not partition columns (polars writes
     both)."""
-    from ._partitions import discover
-
     parts = discover(root, [it[0] for it in items]) if items else None
     if parts is not None:
         first, st = _scan_staged(io, None, None, args[0], True, args[1], args[2], {}, listed=items[:1],
@@ -1439,11 +1370,7 @@ def partitioned_lake(source, storage_options=None, filesystem=None):
     prefix or directory on `filesystem` (files as scan_table names them, in
     its order), or None when `source` is none of them or has no key=value
     level (pqfast.dask's plan, read_pruned's)."""
-    from .parquet import _remote_urls, expand_paths
-
     if filesystem is not None or _remote_urls(source):
-        from ._scan_io import FilesystemIO, ObjectStoreIO
-
         if filesystem is not None:
             _refuse_file_objects(source)
         io = FilesystemIO(source, filesystem) if filesystem is not None else ObjectStoreIO(source, storage_options)

@@ -13,14 +13,18 @@ namespace pqfast::py {
 
 namespace nb = nanobind;
 
-// Raised to Python as pqfast.FormatError (a ValueError).
+// Raised to Python as pqfast.FormatError (a ValueError) whose `.code` is the
+// ErrorCode's stable name (error_code_name: "invalid argument", "truncated",
+// "unsupported", ...): Python branches on the code, never on the message.
 class FormatError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit FormatError(const std::string& what, ErrorCode code = ErrorCode::kInvalidArgument)
+      : std::runtime_error(what), code(code) {}
+  ErrorCode code;
 };
 
-// Raised to Python as pqfast.MemoryLimitError (a MemoryError): a read that
-// would pass its memory budget, or an allocation that failed.
+// Raised to Python as pqfast.MemoryLimitError (a MemoryError, `.code` "memory
+// limit"): a read that would pass its memory budget, or an allocation that failed.
 class MemoryLimitError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -55,7 +59,7 @@ inline std::string printable_utf8(const std::string& s) {
 
 [[noreturn]] inline void raise(const Error& e) {
   if (e.code == ErrorCode::kMemoryLimit) throw MemoryLimitError(printable_utf8(e.to_string()));
-  throw FormatError(printable_utf8(e.to_string()));
+  throw FormatError(printable_utf8(e.to_string()), e.code);
 }
 
 inline void throw_if_error(const Status& s) {

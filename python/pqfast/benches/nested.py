@@ -17,6 +17,7 @@ contender's result is checked against pyarrow's before timing.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import statistics
@@ -25,6 +26,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+import pqfast
 from .. import _pqfast
 from .._table import format_table
 
@@ -65,8 +72,6 @@ def data_dir(arg: str | None, rows: int) -> Path:
 
 
 def _has(module: str) -> bool:
-    import importlib.util
-
     return importlib.util.find_spec(module) is not None
 
 
@@ -74,16 +79,11 @@ def _has(module: str) -> bool:
 
 
 def _mask(rng, n: int, p: float):
-    import pyarrow as pa
-
     return pa.array(rng.random(n) < p) if p > 0 and n else None
 
 
 def _lists(rng, n: int, p: float, child_fn):
     """list arrays of 0..7 values (mean 3.5): child_fn(total) builds the values."""
-    import numpy as np
-    import pyarrow as pa
-
     mask = _mask(rng, n, p)
     lens = rng.integers(0, 8, n)
     if mask is not None:
@@ -93,8 +93,6 @@ def _lists(rng, n: int, p: float, child_fn):
 
 
 def _ints(rng, n: int, p: float):
-    import pyarrow as pa
-
     return pa.array(rng.integers(-(2**40), 2**40, n), pa.int64(), mask=_np(_mask(rng, n, p)))
 
 
@@ -104,9 +102,6 @@ def _np(mask):
 
 def _strings(rng, n: int, p: float, pool_size: int = 5000):
     """Strings of 3..20 characters drawn from a pool (so dictionaries stay in use)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     pool = pa.array([f"v{i}-" + "x" * int(k) for i, k in enumerate(rng.integers(0, 16, pool_size))])
     idx = pa.array(rng.integers(0, pool_size, n), pa.int32(), mask=_np(_mask(rng, n, p)))
     return pc.take(pool, idx)
@@ -114,9 +109,6 @@ def _strings(rng, n: int, p: float, pool_size: int = 5000):
 
 def shape_array(shape: str, n: int, nulls: bool, seed: int = 7):
     """n rows of one bench shape (nulls: 10% at every nullable level)."""
-    import numpy as np
-    import pyarrow as pa
-
     rng = np.random.default_rng(seed)
     p = 0.1 if nulls else 0.0
     if shape == "list_int64":
@@ -162,8 +154,6 @@ def shape_array(shape: str, n: int, nulls: bool, seed: int = 7):
 
 def leaf_values(t) -> int:
     """Slots of the leaf arrays (nulls included) below every column."""
-    import pyarrow as pa
-
     def count(a) -> int:
         if isinstance(a, pa.ChunkedArray):
             return sum(count(c) for c in a.chunks)
@@ -183,9 +173,6 @@ def leaf_values(t) -> int:
 def ensure_files(d: Path, rows: int, shapes, writers, log=print) -> dict[tuple[str, bool, str], Path]:
     """(shape, nulls, writer) -> file; built once, then reused. The flat reference
     (FLAT, nulls, 'pyarrow') holds list_int64's leaf values as one int64 column."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     d.mkdir(parents=True, exist_ok=True)
     out = {}
     for shape in shapes:
@@ -227,11 +214,6 @@ def ensure_files(d: Path, rows: int, shapes, writers, log=print) -> dict[tuple[s
 
 
 def _readers(names, threads: int):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    import pqfast
-
     pa.set_cpu_count(max(threads, 1))
     one = threads == 1
     fns = {
@@ -305,7 +287,6 @@ def worker(args) -> int:
         import polars as pl
 
         polars_threads = pl.thread_pool_size()
-    import pyarrow.parquet as pq
 
     cells, info = [], {}
     for key, path in files.items():
@@ -403,8 +384,6 @@ def run(args) -> int:
 
 
 def _print(rows: list[dict], args) -> None:
-    import pqfast
-
     if not rows:
         print("no rows")
         return

@@ -11,7 +11,13 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
+import pqfast
+from .. import _pqfast
+from .._encode import encode_values
 from .._progress import Progress
 from .._table import format_table
 
@@ -49,17 +55,11 @@ def lake_dir(arg: str | None = None) -> Path:
 
 
 def _key_of(ids):
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     return pc.binary_join_element_wise(pa.scalar("key-"), pc.cast(ids, pa.string()), "")
 
 
 def ensure_lake(d: Path, progress: Progress | None = None) -> list[str]:
     """The lake: LAKE_FILES files of ROW_GROUPS row groups; built once, then reused."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     stamp = d / "LAKE"
     want = f"v{LAKE_VERSION} files={LAKE_FILES} groups={ROW_GROUPS} rows={ROWS_PER_GROUP} fpp={FPP}"
     paths = [str(d / f"part-{i:04d}.parquet") for i in range(LAKE_FILES)]
@@ -84,8 +84,6 @@ def ensure_lake(d: Path, progress: Progress | None = None) -> list[str]:
 
 def _values(paths: list[str], k: int, rng) -> tuple[list[int], list[str]]:
     """k int64 and k string values: half present somewhere in the lake, half absent."""
-    import pyarrow.parquet as pq
-
     present = []
     for p in rng.choice(len(paths), size=max(1, k // 2), replace=True):
         ids = pq.read_table(paths[int(p)], columns=["id"]).column(0)
@@ -144,10 +142,6 @@ def _paired_medians(fns, runs, block_s: float = 0.05, from_idle: bool = False,
 def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads: int = 0,
             progress: Progress | None = None, from_idle: bool = False, single: bool = False) -> list[dict]:
     import duckdb
-    import pyarrow.parquet as pq
-
-    import pqfast
-    from .. import _pqfast
 
     runs = runs or (3 if quick else 9) * (4 if single else 1)
     d = lake_dir(lake)
@@ -162,8 +156,6 @@ def measure(quick: bool = False, runs: int = 0, lake: str | None = None, threads
     def say(msg):
         if progress:
             progress.message(msg)
-
-    from ..parquet import encode_values
 
     for k in (1, 100):
         ints, strs = _values(paths, k, rng)
@@ -234,7 +226,6 @@ def run(args) -> int:
         for r in rows:
             print(json.dumps(r))
         return 0
-    import pqfast
 
     print(f"Pruning a {LAKE_FILES}-file lake ({ROW_GROUPS} row groups x {ROWS_PER_GROUP:,} rows per file, "
           f"Bloom filters fpp {FPP} on id and key), medians of "

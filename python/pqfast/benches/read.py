@@ -22,6 +22,11 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import pqfast
+from .. import _pqfast
 from .._table import format_table
 
 NAME = "read"
@@ -86,8 +91,6 @@ def _rewrite(src: Path, dst: Path, writer: str) -> None:
     SNAPPY, dictionaries; DuckDB: SNAPPY; polars: ZSTD)."""
     tmp = dst.with_suffix(".tmp")
     if writer == "pyarrow":
-        import pyarrow.parquet as pq
-
         t = pq.read_table(src)
         # pyarrow as most users hold these columns: strings, not tpchgen's views.
         t = t.cast(_without_views(t.schema))
@@ -109,8 +112,6 @@ def _rewrite(src: Path, dst: Path, writer: str) -> None:
 
 
 def _without_views(schema):
-    import pyarrow as pa
-
     plain = {pa.string_view(): pa.string(), pa.binary_view(): pa.binary()}
     return pa.schema([f.with_type(plain.get(f.type, f.type)) for f in schema])
 
@@ -135,11 +136,6 @@ def ensure_files(d: Path, scale: float, writers, log=print) -> dict[str, Path]:
 
 def _readers(names, threads: int):
     """{contender: fn(path, columns) -> result} for `threads` threads."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    import pqfast
-
     pa.set_cpu_count(threads)
     out = {}
     if "pqfast" in names:
@@ -192,10 +188,6 @@ def _readers(names, threads: int):
 
 def _floor(path: str, cols, threads: int, runs: int) -> float:
     """Seconds to decompress the pages of the columns' chunks on `threads` threads (best of `runs`)."""
-    import pyarrow.parquet as pq
-
-    from .. import _pqfast
-
     names = pq.ParquetFile(path).schema_arrow.names
     leaves = [] if cols is None else [names.index(c) for c in cols]
     return _pqfast._bench_codec_floor(path, max(runs, 1), leaves, threads)["seconds"]
@@ -286,10 +278,6 @@ def _ms(v) -> str:
 
 
 def run(args) -> int:
-    import pyarrow as pa
-
-    import pqfast
-
     scale = args.scale if args.scale is not None else (QUICK["scale"] if args.quick else 1.0)
     runs = args.runs if args.runs is not None else (QUICK["runs"] if args.quick else 5)
     writers = [w for w in args.files.split(",") if w and not (args.no_duckdb and w == "duckdb")]
@@ -299,7 +287,6 @@ def run(args) -> int:
         for r in rows:
             print(json.dumps(r))
         return 0
-    import pyarrow.parquet as pq
 
     n = pq.ParquetFile(ensure_files(data_dir(args.data, scale), scale, writers[:1], lambda s: None)[writers[0]]) \
         .metadata.num_rows

@@ -12,6 +12,10 @@ import sys
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
+import pyarrow.types as pt
+
+import pqfast
 from .._table import format_table
 from .read import lineitem
 
@@ -44,10 +48,6 @@ def data_dir(arg: str | None, scale: float) -> Path:
 
 def ensure_files(d: Path, scale: float, log=print) -> dict[tuple[str, str], Path]:
     """lineitem from tpchgen-cli, rewritten by pyarrow six ways; built once, then reused."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    import pyarrow.types as pt
-
     src = lineitem(d, scale, log)
     out = {}
     for enc in ENCODINGS:
@@ -82,10 +82,6 @@ def ensure_files(d: Path, scale: float, log=print) -> dict[tuple[str, str], Path
 
 
 def _readers(use_duckdb: bool):
-    import pyarrow.parquet as pq
-
-    import pqfast
-
     def r_pqfast(path, threads):
         return pqfast.read_table(path, columns=Q12, use_threads=threads != 1)
 
@@ -114,8 +110,6 @@ def _readers(use_duckdb: bool):
 
 def measure(scale: float = 1.0, runs: int = 5, data: str | None = None, threads=("1", "all"),
             use_duckdb: bool = True, log=None) -> list[dict]:
-    import pyarrow.parquet as pq
-
     log = log or (lambda s: print(s, file=sys.stderr))
     files = ensure_files(data_dir(data, scale), scale, log)
     rows = pq.ParquetFile(files[("plain", "none")]).metadata.num_rows
@@ -156,7 +150,6 @@ def run(args) -> int:
         for r in rows:
             print(json.dumps(r))
         return 0
-    import pqfast
 
     n = rows[0]["rows"]
     print(f"TPC-H lineitem SF{args.scale:g} ({n:,} rows), Q12's 5 columns ({n * 5 / 1e6:.1f} M values), "

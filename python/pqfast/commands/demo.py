@@ -3,9 +3,19 @@ time the probe paths. The main job's entry point (see README)."""
 
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+import pqfast
+from .._progress import Progress
+from .._table import format_table
+from ..benches import sbbf as sbbf_bench
 
 NAME = "demo"
 HELP = "Build filters from a generated column, probe them, print answers and a short speed table."
@@ -20,9 +30,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    import pqfast
-    from .._table import format_table
-
     print(f"pqfast {pqfast.__version__}, SIMD implementation: {pqfast.simd_level()} "
           f"(available: {', '.join(pqfast.available_simd_levels())})\n")
     rng = np.random.default_rng(2026)
@@ -57,17 +64,9 @@ def run(args) -> int:
           f"{len(others):,} other values: {fp:.3%} (target {args.fpp:.1%})")
 
     if not args.no_lake:
-        try:
-            import pyarrow  # noqa: F401  (writes the lake; optional dependency pqfast[arrow])
-        except ImportError:
-            print("\n(lake pruning part skipped: it needs pyarrow, `pip install pqfast[arrow]`)")
-        else:
-            _lake_demo(args.lake_files)
+        _lake_demo(args.lake_files)
 
     if not args.no_bench:
-        from ..benches import sbbf as sbbf_bench
-        from .._progress import Progress
-
         print("\nShort speed table (pqfast bench sbbf --quick):")
         progress = Progress()
         bench_rows = sbbf_bench.measure(quick=True, progress=progress)
@@ -82,16 +81,6 @@ def run(args) -> int:
 
 def _lake_demo(n_files: int) -> None:
     """Write a small lake with pyarrow's Bloom filters, then prune it with pqfast."""
-    import tempfile
-    from pathlib import Path
-
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
-
-    import pqfast
-    from .._table import format_table
-
     groups, rows_per_group = 4, 5000
     print(f"\nA lake: {n_files} Parquet files x {groups} row groups x {rows_per_group:,} rows, written by "
           f"pyarrow {pa.__version__} with Bloom filters on user_id (int64) and email (string)")

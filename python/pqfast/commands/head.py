@@ -7,6 +7,12 @@ import datetime as dt
 import decimal
 import json
 
+import pyarrow as pa
+import pyarrow.types as pt
+
+import pqfast
+from .._table import format_table
+
 NAME = "head"
 HELP = "Print the first rows of a Parquet file (flat columns), read by pqfast."
 
@@ -41,8 +47,6 @@ def _jsonable(v):
 
 def head(path: str, n: int = 10, columns=None):
     """The first n rows as a pyarrow.Table: only the row groups that hold them are read."""
-    import pqfast
-
     with pqfast.ParquetFile(path) as f:
         rgs, rows = [], 0
         for i in range(f.num_row_groups):
@@ -60,9 +64,6 @@ def _pylist(col) -> list:
     try:
         return col.to_pylist()
     except UnicodeDecodeError:
-        import pyarrow as pa
-        import pyarrow.types as pt
-
         if pt.is_dictionary(col.type):
             col = col.cast(col.type.value_type)
         if pt.is_large_string(col.type):
@@ -73,8 +74,6 @@ def _pylist(col) -> list:
 
 
 def run(args) -> int:
-    from .._table import format_table
-
     cols = [c for c in args.columns.split(",") if c] if args.columns else None
     t = head(args.file, args.n, cols)
     values = [_pylist(t.column(i)) for i in range(t.num_columns)]

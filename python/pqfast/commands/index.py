@@ -9,6 +9,9 @@ from __future__ import annotations
 import json
 import sys
 
+import pqfast
+from .probe import _storage_options
+
 NAME = "index"
 HELP = ("Append Bloom filters (as pyarrow would write them) to the column chunks of existing "
         "Parquet files that have none; the data is not rewritten.")
@@ -36,10 +39,6 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    import pqfast
-
-    from .probe import _storage_options
-
     source = args.paths if len(args.paths) > 1 else args.paths[0]
     summary = pqfast.index(source, args.columns, storage_options=_storage_options(args.storage_options) or None, fpp=args.fpp, ndv=args.ndv, threads=args.threads or None,
                            dry_run=args.dry_run, page_index=not args.no_page_index, progress=not args.json,

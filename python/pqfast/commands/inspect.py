@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 
+import pqfast
+from .._table import format_table
+
 NAME = "inspect"
 HELP = "Show a Parquet file's row groups and columns: types, full encoding names, statistics, Bloom filters."
 
@@ -26,8 +29,6 @@ def _jsonable(v):
 
 
 def describe(path: str, load_bloom: bool = True) -> dict:
-    import pqfast
-
     with pqfast.ParquetFile(path) as f:
         out = {
             "path": path,
@@ -77,8 +78,6 @@ def describe(path: str, load_bloom: bool = True) -> dict:
 
 
 def run(args) -> int:
-    from .._table import format_table
-
     d = describe(args.file, load_bloom=not args.no_bloom)
     if args.json:
         print(json.dumps(d, indent=2))

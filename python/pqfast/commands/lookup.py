@@ -10,7 +10,15 @@ strings; 0x... for fixed-length binary)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
+
+import pqfast
+from .._paths import expand_paths
+from .._table import format_table
+from .head import _jsonable
+from .probe import _column, _storage_options, _typed
+from ..scan import _local_partitions
 
 NAME = "lookup"
 HELP = ("Print the rows whose COLUMN is one of the VALUEs (filters pushed down: min/max, Bloom filters, "
@@ -96,8 +104,6 @@ def format_stats(stats: dict) -> str:
 
 
 def _jsonable_stats(stats: dict) -> dict:
-    from .head import _jsonable
-
     out = {}
     for k in [k for k in _STATS_ORDER if k in stats] + [k for k in stats if k not in _STATS_ORDER]:
         v = stats[k]
@@ -108,8 +114,6 @@ def _jsonable_stats(stats: dict) -> dict:
 def _check_columns(column, cols, desc_file, keys=()):
     """A clear error for a column the lake does not have (before any scan);
     `keys`: the directory's hive partition keys, columns too."""
-    import pqfast
-
     with pqfast.ParquetFile(desc_file) as f:
         leaves = [c["dotted_path"] for c in f._columns]
     tops = {p.split(".")[0] for p in leaves}
@@ -124,12 +128,8 @@ def _partition_keys(lake: str) -> tuple[dict, list]:
     """({key: descriptor typing its CLI values}, the lake's files) of a
     local directory's hive levels (year=2024/...): int32 keys take
     integers, string keys text. ({}, []) for other lakes."""
-    import os
-
     if lake.startswith(("s3://", "s3a://")) or not os.path.isdir(lake):
         return {}, []
-    from ..parquet import expand_paths
-    from ..scan import _local_partitions
 
     files = expand_paths(lake)
     parts = _local_partitions(lake, files, "hive") if files else None
@@ -144,12 +144,6 @@ def _partition_keys(lake: str) -> tuple[dict, list]:
 
 
 def run(args) -> int:
-    import pqfast
-
-    from .._table import format_table
-    from .head import _jsonable
-    from .probe import _column, _storage_options, _typed
-
     raw = list(args.values) + list(getattr(args, "_extra", []) or [])
     raw = [v for v in raw if v != "--"]
     if not raw:

@@ -6,8 +6,20 @@ endpoint, region and credentials (else the environment's AWS_*)."""
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
+import glob
 import json
+import os
 import sys
+
+import pqfast
+from .. import remote
+from .._paths import expand_paths
+from .._progress import Progress
+from .._table import format_table
+from ..parquet import judge
+from ..remote import prune_remote
 
 NAME = "probe"
 HELP = ("Prune files and row groups of a lake with min/max statistics and Bloom filters: "
@@ -35,9 +47,6 @@ def add_arguments(p) -> None:
 
 def _split(args):
     """GLOB... VALUE...: the values are what follows the first argument that is not a path."""
-    import glob
-    import os
-
     paths, values = [], list(args.values)
     rest = list(args.paths) + list(getattr(args, "_extra", []) or [])
     if not rest:
@@ -64,12 +73,7 @@ def _column(column, paths, storage_options):
     """The column's descriptor (from the first file's footer) and what
     pqfast.prune then takes: the files, and for s3:// the listing's sizes,
     the descriptor and the tail size (no second listing or footer read)."""
-    import pqfast
-    from ..parquet import expand_paths
-
     if any(p.startswith(("s3://", "s3a://")) for p in paths):
-        from .. import remote
-
         if not all(p.startswith(("s3://", "s3a://")) for p in paths):
             raise ValueError("local paths and s3:// URLs cannot be mixed in one probe")
         _store, items = remote.resolve(paths, storage_options)
@@ -89,11 +93,6 @@ def _column(column, paths, storage_options):
 
 def _typed(values, column, desc):
     """CLI values are strings: convert them to the column's type."""
-    import datetime as dt
-    import decimal
-
-    import pqfast
-
     pt, kind = desc["physical_type"], desc["logical_type"]["kind"]
     conv = desc["converted_type"]
     out = []
@@ -139,11 +138,6 @@ def _typed(values, column, desc):
 
 
 def run(args) -> int:
-    import pqfast
-
-    from .._progress import Progress
-    from .._table import format_table
-
     paths, raw = _split(args)
     if not raw:
         print("error: no VALUE given", file=sys.stderr)
@@ -156,9 +150,6 @@ def run(args) -> int:
                         enabled=not args.json and len(files) > 20 and sys.stderr.isatty())
     bar = progress if progress.enabled else None
     if remote_kw:
-        from .._sidecar import judge
-        from ..remote import prune_remote
-
         t = prune_remote(files, args.column, values, storage_options=storage_options, by_value=args.by_value,
                          use_statistics=not args.no_stats, progress=bar, concurrency=args.concurrency,
                          **remote_kw)

@@ -1,0 +1,48 @@
+"""pqfast's errors and their codes: what callers branch on instead of message text.
+
+Every pqfast.FormatError / MemoryLimitError has a ``code``: the native
+``ErrorCode``'s stable name (``include/pqfast/status.h``, set by the binding's
+exception translator), or the one Python code gave it here. An error raised by
+Python code without one has ``code`` None.
+"""
+
+from __future__ import annotations
+
+from ._pqfast import FormatError, MemoryLimitError
+
+INVALID_ARGUMENT = "invalid argument"
+TRUNCATED = "truncated"
+CORRUPT = "corrupt"
+UNSUPPORTED = "unsupported"
+LIMIT_EXCEEDED = "limit exceeded"
+IO_ERROR = "I/O error"
+MEMORY_LIMIT = "memory limit"
+CODES = (INVALID_ARGUMENT, TRUNCATED, CORRUPT, UNSUPPORTED, LIMIT_EXCEEDED, IO_ERROR, MEMORY_LIMIT)
+
+
+def format_error(message: str, code: str | None = INVALID_ARGUMENT, column: str | None = None) -> FormatError:
+    """A FormatError with its code and, when its message names the column it
+    is about, that column (``.column``: callers add the name only when absent)."""
+    e = FormatError(message)
+    e.code = code
+    if column is not None:
+        e.column = column
+    return e
+
+
+def code_of(e: BaseException) -> str | None:
+    return getattr(e, "code", None)
+
+
+def reworded(e: BaseException, message: str) -> BaseException:
+    """An error of e's type with another message (e.g. the file's name in
+    front), keeping its code and column."""
+    out = type(e)(message)
+    for attr in ("code", "column"):
+        if attr in getattr(e, "__dict__", {}):
+            setattr(out, attr, e.__dict__[attr])
+    return out
+
+
+__all__ = ["FormatError", "MemoryLimitError", "format_error", "code_of", "reworded", *[
+    "INVALID_ARGUMENT", "TRUNCATED", "CORRUPT", "UNSUPPORTED", "LIMIT_EXCEEDED", "IO_ERROR", "MEMORY_LIMIT"]]
