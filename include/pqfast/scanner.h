@@ -221,10 +221,12 @@ class LocalScan {
   void cancel();
   Scanner& scanner() { return *scanner_; }
 
-  // Moves the scan into a C stream (ArrowArrayStream): get_next hands out
-  // batches until the end (an empty array, release null), get_schema the
-  // schema; the stream's release cancels and joins.
-  static void export_stream(std::unique_ptr<LocalScan> scan, ArrowArrayStream* out);
+  // The scan as a C stream (ArrowArrayStream): get_next hands out batches
+  // until the end (an array whose release is null), get_schema the schema;
+  // errors are errno codes (ENOMEM for kMemoryLimit, EINVAL, EIO) with the
+  // message in get_last_error. The stream's release cancels the scan (a
+  // reader closed early stops the reads); the last owner joins its threads.
+  static void export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out);
 
  private:
   LocalScan() = default;

@@ -1183,7 +1183,7 @@ Status LocalScan::schema(ArrowSchema* out) {
 namespace {
 
 struct StreamPrivate {
-  std::unique_ptr<LocalScan> scan;
+  std::shared_ptr<LocalScan> scan;
   std::string last_error;
 };
 
@@ -1229,13 +1229,15 @@ const char* stream_last_error(ArrowArrayStream* s) {
 }
 
 void stream_release(ArrowArrayStream* s) {
-  delete static_cast<StreamPrivate*>(s->private_data);  // cancels and joins
+  auto* p = static_cast<StreamPrivate*>(s->private_data);
+  p->scan->cancel();
+  delete p;  // the last owner joins the threads
   s->release = nullptr;
 }
 
 }  // namespace
 
-void LocalScan::export_stream(std::unique_ptr<LocalScan> scan, ArrowArrayStream* out) {
+void LocalScan::export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out) {
   out->get_schema = stream_get_schema;
   out->get_next = stream_get_next;
   out->get_last_error = stream_last_error;
