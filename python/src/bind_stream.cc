@@ -40,6 +40,7 @@ struct Settings {
   int64_t memory_limit = 0;
   uint64_t coalesce_gap = uint64_t{64} << 10;
   uint64_t footer_tail = uint64_t{64} << 10;
+  int max_units_ahead = 0;
   bool use_statistics = true, use_bloom = true, use_dictionary = true, use_page_index = true;
 };
 
@@ -75,6 +76,7 @@ pq::ScannerOptions make_options(const Settings& s) {
   o.memory_limit = s.memory_limit;
   o.coalesce_gap = s.coalesce_gap;
   o.footer_tail = s.footer_tail;
+  o.max_units_ahead = s.max_units_ahead;
   o.use_statistics = s.use_statistics;
   o.use_bloom = s.use_bloom;
   o.use_dictionary = s.use_dictionary;
@@ -97,6 +99,7 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
   d["bytes_asked"] = s.bytes_asked;
   d["bytes_fed"] = s.bytes_fed;
   d["units"] = s.units;
+  d["units_started"] = s.units_started;
   d["units_decoded"] = s.units_decoded;
   d["engine_runs"] = s.engine_runs;
   d["batches"] = s.batches;
@@ -143,6 +146,22 @@ class PyScanner {
     if (*r == pq::ScanStep::kEnd) return nb::none();
     if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
     return to_record_batch(&a, &s);
+  }
+
+  // (plan file index, batch), False or None, as next_batch.
+  nb::object next_with_file() {
+    ArrowArray a;
+    ArrowSchema s;
+    pq::BatchOrigin origin;
+    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
+    {
+      nb::gil_scoped_release release;
+      r = scanner_->next_batch(&a, &s, &origin);
+    }
+    if (!r.ok()) raise(r.error());
+    if (*r == pq::ScanStep::kEnd) return nb::none();
+    if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
+    return nb::make_tuple(origin.file, to_record_batch(&a, &s));
   }
 
   void cancel() { scanner_->cancel(); }
@@ -206,6 +225,22 @@ class PyLocalScanner {
     return to_record_batch(&a, &s);
   }
 
+  // (plan file index, batch), or None at the end: for callers that add
+  // per-file columns (partition keys).
+  nb::object next_with_file() {
+    ArrowArray a;
+    ArrowSchema s;
+    pq::BatchOrigin origin;
+    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
+    {
+      nb::gil_scoped_release release;
+      r = scan_->next_batch(&a, &s, &origin);
+    }
+    if (!r.ok()) raise(r.error());
+    if (*r == pq::ScanStep::kEnd) return nb::none();
+    return nb::make_tuple(origin.file, to_record_batch(&a, &s));
+  }
+
   nb::object schema() {
     ArrowSchema s;
     Status st;
@@ -229,11 +264,21 @@ class PyLocalScanner {
   }
 
   nb::object arrow_c_stream(nb::object requested_schema) {
+    const ArrowSchema* requested = nullptr;
     if (!requested_schema.is_none()) {
-      throw FormatError("invalid argument: the scan's stream has the schema it reads (requested_schema is not supported)");
+      requested = static_cast<const ArrowSchema*>(PyCapsule_GetPointer(requested_schema.ptr(), "arrow_schema"));
+      if (!requested) throw nb::python_error();
     }
     auto* stream = new ArrowArrayStream;
-    pq::LocalScan::export_stream(scan_, stream);
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      st = pq::LocalScan::export_stream(scan_, stream, requested);
+    }
+    if (!st.ok()) {
+      delete stream;
+      raise(st.error());
+    }
     PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
     if (!cap) {
       stream->release(stream);
@@ -256,8 +301,9 @@ class PyLocalScanner {
 
 Settings settings_of(int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
                      uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary,
-                     bool use_page_index) {
+                     bool use_page_index, int max_units_ahead = 0) {
   Settings s;
+  s.max_units_ahead = max_units_ahead;
   s.batch_size = batch_size;
   s.readahead_bytes = readahead_bytes;
   s.memory_limit = memory_limit;
@@ -278,15 +324,17 @@ void bind_stream(nb::module_& m) {
           "__init__",
           [](PyScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
-             uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index) {
+             uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
+             int max_units_ahead) {
             new (self) PyScanner(files, columns, dnf,
                                  settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, footer_tail,
-                                             use_statistics, use_bloom, use_dictionary, use_page_index));
+                                             use_statistics, use_bloom, use_dictionary, use_page_index,
+                                             max_units_ahead));
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("coalesce_gap") = 65536,
           nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
-          nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true,
+          nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
           "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format)], filtered by "
           "`dnf` (as _StagedScan takes it) when given.")
       .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
@@ -294,6 +342,7 @@ void bind_stream(nb::module_& m) {
            "Bytes of a range needs() asked for (all or a piece).")
       .def("next_batch", &PyScanner::next_batch,
            "The next pyarrow.RecordBatch; False when bytes must be fed first; None at the end.")
+      .def("next_with_file", &PyScanner::next_with_file, "(plan file index, batch), False or None.")
       .def("cancel", &PyScanner::cancel)
       .def_prop_ro("stats", &PyScanner::stats)
       .def_prop_ro("held", &PyScanner::held, "bytes counted against readahead now")
@@ -304,19 +353,22 @@ void bind_stream(nb::module_& m) {
           "__init__",
           [](PyLocalScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, int threads,
-             uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index) {
+             uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
+             int max_units_ahead) {
             new (self) PyLocalScanner(files, columns, dnf,
                                       settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap,
                                                   uint64_t{64} << 10, use_statistics, use_bloom, use_dictionary,
-                                                  use_page_index),
+                                                  use_page_index, max_units_ahead),
                                       threads);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("threads") = 0,
           nb::arg("coalesce_gap") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
-          nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true,
-          "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own.")
+          nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
+          "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own "
+          "(0: one per core, at most 8; -1: none, next_batch reads).")
       .def("next_batch", &PyLocalScanner::next_batch, "The next pyarrow.RecordBatch, or None at the end.")
+      .def("next_with_file", &PyLocalScanner::next_with_file, "(plan file index, batch), or None at the end.")
       .def("schema", &PyLocalScanner::schema, "The scan's pyarrow.Schema (from the first file's footer).")
       .def("__arrow_c_stream__", &PyLocalScanner::arrow_c_stream, nb::arg("requested_schema") = nb::none())
       .def("cancel", &PyLocalScanner::cancel, "Stops the reads; a waiting next_batch raises.")
