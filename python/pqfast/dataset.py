@@ -366,7 +366,9 @@ class Scanner:
         return self._stream()
 
     def to_reader(self) -> pa.RecordBatchReader:
-        return pa.RecordBatchReader.from_batches(self._out, self._stream())
+        """The batches as a ``pyarrow.RecordBatchReader``; its ``close()``
+        cancels the scan (the reads ahead stop at once)."""
+        return pa.RecordBatchReader._import_from_c_capsule(_pqfast._iterator_stream(self._stream(), self._out))
 
     def __arrow_c_stream__(self, requested_schema=None):
         return self.to_reader().__arrow_c_stream__(requested_schema)

@@ -11,6 +11,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -299,6 +300,114 @@ class PyLocalScanner {
   std::shared_ptr<pq::LocalScan> scan_;
 };
 
+// A C stream over a Python iterator of pyarrow.RecordBatch (a dataset
+// scan's generator): pyarrow.RecordBatchReader.from_stream takes it, and
+// its release (the reader's close(), or the reader dropped) closes the
+// iterator, which cancels the scan at once. Errors keep their kind in
+// errno (ENOMEM for a MemoryError, EINVAL for a ValueError, EIO else).
+struct IteratorStream {
+  nb::object iterator;
+  nb::object schema;  // pyarrow.Schema
+  std::string last_error;
+};
+
+// Moves the struct out of a PyCapsule (the capsule keeps nothing to release).
+template <class T>
+bool move_out_of_capsule(nb::handle capsule, const char* name, T* out) {
+  auto* p = static_cast<T*>(PyCapsule_GetPointer(capsule.ptr(), name));
+  if (!p) return false;
+  *out = *p;
+  p->release = nullptr;
+  return true;
+}
+
+int iterator_errno(nb::python_error& e) {
+  if (e.matches(PyExc_MemoryError)) return ENOMEM;
+  if (e.matches(PyExc_ValueError)) return EINVAL;
+  return EIO;
+}
+
+int iterator_get_schema(ArrowArrayStream* s, ArrowSchema* out) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  nb::gil_scoped_acquire gil;
+  try {
+    nb::object cap = p->schema.attr("__arrow_c_schema__")();
+    if (!move_out_of_capsule(cap, "arrow_schema", out)) throw nb::python_error();
+    return 0;
+  } catch (nb::python_error& e) {
+    p->last_error = e.what();
+    return iterator_errno(e);
+  }
+}
+
+int iterator_get_next(ArrowArrayStream* s, ArrowArray* out) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  nb::gil_scoped_acquire gil;
+  try {
+    PyObject* item = PyIter_Next(p->iterator.ptr());
+    if (!item) {
+      if (PyErr_Occurred()) throw nb::python_error();
+      out->release = nullptr;  // the end
+      return 0;
+    }
+    nb::object batch = nb::steal(item);
+    nb::tuple caps = nb::borrow<nb::tuple>(batch.attr("__arrow_c_array__")());
+    if (!move_out_of_capsule(caps[1], "arrow_array", out)) throw nb::python_error();
+    return 0;
+  } catch (nb::python_error& e) {
+    p->last_error = e.what();
+    return iterator_errno(e);
+  }
+}
+
+const char* iterator_last_error(ArrowArrayStream* s) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  return p->last_error.empty() ? nullptr : p->last_error.c_str();
+}
+
+void iterator_release(ArrowArrayStream* s) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  {
+    nb::gil_scoped_acquire gil;
+    // Released while an exception propagates (a reader dropped as the error
+    // unwinds): the pending exception is kept aside while the iterator closes.
+    nb::error_scope keep;
+    try {
+      if (nb::hasattr(p->iterator, "close")) p->iterator.attr("close")();
+    } catch (nb::python_error& e) {
+      e.discard_as_unraisable("pqfast: closing a scan's batches");
+    }
+    delete p;
+  }
+  s->release = nullptr;
+}
+
+void release_plain_stream_capsule(PyObject* capsule) {
+  auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, "arrow_array_stream"));
+  if (!s) {
+    PyErr_Clear();
+    return;
+  }
+  if (s->release) s->release(s);  // (called with the GIL held: the iterator's release takes it again)
+  delete s;
+}
+
+nb::object iterator_stream(nb::object iterator, nb::object schema) {
+  auto* stream = new ArrowArrayStream;
+  stream->get_schema = iterator_get_schema;
+  stream->get_next = iterator_get_next;
+  stream->get_last_error = iterator_last_error;
+  stream->release = iterator_release;
+  stream->private_data = new IteratorStream{std::move(iterator), std::move(schema), {}};
+  PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_plain_stream_capsule);
+  if (!cap) {
+    stream->release(stream);
+    delete stream;
+    throw nb::python_error();
+  }
+  return nb::steal(cap);
+}
+
 Settings settings_of(int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
                      uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary,
                      bool use_page_index, int max_units_ahead = 0) {
@@ -319,6 +428,9 @@ Settings settings_of(int64_t batch_size, int64_t readahead_bytes, int64_t memory
 }  // namespace
 
 void bind_stream(nb::module_& m) {
+  m.def("_iterator_stream", &iterator_stream, nb::arg("iterator"), nb::arg("schema"),
+        "An 'arrow_array_stream' capsule over an iterator of pyarrow.RecordBatch of `schema`; releasing it "
+        "closes the iterator.");
   nb::class_<PyScanner>(m, "_Scanner")
       .def(
           "__init__",
