@@ -139,7 +139,8 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
     files = [(lake.keys[i], 0, None if rgs is None else [int(g) for g in rgs]) for i, rgs in selection]
     n_threads = -1 if ahead == 1 else int(threads or 0)
     sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=batch_size, threads=n_threads,
-                               coalesce_gap=_LOCAL_GAP, **_settings(memory_limit, ahead))
+                               coalesce_gap=_LOCAL_GAP, footers=[lake.meta(i) for i, _ in selection],
+                               **_settings(memory_limit, ahead))
     finish = _finisher(lake, plan, selection)
     try:
         while True:
@@ -245,8 +246,9 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
     I/O loop fetches what the scanner asks; this thread decodes."""
     files = [(lake.names[i], int(lake.sizes[i]), None if rgs is None else [int(g) for g in rgs])
              for i, rgs in selection]
+    # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
-                          **_settings(memory_limit, ahead))
+                          footers=[lake.meta(i) for i, _ in selection], **_settings(memory_limit, ahead))
     if lake.kind == S3:
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
     else:

@@ -21,6 +21,7 @@
 
 #include "arrow_capsules.h"
 #include "common.h"
+#include "parquet_common.h"
 #include "pqfast/scanner.h"
 #include "scan_filter_spec.h"
 
@@ -45,8 +46,16 @@ struct Settings {
   bool use_statistics = true, use_bloom = true, use_dictionary = true, use_page_index = true;
 };
 
-pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf) {
+// `footers`: None, or per file None or its parsed footer (FileMetaData, as
+// ParquetFile.metadata holds it): a footer known already is not fetched again.
+pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
+                       nb::object footers) {
   pq::ScanPlan plan;
+  if (!footers.is_none() && nb::len(footers) != files.size()) {
+    throw FormatError("invalid argument: " + std::to_string(nb::len(footers)) + " footers for " +
+                      std::to_string(files.size()) + " files");
+  }
+  size_t k = 0;
   for (const auto& [name, size, groups] : files) {
     pq::ScanPlanFile f;
     f.name = name;
@@ -55,6 +64,11 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
       f.all_row_groups = false;
       f.row_groups = *groups;
     }
+    if (!footers.is_none()) {
+      nb::object m = footers[k];
+      if (!m.is_none()) f.footer = nb::cast<const PyMeta&>(m).m;
+    }
+    ++k;
     plan.files.push_back(std::move(f));
   }
   for (const auto& [name, layout, format] : columns) {
@@ -112,8 +126,8 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
 class PyScanner {
  public:
   PyScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-            const Settings& settings) {
-    auto s = pq::Scanner::make(make_plan(files, columns, dnf), make_options(settings));
+            const Settings& settings, nb::object footers) {
+    auto s = pq::Scanner::make(make_plan(files, columns, dnf, footers), make_options(settings));
     if (!s.ok()) raise(s.error());
     scanner_ = std::move(s).value();
   }
@@ -193,8 +207,8 @@ void release_stream_capsule(PyObject* capsule) {
 class PyLocalScanner {
  public:
   PyLocalScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-                 const Settings& settings, int threads) {
-    pq::ScanPlan plan = make_plan(files, columns, dnf);
+                 const Settings& settings, int threads, nb::object footers) {
+    pq::ScanPlan plan = make_plan(files, columns, dnf, footers);
     const pq::ScannerOptions o = make_options(settings);
     Result<std::unique_ptr<pq::LocalScan>> s = Error{ErrorCode::kInvalidArgument, "not run"};
     {
@@ -437,16 +451,18 @@ void bind_stream(nb::module_& m) {
           [](PyScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
              uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead) {
+             int max_units_ahead, nb::object footers) {
             new (self) PyScanner(files, columns, dnf,
                                  settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, footer_tail,
                                              use_statistics, use_bloom, use_dictionary, use_page_index,
-                                             max_units_ahead));
+                                             max_units_ahead),
+                                 footers);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("coalesce_gap") = 65536,
           nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
+          nb::arg("footers") = nb::none(),
           "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format)], filtered by "
           "`dnf` (as _StagedScan takes it) when given.")
       .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
@@ -466,17 +482,18 @@ void bind_stream(nb::module_& m) {
           [](PyLocalScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, int threads,
              uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead) {
+             int max_units_ahead, nb::object footers) {
             new (self) PyLocalScanner(files, columns, dnf,
                                       settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap,
                                                   uint64_t{64} << 10, use_statistics, use_bloom, use_dictionary,
                                                   use_page_index, max_units_ahead),
-                                      threads);
+                                      threads, footers);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("threads") = 0,
           nb::arg("coalesce_gap") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
+          nb::arg("footers") = nb::none(),
           "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own "
           "(0: one per core, at most 8; -1: none, next_batch reads).")
       .def("next_batch", &PyLocalScanner::next_batch, "The next pyarrow.RecordBatch, or None at the end.")
