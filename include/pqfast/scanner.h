@@ -101,10 +101,15 @@ struct ScannerOptions {
   int64_t readahead_bytes = 0;
   // Ranges of one unit fewer than this many bytes apart are asked as one.
   uint64_t coalesce_gap = uint64_t{64} << 10;
-  // How many bytes of a file's end are asked for first (footer and trailer).
+  // How many bytes of a file's end are asked for first (footer and trailer);
+  // with a filter at least 16 KiB (what the scan engine reads of a tail).
   uint64_t footer_tail = uint64_t{64} << 10;
   // Footers asked ahead of the unit being read (files in flight).
   int footers_ahead = 8;
+  // Units (row groups) asked for and not yet consumed, at most (0: as many
+  // as readahead_bytes allows). 1: nothing read ahead (head(n) reads only
+  // the row groups it returns).
+  int max_units_ahead = 0;
   // The budget shared by everything the scanner holds; null: one of
   // memory_limit bytes (<= 0: default_memory_limit()).
   std::shared_ptr<MemoryBudget> budget;
@@ -143,6 +148,7 @@ struct ScannerStats {
   int64_t bytes_asked = 0;
   int64_t bytes_fed = 0;
   int64_t units = 0;          // row groups planned so far
+  int64_t units_started = 0;  // whose bytes were asked for (or engine run)
   int64_t units_decoded = 0;
   int64_t engine_runs = 0;    // filtered units: runs of the scan engine
   int64_t batches = 0;
@@ -203,9 +209,9 @@ class Scanner {
 };
 
 // A scan of local files fed by positional reads (pread) on its own threads,
-// `threads` of them (0: one per hardware thread, at most 8): they read what
-// needs() asks and decode units ahead of the consumer; batches come out in
-// order. The destructor cancels and joins: no thread outlives the object,
+// `threads` of them (0: one per hardware thread, at most 8; < 0: none, the
+// consumer's next_batch reads and decodes): they read what needs() asks and
+// decode units ahead of the consumer; batches come out in order. The destructor cancels and joins: no thread outlives the object,
 // and nothing a thread throws escapes it (it fails the scan instead).
 class LocalScan {
  public:
@@ -226,7 +232,12 @@ class LocalScan {
   // errors are errno codes (ENOMEM for kMemoryLimit, EINVAL, EIO) with the
   // message in get_last_error. The stream's release cancels the scan (a
   // reader closed early stops the reads); the last owner joins its threads.
-  static void export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out);
+  // With `requested` (the consumer's schema for the stream, e.g. its field
+  // names, nullability and metadata) the stream reports it instead of the
+  // scan's, which it must match child for child in Arrow format
+  // (kInvalidArgument otherwise); the batches are the same.
+  static Status export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out,
+                              const ArrowSchema* requested = nullptr);
 
  private:
   LocalScan() = default;

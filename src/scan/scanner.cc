@@ -264,6 +264,8 @@ void struct_schema(const std::vector<ArrowSchema>& fields, ArrowSchema* out) {
   fill_schema(p, "+s", "", nullptr, 0, out);
 }
 
+constexpr uint64_t kEngineFooterRead = uint64_t{16} << 10;
+
 Error cancelled_error() { return make_error(ErrorCode::kInvalidArgument, "scan cancelled"); }
 
 }  // namespace
@@ -581,6 +583,8 @@ struct Scanner::State {
         return;
       }
       if (held_now > 0 && held_now + u.estimate > readahead) return;
+      if (opts.max_units_ahead > 0 && started_not_done() >= opts.max_units_ahead) return;
+      ++stats.units_started;
       if (plan.filter.active) {
         u.phase = UnitPhase::kReady;  // the engine's first run says what it reads
       } else {
@@ -593,6 +597,15 @@ struct Scanner::State {
       held_now += u.estimate;
       stats.peak_held = std::max(stats.peak_held, held_now);
     }
+  }
+
+  int started_not_done() const {
+    int n = 0;
+    for (size_t i = head; i < units.size(); ++i) {
+      const UnitPhase p = units[i].phase;
+      if (p != UnitPhase::kPlanned && p != UnitPhase::kDone) ++n;
+    }
+    return n;
   }
 
   bool all_fed(const Unit& u) const {
@@ -733,6 +746,10 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
     return make_error(ErrorCode::kInvalidArgument, "batch_size must be a positive number of rows, not " + std::to_string(options.batch_size));
   }
   if (options.footer_tail < 8) options.footer_tail = 8;
+  // Filtered units run the scan engine, which reads a footer with one
+  // speculative read of the file's last 16 KiB (read_file_metadata): a tail
+  // that holds it is kept for them, instead of each unit asking it again.
+  if (plan.filter.active) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
   if (options.footers_ahead < 1) options.footers_ahead = 1;
   auto st = std::make_unique<State>();
   st->budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
@@ -1094,7 +1111,7 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
   auto s = Scanner::make(std::move(plan), std::move(options));
   if (!s.ok()) return s.error();
   ls->scanner_ = std::move(s).value();
-  if (threads <= 0) threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  if (threads == 0) threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
   for (int t = 0; t < threads; ++t) ls->threads_.emplace_back([p = ls.get()] { p->worker(); });
   return ls;
 }
@@ -1166,6 +1183,12 @@ Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, B
     const uint64_t seen = scanner_->changes();
     auto r = scanner_->next_batch(array, schema, origin);
     if (!r.ok() || *r != ScanStep::kNeedData) return r;
+    if (threads_.empty()) {
+      if (!step_io_or_decode()) {
+        return make_error(ErrorCode::kInvalidArgument, "local scan: the scanner waits for bytes it does not ask for");
+      }
+      continue;
+    }
     scanner_->wait_for_change(seen, 20);
   }
 }
@@ -1176,6 +1199,12 @@ Status LocalScan::schema(ArrowSchema* out) {
     auto r = scanner_->schema(out);
     if (!r.ok()) return r.error();
     if (*r != ScanStep::kNeedData) return Status::Ok();
+    if (threads_.empty()) {
+      if (!step_io_or_decode()) {
+        return make_error(ErrorCode::kInvalidArgument, "local scan: the scanner waits for bytes it does not ask for");
+      }
+      continue;
+    }
     scanner_->wait_for_change(seen, 20);
   }
 }
@@ -1185,6 +1214,11 @@ namespace {
 struct StreamPrivate {
   std::shared_ptr<LocalScan> scan;
   std::string last_error;
+  bool has_requested = false;
+  ArrowSchema requested{};  // a copy of the consumer's schema, when given
+  ~StreamPrivate() {
+    if (has_requested && requested.release) requested.release(&requested);
+  }
 };
 
 int stream_errno(const Error& e) { return e.code == ErrorCode::kMemoryLimit ? ENOMEM : e.code == ErrorCode::kInvalidArgument ? EINVAL : EIO; }
@@ -1192,6 +1226,10 @@ int stream_errno(const Error& e) { return e.code == ErrorCode::kMemoryLimit ? EN
 int stream_get_schema(ArrowArrayStream* s, ArrowSchema* out) {
   auto* p = static_cast<StreamPrivate*>(s->private_data);
   try {
+    if (p->has_requested) {
+      copy_schema(p->requested, out);
+      return 0;
+    }
     Status st = p->scan->schema(out);
     if (st.ok()) return 0;
     p->last_error = st.error().to_string();
@@ -1237,12 +1275,29 @@ void stream_release(ArrowArrayStream* s) {
 
 }  // namespace
 
-void LocalScan::export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out) {
+Status LocalScan::export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out, const ArrowSchema* requested) {
+  auto p = std::make_unique<StreamPrivate>();
+  if (requested) {
+    ArrowSchema own;
+    PQFAST_RETURN_IF_ERROR(scan->schema(&own));
+    bool same = std::string(requested->format) == "+s" && requested->n_children == own.n_children;
+    for (int64_t i = 0; same && i < own.n_children; ++i) {
+      same = std::string(requested->children[i]->format) == own.children[i]->format;
+    }
+    own.release(&own);
+    if (!same) {
+      return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
+    }
+    copy_schema(*requested, &p->requested);
+    p->has_requested = true;
+  }
+  p->scan = std::move(scan);
   out->get_schema = stream_get_schema;
   out->get_next = stream_get_next;
   out->get_last_error = stream_last_error;
   out->release = stream_release;
-  out->private_data = new StreamPrivate{std::move(scan), {}};
+  out->private_data = p.release();
+  return Status::Ok();
 }
 
 }  // namespace pqfast::parquet

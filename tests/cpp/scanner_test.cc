@@ -375,6 +375,44 @@ TEST(Scanner, ReadaheadIsBoundedAndARowGroupTooLargeIsRefused) {
   EXPECT_EQ(refused.error.code, ErrorCode::kMemoryLimit) << refused.error.to_string();
 }
 
+TEST(Scanner, UnitsAheadAreCapped) {
+  // max_units_ahead 1: each row group asked for only once the one before is consumed.
+  auto s = pq::Scanner::make(plan_of(kFiles, {"id"}), [] {
+    pq::ScannerOptions o;
+    o.max_units_ahead = 1;
+    o.batch_size = 100;
+    return o;
+  }());
+  ASSERT_TRUE(s.ok());
+  const auto a = read_all(kFiles[0]);
+  const auto b = read_all(kFiles[1]);
+  int64_t rows = 0;
+  for (;;) {
+    ArrowArray arr;
+    ArrowSchema sc;
+    auto step = (*s)->next_batch(&arr, &sc);
+    ASSERT_TRUE(step.ok()) << step.error().to_string();
+    if (*step == pq::ScanStep::kEnd) break;
+    if (*step == pq::ScanStep::kBatch) {
+      rows += arr.length;
+      const auto st = (*s)->stats();
+      // The unit this batch came from, and at most one more once it is consumed.
+      EXPECT_LE(st.units_started, st.units_decoded + 1);
+      arr.release(&arr);
+      sc.release(&sc);
+      continue;
+    }
+    for (const auto& r : (*s)->needs()) {
+      const auto& src = r.file == 0 ? a : b;
+      ASSERT_TRUE((*s)->feed(r.file, r.offset, std::vector<uint8_t>(src.begin() + static_cast<ptrdiff_t>(r.offset),
+                                                                      src.begin() + static_cast<ptrdiff_t>(r.offset + r.length)))
+                      .ok());
+    }
+  }
+  EXPECT_EQ(rows, 4000);
+  EXPECT_EQ((*s)->stats().units_started, 8);
+}
+
 TEST(Scanner, BudgetIsReturnedAfterTheScan) {
   auto budget = pqfast::MemoryBudget::make(64 << 20);
   pq::ScannerOptions o;
@@ -387,7 +425,7 @@ TEST(Scanner, BudgetIsReturnedAfterTheScan) {
 
 TEST(LocalScan, EqualsColumnReaderOnEveryThreadCount) {
   const Rows want = expected_rows(kFiles, kColumns);
-  for (int threads : {1, 2, 4}) {
+  for (int threads : {-1, 1, 2, 4}) {  // (-1: no thread, the consumer reads)
     pq::ScanPlan plan = plan_of(kFiles, kColumns);
     for (auto& f : plan.files) f.size = 0;  // stat them
     pq::ScannerOptions o;
@@ -439,7 +477,7 @@ TEST(LocalScan, CStreamHandsOutEveryRowThenEnds) {
   auto ls = pq::LocalScan::make(plan_of(kFiles, {"id", "name"}), {}, 2);
   ASSERT_TRUE(ls.ok());
   ArrowArrayStream stream;
-  pq::LocalScan::export_stream(std::move(ls).value(), &stream);
+  ASSERT_TRUE(pq::LocalScan::export_stream(std::move(ls).value(), &stream).ok());
   ArrowSchema schema;
   ASSERT_EQ(stream.get_schema(&stream, &schema), 0);
   ASSERT_EQ(schema.n_children, 2);
