@@ -98,10 +98,16 @@ class StreamInfo:
         self.peak_held = 0
         self._closed = False
         self.stats: dict = {}
+        self._before = 0  # units started by the scanners before this one (head: one per file)
+
+    def next_scanner(self) -> None:
+        """A further scanner of the same stream begins: counts add up."""
+        self._before = self.started
+        self._closed = False
 
     def update(self, scanner) -> None:
         self.stats = scanner.stats
-        self.started = self.stats.get("units_started", 0)
+        self.started = self._before + self.stats.get("units_started", 0)
         self.peak_held = max(self.peak_held, scanner.budget_peak)
 
 

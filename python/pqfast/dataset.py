@@ -329,8 +329,27 @@ class Scanner:
         return native_plan(self._lake, [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)],
                            self._columns, self._strings)
 
-    def _native_stream(self, plan, ahead: int) -> Iterator[pa.RecordBatch]:
+    def _stream_file_by_file(self) -> Iterator[pa.RecordBatch]:
         info = StreamInfo()
+        self.last_readahead = info
+        for sel in self._selection:
+            one = Scanner(self._lake, [sel], self._columns, self._filter.given, self._batch_size, 1, self._threads,
+                          self._memory_limit, self._scan_stats, self._strings)
+            plan = one._native_plan()
+            if plan is None:
+                try:
+                    yield from one._stream(ahead=1)
+                finally:
+                    ra = one.last_readahead
+                    info.started += ra.started if ra is not None else 0
+                    info.next_scanner()
+            else:
+                yield from one._native_stream(plan, 1, info)
+                info.next_scanner()
+        info._closed = True
+
+    def _native_stream(self, plan, ahead: int, info: StreamInfo | None = None) -> Iterator[pa.RecordBatch]:
+        info = info if info is not None else StreamInfo()
         self.last_readahead = info
         selection = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
         if self._lake.kind == LOCAL:
@@ -339,6 +358,12 @@ class Scanner:
         return remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info)
 
     def _stream(self, ahead: int | None = None) -> Iterator[pa.RecordBatch]:
+        if (ahead or self._ahead) == 1 and len(self._selection) > 1 and self._filter.dnf is None \
+                and self._filter.post is None:
+            # No readahead (head): file by file, each footer read only once the
+            # rows before it did not suffice.
+            yield from self._stream_file_by_file()
+            return
         plan = self._native_plan()
         if plan is not None:
             yield from self._native_stream(plan, ahead or self._ahead)

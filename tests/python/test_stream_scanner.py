@@ -270,3 +270,22 @@ def test_filtered_scans_through_the_scanner_equal_read_table(tmp_path):
         if not rows:
             # Statistics decided: the files' tails (footers) alone were fetched.
             assert sc.stats["bytes_fed"] == sum(min(len(d), 16384) for d in data)
+
+
+def test_head_reads_one_footer_and_one_row_group(tmp_path):
+    """head(n) reads file by file with no readahead: on a 20-file lake the
+    first file's footer and one of its row groups, nothing of the others."""
+    root = str(tmp_path / "hd")
+    os.makedirs(root)
+    for i in range(20):
+        pq.write_table(pa.table({"id": np.arange(i * 1000, (i + 1) * 1000)}), os.path.join(root, f"f{i:02d}.parquet"),
+                       row_group_size=250)
+    ds = pqfast.dataset(root)
+    sc = ds.scanner(columns=["id"])
+    assert sc.head(10).column("id").to_pylist() == list(range(10))
+    assert sc.last_readahead.started == 1
+    assert len(ds._lake._metas) == 1  # the footers of files 1..19 were not read
+    sc = ds.scanner()
+    assert sc.head(1100).column("id").to_pylist() == list(range(1100))
+    assert sc.last_readahead.started == 5  # four row groups of file 0, one of file 1
+    assert len(ds._lake._metas) == 2
