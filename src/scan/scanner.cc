@@ -291,9 +291,16 @@ struct Scanner::State {
     int32_t file = 0;
     int32_t row_group = 0;
     UnitPhase phase = UnitPhase::kPlanned;
-    int64_t estimate = 0;  // bytes counted against readahead while not decoded
+    // Bytes counted against readahead while not decoded: the projected
+    // chunks' compressed bytes (fed) plus their uncompressed bytes (about
+    // what they decode to), from the footer.
+    int64_t estimate = 0;
+    int64_t chunk_bytes = 0;  // the projected chunks' compressed bytes
     std::vector<int> requests;
     int rounds = 0;  // engine runs (filtered)
+    // Decoded ahead of the consumer and refused by the budget (the units
+    // before it hold the memory): decoded again once it is the next unit.
+    bool deferred = false;
     std::shared_ptr<Holder> holder;
     int64_t rows = 0, next_row = 0;
     int64_t decoded_charge = 0;  // charged to the budget until the last batch is taken
@@ -436,7 +443,10 @@ struct Scanner::State {
         u.row_group = g;
         const RowGroup& rg = m.row_groups[static_cast<size_t>(g)];
         for (int leaf : f.leaves) {
-          if (static_cast<size_t>(leaf) < rg.columns.size()) u.estimate += std::max<int64_t>(0, rg.columns[static_cast<size_t>(leaf)].total_compressed_size);
+          if (static_cast<size_t>(leaf) >= rg.columns.size()) continue;
+          const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
+          u.chunk_bytes += std::max<int64_t>(0, c.total_compressed_size);
+          u.estimate += std::max<int64_t>(0, c.total_compressed_size) + std::max<int64_t>(0, c.total_uncompressed_size);
         }
         units.push_back(std::move(u));
         ++stats.units;
@@ -508,11 +518,12 @@ struct Scanner::State {
         if (n) spans.emplace_back(b, b + n);
       }
     }
-    u.estimate = 0;
+    int64_t asked = 0;
     for (const auto& [b, e] : coalesce(std::move(spans), opts.coalesce_gap)) {
       u.requests.push_back(new_request(u.file, b, e - b, static_cast<int>(ui)));
-      u.estimate += static_cast<int64_t>(e - b);
+      asked += static_cast<int64_t>(e - b);
     }
+    u.estimate = std::max(u.estimate, asked);
     u.phase = u.requests.empty() ? UnitPhase::kReady : UnitPhase::kWaiting;
     return Status::Ok();
   }
@@ -575,9 +586,9 @@ struct Scanner::State {
     for (size_t ui = head; ui < units.size(); ++ui) {
       Unit& u = units[ui];
       if (u.phase != UnitPhase::kPlanned) continue;
-      if (u.estimate > budget->limit()) {
+      if (u.chunk_bytes > budget->limit()) {
         unit_failed(u, make_error(ErrorCode::kMemoryLimit,
-                                  rg_where(u) + ": the row group's " + format_bytes(u.estimate) +
+                                  rg_where(u) + ": the row group's " + format_bytes(u.chunk_bytes) +
                                       " of projected column chunks do not fit the memory limit of " +
                                       format_bytes(budget->limit())));
         return;
@@ -842,13 +853,18 @@ Status Scanner::feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes
     return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": bytes " + std::to_string(offset) + "+" +
                                                        std::to_string(n) + " were not asked for (or were fed already)");
   }
-  if (!s.budget->try_charge(static_cast<int64_t>(n))) {
+  // Bytes of an asked range were admitted under readahead: charged as they
+  // are (refusing them now would only fail a scan that fits). A footer
+  // (asked before any unit) past the whole limit is refused.
+  if (target->unit < 0 && !s.budget->try_charge(static_cast<int64_t>(n))) {
     Error e = make_error(ErrorCode::kMemoryLimit, f.spec.name + ": " + format_bytes(static_cast<int64_t>(n)) +
-                                                      " fed pass the scan's memory limit of " + format_bytes(s.budget->limit()) +
-                                                      " (" + format_bytes(s.budget->used()) + " held)");
+                                                      " of footer fed pass the scan's memory limit of " +
+                                                      format_bytes(s.budget->limit()) + " (" +
+                                                      format_bytes(s.budget->used()) + " held)");
     s.set_failed(e);
     return e;
   }
+  if (target->unit >= 0) s.budget->force_charge(static_cast<int64_t>(n));
   target->pieces.push_back({offset, std::make_shared<const std::vector<uint8_t>>(std::move(bytes))});
   target->fed += n;
   s.stats.bytes_fed += static_cast<int64_t>(n);
@@ -902,6 +918,12 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   Scanner::State::Unit& u = s.units[ui];
   if (s.cancelled || s.failed) return;
   if (o.error.code != ErrorCode::kOk) {
+    if (o.error.code == ErrorCode::kMemoryLimit && ui != s.head) {
+      u.phase = UnitPhase::kReady;
+      u.deferred = true;
+      s.changed();
+      return;
+    }
     s.unit_failed(u, std::move(o.error));
     s.changed();
     return;
@@ -955,7 +977,7 @@ bool Scanner::run_task() {
   if (s.cancelled || s.failed) return false;
   size_t ui = s.units.size();
   for (size_t i = s.head; i < s.units.size(); ++i) {
-    if (s.units[i].phase == State::UnitPhase::kReady) {
+    if (s.units[i].phase == State::UnitPhase::kReady && (!s.units[i].deferred || i == s.head)) {
       ui = i;
       break;
     }

@@ -413,6 +413,39 @@ TEST(Scanner, UnitsAheadAreCapped) {
   EXPECT_EQ((*s)->stats().units_started, 8);
 }
 
+TEST(LocalScan, ReadaheadNeverFailsAScanThatFitsAlone) {
+  // The smallest budgets a scan with no readahead fits in: the same scan with
+  // threads decoding ahead fits too (units refused ahead wait their turn).
+  int fits = 0;
+  for (int64_t limit = 4 << 10; limit <= 512 << 10; limit += 12 << 10) {
+    auto run = [&](int threads, int ahead) {
+      pq::ScannerOptions o;
+      o.memory_limit = limit;
+      o.max_units_ahead = ahead;
+      o.batch_size = 256;
+      auto ls = pq::LocalScan::make(plan_of(kFiles, kColumns), o, threads);
+      if (!ls.ok()) return ls.error().code;
+      for (;;) {
+        ArrowArray a;
+        ArrowSchema s;
+        auto step = (*ls)->next_batch(&a, &s);
+        if (!step.ok()) return step.error().code;
+        if (*step == pq::ScanStep::kEnd) return ErrorCode::kOk;
+        a.release(&a);
+        s.release(&s);
+      }
+    };
+    const ErrorCode alone = run(-1, 1);
+    if (alone != ErrorCode::kOk) {
+      EXPECT_EQ(alone, ErrorCode::kMemoryLimit);
+      continue;
+    }
+    ++fits;
+    EXPECT_EQ(run(4, 8), ErrorCode::kOk) << "limit " << limit;
+  }
+  EXPECT_GT(fits, 10);
+}
+
 TEST(Scanner, BudgetIsReturnedAfterTheScan) {
   auto budget = pqfast::MemoryBudget::make(64 << 20);
   pq::ScannerOptions o;
