@@ -15,7 +15,7 @@
 //     if (!step.ok()) fail(step.error());
 //     if (*step == ScanStep::kEnd) break;
 //     if (*step == ScanStep::kNeedData) {
-//       for (const ByteRange& r : (*s)->needs()) (*s)->feed(r.file, r.offset, fetch(r));   // any order, any split
+//       for (const FileRange& r : (*s)->needs()) (*s)->feed(r.file, r.offset, fetch(r));   // any order, any split
 //       continue;
 //     }
 //     use(batch, schema);   // a struct array of the projected columns; the consumer releases both
@@ -123,7 +123,7 @@ struct ScannerOptions {
 };
 
 // Bytes [offset, offset + length) of plan file `file`.
-struct ByteRange {
+struct FileRange {
   int32_t file = 0;
   uint64_t offset = 0;
   uint64_t length = 0;
@@ -166,7 +166,7 @@ class Scanner {
   // Ranges not asked for before that the scan needs next, in the order
   // they will be used; empty when it waits for ranges already asked for,
   // when readahead is full, or at the end.
-  std::vector<ByteRange> needs();
+  std::vector<FileRange> needs();
 
   // Bytes at `offset` of plan file `file`: all or part of a range needs()
   // returned (one range; pieces may come in any order).

@@ -134,7 +134,7 @@ class PyScanner {
 
   nb::list needs() {
     nb::list out;
-    for (const pq::ByteRange& r : scanner_->needs()) out.append(nb::make_tuple(r.file, r.offset, r.length));
+    for (const pq::FileRange& r : scanner_->needs()) out.append(nb::make_tuple(r.file, r.offset, r.length));
     return out;
   }
 

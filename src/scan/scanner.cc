@@ -779,10 +779,10 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   return std::unique_ptr<Scanner>(new Scanner(std::move(st)));
 }
 
-std::vector<ByteRange> Scanner::needs() {
+std::vector<FileRange> Scanner::needs() {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
-  std::vector<ByteRange> out;
+  std::vector<FileRange> out;
   if (s.cancelled || s.failed) return out;
   auto ask = [&](int id) {
     Request& r = s.requests[static_cast<size_t>(id)];
@@ -1152,9 +1152,9 @@ void LocalScan::cancel() {
 
 bool LocalScan::step_io_or_decode() {
   if (scanner_->run_task()) return true;
-  std::vector<ByteRange> rs = scanner_->needs();
+  std::vector<FileRange> rs = scanner_->needs();
   if (rs.empty()) return false;
-  for (const ByteRange& r : rs) {
+  for (const FileRange& r : rs) {
     if (stop_.load()) return true;
     LocalFile* f = nullptr;
     {
