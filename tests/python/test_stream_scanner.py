@@ -289,3 +289,19 @@ def test_head_reads_one_footer_and_one_row_group(tmp_path):
     assert sc.head(1100).column("id").to_pylist() == list(range(1100))
     assert sc.last_readahead.started == 5  # four row groups of file 0, one of file 1
     assert len(ds._lake._metas) == 2
+
+
+def test_filesystem_scans_through_the_scanner(tmp_path):
+    """filesystem= (pyarrow's and fsspec's) feeds the scanner from the same
+    I/O loop as S3: the rows of the local route."""
+    import fsspec
+    import pyarrow.fs as pafs
+
+    root = str(tmp_path / "fs")
+    _flat_lake(root, 31)
+    want = pqfast.dataset(root).to_table()
+    for fs in (pafs.LocalFileSystem(), fsspec.filesystem("file")):
+        sc = pqfast.dataset(root, filesystem=fs).scanner(batch_size=77, memory_limit=1 << 20)
+        got = pa.Table.from_batches(list(sc.to_batches()), schema=sc.projected_schema)
+        assert isinstance(sc.last_readahead, StreamInfo), type(fs)
+        assert got.equals(want), type(fs)
