@@ -11,9 +11,14 @@ projections and filters into.
     ds.head(10); ds.count_rows(); ds.get_fragments()  # fragments pickle (Dask, Ray)
 
 How a scan runs (see docs/streaming.md):
-- without a filter, row group by row group of each file, by the column
-  reader; with one, the files and row groups that fit the memory budget in
-  one call of the native scan engine (statistics, Bloom filters,
+- without a filter, when every column is a flat leaf read straight into
+  the dataset's type and the files conform, by the one C++ streaming
+  scanner (:mod:`pqfast._stream_io`: local files on its own threads,
+  ``s3://`` and ``filesystem=`` fed by one I/O loop), batches out in order
+  within ``memory_limit``;
+- otherwise, without a filter, row group by row group of each file, by the
+  column reader; with one, the files and row groups that fit the memory
+  budget in one call of the native scan engine (statistics, Bloom filters,
   dictionaries, page index), the results cut into batches;
 - units are read ahead on a pool of threads, the bytes read and not yet
   consumed within ``memory_limit`` (:mod:`pqfast._readahead`); a consumer
@@ -33,9 +38,11 @@ import pyarrow.dataset as pads
 
 from . import _pqfast
 from ._fragments import bloom_kept_files
-from ._lake import FS, Lake
+from ._lake import FS, LOCAL, Lake
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
+from ._stream_io import StreamInfo, local_batches, native_plan, remote_batches, with_strings
+from ._strings import checked_strings, table_with_strings
 from .filters import Dnf, normalize
 from .scan import _add_stats, _filter_expression, _memory_limit, _per_file_filters
 
@@ -180,7 +187,7 @@ class Scanner:
 
     def __init__(self, lake: Lake, selection: list, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
                  batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
-                 scan_stats: ScanStats | None = None):
+                 scan_stats: ScanStats | None = None, strings: str | None = None):
         self._lake = lake
         self._scan_stats = scan_stats
         self._selection = selection  # [(file, [row group] or None)]
@@ -194,8 +201,11 @@ class Scanner:
                                             or batch_readahead < 0):
             raise FormatError(f"invalid argument: batch_readahead must be a count of units, not {batch_readahead!r}")
         self._ahead = 4 if batch_readahead is None else max(1, batch_readahead)
-        self._out = lake.projection(self._columns)[2]
-        self.last_readahead = None  # the last stream's Readahead (peak bytes held: tests, stats)
+        self._strings = checked_strings(strings)
+        self._out = with_strings(lake.projection(self._columns)[2], self._strings)
+        # The last stream's Readahead, or StreamInfo for one the C++ scanner ran
+        # (units started, peak bytes held: tests, stats).
+        self.last_readahead = None
 
     # -- schemas ----------------------------------------------------------------
 
@@ -305,11 +315,59 @@ class Scanner:
             t = t.filter(self._filter.post)
             if self._columns is not None:
                 t = t.select(self._columns)
-        return t
+        return table_with_strings(t, self._strings)
 
     # -- streams -----------------------------------------------------------------
 
+    def _native_plan(self):
+        """The C++ scanner's plan of this scan, or None when it takes the
+        other routes (a filter: the scan engine's units; a column needing a
+        dictionary, extension type or cast after the read; files unlike the
+        reference file)."""
+        if self._filter.dnf is not None or self._filter.post is not None:
+            return None
+        return native_plan(self._lake, [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)],
+                           self._columns, self._strings)
+
+    def _stream_file_by_file(self) -> Iterator[pa.RecordBatch]:
+        info = StreamInfo()
+        self.last_readahead = info
+        for sel in self._selection:
+            one = Scanner(self._lake, [sel], self._columns, self._filter.given, self._batch_size, 1, self._threads,
+                          self._memory_limit, self._scan_stats, self._strings)
+            plan = one._native_plan()
+            if plan is None:
+                try:
+                    yield from one._stream(ahead=1)
+                finally:
+                    ra = one.last_readahead
+                    info.started += ra.started if ra is not None else 0
+                    info.next_scanner()
+            else:
+                yield from one._native_stream(plan, 1, info)
+                info.next_scanner()
+        info._closed = True
+
+    def _native_stream(self, plan, ahead: int, info: StreamInfo | None = None) -> Iterator[pa.RecordBatch]:
+        info = info if info is not None else StreamInfo()
+        self.last_readahead = info
+        selection = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
+        if self._lake.kind == LOCAL:
+            return local_batches(self._lake, selection, plan, self._batch_size, self._threads, self._memory_limit,
+                                 ahead, info)
+        return remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info)
+
     def _stream(self, ahead: int | None = None) -> Iterator[pa.RecordBatch]:
+        if (ahead or self._ahead) == 1 and len(self._selection) > 1 and self._filter.dnf is None \
+                and self._filter.post is None:
+            # No readahead (head): file by file, each footer read only once the
+            # rows before it did not suffice.
+            yield from self._stream_file_by_file()
+            return
+        plan = self._native_plan()
+        if plan is not None:
+            yield from self._native_stream(plan, ahead or self._ahead)
+            return
         if (ahead or self._ahead) > 1 and self._lake.kind != "local":
             # Every footer in one round of requests, not one round per file as planning reaches it.
             self._lake.metas([i for i, _ in self._selection])
@@ -333,7 +391,9 @@ class Scanner:
         return self._stream()
 
     def to_reader(self) -> pa.RecordBatchReader:
-        return pa.RecordBatchReader.from_batches(self._out, self._stream())
+        """The batches as a ``pyarrow.RecordBatchReader``; its ``close()``
+        cancels the scan (the reads ahead stop at once)."""
+        return pa.RecordBatchReader._import_from_c_capsule(_pqfast._iterator_stream(self._stream(), self._out))
 
     def __arrow_c_stream__(self, requested_schema=None):
         return self.to_reader().__arrow_c_stream__(requested_schema)
@@ -496,12 +556,14 @@ class Dataset(pads.Dataset):
 
     def scanner(self, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
                 batch_readahead: int | None = None, threads: int | None = None,
-                memory_limit: int | None = None, **ignored) -> Scanner:
-        """A :class:`Scanner`. Other keyword arguments pyarrow's scanner
-        takes (``use_threads``, ``fragment_readahead``, ``fragment_scan_options``,
-        ``cache_metadata``, ``memory_pool``) are accepted and ignored."""
+                memory_limit: int | None = None, strings: str | None = None, **ignored) -> Scanner:
+        """A :class:`Scanner`. ``strings``: the layout of string and binary
+        columns (None: pyarrow's types, "view", "large"; see docs/strings.md).
+        Other keyword arguments pyarrow's scanner takes (``use_threads``,
+        ``fragment_readahead``, ``fragment_scan_options``, ``cache_metadata``,
+        ``memory_pool``) are accepted and ignored."""
         return Scanner(self._lake, self._selection, columns, self._and_filter(filter), batch_size, batch_readahead,
-                       threads, memory_limit, self._scan_stats)
+                       threads, memory_limit, self._scan_stats, strings)
 
     # -- pyarrow.dataset.Dataset's other methods (the Cython ones need a C++
     # dataset, which this is not: each is given here) -------------------------------
@@ -623,10 +685,10 @@ class Fragment:
 
     def scanner(self, schema=None, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
-                **ignored) -> Scanner:
+                strings: str | None = None, **ignored) -> Scanner:
         """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept)."""
         return Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
-                       memory_limit, self._scan_stats)
+                       memory_limit, self._scan_stats, strings)
 
     def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
         return self.scanner(columns=columns, filter=filter, **kw).to_batches()

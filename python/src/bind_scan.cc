@@ -21,6 +21,7 @@
 #include "common.h"
 #include "prune_common.h"
 #include "pqfast/scan.h"
+#include "scan_filter_spec.h"
 #include "sidecar_tails.h"
 
 namespace pqfast::py {
@@ -39,10 +40,11 @@ pq::FilterOp parse_op(const std::string& op) {
   throw FormatError("invalid argument: unknown filter operator '" + op + "'");
 }
 
-// (column, op, negate, physical type, type_length, data, offsets or None, set_has_null, decimal scale or -1)
-using AtomSpec = std::tuple<std::string, std::string, bool, std::string, int32_t, nb::object, nb::object, bool, int32_t>;
 using ColumnSpec = std::tuple<std::string, std::string, std::string>;  // name, layout, format
 
+}  // namespace
+
+// (declared in scan_filter_spec.h: the streaming scanner's binding takes the same filters)
 pq::ScanFilter make_filter(const std::optional<std::vector<std::vector<AtomSpec>>>& dnf) {
   pq::ScanFilter f;
   if (!dnf) return f;
@@ -71,6 +73,8 @@ pq::ScanFilter make_filter(const std::optional<std::vector<std::vector<AtomSpec>
   }
   return f;
 }
+
+namespace {
 
 nb::dict stats_dict(const pq::ScanStats& s) {
   nb::dict d;

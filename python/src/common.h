@@ -116,6 +116,7 @@ void bind_bench(nb::module_& m);
 void bind_parquet(nb::module_& m);
 void bind_read(nb::module_& m);
 void bind_scan(nb::module_& m);
+void bind_stream(nb::module_& m);
 void bind_sansio(nb::module_& m);
 void bind_index(nb::module_& m);
 

@@ -63,6 +63,7 @@ NB_MODULE(_pqfast, m) {
   bind_parquet(m);
   bind_read(m);
   bind_scan(m);
+  bind_stream(m);
   bind_sansio(m);
   bind_index(m);
 }

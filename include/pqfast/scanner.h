@@ -1,0 +1,254 @@
+// The streaming scanner: a plan over files -> row groups -> projected leaves
+// (-> an optional filter), run as a state machine that says which byte
+// ranges it needs, is fed them, and hands out Arrow record batches in
+// file-then-row order. It does no I/O of its own: whoever holds the bytes
+// (positional reads on a pool, LocalScan below; ranged GETs from object
+// storage; an fsspec filesystem) asks needs(), fetches, and feeds. arrow-rs's
+// ParquetPushDecoder separates decoding from I/O the same way.
+//
+// The protocol, for one consumer thread:
+//
+//   auto s = pqfast::parquet::Scanner::make(plan, options);
+//   for (;;) {
+//     ArrowArray batch; ArrowSchema schema;
+//     auto step = (*s)->next_batch(&batch, &schema);
+//     if (!step.ok()) fail(step.error());
+//     if (*step == ScanStep::kEnd) break;
+//     if (*step == ScanStep::kNeedData) {
+//       for (const FileRange& r : (*s)->needs()) (*s)->feed(r.file, r.offset, fetch(r));   // any order, any split
+//       continue;
+//     }
+//     use(batch, schema);   // a struct array of the projected columns; the consumer releases both
+//   }
+//
+// How a file is scanned:
+//   1. footer: the file's tail (ScannerOptions::footer_tail bytes) is asked
+//      for, then, when the footer is longer, the rest of it (skipped when
+//      the plan gives the footer);
+//   2. each planned row group in order becomes a unit: without a filter its
+//      projected column chunks are asked for (coalesced: chunks fewer than
+//      coalesce_gap bytes apart are one range); with a filter the scan
+//      engine (pqfast/scan.h: statistics, Bloom filters, dictionaries,
+//      page index, filter pages, projected pages) runs over the bytes fed so
+//      far, and every range it reads and has not got becomes a need, until
+//      a run completes (a row group ruled out by its statistics asks nothing);
+//   3. once a unit's ranges are all fed it is decoded (by next_batch, or
+//      ahead of the consumer by run_task() on a driver's threads), its
+//      bytes released, and cut into batches of at most batch_size rows.
+//
+// Memory: bytes fed, pages inflated and columns decoded but not yet handed
+// out are charged to one MemoryBudget. needs() asks for a further unit only
+// while the units asked for and not yet consumed fit in readahead_bytes
+// (the first unit in order is always asked for); a unit that alone cannot
+// fit the budget ends the scan with ErrorCode::kMemoryLimit. A batch handed
+// out is the consumer's: its bytes leave the budget when the unit's last
+// batch is taken.
+//
+// Input is hostile: a feed outside the ranges asked for, past the file's
+// size, or given twice is refused (kInvalidArgument); short or garbage bytes
+// make the unit's decode fail with an error that names the file, row group
+// and column. Errors are sticky: after one, next_batch returns it again.
+//
+// Thread safety: every method may be called from any thread (one mutex
+// inside); run_task() decodes outside it, so a driver's threads decode
+// several units at once while batches still come out in order.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pqfast/arrow_c_data.h"
+#include "pqfast/memory_budget.h"
+#include "pqfast/parquet.h"
+#include "pqfast/parquet_read.h"
+#include "pqfast/scan.h"
+#include "pqfast/status.h"
+
+namespace pqfast::parquet {
+
+// One file of a plan.
+struct ScanPlanFile {
+  std::string name;   // names the file in errors (a path for LocalScan)
+  uint64_t size = 0;  // its size in bytes (LocalScan: 0 means "stat it")
+  // Known already (a listing's cache): no tail is asked for.
+  std::shared_ptr<const FileMetaData> footer;
+  // Only these row groups, in this order (each once); empty with
+  // all_row_groups false: none.
+  bool all_row_groups = true;
+  std::vector<int32_t> row_groups;
+};
+
+struct ScanPlan {
+  std::vector<ScanPlanFile> files;
+  // The projected flat leaves (dotted paths), each read with its options
+  // (Arrow layout, format string); a file that lacks one is an error.
+  // Empty: no column, batches carry row counts only.
+  std::vector<ScanColumn> columns;
+  // Inactive: every row of every planned row group.
+  ScanFilter filter;
+};
+
+struct ScannerOptions {
+  int64_t batch_size = 131072;  // rows per batch at most (> 0)
+  // Bytes asked for and not yet consumed (fed or in flight, plus what the
+  // decoded units not yet handed out hold): needs() stops asking past it.
+  // <= 0: half of the budget's limit.
+  int64_t readahead_bytes = 0;
+  // Ranges of one unit fewer than this many bytes apart are asked as one.
+  uint64_t coalesce_gap = uint64_t{64} << 10;
+  // How many bytes of a file's end are asked for first (footer and trailer);
+  // with a filter at least 16 KiB (what the scan engine reads of a tail).
+  uint64_t footer_tail = uint64_t{64} << 10;
+  // Footers asked ahead of the unit being read (files in flight).
+  int footers_ahead = 8;
+  // Units (row groups) asked for and not yet consumed, at most (0: as many
+  // as readahead_bytes allows). 1: nothing read ahead (head(n) reads only
+  // the row groups it returns).
+  int max_units_ahead = 0;
+  // The budget shared by everything the scanner holds; null: one of
+  // memory_limit bytes (<= 0: default_memory_limit()).
+  std::shared_ptr<MemoryBudget> budget;
+  int64_t memory_limit = 0;
+  ParseLimits limits;
+  // Filtered units: which stages the scan engine may use.
+  bool use_statistics = true;
+  bool use_bloom = true;
+  bool use_dictionary = true;
+  bool use_page_index = true;
+};
+
+// Bytes [offset, offset + length) of plan file `file`.
+struct FileRange {
+  int32_t file = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+enum class ScanStep : uint8_t {
+  kBatch,     // a batch was written out
+  kNeedData,  // feed what needs() lists (or, on a driver, wait for its threads)
+  kEnd,       // every batch handed out
+};
+
+// Where a batch comes from.
+struct BatchOrigin {
+  int32_t file = 0;
+  int32_t row_group = 0;
+  int64_t rows = 0;
+};
+
+// Counts of what a scan did so far (for tests and benchmarks).
+struct ScannerStats {
+  int64_t ranges_asked = 0;
+  int64_t bytes_asked = 0;
+  int64_t bytes_fed = 0;
+  int64_t units = 0;          // row groups planned so far
+  int64_t units_started = 0;  // whose bytes were asked for (or engine run)
+  int64_t units_decoded = 0;
+  int64_t engine_runs = 0;    // filtered units: runs of the scan engine
+  int64_t batches = 0;
+  int64_t rows = 0;
+  int64_t peak_held = 0;      // most bytes counted against readahead at once
+};
+
+class Scanner {
+ public:
+  static Result<std::unique_ptr<Scanner>> make(ScanPlan plan, ScannerOptions options = {});
+  ~Scanner();
+  Scanner(const Scanner&) = delete;
+  Scanner& operator=(const Scanner&) = delete;
+
+  // Ranges not asked for before that the scan needs next, in the order
+  // they will be used; empty when it waits for ranges already asked for,
+  // when readahead is full, or at the end.
+  std::vector<FileRange> needs();
+
+  // Bytes at `offset` of plan file `file`: all or part of a range needs()
+  // returned (one range; pieces may come in any order).
+  Status feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes);
+
+  // The next batch (a struct array of the projected columns, and its
+  // schema; the consumer releases both), or kNeedData, or kEnd. Decodes the
+  // next unit here when its bytes are in and no run_task() has taken it.
+  Result<ScanStep> next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin = nullptr);
+
+  // Decodes one unit whose bytes are all in, ahead of the consumer (the
+  // earliest such unit). False when there was none.
+  bool run_task();
+
+  // The scan's schema (a struct of the projected columns, as the first
+  // planned file decodes them), once that file's footer is in; kNeedData
+  // before (the caller feeds and asks again).
+  Result<ScanStep> schema(ArrowSchema* out);
+
+  // Ends the scan: needs() asks nothing more, run_task() does nothing,
+  // next_batch() fails with "scan cancelled". Bytes held are released.
+  void cancel();
+  // Fails the scan with `error` (a driver's read error): next_batch returns it.
+  void fail(Error error);
+
+  // Something changed (bytes fed, a unit decoded, a batch taken, an error,
+  // a cancel) since `seen` (a value changes() returned). Drivers wait so.
+  uint64_t changes() const;
+  void wait_for_change(uint64_t seen, int64_t timeout_ms);
+
+  ScannerStats stats() const;
+  const std::shared_ptr<MemoryBudget>& budget() const;
+  int64_t held_bytes() const;  // counted against readahead now
+
+  struct State;
+
+ private:
+  explicit Scanner(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+// A scan of local files fed by positional reads (pread) on its own threads,
+// `threads` of them (0: one per hardware thread, at most 8; < 0: none, the
+// consumer's next_batch reads and decodes): they read what needs() asks and
+// decode units ahead of the consumer; batches come out in order. The destructor cancels and joins: no thread outlives the object,
+// and nothing a thread throws escapes it (it fails the scan instead).
+class LocalScan {
+ public:
+  static Result<std::unique_ptr<LocalScan>> make(ScanPlan plan, ScannerOptions options = {}, int threads = 0);
+  ~LocalScan();
+  LocalScan(const LocalScan&) = delete;
+  LocalScan& operator=(const LocalScan&) = delete;
+
+  // Blocks until a batch (kBatch) or the end (kEnd); never kNeedData.
+  Result<ScanStep> next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin = nullptr);
+  Status schema(ArrowSchema* out);
+  // Stops the threads' work; a blocked next_batch returns "scan cancelled".
+  void cancel();
+  Scanner& scanner() { return *scanner_; }
+
+  // The scan as a C stream (ArrowArrayStream): get_next hands out batches
+  // until the end (an array whose release is null), get_schema the schema;
+  // errors are errno codes (ENOMEM for kMemoryLimit, EINVAL, EIO) with the
+  // message in get_last_error. The stream's release cancels the scan (a
+  // reader closed early stops the reads); the last owner joins its threads.
+  // With `requested` (the consumer's schema for the stream, e.g. its field
+  // names, nullability and metadata) the stream reports it instead of the
+  // scan's, which it must match child for child in Arrow format
+  // (kInvalidArgument otherwise); the batches are the same.
+  static Status export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out,
+                              const ArrowSchema* requested = nullptr);
+
+ private:
+  LocalScan() = default;
+  void worker();
+  bool step_io_or_decode();  // one read+feed or one decode; false when none was possible
+  std::unique_ptr<Scanner> scanner_;
+  std::vector<std::unique_ptr<LocalFile>> files_;
+  std::vector<std::string> paths_;
+  std::mutex files_mu_;
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace pqfast::parquet

@@ -1,0 +1,295 @@
+"""The Python side of the streaming scanner (``pqfast/scanner.h``): which
+dataset scans it runs, its column specs, and what feeds it.
+
+- :func:`native_plan`: the column specs (name, Arrow layout, format) of a
+  projection, from the footer of the scan's first file, when every column
+  is a flat leaf read straight into the dataset's type (no dictionary,
+  extension or cast after) and every file conforms to the reference file;
+  otherwise None and the scan keeps the dataset's other routes.
+- :func:`local_batches`: local files through ``_LocalScanner`` (pread and
+  decoding on its own threads; no Python per batch but the key columns).
+- :func:`remote_batches`: ``s3://`` objects and ``filesystem=`` paths
+  through ``_Scanner``, fed by one asyncio loop on a thread of its own:
+  the ranges ``needs()`` asks (footers of several files, coalesced column
+  chunks) fetched concurrently and fed as they arrive, while the consumer
+  decodes and takes batches.
+
+Both finish each batch into the dataset's schema (partition keys appended)
+and count what they did in a :class:`StreamInfo` (``Scanner.last_readahead``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Iterator
+
+import pyarrow as pa
+
+from . import _pqfast
+from ._lake import FS, LOCAL, S3, Lake
+from ._scan_io import FilesystemIO, ObjectStoreIO
+from ._strings import strings_type
+from .reader import _Plan, _plans
+
+FormatError = _pqfast.FormatError
+
+# Readahead (bytes asked for and not consumed) when no memory_limit is given.
+DEFAULT_READAHEAD_BYTES = 512 << 20
+# Ranges of one row group closer than this are fetched as one: locally a
+# pread each either way; on object storage a GET costs ~a MiB of transfer.
+_LOCAL_GAP = 64 << 10
+_REMOTE_GAP = 1 << 20
+# GETs in flight at once in the remote loop.
+_REMOTE_CONCURRENCY = 16
+
+
+class NativePlan:
+    """A projection the C++ scanner reads: ``specs`` for it, the schema its
+    batches come in (``file_schema``) and the one they are finished into
+    (``out``, the key columns ``keys`` appended)."""
+
+    def __init__(self, specs: list, file_schema: pa.Schema, out: pa.Schema, keys: list):
+        self.specs = specs
+        self.file_schema = file_schema
+        self.out = out
+        self.keys = keys
+
+
+def with_strings(schema: pa.Schema, strings) -> pa.Schema:
+    """`schema` with its string and binary columns in the `strings` layout."""
+    if strings is None:
+        return schema
+    return pa.schema([f.with_type(strings_type(f.type, strings)) for f in schema], metadata=schema.metadata)
+
+
+def native_plan(lake: Lake, selection: list, columns, strings) -> NativePlan | None:
+    """The scanner's plan of a projection over the selected files, or None
+    when some column or file needs another route (see the module's doc)."""
+    if not selection or lake.kind not in (LOCAL, S3, FS):
+        return None
+    file_cols, keys, out, file_schema = lake.projection(columns)
+    if any(lake.sizes[i] < 0 for i, _ in selection) and lake.kind != LOCAL:
+        return None
+    if not all(lake.conforms(i) for i, _ in selection):
+        return None
+    first = selection[0][0]
+    plans = _plans(lake.meta(first), lake.names[first], file_cols, strings)
+    file_schema = with_strings(file_schema, strings)
+    if len(plans) != len(file_schema):
+        return None
+    for p, f in zip(plans, file_schema):
+        if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None:
+            return None
+        if not p.read_type.equals(p.final_type) or p.name != f.name or not p.final_type.equals(f.type):
+            return None
+    specs = [(p.name, p.layout, p.format) for p in plans]
+    return NativePlan(specs, file_schema, with_strings(out, strings), list(keys))
+
+
+class StreamInfo:
+    """What a native scan did (as ``_readahead.Readahead`` reports a Python
+    one): ``started`` row groups asked for, ``peak_held`` the most bytes its
+    memory budget held at once, ``_closed`` once cancelled or done, and the
+    scanner's own counts in ``stats``."""
+
+    def __init__(self):
+        self.started = 0
+        self.peak_held = 0
+        self._closed = False
+        self.stats: dict = {}
+        self._before = 0  # units started by the scanners before this one (head: one per file)
+
+    def next_scanner(self) -> None:
+        """A further scanner of the same stream begins: counts add up."""
+        self._before = self.started
+        self._closed = False
+
+    def update(self, scanner) -> None:
+        self.stats = scanner.stats
+        self.started = self._before + self.stats.get("units_started", 0)
+        self.peak_held = max(self.peak_held, scanner.budget_peak)
+
+
+def _finisher(lake: Lake, plan: NativePlan, selection: list):
+    """finish(plan file index, batch): the batch in the dataset's schema."""
+    out, keys = plan.out, plan.keys
+    if not len(out):
+        # No column: the batch is its row count (from_arrays would lose it).
+        return lambda k, b: b.replace_schema_metadata(out.metadata)
+    if not keys:
+        return lambda k, b: pa.RecordBatch.from_arrays(b.columns, schema=out)
+    parts = lake.parts
+
+    def finish(k: int, b: pa.RecordBatch) -> pa.RecordBatch:
+        i = selection[k][0]
+        cols = dict(zip(plan.file_schema.names, b.columns))
+        for name in keys:
+            cols[name] = parts.column_chunk(name, i, b.num_rows)
+        return pa.RecordBatch.from_arrays([cols[f.name] for f in out], schema=out)
+
+    return finish
+
+
+def _settings(memory_limit, ahead: int) -> dict:
+    limit = int(memory_limit or 0)
+    readahead = limit // 2 if limit else DEFAULT_READAHEAD_BYTES
+    return dict(readahead_bytes=readahead, memory_limit=limit, max_units_ahead=max(1, int(ahead)))
+
+
+def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, threads, memory_limit,
+                  ahead: int, info: StreamInfo) -> Iterator[pa.RecordBatch]:
+    """The selected local files' batches, read and decoded on the scanner's
+    threads (none when ``ahead`` is 1: each batch read when asked, as
+    ``head`` wants), in order; a consumer that stops cancels the rest."""
+    files = [(lake.keys[i], 0, None if rgs is None else [int(g) for g in rgs]) for i, rgs in selection]
+    n_threads = -1 if ahead == 1 else int(threads or 0)
+    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=batch_size, threads=n_threads,
+                               coalesce_gap=_LOCAL_GAP, footers=[lake.meta(i) for i, _ in selection],
+                               **_settings(memory_limit, ahead))
+    finish = _finisher(lake, plan, selection)
+    try:
+        while True:
+            got = sc.next_with_file()
+            if got is None:
+                return
+            k, b = got
+            info.update(sc)
+            if b.num_rows:
+                yield finish(k, b)
+    finally:
+        sc.cancel()
+        info.update(sc)
+        info._closed = True
+
+
+class _Feeder:
+    """The asyncio loop (on a thread of its own) that fetches what a
+    ``_Scanner`` needs and feeds it; the consumer waits on ``progress``."""
+
+    def __init__(self, scanner, io, keys: list):
+        self.scanner = scanner
+        self.io = io
+        self.keys = keys
+        self.progress = threading.Condition()
+        self.fed = 0  # feeds so far (the consumer waits for it to change)
+        self.error: BaseException | None = None
+        self.stopped = False
+        self.done = False
+        self._loop = None
+        self._wake = None
+        self.thread = threading.Thread(target=self._run, name="pqfast-stream-io", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.io.run(self._main)
+        except BaseException as e:  # noqa: BLE001 - raised in the consumer
+            self.error = e
+        finally:
+            with self.progress:
+                self.done = True
+                self.progress.notify_all()
+
+    def poke(self) -> None:
+        """The consumer took a batch: the scanner may ask for more."""
+        loop, wake = self._loop, self._wake
+        if loop is not None and wake is not None:
+            loop.call_soon_threadsafe(wake.set)
+
+    def stop(self) -> None:
+        self.stopped = True
+        self.poke()
+
+    async def _fetch(self, file: int, offset: int, length: int) -> None:
+        data = await self.io.read(self.keys[file], offset, length)
+        if self.stopped:
+            return
+        self.scanner.feed(file, offset, data)
+        with self.progress:
+            self.fed += 1
+            self.progress.notify_all()
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        sem = asyncio.Semaphore(_REMOTE_CONCURRENCY)
+        pending: set = set()
+
+        async def one(r):
+            async with sem:
+                await self._fetch(*r)
+
+        try:
+            while not self.stopped:
+                for r in self.scanner.needs():
+                    pending.add(asyncio.ensure_future(one(r)))
+                if not pending:
+                    self._wake.clear()
+                    if self.stopped:
+                        break
+                    # Nothing in flight: wait until the consumer takes a batch.
+                    try:
+                        await asyncio.wait_for(self._wake.wait(), 0.05)
+                    except asyncio.TimeoutError:
+                        pass
+                    continue
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                for t in done:
+                    t.result()  # (a failed GET ends the loop; the consumer raises it)
+        finally:
+            for t in pending:
+                t.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+
+
+def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, memory_limit, ahead: int,
+                   info: StreamInfo) -> Iterator[pa.RecordBatch]:
+    """The selected objects' (or filesystem paths') batches, in order: one
+    I/O loop fetches what the scanner asks; this thread decodes."""
+    files = [(lake.names[i], int(lake.sizes[i]), None if rgs is None else [int(g) for g in rgs])
+             for i, rgs in selection]
+    # The footers the lake read already (planning needs them) are not fetched again.
+    sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
+                          footers=[lake.meta(i) for i, _ in selection], **_settings(memory_limit, ahead))
+    if lake.kind == S3:
+        io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
+    else:
+        io = FilesystemIO([lake.names[i] for i, _ in selection], lake.filesystem)
+    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection])
+    finish = _finisher(lake, plan, selection)
+    feeder.start()
+    try:
+        while True:
+            with feeder.progress:
+                seen = feeder.fed
+            got = sc.next_with_file()
+            if got is None:
+                return
+            if got is False:
+                with feeder.progress:
+                    while feeder.fed == seen and not feeder.done:
+                        feeder.progress.wait(0.05)
+                        if feeder.fed == seen:
+                            feeder.poke()
+                if feeder.error is not None:
+                    raise feeder.error
+                if feeder.done and feeder.fed == seen:
+                    raise FormatError(f"invalid argument: {io.source!r}: the stream's I/O loop ended early")
+                continue
+            k, b = got
+            info.update(sc)
+            feeder.poke()
+            if b.num_rows:
+                yield finish(k, b)
+    finally:
+        feeder.stop()
+        sc.cancel()
+        feeder.thread.join()
+        io.close()
+        info.update(sc)
+        info._closed = True
+

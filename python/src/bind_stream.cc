@@ -1,0 +1,508 @@
+// Binding of the streaming scanner (pqfast/scanner.h). `_Scanner` is the
+// push protocol for a Python I/O loop (object storage, fsspec): needs() ->
+// ranges, feed(file, offset, buffer), next_batch() -> a pyarrow.RecordBatch,
+// False when it needs bytes first, None at the end. `_LocalScanner` reads
+// local files on its own threads and hands batches out through
+// next_batch() (typed pqfast errors) or __arrow_c_stream__ (no Python per
+// batch); cancel() stops either. The GIL is released while decoding and
+// while waiting for the threads.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "arrow_capsules.h"
+#include "common.h"
+#include "parquet_common.h"
+#include "pqfast/scanner.h"
+#include "scan_filter_spec.h"
+
+namespace pqfast::py {
+
+namespace pq = pqfast::parquet;
+
+namespace {
+
+// (name, size, row groups or None): size 0 for a local file means "stat it".
+using FileSpec = std::tuple<std::string, uint64_t, std::optional<std::vector<int32_t>>>;
+using ColumnSpec = std::tuple<std::string, std::string, std::string>;  // name, layout, format
+using Dnf = std::optional<std::vector<std::vector<AtomSpec>>>;
+
+struct Settings {
+  int64_t batch_size = 131072;
+  int64_t readahead_bytes = 0;
+  int64_t memory_limit = 0;
+  uint64_t coalesce_gap = uint64_t{64} << 10;
+  uint64_t footer_tail = uint64_t{64} << 10;
+  int max_units_ahead = 0;
+  bool use_statistics = true, use_bloom = true, use_dictionary = true, use_page_index = true;
+};
+
+// `footers`: None, or per file None or its parsed footer (FileMetaData, as
+// ParquetFile.metadata holds it): a footer known already is not fetched again.
+pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
+                       nb::object footers) {
+  pq::ScanPlan plan;
+  if (!footers.is_none() && nb::len(footers) != files.size()) {
+    throw FormatError("invalid argument: " + std::to_string(nb::len(footers)) + " footers for " +
+                      std::to_string(files.size()) + " files");
+  }
+  size_t k = 0;
+  for (const auto& [name, size, groups] : files) {
+    pq::ScanPlanFile f;
+    f.name = name;
+    f.size = size;
+    if (groups) {
+      f.all_row_groups = false;
+      f.row_groups = *groups;
+    }
+    if (!footers.is_none()) {
+      nb::object m = footers[k];
+      if (!m.is_none()) f.footer = nb::cast<const PyMeta&>(m).m;
+    }
+    ++k;
+    plan.files.push_back(std::move(f));
+  }
+  for (const auto& [name, layout, format] : columns) {
+    pq::ScanColumn c;
+    c.name = name;
+    if (!pq::parse_arrow_layout(layout, &c.options.layout)) {
+      throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
+    }
+    c.options.format = format;
+    plan.columns.push_back(std::move(c));
+  }
+  plan.filter = make_filter(dnf);
+  return plan;
+}
+
+pq::ScannerOptions make_options(const Settings& s) {
+  pq::ScannerOptions o;
+  o.batch_size = s.batch_size;
+  o.readahead_bytes = s.readahead_bytes;
+  o.memory_limit = s.memory_limit;
+  o.coalesce_gap = s.coalesce_gap;
+  o.footer_tail = s.footer_tail;
+  o.max_units_ahead = s.max_units_ahead;
+  o.use_statistics = s.use_statistics;
+  o.use_bloom = s.use_bloom;
+  o.use_dictionary = s.use_dictionary;
+  o.use_page_index = s.use_page_index;
+  return o;
+}
+
+// A batch the scanner wrote, as a pyarrow.RecordBatch (imported without a copy).
+nb::object to_record_batch(ArrowArray* array, ArrowSchema* schema) {
+  static nb::object import = nb::module_::import_("pyarrow").attr("RecordBatch").attr("_import_from_c_capsule");
+  auto* s = new ArrowSchema(*schema);
+  auto* a = new ArrowArray(*array);
+  nb::tuple caps = to_capsules(s, a);
+  return import(caps[0], caps[1]);
+}
+
+nb::dict stats_dict(const pq::ScannerStats& s) {
+  nb::dict d;
+  d["ranges_asked"] = s.ranges_asked;
+  d["bytes_asked"] = s.bytes_asked;
+  d["bytes_fed"] = s.bytes_fed;
+  d["units"] = s.units;
+  d["units_started"] = s.units_started;
+  d["units_decoded"] = s.units_decoded;
+  d["engine_runs"] = s.engine_runs;
+  d["batches"] = s.batches;
+  d["rows"] = s.rows;
+  d["peak_held"] = s.peak_held;
+  return d;
+}
+
+class PyScanner {
+ public:
+  PyScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
+            const Settings& settings, nb::object footers) {
+    auto s = pq::Scanner::make(make_plan(files, columns, dnf, footers), make_options(settings));
+    if (!s.ok()) raise(s.error());
+    scanner_ = std::move(s).value();
+  }
+
+  nb::list needs() {
+    nb::list out;
+    for (const pq::FileRange& r : scanner_->needs()) out.append(nb::make_tuple(r.file, r.offset, r.length));
+    return out;
+  }
+
+  void feed(int32_t file, uint64_t offset, nb::object buffer) {
+    ByteView v = byte_view(buffer);
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      std::vector<uint8_t> bytes(v.data, v.data + v.size);
+      st = scanner_->feed(file, offset, std::move(bytes));
+    }
+    throw_if_error(st);
+  }
+
+  nb::object next_batch() {
+    ArrowArray a;
+    ArrowSchema s;
+    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
+    {
+      nb::gil_scoped_release release;
+      r = scanner_->next_batch(&a, &s);
+    }
+    if (!r.ok()) raise(r.error());
+    if (*r == pq::ScanStep::kEnd) return nb::none();
+    if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
+    return to_record_batch(&a, &s);
+  }
+
+  // (plan file index, batch), False or None, as next_batch.
+  nb::object next_with_file() {
+    ArrowArray a;
+    ArrowSchema s;
+    pq::BatchOrigin origin;
+    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
+    {
+      nb::gil_scoped_release release;
+      r = scanner_->next_batch(&a, &s, &origin);
+    }
+    if (!r.ok()) raise(r.error());
+    if (*r == pq::ScanStep::kEnd) return nb::none();
+    if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
+    return nb::make_tuple(origin.file, to_record_batch(&a, &s));
+  }
+
+  void cancel() { scanner_->cancel(); }
+  nb::dict stats() const { return stats_dict(scanner_->stats()); }
+  int64_t held() const { return scanner_->held_bytes(); }
+  int64_t budget_used() const { return scanner_->budget()->used(); }
+  int64_t budget_peak() const { return scanner_->budget()->peak(); }
+
+ private:
+  std::unique_ptr<pq::Scanner> scanner_;
+};
+
+void release_stream_capsule(PyObject* capsule) {
+  auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, "arrow_array_stream"));
+  if (!s) {
+    PyErr_Clear();
+    return;
+  }
+  if (s->release) {
+    // The release cancels and may join the scan's threads: without the GIL.
+    PyThreadState* ts = PyEval_SaveThread();
+    s->release(s);
+    PyEval_RestoreThread(ts);
+  }
+  delete s;
+}
+
+class PyLocalScanner {
+ public:
+  PyLocalScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
+                 const Settings& settings, int threads, nb::object footers) {
+    pq::ScanPlan plan = make_plan(files, columns, dnf, footers);
+    const pq::ScannerOptions o = make_options(settings);
+    Result<std::unique_ptr<pq::LocalScan>> s = Error{ErrorCode::kInvalidArgument, "not run"};
+    {
+      nb::gil_scoped_release release;
+      s = pq::LocalScan::make(std::move(plan), o, threads);
+    }
+    if (!s.ok()) raise(s.error());
+    scan_ = std::shared_ptr<pq::LocalScan>(std::move(s).value().release());
+  }
+
+  ~PyLocalScanner() {
+    if (scan_) {
+      nb::gil_scoped_release release;  // the last owner joins the threads
+      scan_->cancel();
+      scan_.reset();
+    }
+  }
+
+  nb::object next_batch() {
+    ArrowArray a;
+    ArrowSchema s;
+    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
+    {
+      nb::gil_scoped_release release;
+      r = scan_->next_batch(&a, &s);
+    }
+    if (!r.ok()) raise(r.error());
+    if (*r == pq::ScanStep::kEnd) return nb::none();
+    return to_record_batch(&a, &s);
+  }
+
+  // (plan file index, batch), or None at the end: for callers that add
+  // per-file columns (partition keys).
+  nb::object next_with_file() {
+    ArrowArray a;
+    ArrowSchema s;
+    pq::BatchOrigin origin;
+    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
+    {
+      nb::gil_scoped_release release;
+      r = scan_->next_batch(&a, &s, &origin);
+    }
+    if (!r.ok()) raise(r.error());
+    if (*r == pq::ScanStep::kEnd) return nb::none();
+    return nb::make_tuple(origin.file, to_record_batch(&a, &s));
+  }
+
+  nb::object schema() {
+    ArrowSchema s;
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      st = scan_->schema(&s);
+    }
+    throw_if_error(st);
+    static nb::object import = nb::module_::import_("pyarrow").attr("Schema").attr("_import_from_c");
+    auto* heap = new ArrowSchema(s);
+    nb::object out;
+    try {
+      out = import(reinterpret_cast<uintptr_t>(heap));  // moves the schema out (release set to null)
+    } catch (...) {
+      if (heap->release) heap->release(heap);
+      delete heap;
+      throw;
+    }
+    delete heap;
+    return out;
+  }
+
+  nb::object arrow_c_stream(nb::object requested_schema) {
+    const ArrowSchema* requested = nullptr;
+    if (!requested_schema.is_none()) {
+      requested = static_cast<const ArrowSchema*>(PyCapsule_GetPointer(requested_schema.ptr(), "arrow_schema"));
+      if (!requested) throw nb::python_error();
+    }
+    auto* stream = new ArrowArrayStream;
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      st = pq::LocalScan::export_stream(scan_, stream, requested);
+    }
+    if (!st.ok()) {
+      delete stream;
+      raise(st.error());
+    }
+    PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
+    if (!cap) {
+      stream->release(stream);
+      delete stream;
+      throw nb::python_error();
+    }
+    return nb::steal(cap);
+  }
+
+  void cancel() {
+    nb::gil_scoped_release release;
+    scan_->cancel();
+  }
+  nb::dict stats() const { return stats_dict(scan_->scanner().stats()); }
+  int64_t budget_peak() const { return scan_->scanner().budget()->peak(); }
+
+ private:
+  std::shared_ptr<pq::LocalScan> scan_;
+};
+
+// A C stream over a Python iterator of pyarrow.RecordBatch (a dataset
+// scan's generator): pyarrow.RecordBatchReader.from_stream takes it, and
+// its release (the reader's close(), or the reader dropped) closes the
+// iterator, which cancels the scan at once. Errors keep their kind in
+// errno (ENOMEM for a MemoryError, EINVAL for a ValueError, EIO else).
+struct IteratorStream {
+  nb::object iterator;
+  nb::object schema;  // pyarrow.Schema
+  std::string last_error;
+};
+
+// Moves the struct out of a PyCapsule (the capsule keeps nothing to release).
+template <class T>
+bool move_out_of_capsule(nb::handle capsule, const char* name, T* out) {
+  auto* p = static_cast<T*>(PyCapsule_GetPointer(capsule.ptr(), name));
+  if (!p) return false;
+  *out = *p;
+  p->release = nullptr;
+  return true;
+}
+
+int iterator_errno(nb::python_error& e) {
+  if (e.matches(PyExc_MemoryError)) return ENOMEM;
+  if (e.matches(PyExc_ValueError)) return EINVAL;
+  return EIO;
+}
+
+int iterator_get_schema(ArrowArrayStream* s, ArrowSchema* out) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  nb::gil_scoped_acquire gil;
+  try {
+    nb::object cap = p->schema.attr("__arrow_c_schema__")();
+    if (!move_out_of_capsule(cap, "arrow_schema", out)) throw nb::python_error();
+    return 0;
+  } catch (nb::python_error& e) {
+    p->last_error = e.what();
+    return iterator_errno(e);
+  }
+}
+
+int iterator_get_next(ArrowArrayStream* s, ArrowArray* out) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  nb::gil_scoped_acquire gil;
+  try {
+    PyObject* item = PyIter_Next(p->iterator.ptr());
+    if (!item) {
+      if (PyErr_Occurred()) throw nb::python_error();
+      out->release = nullptr;  // the end
+      return 0;
+    }
+    nb::object batch = nb::steal(item);
+    nb::tuple caps = nb::borrow<nb::tuple>(batch.attr("__arrow_c_array__")());
+    if (!move_out_of_capsule(caps[1], "arrow_array", out)) throw nb::python_error();
+    return 0;
+  } catch (nb::python_error& e) {
+    p->last_error = e.what();
+    return iterator_errno(e);
+  }
+}
+
+const char* iterator_last_error(ArrowArrayStream* s) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  return p->last_error.empty() ? nullptr : p->last_error.c_str();
+}
+
+void iterator_release(ArrowArrayStream* s) {
+  auto* p = static_cast<IteratorStream*>(s->private_data);
+  {
+    nb::gil_scoped_acquire gil;
+    // Released while an exception propagates (a reader dropped as the error
+    // unwinds): the pending exception is kept aside while the iterator closes.
+    nb::error_scope keep;
+    try {
+      if (nb::hasattr(p->iterator, "close")) p->iterator.attr("close")();
+    } catch (nb::python_error& e) {
+      e.discard_as_unraisable("pqfast: closing a scan's batches");
+    }
+    delete p;
+  }
+  s->release = nullptr;
+}
+
+void release_plain_stream_capsule(PyObject* capsule) {
+  auto* s = static_cast<ArrowArrayStream*>(PyCapsule_GetPointer(capsule, "arrow_array_stream"));
+  if (!s) {
+    PyErr_Clear();
+    return;
+  }
+  if (s->release) s->release(s);  // (called with the GIL held: the iterator's release takes it again)
+  delete s;
+}
+
+nb::object iterator_stream(nb::object iterator, nb::object schema) {
+  auto* stream = new ArrowArrayStream;
+  stream->get_schema = iterator_get_schema;
+  stream->get_next = iterator_get_next;
+  stream->get_last_error = iterator_last_error;
+  stream->release = iterator_release;
+  stream->private_data = new IteratorStream{std::move(iterator), std::move(schema), {}};
+  PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_plain_stream_capsule);
+  if (!cap) {
+    stream->release(stream);
+    delete stream;
+    throw nb::python_error();
+  }
+  return nb::steal(cap);
+}
+
+Settings settings_of(int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
+                     uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary,
+                     bool use_page_index, int max_units_ahead = 0) {
+  Settings s;
+  s.max_units_ahead = max_units_ahead;
+  s.batch_size = batch_size;
+  s.readahead_bytes = readahead_bytes;
+  s.memory_limit = memory_limit;
+  s.coalesce_gap = coalesce_gap;
+  s.footer_tail = footer_tail;
+  s.use_statistics = use_statistics;
+  s.use_bloom = use_bloom;
+  s.use_dictionary = use_dictionary;
+  s.use_page_index = use_page_index;
+  return s;
+}
+
+}  // namespace
+
+void bind_stream(nb::module_& m) {
+  m.def("_iterator_stream", &iterator_stream, nb::arg("iterator"), nb::arg("schema"),
+        "An 'arrow_array_stream' capsule over an iterator of pyarrow.RecordBatch of `schema`; releasing it "
+        "closes the iterator.");
+  nb::class_<PyScanner>(m, "_Scanner")
+      .def(
+          "__init__",
+          [](PyScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
+             const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
+             uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
+             int max_units_ahead, nb::object footers) {
+            new (self) PyScanner(files, columns, dnf,
+                                 settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, footer_tail,
+                                             use_statistics, use_bloom, use_dictionary, use_page_index,
+                                             max_units_ahead),
+                                 footers);
+          },
+          nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
+          nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("coalesce_gap") = 65536,
+          nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
+          nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
+          nb::arg("footers") = nb::none(),
+          "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format)], filtered by "
+          "`dnf` (as _StagedScan takes it) when given.")
+      .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
+      .def("feed", &PyScanner::feed, nb::arg("file"), nb::arg("offset"), nb::arg("buffer"),
+           "Bytes of a range needs() asked for (all or a piece).")
+      .def("next_batch", &PyScanner::next_batch,
+           "The next pyarrow.RecordBatch; False when bytes must be fed first; None at the end.")
+      .def("next_with_file", &PyScanner::next_with_file, "(plan file index, batch), False or None.")
+      .def("cancel", &PyScanner::cancel)
+      .def_prop_ro("stats", &PyScanner::stats)
+      .def_prop_ro("held", &PyScanner::held, "bytes counted against readahead now")
+      .def_prop_ro("budget_used", &PyScanner::budget_used)
+      .def_prop_ro("budget_peak", &PyScanner::budget_peak);
+  nb::class_<PyLocalScanner>(m, "_LocalScanner")
+      .def(
+          "__init__",
+          [](PyLocalScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
+             const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, int threads,
+             uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
+             int max_units_ahead, nb::object footers) {
+            new (self) PyLocalScanner(files, columns, dnf,
+                                      settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap,
+                                                  uint64_t{64} << 10, use_statistics, use_bloom, use_dictionary,
+                                                  use_page_index, max_units_ahead),
+                                      threads, footers);
+          },
+          nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
+          nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("threads") = 0,
+          nb::arg("coalesce_gap") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
+          nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
+          nb::arg("footers") = nb::none(),
+          "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own "
+          "(0: one per core, at most 8; -1: none, next_batch reads).")
+      .def("next_batch", &PyLocalScanner::next_batch, "The next pyarrow.RecordBatch, or None at the end.")
+      .def("next_with_file", &PyLocalScanner::next_with_file, "(plan file index, batch), or None at the end.")
+      .def("schema", &PyLocalScanner::schema, "The scan's pyarrow.Schema (from the first file's footer).")
+      .def("__arrow_c_stream__", &PyLocalScanner::arrow_c_stream, nb::arg("requested_schema") = nb::none())
+      .def("cancel", &PyLocalScanner::cancel, "Stops the reads; a waiting next_batch raises.")
+      .def_prop_ro("stats", &PyLocalScanner::stats)
+      .def_prop_ro("budget_peak", &PyLocalScanner::budget_peak);
+}
+
+}  // namespace pqfast::py

@@ -1,0 +1,1325 @@
+// The streaming scanner (pqfast/scanner.h): a state machine over a plan of
+// files -> row groups -> projected leaves that asks for byte ranges, is fed
+// them, decodes row groups with the column reader (or, filtered, with the
+// scan engine over the bytes fed so far) and cuts them into record batches.
+// LocalScan drives it with pread on a few threads.
+#include "pqfast/scanner.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <utility>
+
+#include "parquet/decode.h"
+
+namespace pqfast::parquet {
+
+namespace {
+
+using Bytes = std::shared_ptr<const std::vector<uint8_t>>;
+
+struct Piece {
+  uint64_t offset = 0;
+  Bytes bytes;
+};
+
+// A range asked for (or to be asked for) and the pieces fed into it.
+struct Request {
+  int32_t file = 0;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+  int unit = -1;  // -1: the file's footer
+  bool asked = false;
+  uint64_t fed = 0;
+  std::vector<Piece> pieces;
+  bool complete() const { return fed == length; }
+};
+
+// A contiguous view of [offset, offset + n) out of pieces that cover it: a
+// pointer into one piece when one holds it all, else a copy in `scratch`.
+// False when the pieces leave a hole.
+bool view_of(const std::vector<Piece>& pieces, uint64_t offset, uint64_t n, std::vector<uint8_t>* scratch,
+             const uint8_t** out) {
+  for (const Piece& p : pieces) {
+    if (p.offset <= offset && offset + n <= p.offset + p.bytes->size()) {
+      *out = p.bytes->data() + (offset - p.offset);
+      return true;
+    }
+  }
+  scratch->assign(static_cast<size_t>(n), 0);
+  uint64_t covered = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> spans;
+  for (const Piece& p : pieces) {
+    const uint64_t b = std::max(offset, p.offset);
+    const uint64_t e = std::min(offset + n, p.offset + p.bytes->size());
+    if (b >= e) continue;
+    std::memcpy(scratch->data() + (b - offset), p.bytes->data() + (b - p.offset), static_cast<size_t>(e - b));
+    spans.emplace_back(b, e);
+  }
+  std::sort(spans.begin(), spans.end());
+  uint64_t at = offset;
+  for (const auto& [b, e] : spans) {
+    if (b > at) return false;
+    at = std::max(at, e);
+  }
+  covered = at - offset;
+  if (covered < n) return false;
+  *out = scratch->data();
+  return true;
+}
+
+// The bytes fed so far for one file, read as a file by the scan engine:
+// a read of bytes not fed is recorded and answered kNotFetched.
+class FedFile final : public RandomAccessFile {
+ public:
+  FedFile(std::string name, uint64_t size, std::vector<Piece> pieces)
+      : name_(std::move(name)), size_(size), pieces_(std::move(pieces)) {}
+  uint64_t size() const override { return size_; }
+  const std::string& name() const override { return name_; }
+  Status read_at(uint64_t offset, size_t n, uint8_t* out) override {
+    if (offset > size_ || n > size_ - offset) {
+      return make_error(ErrorCode::kTruncated, name_ + ": read of " + std::to_string(n) + " bytes at byte " +
+                                                   std::to_string(offset) + " goes past the end of the " +
+                                                   std::to_string(size_) + "-byte file");
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<uint8_t> scratch;
+    const uint8_t* p = nullptr;
+    if (n == 0) return Status::Ok();
+    if (view_of(pieces_, offset, n, &scratch, &p)) {
+      std::memcpy(out, p, n);
+      return Status::Ok();
+    }
+    missing_.emplace_back(offset, n);
+    return make_error(ErrorCode::kNotFetched, name_ + ": bytes " + std::to_string(offset) + "+" + std::to_string(n) +
+                                                  " not fed yet");
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> missing() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return missing_;
+  }
+
+ private:
+  std::string name_;
+  uint64_t size_;
+  std::vector<Piece> pieces_;
+  std::mutex mu_;
+  std::vector<std::pair<uint64_t, uint64_t>> missing_;
+};
+
+// Sorted, merged where fewer than `gap` bytes apart.
+std::vector<std::pair<uint64_t, uint64_t>> coalesce(std::vector<std::pair<uint64_t, uint64_t>> spans, uint64_t gap) {
+  std::sort(spans.begin(), spans.end());
+  std::vector<std::pair<uint64_t, uint64_t>> out;  // (begin, end)
+  for (const auto& [b, e] : spans) {
+    if (!out.empty() && b <= out.back().second + gap) {
+      out.back().second = std::max(out.back().second, e);
+    } else {
+      out.emplace_back(b, e);
+    }
+  }
+  return out;
+}
+
+// ---- batches as Arrow C structs --------------------------------------------
+
+// A decoded row group's columns, exported once; batches are views into them.
+struct Holder {
+  std::vector<ArrowArray> arrays;
+  std::vector<ArrowSchema> schemas;
+  ~Holder() {
+    for (auto& a : arrays) {
+      if (a.release) a.release(&a);
+    }
+    for (auto& s : schemas) {
+      if (s.release) s.release(&s);
+    }
+  }
+};
+
+struct ChildPrivate {
+  std::shared_ptr<Holder> holder;
+};
+
+void release_child(ArrowArray* a) {
+  delete static_cast<ChildPrivate*>(a->private_data);
+  a->release = nullptr;
+}
+
+struct BatchPrivate {
+  std::vector<ArrowArray> children;
+  std::vector<ArrowArray*> child_ptrs;
+  const void* buffers[1] = {nullptr};
+};
+
+void release_batch(ArrowArray* a) {
+  auto* p = static_cast<BatchPrivate*>(a->private_data);
+  for (auto& c : p->children) {
+    if (c.release) c.release(&c);
+  }
+  delete p;
+  a->release = nullptr;
+}
+
+// Rows [begin, begin + n) of the holder's columns as one struct array.
+void make_batch(const std::shared_ptr<Holder>& h, int64_t begin, int64_t n, ArrowArray* out) {
+  auto* p = new BatchPrivate;
+  p->children.resize(h->arrays.size());
+  for (size_t i = 0; i < h->arrays.size(); ++i) {
+    const ArrowArray& src = h->arrays[i];
+    ArrowArray& c = p->children[i];
+    c = src;  // shares buffers, children and dictionary with the holder's array
+    c.offset = src.offset + begin;
+    c.length = n;
+    c.null_count = (begin == 0 && n == src.length) ? src.null_count : (src.null_count == 0 ? 0 : -1);
+    c.private_data = new ChildPrivate{h};
+    c.release = release_child;
+    p->child_ptrs.push_back(&c);
+  }
+  out->length = n;
+  out->null_count = 0;
+  out->offset = 0;
+  out->n_buffers = 1;
+  out->buffers = p->buffers;
+  out->n_children = static_cast<int64_t>(p->children.size());
+  out->children = p->child_ptrs.empty() ? nullptr : p->child_ptrs.data();
+  out->dictionary = nullptr;
+  out->private_data = p;
+  out->release = release_batch;
+}
+
+// Deep copies of schemas (each batch carries its own).
+struct SchemaPrivate {
+  std::string format, name, metadata;
+  bool has_metadata = false;
+  std::vector<ArrowSchema> children;
+  std::vector<ArrowSchema*> child_ptrs;
+  std::unique_ptr<ArrowSchema> dictionary;
+};
+
+void release_schema(ArrowSchema* s) {
+  auto* p = static_cast<SchemaPrivate*>(s->private_data);
+  for (auto& c : p->children) {
+    if (c.release) c.release(&c);
+  }
+  if (p->dictionary && p->dictionary->release) p->dictionary->release(p->dictionary.get());
+  delete p;
+  s->release = nullptr;
+}
+
+size_t metadata_length(const char* m) {
+  // int32 count, then (int32 length, bytes) for each key and value.
+  auto i32 = [](const char* at) {
+    int32_t v;
+    std::memcpy(&v, at, 4);
+    return v;
+  };
+  size_t at = 4;
+  const int32_t n = i32(m);
+  for (int32_t k = 0; k < 2 * n; ++k) at += 4 + static_cast<size_t>(i32(m + at));
+  return at;
+}
+
+void fill_schema(SchemaPrivate* p, const char* format, const char* name, const char* metadata, int64_t flags,
+                 ArrowSchema* out) {
+  p->format = format ? format : "";
+  p->name = name ? name : "";
+  if (metadata) {
+    p->metadata.assign(metadata, metadata_length(metadata));
+    p->has_metadata = true;
+  }
+  p->child_ptrs.clear();
+  for (auto& c : p->children) p->child_ptrs.push_back(&c);
+  out->format = p->format.c_str();
+  out->name = p->name.c_str();
+  out->metadata = p->has_metadata ? p->metadata.data() : nullptr;
+  out->flags = flags;
+  out->n_children = static_cast<int64_t>(p->children.size());
+  out->children = p->child_ptrs.empty() ? nullptr : p->child_ptrs.data();
+  out->dictionary = p->dictionary.get();
+  out->private_data = p;
+  out->release = release_schema;
+}
+
+void copy_schema(const ArrowSchema& src, ArrowSchema* out) {
+  auto* p = new SchemaPrivate;
+  p->children.resize(static_cast<size_t>(src.n_children));
+  for (int64_t i = 0; i < src.n_children; ++i) copy_schema(*src.children[i], &p->children[static_cast<size_t>(i)]);
+  if (src.dictionary) {
+    p->dictionary = std::make_unique<ArrowSchema>();
+    copy_schema(*src.dictionary, p->dictionary.get());
+  }
+  fill_schema(p, src.format, src.name, src.metadata, src.flags, out);
+}
+
+// A struct schema of copies of `fields`.
+void struct_schema(const std::vector<ArrowSchema>& fields, ArrowSchema* out) {
+  auto* p = new SchemaPrivate;
+  p->children.resize(fields.size());
+  for (size_t i = 0; i < fields.size(); ++i) copy_schema(fields[i], &p->children[i]);
+  fill_schema(p, "+s", "", nullptr, 0, out);
+}
+
+constexpr uint64_t kEngineFooterRead = uint64_t{16} << 10;
+
+Error cancelled_error() { return make_error(ErrorCode::kInvalidArgument, "scan cancelled"); }
+
+}  // namespace
+
+// ---- the state -----------------------------------------------------------------
+
+struct Scanner::State {
+  enum class FilePhase : uint8_t { kIdle, kTailAsked, kBodyAsked, kReady };
+  struct File {
+    ScanPlanFile spec;
+    FilePhase phase = FilePhase::kIdle;
+    std::shared_ptr<const FileMetaData> meta;
+    std::vector<int> leaves;          // per plan column
+    std::vector<int> footer_requests;
+    std::vector<Piece> footer_pieces;  // kept while filtered units of the file may read the footer
+    int64_t footer_held = 0;          // bytes of footer_pieces charged
+    bool units_made = false;
+    bool v2_always_compressed = false;
+    bool parquet_mr_816 = false;
+  };
+  enum class UnitPhase : uint8_t { kPlanned, kWaiting, kReady, kDecoding, kDecoded, kDone, kFailed };
+  struct Unit {
+    int32_t file = 0;
+    int32_t row_group = 0;
+    UnitPhase phase = UnitPhase::kPlanned;
+    // Bytes counted against readahead while not decoded: the projected
+    // chunks' compressed bytes (fed) plus their uncompressed bytes (about
+    // what they decode to), from the footer.
+    int64_t estimate = 0;
+    int64_t chunk_bytes = 0;  // the projected chunks' compressed bytes
+    std::vector<int> requests;
+    int rounds = 0;  // engine runs (filtered)
+    // Decoded ahead of the consumer and refused by the budget (the units
+    // before it hold the memory): decoded again once it is the next unit.
+    bool deferred = false;
+    std::shared_ptr<Holder> holder;
+    int64_t rows = 0, next_row = 0;
+    int64_t decoded_charge = 0;  // charged to the budget until the last batch is taken
+    Error error;
+  };
+
+  ScanPlan plan;
+  ScannerOptions opts;
+  std::shared_ptr<MemoryBudget> budget;
+  int64_t readahead = 0;
+
+  mutable std::mutex mu;
+  std::condition_variable cv;
+  uint64_t changes = 0;
+  bool cancelled = false;
+  bool failed = false;
+  Error error;
+
+  std::vector<File> files;
+  std::vector<Request> requests;
+  std::vector<std::vector<int>> file_requests;  // open requests per file
+  std::vector<Unit> units;                      // in file, then row group order
+  size_t next_file_for_units = 0;
+  size_t head = 0;  // first unit not done
+  ScannerStats stats;
+
+  void changed() {
+    ++changes;
+    cv.notify_all();
+  }
+
+  void set_failed(Error e) {
+    if (failed) return;
+    failed = true;
+    error = std::move(e);
+    release_all();
+    changed();
+  }
+
+  void release_request(Request& r) {
+    int64_t n = 0;
+    for (const Piece& p : r.pieces) n += static_cast<int64_t>(p.bytes->size());
+    if (n) budget->release(n);
+    r.pieces.clear();
+    auto& open = file_requests[static_cast<size_t>(r.file)];
+    const int id = static_cast<int>(&r - requests.data());
+    open.erase(std::remove(open.begin(), open.end(), id), open.end());
+  }
+
+  void release_unit(Unit& u) {
+    for (int id : u.requests) release_request(requests[static_cast<size_t>(id)]);
+    if (u.decoded_charge) budget->release(u.decoded_charge);
+    u.decoded_charge = 0;
+    u.holder.reset();
+  }
+
+  void release_all() {
+    for (auto& u : units) release_unit(u);
+    for (auto& f : files) {
+      if (f.footer_held) budget->release(f.footer_held);
+      f.footer_held = 0;
+      f.footer_pieces.clear();
+    }
+    for (auto& r : requests) {
+      if (!r.pieces.empty()) release_request(r);
+    }
+  }
+
+  int new_request(int32_t file, uint64_t offset, uint64_t length, int unit) {
+    Request r;
+    r.file = file;
+    r.offset = offset;
+    r.length = length;
+    r.unit = unit;
+    requests.push_back(std::move(r));
+    const int id = static_cast<int>(requests.size() - 1);
+    file_requests[static_cast<size_t>(file)].push_back(id);
+    return id;
+  }
+
+  std::string rg_where(const Unit& u) const {
+    return files[static_cast<size_t>(u.file)].spec.name + ": row group " + std::to_string(u.row_group);
+  }
+
+  int64_t held() const {
+    int64_t n = 0;
+    for (size_t i = head; i < units.size(); ++i) {
+      const Unit& u = units[i];
+      if (u.phase == UnitPhase::kPlanned || u.phase == UnitPhase::kDone || u.phase == UnitPhase::kFailed) continue;
+      n += u.phase == UnitPhase::kDecoded ? u.decoded_charge : u.estimate;
+    }
+    return n;
+  }
+
+  // ---- footers ----
+
+  Status footer_ready(size_t fi, std::shared_ptr<const FileMetaData> meta) {
+    File& f = files[fi];
+    f.meta = std::move(meta);
+    f.phase = FilePhase::kReady;
+    const FileMetaData& m = *f.meta;
+    f.v2_always_compressed = v2_pages_always_compressed(m.created_by);
+    f.parquet_mr_816 = parquet_mr_before_1_2_9(m.created_by);
+    f.leaves.clear();
+    for (const ScanColumn& c : plan.columns) {
+      const int leaf = m.find_column(c.name);
+      if (leaf < 0) return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": no column '" + c.name + "'");
+      const std::string problem = flat_column_problem(m, leaf);
+      if (!problem.empty()) return make_error(ErrorCode::kUnsupported, f.spec.name + ": " + problem);
+      f.leaves.push_back(leaf);
+    }
+    if (f.spec.all_row_groups) {
+      f.spec.row_groups.clear();
+      for (size_t g = 0; g < m.row_groups.size(); ++g) f.spec.row_groups.push_back(static_cast<int32_t>(g));
+    }
+    for (int32_t g : f.spec.row_groups) {
+      if (g < 0 || static_cast<size_t>(g) >= m.row_groups.size()) {
+        return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": no row group " + std::to_string(g) + " (the file has " +
+                                                           std::to_string(m.row_groups.size()) + ")");
+      }
+    }
+    if (!plan.filter.active) {
+      // Unfiltered units never read the footer again.
+      if (f.footer_held) budget->release(f.footer_held);
+      f.footer_held = 0;
+      f.footer_pieces.clear();
+    }
+    make_units();
+    return Status::Ok();
+  }
+
+  // Units of the files whose footers are in, in plan order.
+  void make_units() {
+    while (next_file_for_units < files.size() && files[next_file_for_units].phase == FilePhase::kReady) {
+      File& f = files[next_file_for_units];
+      const FileMetaData& m = *f.meta;
+      for (int32_t g : f.spec.row_groups) {
+        Unit u;
+        u.file = static_cast<int32_t>(next_file_for_units);
+        u.row_group = g;
+        const RowGroup& rg = m.row_groups[static_cast<size_t>(g)];
+        for (int leaf : f.leaves) {
+          if (static_cast<size_t>(leaf) >= rg.columns.size()) continue;
+          const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
+          u.chunk_bytes += std::max<int64_t>(0, c.total_compressed_size);
+          u.estimate += std::max<int64_t>(0, c.total_compressed_size) + std::max<int64_t>(0, c.total_uncompressed_size);
+        }
+        units.push_back(std::move(u));
+        ++stats.units;
+      }
+      f.units_made = true;
+      // A filtered file whose units are all done no longer needs its footer
+      // bytes: dropped in unit_done().
+      ++next_file_for_units;
+    }
+  }
+
+  Status tail_fed(size_t fi) {
+    File& f = files[fi];
+    const uint64_t size = f.spec.size;
+    std::vector<Piece> pieces;
+    for (int id : f.footer_requests) {
+      for (const Piece& p : requests[static_cast<size_t>(id)].pieces) pieces.push_back(p);
+    }
+    int64_t held = 0;
+    for (const Piece& p : pieces) held += static_cast<int64_t>(p.bytes->size());
+    // The requests' charges move to the file's footer.
+    for (int id : f.footer_requests) {
+      Request& r = requests[static_cast<size_t>(id)];
+      r.pieces.clear();
+      auto& open = file_requests[fi];
+      open.erase(std::remove(open.begin(), open.end(), id), open.end());
+    }
+    f.footer_requests.clear();
+    f.footer_pieces.insert(f.footer_pieces.end(), pieces.begin(), pieces.end());
+    f.footer_held += held;
+    std::vector<uint8_t> scratch;
+    const uint8_t* last8 = nullptr;
+    if (size < 8 || !view_of(f.footer_pieces, size - 8, 8, &scratch, &last8)) {
+      return make_error(ErrorCode::kTruncated, f.spec.name + ": " + std::to_string(size) + " bytes: too small for a Parquet file");
+    }
+    auto len = parse_trailer(last8, size);
+    if (!len.ok()) return make_error(len.error().code, f.spec.name + ": " + len.error().message);
+    const uint64_t begin = size - 8 - *len;
+    const uint8_t* body = nullptr;
+    std::vector<uint8_t> scratch2;
+    if (!view_of(f.footer_pieces, begin, *len, &scratch2, &body)) {
+      if (f.phase == FilePhase::kBodyAsked) {
+        return make_error(ErrorCode::kCorrupt, f.spec.name + ": footer bytes missing after they were fed");
+      }
+      uint64_t have = size;
+      for (const Piece& p : f.footer_pieces) have = std::min(have, p.offset);
+      f.footer_requests.push_back(new_request(static_cast<int32_t>(fi), begin, have - begin, -1));
+      f.phase = FilePhase::kBodyAsked;
+      return Status::Ok();
+    }
+    auto meta = parse_file_metadata(body, *len, begin, opts.limits);
+    if (!meta.ok()) return make_error(meta.error().code, f.spec.name + ": " + meta.error().message);
+    return footer_ready(fi, std::make_shared<const FileMetaData>(std::move(meta).value()));
+  }
+
+  // ---- units ----
+
+  // Asks for an unfiltered unit's column chunks.
+  Status admit_plain(size_t ui) {
+    Unit& u = units[ui];
+    const File& f = files[static_cast<size_t>(u.file)];
+    const FileMetaData& m = *f.meta;
+    const RowGroup& rg = m.row_groups[static_cast<size_t>(u.row_group)];
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    if (rg.num_rows > 0) {
+      for (size_t k = 0; k < f.leaves.size(); ++k) {
+        uint64_t b = 0, n = 0;
+        PQFAST_RETURN_IF_ERROR(chunk_span(u, f.leaves[k], &b, &n));
+        if (n) spans.emplace_back(b, b + n);
+      }
+    }
+    int64_t asked = 0;
+    for (const auto& [b, e] : coalesce(std::move(spans), opts.coalesce_gap)) {
+      u.requests.push_back(new_request(u.file, b, e - b, static_cast<int>(ui)));
+      asked += static_cast<int64_t>(e - b);
+    }
+    u.estimate = std::max(u.estimate, asked);
+    u.phase = u.requests.empty() ? UnitPhase::kReady : UnitPhase::kWaiting;
+    return Status::Ok();
+  }
+
+  // Where a chunk's pages lie, checked against the file (as the column reader checks).
+  Status chunk_span(const Unit& u, int leaf, uint64_t* begin, uint64_t* len) const {
+    const File& f = files[static_cast<size_t>(u.file)];
+    const FileMetaData& m = *f.meta;
+    const RowGroup& rg = m.row_groups[static_cast<size_t>(u.row_group)];
+    const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
+    const std::string w = rg_where(u) + ", column '" + d.dotted_path + "'";
+    if (static_cast<size_t>(leaf) >= rg.columns.size()) {
+      return make_error(ErrorCode::kCorrupt, w + ": the row group has only " + std::to_string(rg.columns.size()) + " column chunks");
+    }
+    const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
+    if (c.encrypted || !c.has_meta_data) return make_error(ErrorCode::kUnsupported, w + ": encrypted column chunk");
+    if (!c.file_path.empty()) return make_error(ErrorCode::kUnsupported, w + ": column chunk in another file (" + c.file_path + ")");
+    if (c.type != d.physical_type) {
+      return make_error(ErrorCode::kCorrupt, w + ": chunk type " + physical_type_name(c.type) + " differs from the schema's " +
+                                                 physical_type_name(d.physical_type));
+    }
+    int64_t start = c.data_page_offset;
+    if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
+    const int64_t n = c.total_compressed_size;
+    const uint64_t size = f.spec.size;
+    if (start < 0 || n < 0 || static_cast<uint64_t>(start) > size || static_cast<uint64_t>(n) > size - static_cast<uint64_t>(start)) {
+      return make_error(ErrorCode::kCorrupt, w + ": column chunk at byte " + std::to_string(start) + " of " + std::to_string(n) +
+                                                 " bytes lies outside the " + std::to_string(size) + "-byte file");
+    }
+    uint64_t read = static_cast<uint64_t>(n);
+    if (f.parquet_mr_816) read += std::min<uint64_t>(100, size - static_cast<uint64_t>(start + n));  // PARQUET-816
+    *begin = static_cast<uint64_t>(start);
+    *len = read;
+    return Status::Ok();
+  }
+
+  void unit_failed(Unit& u, Error e) {
+    u.phase = UnitPhase::kFailed;
+    u.error = std::move(e);
+    release_unit(u);
+  }
+
+  void unit_done(size_t ui) {
+    Unit& u = units[ui];
+    u.phase = UnitPhase::kDone;
+    release_unit(u);
+    // The last unit of a filtered file drops the file's footer bytes.
+    File& f = files[static_cast<size_t>(u.file)];
+    if (ui + 1 == units.size() || units[ui + 1].file != u.file) {
+      if (f.footer_held) budget->release(f.footer_held);
+      f.footer_held = 0;
+      f.footer_pieces.clear();
+    }
+  }
+
+  // Plans the units that readahead allows, in order (their ranges are
+  // asked by needs()).
+  void admit() {
+    int64_t held_now = held();
+    for (size_t ui = head; ui < units.size(); ++ui) {
+      Unit& u = units[ui];
+      if (u.phase != UnitPhase::kPlanned) continue;
+      if (u.chunk_bytes > budget->limit()) {
+        unit_failed(u, make_error(ErrorCode::kMemoryLimit,
+                                  rg_where(u) + ": the row group's " + format_bytes(u.chunk_bytes) +
+                                      " of projected column chunks do not fit the memory limit of " +
+                                      format_bytes(budget->limit())));
+        return;
+      }
+      if (held_now > 0 && held_now + u.estimate > readahead) return;
+      if (opts.max_units_ahead > 0 && started_not_done() >= opts.max_units_ahead) return;
+      ++stats.units_started;
+      if (plan.filter.active) {
+        u.phase = UnitPhase::kReady;  // the engine's first run says what it reads
+      } else {
+        Status st = admit_plain(ui);
+        if (!st.ok()) {
+          unit_failed(u, st.error());
+          return;
+        }
+      }
+      held_now += u.estimate;
+      stats.peak_held = std::max(stats.peak_held, held_now);
+    }
+  }
+
+  int started_not_done() const {
+    int n = 0;
+    for (size_t i = head; i < units.size(); ++i) {
+      const UnitPhase p = units[i].phase;
+      if (p != UnitPhase::kPlanned && p != UnitPhase::kDone) ++n;
+    }
+    return n;
+  }
+
+  bool all_fed(const Unit& u) const {
+    for (int id : u.requests) {
+      if (!requests[static_cast<size_t>(id)].complete()) return false;
+    }
+    return true;
+  }
+};
+
+// ---- decoding (outside the lock) ----------------------------------------------
+
+namespace {
+
+struct DecodeJob {
+  bool filtered = false;
+  std::string file_name;
+  uint64_t file_size = 0;
+  int32_t file_index = 0;
+  int32_t row_group = 0;
+  std::shared_ptr<const FileMetaData> meta;
+  std::vector<int> leaves;
+  std::vector<Piece> pieces;  // the unit's (and, filtered, the footer's) bytes
+  std::vector<ScanColumn> columns;
+  ScanFilter filter;
+  ScannerOptions opts;
+  bool v2_always_compressed = false;
+  bool parquet_mr_816 = false;
+  std::shared_ptr<MemoryBudget> budget;  // this unit's, sized to what the scan's budget had left
+};
+
+struct DecodeOutcome {
+  Error error{ErrorCode::kOk, {}};
+  std::vector<ColumnArray> columns;
+  int64_t rows = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> missing;  // filtered: ranges still needed
+};
+
+DecodeOutcome decode_plain(const DecodeJob& j) {
+  DecodeOutcome out;
+  const FileMetaData& m = *j.meta;
+  const RowGroup& rg = m.row_groups[static_cast<size_t>(j.row_group)];
+  out.rows = rg.num_rows;
+  for (size_t k = 0; k < j.leaves.size(); ++k) {
+    const int leaf = j.leaves[k];
+    const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
+    const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
+    const std::string where = j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + d.dotted_path + "'";
+    ColumnReadOptions o = j.columns[k].options;
+    o.budget = j.budget;
+    o.v2_always_compressed = o.v2_always_compressed || j.v2_always_compressed;
+    const uint8_t* bytes = nullptr;
+    std::vector<uint8_t> scratch;
+    uint64_t start = 0, len = 0;
+    if (rg.num_rows > 0) {
+      int64_t s = c.data_page_offset;
+      if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < s) s = c.dictionary_page_offset;
+      start = static_cast<uint64_t>(s);
+      len = static_cast<uint64_t>(c.total_compressed_size);
+      if (j.parquet_mr_816) len += std::min<uint64_t>(100, j.file_size - (start + len));
+      if (!view_of(j.pieces, start, len, &scratch, &bytes)) {
+        out.error = make_error(ErrorCode::kInvalidArgument, where + ": chunk bytes not fed");
+        return out;
+      }
+    }
+    auto col = decode_column_chunk(bytes, static_cast<size_t>(len), start, d, c.codec, rg.num_rows, o, where);
+    if (!col.ok()) {
+      out.error = col.error();
+      return out;
+    }
+    if (col->length() != rg.num_rows) {
+      out.error = make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(col->length()) + " values for " +
+                                                      std::to_string(rg.num_rows) + " rows");
+      return out;
+    }
+    out.columns.push_back(std::move(col).value());
+  }
+  return out;
+}
+
+DecodeOutcome decode_filtered(const DecodeJob& j) {
+  DecodeOutcome out;
+  FedFile file(j.file_name, j.file_size, j.pieces);
+  ScanOptions o;
+  o.threads = 1;
+  o.cache_footers = false;
+  o.use_statistics = j.opts.use_statistics;
+  o.use_bloom = j.opts.use_bloom;
+  o.use_dictionary = j.opts.use_dictionary;
+  o.use_page_index = j.opts.use_page_index;
+  o.row_groups = {j.row_group};
+  o.limits = j.opts.limits;
+  o.budget = j.budget;
+  auto r = scan_file(file, j.file_index, j.columns, j.filter, o);
+  if (!r.ok()) {
+    if (r.error().code == ErrorCode::kNotFetched) {
+      out.missing = file.missing();
+      if (!out.missing.empty()) return out;
+    }
+    out.error = r.error();
+    return out;
+  }
+  for (auto& p : r->pieces) {
+    if (p.row_group != j.row_group) continue;
+    out.rows = p.num_rows;
+    out.columns = std::move(p.columns);
+  }
+  return out;
+}
+
+DecodeOutcome run_decode(const DecodeJob& j) {
+  try {
+    return j.filtered ? decode_filtered(j) : decode_plain(j);
+  } catch (const std::bad_alloc&) {
+    DecodeOutcome o;
+    o.error = make_error(ErrorCode::kMemoryLimit, j.file_name + ": row group " + std::to_string(j.row_group) + ": out of memory");
+    return o;
+  } catch (const std::exception& e) {
+    DecodeOutcome o;
+    o.error = make_error(ErrorCode::kInvalidArgument, j.file_name + ": row group " + std::to_string(j.row_group) + ": " + e.what());
+    return o;
+  }
+}
+
+}  // namespace
+
+// ---- Scanner ------------------------------------------------------------------------
+
+Scanner::Scanner(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+Scanner::~Scanner() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->release_all();
+}
+
+Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions options) {
+  if (options.batch_size <= 0) {
+    return make_error(ErrorCode::kInvalidArgument, "batch_size must be a positive number of rows, not " + std::to_string(options.batch_size));
+  }
+  if (options.footer_tail < 8) options.footer_tail = 8;
+  // Filtered units run the scan engine, which reads a footer with one
+  // speculative read of the file's last 16 KiB (read_file_metadata): a tail
+  // that holds it is kept for them, instead of each unit asking it again.
+  if (plan.filter.active) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
+  if (options.footers_ahead < 1) options.footers_ahead = 1;
+  auto st = std::make_unique<State>();
+  st->budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
+  st->readahead = options.readahead_bytes > 0 ? options.readahead_bytes : std::max<int64_t>(1, st->budget->limit() / 2);
+  st->opts = std::move(options);
+  st->plan = std::move(plan);
+  st->files.resize(st->plan.files.size());
+  st->file_requests.resize(st->plan.files.size());
+  for (size_t i = 0; i < st->plan.files.size(); ++i) {
+    st->files[i].spec = st->plan.files[i];
+    if (st->plan.files[i].footer) {
+      Status s = st->footer_ready(i, st->plan.files[i].footer);
+      if (!s.ok()) return s.error();
+    }
+  }
+  return std::unique_ptr<Scanner>(new Scanner(std::move(st)));
+}
+
+std::vector<FileRange> Scanner::needs() {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  std::vector<FileRange> out;
+  if (s.cancelled || s.failed) return out;
+  auto ask = [&](int id) {
+    Request& r = s.requests[static_cast<size_t>(id)];
+    if (r.asked) return;
+    r.asked = true;
+    out.push_back({r.file, r.offset, r.length});
+    ++s.stats.ranges_asked;
+    s.stats.bytes_asked += static_cast<int64_t>(r.length);
+  };
+  // Footers: of the next file to plan, and a few after it.
+  const size_t last = std::min(s.files.size(), s.next_file_for_units + static_cast<size_t>(s.opts.footers_ahead));
+  for (size_t fi = s.next_file_for_units; fi < last; ++fi) {
+    State::File& f = s.files[fi];
+    if (f.phase == State::FilePhase::kIdle) {
+      const uint64_t n = std::min<uint64_t>(f.spec.size, s.opts.footer_tail);
+      if (f.spec.size < 12) {
+        s.set_failed(make_error(ErrorCode::kTruncated, f.spec.name + ": " + std::to_string(f.spec.size) +
+                                                           " bytes: too small for a Parquet file"));
+        return {};
+      }
+      f.footer_requests.push_back(s.new_request(static_cast<int32_t>(fi), f.spec.size - n, n, -1));
+      f.phase = State::FilePhase::kTailAsked;
+    }
+    for (int id : f.footer_requests) ask(id);
+  }
+  // Units, in order, while readahead allows.
+  s.admit();
+  for (size_t ui = s.head; ui < s.units.size(); ++ui) {
+    const State::Unit& u = s.units[ui];
+    if (u.phase == State::UnitPhase::kPlanned) break;
+    for (int id : u.requests) ask(id);
+  }
+  return out;
+}
+
+Status Scanner::feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes) {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.cancelled) return cancelled_error();
+  if (s.failed) return s.error;
+  if (file < 0 || static_cast<size_t>(file) >= s.files.size()) {
+    return make_error(ErrorCode::kInvalidArgument, "feed: no file " + std::to_string(file) + " in the plan of " +
+                                                       std::to_string(s.files.size()));
+  }
+  State::File& f = s.files[static_cast<size_t>(file)];
+  const uint64_t n = bytes.size();
+  if (offset > f.spec.size || n > f.spec.size - offset) {
+    return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": " + std::to_string(n) + " bytes fed at byte " +
+                                                       std::to_string(offset) + " pass the end of the " +
+                                                       std::to_string(f.spec.size) + "-byte file");
+  }
+  if (n == 0) return Status::Ok();
+  // The open request that holds the piece and has none of its bytes yet.
+  Request* target = nullptr;
+  for (int id : s.file_requests[static_cast<size_t>(file)]) {
+    Request& r = s.requests[static_cast<size_t>(id)];
+    if (!r.asked || offset < r.offset || offset + n > r.offset + r.length) continue;
+    bool overlaps = false;
+    for (const Piece& p : r.pieces) {
+      if (offset < p.offset + p.bytes->size() && p.offset < offset + n) overlaps = true;
+    }
+    if (!overlaps) {
+      target = &r;
+      break;
+    }
+  }
+  if (!target) {
+    return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": bytes " + std::to_string(offset) + "+" +
+                                                       std::to_string(n) + " were not asked for (or were fed already)");
+  }
+  // Bytes of an asked range were admitted under readahead: charged as they
+  // are (refusing them now would only fail a scan that fits). A footer
+  // (asked before any unit) past the whole limit is refused.
+  if (target->unit < 0 && !s.budget->try_charge(static_cast<int64_t>(n))) {
+    Error e = make_error(ErrorCode::kMemoryLimit, f.spec.name + ": " + format_bytes(static_cast<int64_t>(n)) +
+                                                      " of footer fed pass the scan's memory limit of " +
+                                                      format_bytes(s.budget->limit()) + " (" +
+                                                      format_bytes(s.budget->used()) + " held)");
+    s.set_failed(e);
+    return e;
+  }
+  if (target->unit >= 0) s.budget->force_charge(static_cast<int64_t>(n));
+  target->pieces.push_back({offset, std::make_shared<const std::vector<uint8_t>>(std::move(bytes))});
+  target->fed += n;
+  s.stats.bytes_fed += static_cast<int64_t>(n);
+  if (target->complete()) {
+    if (target->unit < 0) {
+      Status st = s.tail_fed(static_cast<size_t>(file));
+      if (!st.ok()) {
+        s.set_failed(st.error());
+        return st;
+      }
+    } else {
+      State::Unit& u = s.units[static_cast<size_t>(target->unit)];
+      if (u.phase == State::UnitPhase::kWaiting && s.all_fed(u)) u.phase = State::UnitPhase::kReady;
+    }
+  }
+  s.changed();
+  return Status::Ok();
+}
+
+namespace {
+
+// Takes unit `ui` (kReady) for decoding: builds its job under the lock.
+DecodeJob job_for(Scanner::State& s, size_t ui) {
+  Scanner::State::Unit& u = s.units[ui];
+  const Scanner::State::File& f = s.files[static_cast<size_t>(u.file)];
+  DecodeJob j;
+  j.filtered = s.plan.filter.active;
+  j.file_name = f.spec.name;
+  j.file_size = f.spec.size;
+  j.file_index = u.file;
+  j.row_group = u.row_group;
+  j.meta = f.meta;
+  j.leaves = f.leaves;
+  for (int id : u.requests) {
+    for (const Piece& p : s.requests[static_cast<size_t>(id)].pieces) j.pieces.push_back(p);
+  }
+  if (j.filtered) j.pieces.insert(j.pieces.end(), f.footer_pieces.begin(), f.footer_pieces.end());
+  j.columns = s.plan.columns;
+  j.filter = s.plan.filter;
+  j.opts = s.opts;
+  j.v2_always_compressed = f.v2_always_compressed;
+  j.parquet_mr_816 = f.parquet_mr_816;
+  j.budget = MemoryBudget::make(std::max<int64_t>(1, s.budget->limit() - s.budget->used()));
+  u.phase = Scanner::State::UnitPhase::kDecoding;
+  return j;
+}
+
+// Stores what decoding unit `ui` gave.
+void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutcome&& o) {
+  using UnitPhase = Scanner::State::UnitPhase;
+  Scanner::State::Unit& u = s.units[ui];
+  if (s.cancelled || s.failed) return;
+  if (o.error.code != ErrorCode::kOk) {
+    if (o.error.code == ErrorCode::kMemoryLimit && ui != s.head) {
+      u.phase = UnitPhase::kReady;
+      u.deferred = true;
+      s.changed();
+      return;
+    }
+    s.unit_failed(u, std::move(o.error));
+    s.changed();
+    return;
+  }
+  if (!o.missing.empty()) {
+    ++s.stats.engine_runs;
+    if (++u.rounds > 32) {
+      s.unit_failed(u, make_error(ErrorCode::kLimitExceeded, s.rg_where(u) + ": the scan engine still asks for bytes after 32 rounds"));
+      s.changed();
+      return;
+    }
+    uint64_t asked = 0;
+    for (const auto& [b, e] : coalesce([&] {
+           std::vector<std::pair<uint64_t, uint64_t>> v;
+           for (const auto& [off, n] : o.missing) v.emplace_back(off, off + n);
+           return v;
+         }(), s.opts.coalesce_gap)) {
+      u.requests.push_back(s.new_request(u.file, b, e - b, static_cast<int>(ui)));
+      asked += e - b;
+    }
+    u.estimate = std::max<int64_t>(u.estimate, static_cast<int64_t>(asked));
+    u.phase = UnitPhase::kWaiting;
+    s.changed();
+    return;
+  }
+  if (j.filtered) ++s.stats.engine_runs;
+  // Fed bytes go back to the budget; the decoded columns take their place.
+  for (int id : u.requests) s.release_request(s.requests[static_cast<size_t>(id)]);
+  u.requests.clear();
+  u.decoded_charge = j.budget->used();
+  s.budget->force_charge(u.decoded_charge);
+  auto h = std::make_shared<Holder>();
+  h->arrays.resize(o.columns.size());
+  h->schemas.resize(o.columns.size());
+  for (size_t k = 0; k < o.columns.size(); ++k) {
+    std::move(o.columns[k]).export_to(&h->arrays[k], &h->schemas[k], s.plan.columns[k].name);
+  }
+  u.holder = std::move(h);
+  u.rows = o.rows;
+  u.next_row = 0;
+  u.phase = UnitPhase::kDecoded;
+  ++s.stats.units_decoded;
+  s.changed();
+}
+
+}  // namespace
+
+bool Scanner::run_task() {
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (s.cancelled || s.failed) return false;
+  size_t ui = s.units.size();
+  for (size_t i = s.head; i < s.units.size(); ++i) {
+    if (s.units[i].phase == State::UnitPhase::kReady && (!s.units[i].deferred || i == s.head)) {
+      ui = i;
+      break;
+    }
+    if (s.units[i].phase == State::UnitPhase::kPlanned) break;
+  }
+  if (ui == s.units.size()) return false;
+  DecodeJob j = job_for(s, ui);
+  lock.unlock();
+  DecodeOutcome o = run_decode(j);
+  lock.lock();
+  store_outcome(s, ui, j, std::move(o));
+  return true;
+}
+
+Result<ScanStep> Scanner::next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin) {
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  for (;;) {
+    if (s.cancelled) return cancelled_error();
+    if (s.failed) return s.error;
+    if (s.head >= s.units.size()) {
+      if (s.next_file_for_units >= s.files.size()) return ScanStep::kEnd;
+      return ScanStep::kNeedData;
+    }
+    State::Unit& u = s.units[s.head];
+    switch (u.phase) {
+      case State::UnitPhase::kDone:
+        ++s.head;
+        continue;
+      case State::UnitPhase::kFailed:
+        s.set_failed(u.error);
+        return s.error;
+      case State::UnitPhase::kDecoded: {
+        if (u.next_row >= u.rows) {
+          s.unit_done(s.head);
+          ++s.head;
+          s.changed();
+          continue;
+        }
+        const int64_t n = std::min<int64_t>(s.opts.batch_size, u.rows - u.next_row);
+        make_batch(u.holder, u.next_row, n, array);
+        struct_schema(u.holder->schemas, schema);
+        if (origin) *origin = {u.file, u.row_group, n};
+        u.next_row += n;
+        ++s.stats.batches;
+        s.stats.rows += n;
+        if (u.next_row >= u.rows) {
+          s.unit_done(s.head);
+          ++s.head;
+        }
+        s.changed();
+        return ScanStep::kBatch;
+      }
+      case State::UnitPhase::kReady: {
+        const size_t ui = s.head;
+        DecodeJob j = job_for(s, ui);
+        lock.unlock();
+        DecodeOutcome o = run_decode(j);
+        lock.lock();
+        store_outcome(s, ui, j, std::move(o));
+        continue;
+      }
+      case State::UnitPhase::kPlanned:
+        s.admit();
+        if (u.phase == State::UnitPhase::kPlanned) return ScanStep::kNeedData;
+        continue;
+      default:
+        return ScanStep::kNeedData;
+    }
+  }
+}
+
+Result<ScanStep> Scanner::schema(ArrowSchema* out) {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.failed) return s.error;
+  std::vector<ArrowSchema> fields;
+  if (!s.files.empty()) {
+    const State::File& f = s.files[0];
+    if (f.phase != State::FilePhase::kReady) return ScanStep::kNeedData;
+    const FileMetaData& m = *f.meta;
+    for (size_t k = 0; k < f.leaves.size(); ++k) {
+      ColumnReadOptions o = s.plan.columns[k].options;
+      o.budget = s.budget;
+      o.dictionary_values = nullptr;
+      auto col = decode_column_chunk(nullptr, 0, 0, m.columns[static_cast<size_t>(f.leaves[k])], 0, 0, o, f.spec.name);
+      if (!col.ok()) {
+        for (auto& sc : fields) sc.release(&sc);
+        return col.error();
+      }
+      ArrowArray a;
+      fields.emplace_back();
+      std::move(col).value().export_to(&a, &fields.back(), s.plan.columns[k].name);
+      a.release(&a);
+    }
+  }
+  struct_schema(fields, out);
+  for (auto& sc : fields) sc.release(&sc);
+  return ScanStep::kBatch;
+}
+
+void Scanner::cancel() {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  if (s.cancelled) return;
+  s.cancelled = true;
+  s.release_all();
+  s.changed();
+}
+
+void Scanner::fail(Error error) {
+  State& s = *state_;
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.set_failed(std::move(error));
+}
+
+uint64_t Scanner::changes() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->changes;
+}
+
+void Scanner::wait_for_change(uint64_t seen, int64_t timeout_ms) {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->cv.wait_for(lock, std::chrono::milliseconds(timeout_ms), [&] { return state_->changes != seen; });
+}
+
+ScannerStats Scanner::stats() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->stats;
+}
+
+const std::shared_ptr<MemoryBudget>& Scanner::budget() const { return state_->budget; }
+
+int64_t Scanner::held_bytes() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->held();
+}
+
+// ---- LocalScan ----------------------------------------------------------------------
+
+Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions options, int threads) {
+  std::unique_ptr<LocalScan> ls(new LocalScan());
+  ls->files_.resize(plan.files.size());
+  for (size_t i = 0; i < plan.files.size(); ++i) {
+    ls->paths_.push_back(plan.files[i].name);
+    if (plan.files[i].size == 0) {
+      auto f = LocalFile::open_for_reading(plan.files[i].name);
+      if (!f.ok()) return f.error();
+      plan.files[i].size = (*f)->size();
+      ls->files_[i] = std::move(f).value();
+    }
+  }
+  auto s = Scanner::make(std::move(plan), std::move(options));
+  if (!s.ok()) return s.error();
+  ls->scanner_ = std::move(s).value();
+  if (threads == 0) threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  for (int t = 0; t < threads; ++t) ls->threads_.emplace_back([p = ls.get()] { p->worker(); });
+  return ls;
+}
+
+LocalScan::~LocalScan() {
+  cancel();
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void LocalScan::cancel() {
+  stop_.store(true);
+  if (scanner_) scanner_->cancel();
+}
+
+bool LocalScan::step_io_or_decode() {
+  if (scanner_->run_task()) return true;
+  std::vector<FileRange> rs = scanner_->needs();
+  if (rs.empty()) return false;
+  for (const FileRange& r : rs) {
+    if (stop_.load()) return true;
+    LocalFile* f = nullptr;
+    {
+      std::lock_guard<std::mutex> lock(files_mu_);
+      auto& slot = files_[static_cast<size_t>(r.file)];
+      if (!slot) {
+        auto opened = LocalFile::open_for_reading(paths_[static_cast<size_t>(r.file)]);
+        if (!opened.ok()) {
+          scanner_->fail(opened.error());
+          return true;
+        }
+        slot = std::move(opened).value();
+      }
+      f = slot.get();
+    }
+    std::vector<uint8_t> buf(static_cast<size_t>(r.length));
+    Status st = f->read_at(r.offset, buf.size(), buf.data());
+    if (!st.ok()) {
+      scanner_->fail(st.error());
+      return true;
+    }
+    st = scanner_->feed(r.file, r.offset, std::move(buf));
+    if (!st.ok()) {
+      scanner_->fail(st.error());
+      return true;
+    }
+  }
+  return true;
+}
+
+void LocalScan::worker() {
+  while (!stop_.load()) {
+    try {
+      const uint64_t seen = scanner_->changes();
+      if (!step_io_or_decode()) scanner_->wait_for_change(seen, 20);
+    } catch (const std::bad_alloc&) {
+      scanner_->fail(make_error(ErrorCode::kMemoryLimit, "local scan: out of memory"));
+      return;
+    } catch (const std::exception& e) {
+      scanner_->fail(make_error(ErrorCode::kInvalidArgument, std::string("local scan: ") + e.what()));
+      return;
+    }
+  }
+}
+
+Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin) {
+  for (;;) {
+    const uint64_t seen = scanner_->changes();
+    auto r = scanner_->next_batch(array, schema, origin);
+    if (!r.ok() || *r != ScanStep::kNeedData) return r;
+    if (threads_.empty()) {
+      if (!step_io_or_decode()) {
+        return make_error(ErrorCode::kInvalidArgument, "local scan: the scanner waits for bytes it does not ask for");
+      }
+      continue;
+    }
+    scanner_->wait_for_change(seen, 20);
+  }
+}
+
+Status LocalScan::schema(ArrowSchema* out) {
+  for (;;) {
+    const uint64_t seen = scanner_->changes();
+    auto r = scanner_->schema(out);
+    if (!r.ok()) return r.error();
+    if (*r != ScanStep::kNeedData) return Status::Ok();
+    if (threads_.empty()) {
+      if (!step_io_or_decode()) {
+        return make_error(ErrorCode::kInvalidArgument, "local scan: the scanner waits for bytes it does not ask for");
+      }
+      continue;
+    }
+    scanner_->wait_for_change(seen, 20);
+  }
+}
+
+namespace {
+
+struct StreamPrivate {
+  std::shared_ptr<LocalScan> scan;
+  std::string last_error;
+  bool has_requested = false;
+  ArrowSchema requested{};  // a copy of the consumer's schema, when given
+  ~StreamPrivate() {
+    if (has_requested && requested.release) requested.release(&requested);
+  }
+};
+
+int stream_errno(const Error& e) { return e.code == ErrorCode::kMemoryLimit ? ENOMEM : e.code == ErrorCode::kInvalidArgument ? EINVAL : EIO; }
+
+int stream_get_schema(ArrowArrayStream* s, ArrowSchema* out) {
+  auto* p = static_cast<StreamPrivate*>(s->private_data);
+  try {
+    if (p->has_requested) {
+      copy_schema(p->requested, out);
+      return 0;
+    }
+    Status st = p->scan->schema(out);
+    if (st.ok()) return 0;
+    p->last_error = st.error().to_string();
+    return stream_errno(st.error());
+  } catch (const std::exception& e) {
+    p->last_error = e.what();
+    return EIO;
+  }
+}
+
+int stream_get_next(ArrowArrayStream* s, ArrowArray* out) {
+  auto* p = static_cast<StreamPrivate*>(s->private_data);
+  try {
+    ArrowSchema schema;
+    auto r = p->scan->next_batch(out, &schema);
+    if (!r.ok()) {
+      p->last_error = r.error().to_string();
+      return stream_errno(r.error());
+    }
+    if (*r == ScanStep::kEnd) {
+      out->release = nullptr;
+      return 0;
+    }
+    schema.release(&schema);
+    return 0;
+  } catch (const std::exception& e) {
+    p->last_error = e.what();
+    return EIO;
+  }
+}
+
+const char* stream_last_error(ArrowArrayStream* s) {
+  auto* p = static_cast<StreamPrivate*>(s->private_data);
+  return p->last_error.empty() ? nullptr : p->last_error.c_str();
+}
+
+void stream_release(ArrowArrayStream* s) {
+  auto* p = static_cast<StreamPrivate*>(s->private_data);
+  p->scan->cancel();
+  delete p;  // the last owner joins the threads
+  s->release = nullptr;
+}
+
+}  // namespace
+
+Status LocalScan::export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out, const ArrowSchema* requested) {
+  auto p = std::make_unique<StreamPrivate>();
+  if (requested) {
+    ArrowSchema own;
+    PQFAST_RETURN_IF_ERROR(scan->schema(&own));
+    bool same = std::string(requested->format) == "+s" && requested->n_children == own.n_children;
+    for (int64_t i = 0; same && i < own.n_children; ++i) {
+      same = std::string(requested->children[i]->format) == own.children[i]->format;
+    }
+    own.release(&own);
+    if (!same) {
+      return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
+    }
+    copy_schema(*requested, &p->requested);
+    p->has_requested = true;
+  }
+  p->scan = std::move(scan);
+  out->get_schema = stream_get_schema;
+  out->get_next = stream_get_next;
+  out->get_last_error = stream_last_error;
+  out->release = stream_release;
+  out->private_data = p.release();
+  return Status::Ok();
+}
+
+}  // namespace pqfast::parquet

@@ -1,0 +1,529 @@
+// The streaming scanner (pqfast/scanner.h): files fed through needs/feed in
+// random order and in split pieces give the column reader's rows; batch
+// boundaries never split, repeat or drop a row; a filtered scan gives
+// scan_file's rows; hostile feeds and files end in clear errors; readahead
+// stays bounded; LocalScan equals the pushed scan and cancels mid-scan.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "parquet_test_util.h"
+#include "pqfast/parquet.h"
+#include "pqfast/parquet_read.h"
+#include "pqfast/scan.h"
+#include "pqfast/scanner.h"
+
+namespace pq = pqfast::parquet;
+namespace fs = std::filesystem;
+using pqfast::ErrorCode;
+using pqfast::testing::read_all;
+
+namespace {
+
+const fs::path kDir = fs::path(PQFAST_TEST_DATA_DIR).parent_path().parent_path() / "scanner";
+const std::vector<std::string> kColumns = {"id", "name", "v", "flag", "k"};
+
+std::string path_of(const std::string& name) { return (kDir / name).string(); }
+
+// Cell i of a flat array (offset applied) as text; "null" for a null.
+std::string cell(const ArrowArray& a, const ArrowSchema& s, int64_t i) {
+  const int64_t j = a.offset + i;
+  const auto* validity = static_cast<const uint8_t*>(a.buffers[0]);
+  if (validity && !((validity[j >> 3] >> (j & 7)) & 1)) return "null";
+  const std::string f = s.format;
+  if (f == "l") return std::to_string(static_cast<const int64_t*>(a.buffers[1])[j]);
+  if (f == "i") return std::to_string(static_cast<const int32_t*>(a.buffers[1])[j]);
+  if (f == "g") return std::to_string(static_cast<const double*>(a.buffers[1])[j]);
+  if (f == "b") return ((static_cast<const uint8_t*>(a.buffers[1])[j >> 3] >> (j & 7)) & 1) ? "T" : "F";
+  if (f == "z" || f == "u") {
+    const auto* o = static_cast<const int32_t*>(a.buffers[1]);
+    return std::string(static_cast<const char*>(a.buffers[2]) + o[j], static_cast<size_t>(o[j + 1] - o[j]));
+  }
+  ADD_FAILURE() << "format " << f;
+  return "?";
+}
+
+using Rows = std::vector<std::vector<std::string>>;
+
+void append_rows(const ArrowArray& batch, const ArrowSchema& schema, Rows* out) {
+  EXPECT_EQ(std::string(schema.format), "+s");
+  EXPECT_EQ(batch.n_children, schema.n_children);
+  for (int64_t r = 0; r < batch.length; ++r) {
+    std::vector<std::string> row;
+    for (int64_t c = 0; c < batch.n_children; ++c) row.push_back(cell(*batch.children[c], *schema.children[c], r));
+    out->push_back(std::move(row));
+  }
+}
+
+std::vector<pq::ScanColumn> scan_columns(const std::vector<std::string>& names) {
+  std::vector<pq::ScanColumn> out;
+  for (const auto& n : names) out.push_back({n, {}});
+  return out;
+}
+
+// The rows of `names` in the files, row group by row group, by the column reader.
+Rows expected_rows(const std::vector<std::string>& files, const std::vector<std::string>& names) {
+  Rows out;
+  for (const auto& p : files) {
+    auto f = pq::LocalFile::open(p);
+    EXPECT_TRUE(f.ok());
+    auto m = pq::read_file_metadata(**f);
+    EXPECT_TRUE(m.ok());
+    for (size_t g = 0; g < m->row_groups.size(); ++g) {
+      std::vector<ArrowArray> arrays(names.size());
+      std::vector<ArrowSchema> schemas(names.size());
+      for (size_t c = 0; c < names.size(); ++c) {
+        auto col = pq::read_column_chunk(**f, *m, static_cast<int>(g), m->find_column(names[c]));
+        EXPECT_TRUE(col.ok()) << col.error().to_string();
+        std::move(*col).export_to(&arrays[c], &schemas[c]);
+      }
+      for (int64_t r = 0; r < m->row_groups[g].num_rows; ++r) {
+        std::vector<std::string> row;
+        for (size_t c = 0; c < names.size(); ++c) row.push_back(cell(arrays[c], schemas[c], r));
+        out.push_back(std::move(row));
+      }
+      for (size_t c = 0; c < names.size(); ++c) {
+        arrays[c].release(&arrays[c]);
+        schemas[c].release(&schemas[c]);
+      }
+    }
+  }
+  return out;
+}
+
+pq::ScanPlan plan_of(const std::vector<std::string>& files, const std::vector<std::string>& names) {
+  pq::ScanPlan plan;
+  for (const auto& p : files) plan.files.push_back({p, static_cast<uint64_t>(fs::file_size(p)), nullptr, true, {}});
+  plan.columns = scan_columns(names);
+  return plan;
+}
+
+struct Pushed {
+  Rows rows;
+  std::vector<int64_t> batch_rows;
+  pqfast::Error error{ErrorCode::kOk, {}};
+  pq::ScannerStats stats;
+  int64_t peak_held = 0;
+};
+
+// Drives a Scanner through needs/feed: the ranges asked for are fed in a
+// shuffled order, each cut in up to `max_pieces` pieces fed out of order.
+Pushed push_scan(pq::ScanPlan plan, pq::ScannerOptions opts, uint32_t seed, int max_pieces,
+                 const std::vector<std::vector<uint8_t>>* contents = nullptr) {
+  std::vector<std::vector<uint8_t>> bytes;
+  for (const auto& f : plan.files) bytes.push_back(read_all(f.name));
+  if (contents) bytes = *contents;
+  Pushed out;
+  auto s = pq::Scanner::make(std::move(plan), opts);
+  if (!s.ok()) {
+    out.error = s.error();
+    return out;
+  }
+  std::mt19937 rng(seed);
+  int idle = 0;
+  for (int guard = 0; guard < 1000000; ++guard) {
+    ArrowArray a;
+    ArrowSchema sc;
+    auto step = (*s)->next_batch(&a, &sc);
+    out.peak_held = std::max(out.peak_held, (*s)->held_bytes());
+    if (!step.ok()) {
+      out.error = step.error();
+      break;
+    }
+    if (*step == pq::ScanStep::kEnd) break;
+    if (*step == pq::ScanStep::kBatch) {
+      append_rows(a, sc, &out.rows);
+      out.batch_rows.push_back(a.length);
+      a.release(&a);
+      sc.release(&sc);
+      continue;
+    }
+    auto needs = (*s)->needs();
+    if (needs.empty()) {
+      // (needs() may have failed the scan: next_batch says so)
+      if (++idle > 1) {
+        out.error = pqfast::make_error(ErrorCode::kInvalidArgument, "test: scanner needs data but asks for none");
+        break;
+      }
+      continue;
+    }
+    idle = 0;
+    std::shuffle(needs.begin(), needs.end(), rng);
+    for (const auto& r : needs) {
+      std::vector<std::pair<uint64_t, uint64_t>> pieces;
+      const int k = 1 + static_cast<int>(rng() % static_cast<uint32_t>(max_pieces));
+      uint64_t at = r.offset;
+      for (int i = 0; i < k && at < r.offset + r.length; ++i) {
+        const uint64_t left = r.offset + r.length - at;
+        const uint64_t n = i + 1 == k ? left : 1 + rng() % left;
+        pieces.emplace_back(at, n);
+        at += n;
+      }
+      if (at < r.offset + r.length) pieces.emplace_back(at, r.offset + r.length - at);
+      std::shuffle(pieces.begin(), pieces.end(), rng);
+      for (const auto& [off, n] : pieces) {
+        const auto& b = bytes[static_cast<size_t>(r.file)];
+        std::vector<uint8_t> piece(b.begin() + static_cast<ptrdiff_t>(off), b.begin() + static_cast<ptrdiff_t>(off + n));
+        auto st = (*s)->feed(r.file, off, std::move(piece));
+        if (!st.ok()) {
+          // A hostile file fails the scan at the feed that completes a footer.
+          out.error = st.error();
+          out.stats = (*s)->stats();
+          return out;
+        }
+      }
+    }
+  }
+  out.stats = (*s)->stats();
+  return out;
+}
+
+const std::vector<std::string> kFiles = {path_of("multi_rg_a.parquet"), path_of("multi_rg_b.parquet")};
+
+}  // namespace
+
+TEST(Scanner, FedInRandomOrderAndPiecesEqualsColumnReader) {
+  const Rows want = expected_rows(kFiles, kColumns);
+  ASSERT_EQ(want.size(), 4000u);
+  for (uint32_t seed = 0; seed < 6; ++seed) {
+    pq::ScannerOptions o;
+    o.batch_size = 1000;
+    o.coalesce_gap = seed % 2 ? 0 : 1 << 20;
+    o.footer_tail = seed % 3 == 0 ? 64 : 1 << 16;  // a short tail asks for the rest of the footer
+    Pushed got = push_scan(plan_of(kFiles, kColumns), o, seed, 1 + static_cast<int>(seed), nullptr);
+    ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+    EXPECT_EQ(got.rows, want) << "seed " << seed;
+    EXPECT_EQ(got.stats.units, 5 + 3);
+  }
+}
+
+TEST(Scanner, BatchBoundariesNeverSplitRepeatOrDropRows) {
+  const Rows want = expected_rows(kFiles, {"id", "v"});
+  for (int64_t bs : {int64_t{1}, int64_t{7}, int64_t{700}, int64_t{1} << 20}) {
+    pq::ScannerOptions o;
+    o.batch_size = bs;
+    Pushed got = push_scan(plan_of(kFiles, {"id", "v"}), o, 7, 2);
+    ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+    EXPECT_EQ(got.rows, want) << "batch_size " << bs;
+    for (int64_t n : got.batch_rows) {
+      EXPECT_GT(n, 0);
+      EXPECT_LE(n, bs);
+    }
+  }
+}
+
+TEST(Scanner, RowGroupSubsetsAndNoColumns) {
+  pq::ScanPlan plan = plan_of(kFiles, {"id"});
+  plan.files[0].all_row_groups = false;
+  plan.files[0].row_groups = {3, 1};
+  plan.files[1].all_row_groups = false;  // none of file b
+  Pushed got = push_scan(plan, {}, 3, 1);
+  ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+  ASSERT_EQ(got.rows.size(), 1400u);
+  EXPECT_EQ(got.rows[0][0], std::to_string(100000 + 3 * 700));
+  EXPECT_EQ(got.rows[700][0], std::to_string(100000 + 700));
+  // No column: batches carry row counts only.
+  Pushed counted = push_scan(plan_of(kFiles, {}), {}, 3, 1);
+  ASSERT_EQ(counted.error.code, ErrorCode::kOk) << counted.error.to_string();
+  EXPECT_EQ(counted.rows.size(), 4000u);
+}
+
+TEST(Scanner, FilteredEqualsScanFile) {
+  std::vector<std::vector<pq::FilterAtom>> dnfs[3];
+  auto atom = [](const std::string& col, pq::FilterOp op, int64_t v, bool is64) {
+    pq::FilterAtom a;
+    a.column = col;
+    a.op = op;
+    a.values.type = is64 ? pqfast::PhysicalType::kInt64 : pqfast::PhysicalType::kInt32;
+    a.values.data.resize(is64 ? 8 : 4);
+    if (is64) {
+      std::memcpy(a.values.data.data(), &v, 8);
+    } else {
+      const int32_t w = static_cast<int32_t>(v);
+      std::memcpy(a.values.data.data(), &w, 4);
+    }
+    return a;
+  };
+  dnfs[0] = {{atom("k", pq::FilterOp::kEq, 3, false)}};
+  dnfs[1] = {{atom("id", pq::FilterOp::kGe, 101500, true), atom("id", pq::FilterOp::kLt, 101520, true)}};
+  dnfs[2] = {{atom("id", pq::FilterOp::kEq, 5, true)}};  // no row: statistics rule every row group out
+  for (auto& dnf : dnfs) {
+    pq::ScanFilter filter;
+    filter.active = true;
+    filter.any_of = dnf;
+    Rows want;
+    for (size_t i = 0; i < kFiles.size(); ++i) {
+      auto f = pq::LocalFile::open(kFiles[i]);
+      ASSERT_TRUE(f.ok());
+      auto r = pq::scan_file(**f, static_cast<int32_t>(i), scan_columns(kColumns), filter, {});
+      ASSERT_TRUE(r.ok()) << r.error().to_string();
+      for (auto& piece : r->pieces) {
+        std::vector<ArrowArray> arrays(piece.columns.size());
+        std::vector<ArrowSchema> schemas(piece.columns.size());
+        for (size_t c = 0; c < piece.columns.size(); ++c) std::move(piece.columns[c]).export_to(&arrays[c], &schemas[c]);
+        for (int64_t row = 0; row < piece.num_rows; ++row) {
+          std::vector<std::string> cells;
+          for (size_t c = 0; c < arrays.size(); ++c) cells.push_back(cell(arrays[c], schemas[c], row));
+          want.push_back(cells);
+        }
+        for (size_t c = 0; c < arrays.size(); ++c) {
+          arrays[c].release(&arrays[c]);
+          schemas[c].release(&schemas[c]);
+        }
+      }
+    }
+    pq::ScanPlan plan = plan_of(kFiles, kColumns);
+    plan.filter = filter;
+    pq::ScannerOptions o;
+    o.batch_size = 13;
+    Pushed got = push_scan(plan, o, 11, 3);
+    ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+    EXPECT_EQ(got.rows, want);
+    if (&dnf == &dnfs[2]) {
+      EXPECT_TRUE(want.empty());
+      // Footers only: the statistics decide, no page is asked for.
+      EXPECT_LE(got.stats.bytes_asked, static_cast<int64_t>(fs::file_size(kFiles[0]) + fs::file_size(kFiles[1])));
+    }
+  }
+}
+
+TEST(Scanner, HostileFeedsAreRefused) {
+  auto s = pq::Scanner::make(plan_of(kFiles, kColumns), {});
+  ASSERT_TRUE(s.ok());
+  const uint64_t size = fs::file_size(kFiles[0]);
+  // Past the end, a file not in the plan, bytes never asked for.
+  auto e1 = (*s)->feed(0, size - 4, std::vector<uint8_t>(8, 0));
+  EXPECT_EQ(e1.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(e1.error().message.find("multi_rg_a.parquet"), std::string::npos);
+  EXPECT_EQ((*s)->feed(5, 0, std::vector<uint8_t>(8, 0)).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ((*s)->feed(0, 0, std::vector<uint8_t>(8, 0)).error().code, ErrorCode::kInvalidArgument);
+  auto needs = (*s)->needs();
+  ASSERT_FALSE(needs.empty());
+  // The same bytes twice.
+  const auto bytes = read_all(kFiles[0]);
+  const auto& r = needs[0];
+  std::vector<uint8_t> piece(bytes.begin() + static_cast<ptrdiff_t>(r.offset), bytes.begin() + static_cast<ptrdiff_t>(r.offset + 4));
+  ASSERT_TRUE((*s)->feed(r.file, r.offset, std::vector<uint8_t>(piece)).ok());
+  EXPECT_EQ((*s)->feed(r.file, r.offset, std::move(piece)).error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(Scanner, GarbageAndShortFilesErrorNamingTheFile) {
+  std::mt19937 rng(5);
+  const auto a = read_all(kFiles[0]);
+  const auto b = read_all(kFiles[1]);
+  int errors = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::vector<uint8_t>> contents = {a, b};
+    auto& victim = contents[static_cast<size_t>(trial % 2)];
+    // Garbage over a random span (footer, page headers or page bodies).
+    const size_t at = rng() % victim.size();
+    const size_t n = std::min<size_t>(victim.size() - at, 1 + rng() % 64);
+    for (size_t i = 0; i < n; ++i) victim[at + i] = static_cast<uint8_t>(rng());
+    Pushed got = push_scan(plan_of(kFiles, kColumns), {}, static_cast<uint32_t>(trial), 2, &contents);
+    if (got.error.code != ErrorCode::kOk) {
+      ++errors;
+      const std::string name = trial % 2 ? "multi_rg_b.parquet" : "multi_rg_a.parquet";
+      EXPECT_NE(got.error.message.find(name), std::string::npos) << got.error.to_string();
+    }
+  }
+  EXPECT_GT(errors, 20);
+  // A plan whose size is smaller than the file: the trailer is not where it says.
+  pq::ScanPlan plan = plan_of({kFiles[0]}, kColumns);
+  plan.files[0].size = 100;
+  std::vector<std::vector<uint8_t>> cut = {std::vector<uint8_t>(a.begin(), a.begin() + 100)};
+  Pushed got = push_scan(plan, {}, 1, 1, &cut);
+  EXPECT_NE(got.error.code, ErrorCode::kOk);
+  plan.files[0].size = 5;
+  cut = {std::vector<uint8_t>(a.begin(), a.begin() + 5)};
+  got = push_scan(plan, {}, 1, 1, &cut);
+  EXPECT_EQ(got.error.code, ErrorCode::kTruncated);
+}
+
+TEST(Scanner, MissingColumnIsAnError) {
+  Pushed got = push_scan(plan_of(kFiles, {"id", "nope"}), {}, 1, 1);
+  EXPECT_EQ(got.error.code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(got.error.message.find("nope"), std::string::npos);
+}
+
+TEST(Scanner, ReadaheadIsBoundedAndARowGroupTooLargeIsRefused) {
+  // Readahead of 1 byte: one row group asked for at a time.
+  pq::ScannerOptions o;
+  o.readahead_bytes = 1;
+  Pushed got = push_scan(plan_of(kFiles, kColumns), o, 2, 1);
+  ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+  int64_t largest = 0;
+  for (const auto& p : kFiles) {
+    auto f = pq::LocalFile::open(p);
+    auto m = pq::read_file_metadata(**f);
+    for (const auto& rg : m->row_groups) {
+      int64_t n = 0;
+      for (const auto& c : rg.columns) n += c.total_compressed_size;
+      largest = std::max(largest, n);
+    }
+  }
+  EXPECT_LE(got.stats.peak_held, largest + (1 << 16));
+  EXPECT_EQ(got.rows.size(), 4000u);
+  // A budget smaller than one row group's chunks.
+  pq::ScannerOptions tiny;
+  tiny.memory_limit = 2000;
+  Pushed refused = push_scan(plan_of(kFiles, kColumns), tiny, 2, 1);
+  EXPECT_EQ(refused.error.code, ErrorCode::kMemoryLimit) << refused.error.to_string();
+}
+
+TEST(Scanner, UnitsAheadAreCapped) {
+  // max_units_ahead 1: each row group asked for only once the one before is consumed.
+  auto s = pq::Scanner::make(plan_of(kFiles, {"id"}), [] {
+    pq::ScannerOptions o;
+    o.max_units_ahead = 1;
+    o.batch_size = 100;
+    return o;
+  }());
+  ASSERT_TRUE(s.ok());
+  const auto a = read_all(kFiles[0]);
+  const auto b = read_all(kFiles[1]);
+  int64_t rows = 0;
+  for (;;) {
+    ArrowArray arr;
+    ArrowSchema sc;
+    auto step = (*s)->next_batch(&arr, &sc);
+    ASSERT_TRUE(step.ok()) << step.error().to_string();
+    if (*step == pq::ScanStep::kEnd) break;
+    if (*step == pq::ScanStep::kBatch) {
+      rows += arr.length;
+      const auto st = (*s)->stats();
+      // The unit this batch came from, and at most one more once it is consumed.
+      EXPECT_LE(st.units_started, st.units_decoded + 1);
+      arr.release(&arr);
+      sc.release(&sc);
+      continue;
+    }
+    for (const auto& r : (*s)->needs()) {
+      const auto& src = r.file == 0 ? a : b;
+      ASSERT_TRUE((*s)->feed(r.file, r.offset, std::vector<uint8_t>(src.begin() + static_cast<ptrdiff_t>(r.offset),
+                                                                      src.begin() + static_cast<ptrdiff_t>(r.offset + r.length)))
+                      .ok());
+    }
+  }
+  EXPECT_EQ(rows, 4000);
+  EXPECT_EQ((*s)->stats().units_started, 8);
+}
+
+TEST(LocalScan, ReadaheadNeverFailsAScanThatFitsAlone) {
+  // The smallest budgets a scan with no readahead fits in: the same scan with
+  // threads decoding ahead fits too (units refused ahead wait their turn).
+  int fits = 0;
+  for (int64_t limit = 4 << 10; limit <= 512 << 10; limit += 12 << 10) {
+    auto run = [&](int threads, int ahead) {
+      pq::ScannerOptions o;
+      o.memory_limit = limit;
+      o.max_units_ahead = ahead;
+      o.batch_size = 256;
+      auto ls = pq::LocalScan::make(plan_of(kFiles, kColumns), o, threads);
+      if (!ls.ok()) return ls.error().code;
+      for (;;) {
+        ArrowArray a;
+        ArrowSchema s;
+        auto step = (*ls)->next_batch(&a, &s);
+        if (!step.ok()) return step.error().code;
+        if (*step == pq::ScanStep::kEnd) return ErrorCode::kOk;
+        a.release(&a);
+        s.release(&s);
+      }
+    };
+    const ErrorCode alone = run(-1, 1);
+    if (alone != ErrorCode::kOk) {
+      EXPECT_EQ(alone, ErrorCode::kMemoryLimit);
+      continue;
+    }
+    ++fits;
+    EXPECT_EQ(run(4, 8), ErrorCode::kOk) << "limit " << limit;
+  }
+  EXPECT_GT(fits, 10);
+}
+
+TEST(Scanner, BudgetIsReturnedAfterTheScan) {
+  auto budget = pqfast::MemoryBudget::make(64 << 20);
+  pq::ScannerOptions o;
+  o.budget = budget;
+  Pushed got = push_scan(plan_of(kFiles, kColumns), o, 4, 2);
+  ASSERT_EQ(got.error.code, ErrorCode::kOk);
+  EXPECT_EQ(budget->used(), 0);
+  EXPECT_GT(budget->peak(), 0);
+}
+
+TEST(LocalScan, EqualsColumnReaderOnEveryThreadCount) {
+  const Rows want = expected_rows(kFiles, kColumns);
+  for (int threads : {-1, 1, 2, 4}) {  // (-1: no thread, the consumer reads)
+    pq::ScanPlan plan = plan_of(kFiles, kColumns);
+    for (auto& f : plan.files) f.size = 0;  // stat them
+    pq::ScannerOptions o;
+    o.batch_size = 333;
+    o.readahead_bytes = 20000;
+    auto ls = pq::LocalScan::make(plan, o, threads);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    Rows got;
+    for (;;) {
+      ArrowArray a;
+      ArrowSchema s;
+      auto step = (*ls)->next_batch(&a, &s);
+      ASSERT_TRUE(step.ok()) << step.error().to_string();
+      if (*step == pq::ScanStep::kEnd) break;
+      append_rows(a, s, &got);
+      a.release(&a);
+      s.release(&s);
+    }
+    EXPECT_EQ(got, want) << threads << " threads";
+  }
+}
+
+TEST(LocalScan, CancelMidScanAndDestroy) {
+  for (int round = 0; round < 20; ++round) {
+    pq::ScannerOptions o;
+    o.batch_size = 10;
+    auto ls = pq::LocalScan::make(plan_of(kFiles, kColumns), o, 3);
+    ASSERT_TRUE(ls.ok());
+    ArrowArray a;
+    ArrowSchema s;
+    for (int i = 0; i < round % 4; ++i) {
+      auto step = (*ls)->next_batch(&a, &s);
+      ASSERT_TRUE(step.ok());
+      ASSERT_EQ(*step, pq::ScanStep::kBatch);
+      a.release(&a);
+      s.release(&s);
+    }
+    (*ls)->cancel();
+    auto step = (*ls)->next_batch(&a, &s);
+    EXPECT_FALSE(step.ok());
+    // Destroyed (threads joined) at the end of the scope, cancelled or not.
+  }
+  auto ls = pq::LocalScan::make(plan_of(kFiles, kColumns), {}, 4);
+  ASSERT_TRUE(ls.ok());
+  ls->reset();  // destroyed while its threads read ahead
+}
+
+TEST(LocalScan, CStreamHandsOutEveryRowThenEnds) {
+  auto ls = pq::LocalScan::make(plan_of(kFiles, {"id", "name"}), {}, 2);
+  ASSERT_TRUE(ls.ok());
+  ArrowArrayStream stream;
+  ASSERT_TRUE(pq::LocalScan::export_stream(std::move(ls).value(), &stream).ok());
+  ArrowSchema schema;
+  ASSERT_EQ(stream.get_schema(&stream, &schema), 0);
+  ASSERT_EQ(schema.n_children, 2);
+  EXPECT_EQ(std::string(schema.children[0]->name), "id");
+  int64_t rows = 0;
+  for (;;) {
+    ArrowArray a;
+    ASSERT_EQ(stream.get_next(&stream, &a), 0);
+    if (!a.release) break;
+    rows += a.length;
+    a.release(&a);
+  }
+  EXPECT_EQ(rows, 4000);
+  schema.release(&schema);
+  stream.release(&stream);
+}
