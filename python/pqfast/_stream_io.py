@@ -30,7 +30,8 @@ from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
 from ._scan_io import FilesystemIO, ObjectStoreIO
 from ._strings import strings_type
-from .reader import _Plan, _plans
+from ._plan import _Plan
+from ._read import _plans
 
 FormatError = _pqfast.FormatError
 
