@@ -242,8 +242,14 @@ _BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "larg
 class _Plan:
     """How one top-level column is read: layout and format for the C++ reader, then the final type."""
 
-    def __init__(self, name: str, leaf: int, desc: dict, arrow_field, strings=None):
+    def __init__(self, name: str, leaf: int, desc: dict, arrow_field, strings=None, read_dictionary=False):
         self._types(name, leaf, desc, arrow_field)
+        if read_dictionary:
+            self._as_dictionary(desc)
+        # Set by _plans for a flat column read as a dictionary: the C++ reader
+        # gives dictionary<int32> chunks itself (indices straight from the
+        # pages, the dictionary page decoded once), no dictionary_encode after.
+        self.native_dictionary = False
         if strings is not None and self.dictionary is None and self.extension is None and \
                 self.read_type.equals(self.final_type):
             # Read natively in the layout asked for (binary views point into
@@ -311,8 +317,27 @@ class _Plan:
         if narrow is not None:
             self.final_type = narrow
 
+    def _as_dictionary(self, desc: dict):
+        """read_dictionary= names this column: pyarrow gives a string or binary
+        leaf as dictionary<int32> of its Parquet type, whatever the embedded
+        schema says (large_string, string_view, another index type)."""
+        import pyarrow as pa
+        import pyarrow.types as pt
+
+        base, _ = parquet_arrow_type(desc)
+        if self.extension is not None or not (pt.is_string(base) or pt.is_binary(base)):
+            return  # (pyarrow reads only BYTE_ARRAY strings and binary as dictionaries)
+        self.dictionary = pa.dictionary(pa.int32(), base)
+        self.read_type = self.final_type = base
+        self.layout, self.format = "binary", arrow_format(base)
+
+    @property
+    def read_layout(self) -> str:
+        """The layout the C++ reader is asked for (bindings' parse_read_layout)."""
+        return "dictionary:" + self.layout if self.native_dictionary else self.layout
+
     def spec(self, rg: int):
-        return (rg, self.leaf, self.layout, self.format)
+        return (rg, self.leaf, self.read_layout, self.format)
 
     def finish(self, chunks: list, page_dictionaries: list | None = None):
         """The column from its chunks (one per row group). A dictionary column's
@@ -321,6 +346,8 @@ class _Plan:
         order of appearance, when `page_dictionaries` gives the pages."""
         import pyarrow as pa
 
+        if self.native_dictionary:
+            return self._native_dictionary(chunks)
         arr = pa.chunked_array(chunks, type=self.read_type)
         if not arr.type.equals(self.final_type):
             try:
@@ -335,6 +362,17 @@ class _Plan:
             ext = self.extension
             arr = pa.chunked_array([pa.ExtensionArray.from_storage(ext, c) for c in arr.chunks], type=ext)
         return arr
+
+    def _native_dictionary(self, chunks: list):
+        """The column from dictionary<int32> chunks the reader built: the
+        index type and `ordered` made the plan's (an embedded schema's uint8...)."""
+        import pyarrow as pa
+
+        d = self.dictionary
+        out = [c if c.type.equals(d) else
+               pa.DictionaryArray.from_arrays(c.indices.cast(d.index_type), c.dictionary, ordered=d.ordered)
+               for c in chunks]
+        return pa.chunked_array(out, type=d)
 
     def field(self, arr):
         return _field(self.name, arr.type, self.nullable, self.field_metadata)
@@ -393,8 +431,9 @@ def _arrow_field_of(arrow_schema, fields: list, k: int):
     return arrow_schema.field(i) if i >= 0 else None
 
 
-def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list:
+def _plans(meta, path: str, columns: Sequence[str] | None, strings=None, read_dictionary=None) -> list:
     descs = meta.columns()
+    as_dictionary = _dictionary_names(read_dictionary)
     # (name, leaves, is a group, repetition) per top-level field, in schema
     # order: a name given twice is every field of that name (as pyarrow's
     # ParquetFile.read gives them), a group without leaves an empty struct.
@@ -447,8 +486,20 @@ def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
             raise FormatError(f"{path}: {problem}")
-        plans.append(_Plan(name, leaves[0], descs[leaves[0]], field, strings))
+        plan = _Plan(name, leaves[0], descs[leaves[0]], field, strings, read_dictionary=name in as_dictionary)
+        plan.native_dictionary = plan.dictionary is not None and plan.layout == "binary"
+        plans.append(plan)
     return plans
+
+
+def _dictionary_names(read_dictionary) -> frozenset:
+    """read_dictionary= (pyarrow's form: column names) as a set; a string
+    alone is refused (it would read as its letters)."""
+    if read_dictionary is None:
+        return frozenset()
+    if isinstance(read_dictionary, (str, bytes)) or not all(isinstance(c, str) for c in read_dictionary):
+        raise FormatError(f"invalid argument: read_dictionary takes a list of column names, not {read_dictionary!r}")
+    return frozenset(read_dictionary)
 
 
 def _nested_plan(plan_class, meta, path: str, name: str, field_index: int, descs: list, field, strings=None):
@@ -522,6 +573,33 @@ def dictionary_array(values, page, t):
     return pa.DictionaryArray.from_arrays(indices.cast(t.index_type), dictionary, ordered=t.ordered)
 
 
+def table_with_dictionaries(table, read_dictionary):
+    """`table` with the string and binary columns `read_dictionary` names as
+    dictionary<int32, string/binary>, for reads that did not build them
+    natively (pyarrow's fallbacks, the staged scan): the values encoded in
+    order of appearance (pyarrow's own dictionary would start with the row
+    group's dictionary page)."""
+    import pyarrow as pa
+    import pyarrow.types as pt
+
+    names = _dictionary_names(read_dictionary)
+    for i, f in enumerate(table.schema):
+        t = f.type
+        if f.name not in names or pt.is_dictionary(t):
+            continue
+        if pt.is_string(t) or pt.is_large_string(t) or pt.is_string_view(t):
+            value = pa.string()
+        elif pt.is_binary(t) or pt.is_large_binary(t) or pt.is_binary_view(t):
+            value = pa.binary()
+        else:
+            continue
+        col = table.column(i).cast(value)
+        d = pa.dictionary(pa.int32(), value)
+        col = pa.chunked_array([c.dictionary_encode() for c in col.chunks], type=d)
+        table = table.set_column(i, f.with_type(d), col)
+    return table
+
+
 def _dictionary_pages(source, meta, plan: _Plan, rgs: list) -> list:
     """Per row group, the values of the column's dictionary page as an Arrow
     array (None where the chunk has none or it cannot be located: the
@@ -561,19 +639,21 @@ def _thread_count(threads: int | None, use_threads: bool) -> int:
 
 
 def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None,
-                threads: int | None = None, strings: str | None = None):
+                threads: int | None = None, strings: str | None = None, read_dictionary=None):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table
     (`threads`: the reader's threads; None: all cores, or one when not `use_threads`;
-    `strings`: the layout of string and binary columns, see _strings)."""
+    `strings`: the layout of string and binary columns, see _strings; `read_dictionary`:
+    columns read as dictionary<int32>, as pyarrow's keyword)."""
     with arrow_errors_named(source.path):
         return _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads,
-                            checked_strings(strings))
+                            checked_strings(strings), read_dictionary)
 
 
-def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads, strings=None):
+def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads, strings=None,
+                 read_dictionary=None):
     import pyarrow as pa
 
-    plans = _plans(meta, source.path, columns, strings)
+    plans = _plans(meta, source.path, columns, strings, read_dictionary)
     nrg = meta.num_row_groups
     if row_groups is None:
         rgs = list(range(nrg))
@@ -616,7 +696,7 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
     if nested and not rgs and nrg:
         # No row group read: the types from row group 0, sliced empty.
         empty = _read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads,
-                             strings)
+                             strings, read_dictionary)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     elif nested and not nrg:
@@ -631,7 +711,8 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
         if isinstance(p, _EmptyGroupPlan):
             arr = p.column([meta.row_group(r)["num_rows"] for r in rgs])
         elif isinstance(p, _Plan):
-            pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
+            pages = _dictionary_pages(source, meta, p, rgs) \
+                if p.dictionary is not None and not p.native_dictionary else None
             arr = p.finish(chunks, pages)
         else:
             # Per leaf, per row group: the dictionary pages of leaves read as dictionaries.
@@ -649,12 +730,12 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
 
 
 def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, threads=None,
-                         strings=None):
+                         strings=None, read_dictionary=None):
     """read_table(source, columns) of the columns the file has (the others
     are given as nulls by the caller)."""
     try:
         return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                          threads=threads, strings=strings)
+                          threads=threads, strings=strings, read_dictionary=read_dictionary)
     except (KeyError, FormatError) as e:
         if isinstance(e, FormatError) and "no column '" not in str(e):
             raise
@@ -666,13 +747,14 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
     finally:
         f.close()
     return read_table(source, [c for c in columns if c in have], row_groups, filesystem, use_threads,
-                      memory_limit=memory_limit, threads=threads, strings=strings)
+                      memory_limit=memory_limit, threads=threads, strings=strings, read_dictionary=read_dictionary)
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
                threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
-               memory_limit: int | None = None, partitioning: str | None = "hive", strings: str | None = None):
+               memory_limit: int | None = None, partitioning: str | None = "hive", strings: str | None = None,
+               read_dictionary: Sequence[str] | None = None):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -724,6 +806,13 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     into the decoded pages and dictionaries, no per-value copy) or
     ``"large"`` (large_string / large_binary); at any depth of nested
     columns, not in dictionary-typed columns (docs/strings.md).
+
+    ``read_dictionary``: names of columns given as ``dictionary<int32, string>``
+    (or ``binary``), as ``pyarrow.parquet.read_table(read_dictionary=)`` types
+    and values them: per row group, the dictionary page's values then those of
+    pages the writer did not dictionary-encode. The indices come straight from
+    the pages' runs (no string is built), which makes group-by keys cheap for
+    engines (docs/read_dictionary.md). Other columns named there keep their type.
     """
     from .parquet import ParquetFile
 
@@ -738,7 +827,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
-                          partitioning=partitioning, strings=strings)
+                          partitioning=partitioning, strings=strings, read_dictionary=read_dictionary)
 
     if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
         from .parquet import expand_paths
@@ -750,19 +839,21 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
         if parts is None:
             return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit,
-                              threads=threads, strings=strings)
+                              threads=threads, strings=strings, read_dictionary=read_dictionary)
         cols, keys = parts.split(columns)
-        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads, strings=strings)
+        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads, strings=strings,
+                             read_dictionary=read_dictionary)
         table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
         return table.select(list(columns)) if columns is not None else table
     if isinstance(source, (list, tuple)):
         import pyarrow as pa
 
-        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads, strings)
+        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads, strings,
+                             read_dictionary)
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
-                      threads=threads, strings=strings)
+                      threads=threads, strings=strings, read_dictionary=read_dictionary)
 
 
 def _directory_on(filesystem, source) -> bool:
@@ -791,17 +882,18 @@ def _concat(tables):
 
 
 def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, threads=None,
-                strings=None) -> list:
+                strings=None, read_dictionary=None) -> list:
     """Each file of the list read whole (its projected columns), as a table
     in the first file's schema (pyarrow.dataset's rule for a lake)."""
     tables = []
     for s in source:
         if tables and columns is not None:
             # A file lacking a projected column (added to the lake later) gives it as nulls.
-            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads, strings)
+            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads, strings,
+                                     read_dictionary)
         else:
             t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                           threads=threads, strings=strings)
+                           threads=threads, strings=strings, read_dictionary=read_dictionary)
         if tables and t.schema != tables[0].schema:
             from .scan import _as_schema
 

@@ -142,7 +142,7 @@ def _assemble(plans, meta, pieces, nested_chunks=None, open_file=None):
         if isinstance(p, _Plan):
             chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
             j += 1
-            if p.dictionary is not None and open_file is not None and pieces:
+            if p.dictionary is not None and not p.native_dictionary and open_file is not None and pieces:
                 pages = _piece_dictionary_pages(p, pieces, open_file)
         else:
             chunks = nested_chunks[id(p)]
@@ -876,13 +876,14 @@ _first_plans: dict = {}
 _FIRST_PLANS_MAX = 64
 
 
-def _first_file_plans(path: str, columns, strings=None):
+def _first_file_plans(path: str, columns, strings=None, read_dictionary=None):
     from .parquet import ParquetFile
-    from .reader import _Plan, _plans
+    from .reader import _Plan, _dictionary_names, _plans
 
     try:
         st = os.stat(path)
-        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns), strings)
+        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns), strings,
+               _dictionary_names(read_dictionary))
     except (OSError, TypeError):
         key = None  # (unhashable or unreadable: ParquetFile says what is wrong)
     hit = _first_plans.get(key) if key is not None else None
@@ -890,7 +891,7 @@ def _first_file_plans(path: str, columns, strings=None):
         return hit
     with ParquetFile(path) as first:
         meta = first._meta
-        plans = _plans(meta, path, columns, strings)
+        plans = _plans(meta, path, columns, strings, read_dictionary)
         descs = _descs_with_units(meta)
     # Kept only for a file last changed 2 s ago or more: one changed again
     # within its mtime's tick, at the same size, would otherwise look the same.
@@ -1084,7 +1085,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                use_page_index: bool = True, storage_options: dict | None = None,
                memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None,
                partitioning: str | None = "hive", strings: str | None = None, _file_rows: list | None = None,
-               _listed: list | None = None):
+               _listed: list | None = None, read_dictionary: Sequence[str] | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
@@ -1102,25 +1103,28 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's).
     ``strings``: the layout of string and binary columns (see
     :func:`pqfast.read_table`), produced by the engine itself on local files
-    and object storage. (A dataset scan passes it here, as to read_table.)"""
-    from .reader import arrow_errors_named
+    and object storage. (A dataset scan passes it here, as to read_table.)
+    ``read_dictionary``: columns given as dictionary<int32> (see :func:`pqfast.read_table`):
+    built by the engine on local files (a filtered row group keeps its whole
+    dictionary, as pyarrow's); other paths encode the values read."""
+    from .reader import arrow_errors_named, table_with_dictionaries
 
     checked_strings(strings)
     where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
     with arrow_errors_named(where):
         got = _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
                           use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
-                          partitioning, _file_rows, _listed, strings)
+                          partitioning, _file_rows, _listed, strings, read_dictionary)
         # Paths that read through pyarrow (a filter only pyarrow.compute
         # evaluates, files of another schema) are cast here; others are read so.
         if stats:
-            return table_with_strings(got[0], strings), got[1]
-        return table_with_strings(got, strings)
+            return table_with_dictionaries(table_with_strings(got[0], strings), read_dictionary), got[1]
+        return table_with_dictionaries(table_with_strings(got, strings), read_dictionary)
 
 
 def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
                 use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows,
-                _listed, strings=None):
+                _listed, strings=None, read_dictionary=None):
     from .filters import normalize
     from .parquet import _remote_urls
 
@@ -1162,7 +1166,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
                   use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit,
                   strings=strings)
         return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups, _file_rows)
-    meta, plans, descs = _first_file_plans(paths[0], columns, strings)
+    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
     dnf = None
     if filters is not None:
         try:
@@ -1177,7 +1181,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
     n_threads = threads if threads is not None else (0 if use_threads else 1)
     from .reader import _Plan, is_nested_plan
 
-    specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
+    specs = [(p.name, p.read_layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if is_nested_plan(p)]
     kept, groups = paths, None
     if row_groups is not None:
