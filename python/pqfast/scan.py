@@ -566,7 +566,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                 queries.append(_pqfast._prune_query(a.column, pt, tl, data, offsets, False, use_statistics, True,
                                                     0, True))
         # Nested columns are read after the engine, from the matching row groups.
-        specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
+        specs = [(p.name, p.read_layout, p.format) for p in plans if isinstance(p, _Plan)]
         shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
                       engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
 
@@ -909,7 +909,7 @@ def _is_schema_mismatch(e: Exception) -> bool:
     return str(e).startswith("invalid argument:") and any(m in str(e) for m in _SCHEMA_MISMATCH)
 
 
-def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None):
+def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None, read_dictionary=None):
     """scan_table over files whose schemas differ from the first file's, as
     pyarrow.dataset reads them: the first file's schema is the lake's; each
     file the engine reads alone, and one it cannot (a column missing, or of
@@ -937,7 +937,7 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=Non
                 file_rows.append(parts[-1].num_rows)
             continue
         # The engine read it by the first file's plans: assembled by them.
-        meta, plans, _ = _first_file_plans(paths[0], columns, strings)
+        meta, plans, _ = _first_file_plans(paths[0], columns, strings, read_dictionary)
         nested = [p for p in plans if is_nested_plan(p)]
         nested_chunks = None
         if nested:
@@ -1164,7 +1164,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
     if parts is not None:
         kw = dict(threads=threads, use_threads=use_threads, use_statistics=use_statistics, use_bloom=use_bloom,
                   use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit,
-                  strings=strings)
+                  strings=strings, read_dictionary=read_dictionary)
         return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups, _file_rows)
     meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
     dnf = None
@@ -1198,7 +1198,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
             raise
         # Files whose schema differs from the first's (a column added later,
         # an int32 widened to int64...): read as pyarrow.dataset reads them.
-        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows, strings)
+        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows, strings, read_dictionary)
         return (table, st) if stats else table
     nested_chunks = None
     if nested:
