@@ -141,10 +141,7 @@ pq::ColumnReadOptions read_options(const std::string& layout, const std::string&
                                    const std::shared_ptr<MemoryBudget>& budget) {
   pq::ColumnReadOptions o;
   o.budget = budget;
-  if (!pq::parse_arrow_layout(layout, &o.layout)) {
-    throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
-  }
-  o.format = format;
+  parse_read_layout(layout, format, &o);
   return o;
 }
 

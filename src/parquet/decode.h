@@ -59,6 +59,10 @@ struct ColumnArray::Impl {
   Nest nest = Nest::kNone;
   std::string name;
   std::vector<std::unique_ptr<Impl>> children;
+  // A dictionary array (ColumnReadOptions::dictionary_indices): this holds
+  // the indices, `dictionary` the values they point at (exported as the C
+  // Data Interface's dictionary member).
+  std::unique_ptr<Impl> dictionary;
 };
 
 namespace detail {
