@@ -31,7 +31,8 @@ namespace pqfast::parquet::detail {
 // bytes): the pool is bounded in bytes (an eighth of the machine's memory,
 // between kPoolMaxBytes / 4 and 4 x kPoolMaxBytes), not in blocks, and a
 // block idle for 20 s goes back to the system at the next pool call.
-// Blocks from 2 MiB are mapped alone, with huge pages advised. Thread-safe.
+// Blocks from 2 MiB are mapped alone (read_buffer.cc says why without huge
+// pages). Thread-safe.
 inline constexpr size_t kPoolMinBytes = size_t{1} << 17;
 inline constexpr size_t kPoolMaxBytes = size_t{1} << 30;
 // The size a request of `bytes` is rounded up to (a multiple of 64).
