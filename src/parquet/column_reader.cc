@@ -738,6 +738,13 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     }
     dict_.offsets.resize_zeroed((n + 1) * 8);
     PQFAST_RETURN_IF_ERROR(plain_binary<int64_t>(p, len, n, dict_.offsets.as<int64_t>(), dict_.bytes, nullptr, w));
+    {
+      // The longest entry bounds what a batch of indices gathers (dictionary.cc).
+      const int64_t* o = dict_.offsets.as<int64_t>();
+      int64_t m = 0;
+      for (size_t i = 0; i < n; ++i) m = std::max(m, o[i + 1] - o[i]);
+      dict_.max_len = static_cast<size_t>(m);
+    }
     if (family_ == Family::kFixed) {  // decimals
       dict_.fixed.resize(n * static_cast<size_t>(out_->width));
       PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, dict_.offsets.as<int64_t>(), dict_.bytes.data(), n,

@@ -14,6 +14,9 @@ namespace pqfast::parquet::detail {
 namespace {
 
 constexpr size_t kBatch = 1024;
+// Dictionary entries up to this long are gathered by fixed 16- or 32-byte
+// moves (ReadBuffer::kSlack covers the bytes moved past an entry's end).
+constexpr size_t kShort = 32;
 
 Result<HybridReader> index_reader(const Dictionary& dict, const uint8_t* p, size_t len, const std::string& where) {
   if (!dict.present) {
@@ -122,7 +125,10 @@ Status dict_gather_binary(const Dictionary& dict, const uint8_t* p, size_t len, 
                           ReadBuffer& data, const std::string& where) {
   PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));
   const int64_t* doff = dict.offsets.as<int64_t>();
-  const uint8_t* dbytes = dict.bytes.data();
+  // A dictionary of empty entries may have no bytes at all: the fixed moves
+  // below read zeros then.
+  static const uint8_t kNoBytes[64] = {};
+  const uint8_t* dbytes = dict.bytes.data() ? dict.bytes.data() : kNoBytes;
   uint32_t idx[kBatch];
   size_t done = 0;
   uint64_t end = static_cast<uint64_t>(offsets[0]);
@@ -131,12 +137,20 @@ Status dict_gather_binary(const Dictionary& dict, const uint8_t* p, size_t len, 
     uint32_t v;
     PQFAST_ASSIGN_OR_RETURN(size_t k, r.next(idx, std::min(kBatch, n - done), &repeat, &v));
     uint64_t need = 0;
+    // Short entries (the longest at most kShort): room for k of the longest
+    // instead of a pass summing the k lengths (a fifth of this function).
+    const bool short_entries = dict.max_len <= kShort;
     if (repeat) {
       if (v >= dict.size) return bad_index(where, v, dict.size);
       need = uint64_t(doff[v + 1] - doff[v]) * k;
     } else {
       if (!all_below(idx, k, dict.size)) return bad_index(where, max_of(idx, k), dict.size);
-      for (size_t i = 0; i < k; ++i) need += uint64_t(doff[idx[i] + 1] - doff[idx[i]]);
+      const uint64_t bound = uint64_t{dict.max_len} * k;
+      if (short_entries && (sizeof(Offset) == 8 || end + bound <= 0x7fffffffu)) {
+        need = bound;
+      } else {
+        for (size_t i = 0; i < k; ++i) need += uint64_t(doff[idx[i] + 1] - doff[idx[i]]);
+      }
     }
     if constexpr (sizeof(Offset) == 4) {
       if (end + need > 0x7fffffffu) {
@@ -144,7 +158,7 @@ Status dict_gather_binary(const Dictionary& dict, const uint8_t* p, size_t len, 
                                                              "(read it as large_binary)");
       }
     }
-    data.reserve(end + need);
+    data.reserve(std::max<uint64_t>(end + need, 1));  // (never null: the fixed moves write into its slack)
     uint8_t* out = data.data();
     Offset* o = offsets + done + 1;
     if (repeat) {
@@ -155,6 +169,24 @@ Status dict_gather_binary(const Dictionary& dict, const uint8_t* p, size_t len, 
       for (size_t i = 0; i < k; ++i) {
         if (l != 0) std::memcpy(out + end, src, l);
         end += l;
+        o[i] = static_cast<Offset>(end);
+      }
+    } else if (short_entries && dict.max_len <= 16) {
+      for (size_t i = 0; i < k; ++i) {  // every entry one 16-byte move (see below)
+        const int64_t a = doff[idx[i]], b = doff[idx[i] + 1];
+        uint8_t tmp[16];
+        std::memcpy(tmp, dbytes + a, 16);
+        std::memcpy(out + end, tmp, 16);
+        end += static_cast<size_t>(b - a);
+        o[i] = static_cast<Offset>(end);
+      }
+    } else if (short_entries) {
+      for (size_t i = 0; i < k; ++i) {  // every entry one 32-byte move
+        const int64_t a = doff[idx[i]], b = doff[idx[i] + 1];
+        uint8_t tmp[32];
+        std::memcpy(tmp, dbytes + a, 32);
+        std::memcpy(out + end, tmp, 32);
+        end += static_cast<size_t>(b - a);
         o[i] = static_cast<Offset>(end);
       }
     } else {
