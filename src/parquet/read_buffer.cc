@@ -113,9 +113,10 @@ uint8_t* pool_allocate(size_t bytes, size_t* got) {
     Pool& pl = pool();
     std::lock_guard<std::mutex> lock(pl.mu);
     trim_locked(pl, Clock::now());
-    // This class, else the next one up (up to a quarter larger).
+    // This class, else the smallest larger one up to twice the size (as the
+    // 64-block pool did: a lookup's pages vary in size from call to call).
     auto it = pl.classes.lower_bound(size);
-    if (it != pl.classes.end() && it->first <= size + size / 4) {
+    if (it != pl.classes.end() && it->first <= 2 * size) {
       const Pool::Block b = it->second.back();
       it->second.pop_back();
       *got = it->first;
