@@ -140,6 +140,8 @@ class ChunkReader {
   Status emit_sparse(const uint32_t* idx, const std::string& where);
   Status data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
   Status nested_data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  // Whether a v1 data page can inflate straight into the output (see data_page).
+  bool plain_into_place(int32_t enc, int64_t count64, size_t count, size_t csize, size_t usize) const;
   // A v2 page's values (after its uncompressed levels), decompressed when
   // the page says so.
   Status v2_values(const PageHeader& h, const uint8_t* body, const uint8_t** vals, size_t* vals_len,
@@ -804,6 +806,13 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     }
     dict_.offsets.resize_zeroed((n + 1) * 8);
     PQFAST_RETURN_IF_ERROR(plain_binary<int64_t>(p, len, n, dict_.offsets.as<int64_t>(), dict_.bytes, nullptr, w));
+    {
+      // The longest entry bounds what a batch of indices gathers (dictionary.cc).
+      const int64_t* o = dict_.offsets.as<int64_t>();
+      int64_t m = 0;
+      for (size_t i = 0; i < n; ++i) m = std::max(m, o[i + 1] - o[i]);
+      dict_.max_len = static_cast<size_t>(m);
+    }
     if (family_ == Family::kFixed) {  // decimals
       dict_.fixed.resize(n * static_cast<size_t>(out_->width));
       PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, dict_.offsets.as<int64_t>(), dict_.bytes.data(), n,
@@ -872,6 +881,19 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   bool levels_bit_packed = false;
   const uint8_t* vals = nullptr;
   size_t vals_len = 0;
+  if (!v2 && plain_into_place(enc, count64, count, csize, usize)) {
+    // A required fixed-width PLAIN page (v1: no levels, the page is its
+    // values) inflates straight into its place in the output: no scratch
+    // page, no copy of it.
+    PQFAST_RETURN_IF_ERROR(check_codec_inflation(csize, usize, where));
+    const size_t e = static_cast<size_t>(out_->width);
+    out_->values.resize((static_cast<size_t>(pos_) + count) * e);
+    PQFAST_RETURN_IF_ERROR(decompress(codec_, body, csize, out_->values.data() + static_cast<size_t>(pos_) * e, usize, where));
+    last_page_sparse_ = false;
+    pos_ += static_cast<int64_t>(count);
+    row_ += static_cast<int64_t>(count);
+    return Status::Ok();
+  }
   if (!v2) {
     PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
     const size_t len = codec_ == 0 ? csize : usize;
@@ -931,6 +953,17 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   row_ += static_cast<int64_t>(count);
   out_->null_count += static_cast<int64_t>(count - nonnull);
   return Status::Ok();
+}
+
+bool ChunkReader::plain_into_place(int32_t enc, int64_t count64, size_t count, size_t csize, size_t usize) const {
+  if (enc != kPlain || codec_ == 0 || nullable_ || family_ != Family::kFixed || opts_.dictionary_values) return false;
+  if (d_.physical_type == PhysicalType::kByteArray || d_.physical_type == PhysicalType::kBoolean) return false;
+  if (!is_identity(layout_, d_.physical_type, d_.type_length) || phys_width_ != out_->width) return false;
+  // Exactly the page's values, none past the row group's end (a clamped
+  // page decodes its first values only) and no empty frame.
+  if (csize == 0 || usize == 0 || count != static_cast<size_t>(count64)) return false;
+  return usize / static_cast<size_t>(out_->width) == count && usize % static_cast<size_t>(out_->width) == 0 &&
+         count <= static_cast<size_t>(INT64_MAX - pos_);
 }
 
 Status ChunkReader::v2_values(const PageHeader& h, const uint8_t* body, const uint8_t** vals, size_t* vals_len,
