@@ -956,7 +956,11 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
 }
 
 bool ChunkReader::plain_into_place(int32_t enc, int64_t count64, size_t count, size_t csize, size_t usize) const {
-  if (enc != kPlain || codec_ == 0 || nullable_ || family_ != Family::kFixed || opts_.dictionary_values) return false;
+  // Under dictionary_indices a plain page's values are hashed into the
+  // dictionary (index_values): never written as values into the output.
+  if (enc != kPlain || codec_ == 0 || nullable_ || family_ != Family::kFixed || opts_.dictionary_values ||
+      opts_.dictionary_indices)
+    return false;
   if (d_.physical_type == PhysicalType::kByteArray || d_.physical_type == PhysicalType::kBoolean) return false;
   if (!is_identity(layout_, d_.physical_type, d_.type_length) || phys_width_ != out_->width) return false;
   // Exactly the page's values, none past the row group's end (a clamped
