@@ -70,15 +70,24 @@ def _row_groups_of(meta, row_groups: Sequence[int] | None) -> list | None:
     return out
 
 
-def _batch_rows(lake: Lake, selection: list) -> int:
-    """Rows per batch: the largest selected row group, so that a row group
-    is one chunk of the table (as the column reader gives it)."""
-    most = 1
+# A read decoding less than this (the footers' uncompressed bytes of the
+# selected row groups) runs on the calling thread: handing a few hundred KB
+# to the scanner's threads and back costs more than decoding it.
+SMALL_READ_BYTES = 2 << 20
+
+
+def _shape(lake: Lake, selection: list) -> tuple[int, int]:
+    """(rows of the largest selected row group, uncompressed bytes of the
+    selected row groups). Batches are that many rows, so that a row group is
+    one chunk of the table, as the column reader gives it."""
+    most, nbytes = 1, 0
     for i, rgs in selection:
         meta = lake.meta(i)
         for g in (range(meta.num_row_groups) if rgs is None else rgs):
-            most = max(most, int(meta.row_group(g)["num_rows"]))
-    return most
+            rg = meta.row_group(g)
+            most = max(most, int(rg["num_rows"]))
+            nbytes += max(0, int(rg["total_byte_size"] or 0))
+    return most, nbytes
 
 
 def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequence[int] | None, use_threads: bool,
@@ -104,11 +113,15 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     plan = native_plan(lake, selection, cols, strings)
     if plan is None:
         return None
-    info = StreamInfo()
-    # Units ahead of the consumer: enough to keep every thread decoding.
-    ahead = max(4, 2 * (n_threads or os.cpu_count() or 1))
-    batches = list(local_batches(lake, selection, plan, _batch_rows(lake, selection), n_threads or None, limit or None,
-                                 ahead, info))
+    rows, nbytes = _shape(lake, selection)
+    if nbytes < SMALL_READ_BYTES:
+        n_threads = 1
+    # One thread: the calling thread reads and decodes (ahead 1: no threads of
+    # the scanner's own). More: the scanner's threads decode row groups, and
+    # the columns of one, while this thread takes the batches; enough units
+    # ahead to keep them all busy.
+    ahead = 1 if n_threads == 1 else max(4, 2 * (n_threads or os.cpu_count() or 1))
+    batches = list(local_batches(lake, selection, plan, rows, n_threads or None, limit or None, ahead, StreamInfo()))
     if not len(plan.out):
         # No column: the row count only (a table of no columns keeps it so).
         rows = sum(b.num_rows for b in batches)
