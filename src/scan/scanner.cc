@@ -705,6 +705,7 @@ struct UnitColumns {
 
   const DecodeJob j;
   std::atomic<size_t> next{0};  // the next column not taken
+  std::atomic<bool> failed{false};
   std::mutex mu;
   std::condition_variable cv;
   size_t done = 0;  // columns finished (under mu)
@@ -722,6 +723,13 @@ struct UnitColumns {
       any = true;
       Error err{ErrorCode::kOk, {}};
       ColumnArray col;
+      if (failed.load()) {
+        // After a column failed the others are taken but not decoded.
+        std::lock_guard<std::mutex> lock(mu);
+        ++done;
+        cv.notify_all();
+        continue;
+      }
       try {
         auto r = decode_plain_column(j, k);
         if (r.ok()) {
@@ -734,7 +742,7 @@ struct UnitColumns {
       } catch (const std::exception& e) {
         err = make_error(ErrorCode::kInvalidArgument, j.file_name + ": row group " + std::to_string(j.row_group) + ": " + e.what());
       }
-      if (err.code != ErrorCode::kOk) next.store(cols.size());  // the others are not started
+      if (err.code != ErrorCode::kOk) failed.store(true);
       std::lock_guard<std::mutex> lock(mu);
       if (err.code != ErrorCode::kOk) {
         if (error.code == ErrorCode::kOk) error = std::move(err);
@@ -750,8 +758,9 @@ struct UnitColumns {
   DecodeOutcome outcome() {
     DecodeOutcome out;
     std::unique_lock<std::mutex> lock(mu);
-    // After a failure, columns never taken do not count: wait for those taken.
-    cv.wait(lock, [&] { return done >= std::min(next.load(), cols.size()); });
+    // Every column is taken once and counted done (decoded, failed, or
+    // skipped after a failure): then no thread touches `cols` any more.
+    cv.wait(lock, [&] { return done >= cols.size(); });
     if (error.code != ErrorCode::kOk) {
       out.error = error;
       return out;
