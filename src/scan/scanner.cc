@@ -712,7 +712,23 @@ struct UnitColumns {
   std::vector<ColumnArray> cols;
   Error error{ErrorCode::kOk, {}};  // the first column's failure (under mu)
 
+  std::atomic<int> threads{0};  // threads that took a column
+
   bool has_work() const { return next.load(std::memory_order_relaxed) < cols.size(); }
+
+  // Column k into *out; what a decode throws becomes its error.
+  Error decode_one(size_t k, ColumnArray* out) const {
+    try {
+      auto r = decode_plain_column(j, k);
+      if (!r.ok()) return r.error();
+      *out = std::move(r).value();
+      return Error{ErrorCode::kOk, {}};
+    } catch (const std::bad_alloc&) {
+      return make_error(ErrorCode::kMemoryLimit, j.file_name + ": row group " + std::to_string(j.row_group) + ": out of memory");
+    } catch (const std::exception& e) {
+      return make_error(ErrorCode::kInvalidArgument, j.file_name + ": row group " + std::to_string(j.row_group) + ": " + e.what());
+    }
+  }
 
   // Decodes columns until none is left to take; true when it decoded one.
   bool work() {
@@ -720,6 +736,7 @@ struct UnitColumns {
     for (;;) {
       const size_t k = next.fetch_add(1);
       if (k >= cols.size()) return any;
+      if (!any) threads.fetch_add(1);
       any = true;
       Error err{ErrorCode::kOk, {}};
       ColumnArray col;
@@ -730,18 +747,7 @@ struct UnitColumns {
         cv.notify_all();
         continue;
       }
-      try {
-        auto r = decode_plain_column(j, k);
-        if (r.ok()) {
-          col = std::move(r).value();
-        } else {
-          err = r.error();
-        }
-      } catch (const std::bad_alloc&) {
-        err = make_error(ErrorCode::kMemoryLimit, j.file_name + ": row group " + std::to_string(j.row_group) + ": out of memory");
-      } catch (const std::exception& e) {
-        err = make_error(ErrorCode::kInvalidArgument, j.file_name + ": row group " + std::to_string(j.row_group) + ": " + e.what());
-      }
+      err = decode_one(k, &col);
       if (err.code != ErrorCode::kOk) failed.store(true);
       std::lock_guard<std::mutex> lock(mu);
       if (err.code != ErrorCode::kOk) {
@@ -761,6 +767,14 @@ struct UnitColumns {
     // Every column is taken once and counted done (decoded, failed, or
     // skipped after a failure): then no thread touches `cols` any more.
     cv.wait(lock, [&] { return done >= cols.size(); });
+    if (error.code == ErrorCode::kMemoryLimit && threads.load() > 1) {
+      // Columns decoded at once hold their inflated pages at once: a unit
+      // that fits decoded column after column may not. Decoded again so,
+      // on this thread alone (what was decoded is freed first).
+      error = Error{ErrorCode::kOk, {}};
+      for (auto& c : cols) c = ColumnArray();
+      for (size_t k = 0; k < cols.size() && error.code == ErrorCode::kOk; ++k) error = decode_one(k, &cols[k]);
+    }
     if (error.code != ErrorCode::kOk) {
       out.error = error;
       return out;
