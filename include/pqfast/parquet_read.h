@@ -74,6 +74,16 @@ struct ColumnReadOptions {
   // is uint8, the dictionary page is not decoded, and a page that is not
   // dictionary-encoded is an error.
   const std::vector<uint8_t>* dictionary_values = nullptr;
+  // Reads the chunk as an Arrow dictionary array: int32 indices (format "i")
+  // straight from the dictionary-encoded pages' RLE / bit-packed runs, over
+  // the chunk's dictionary page decoded once in `layout` / `format` (binary,
+  // large_binary, binary_view or a fixed-width layout) as the array's
+  // `dictionary`. Values of pages that are not dictionary-encoded (a
+  // writer's fallback) are hashed into the dictionary: new ones appended in
+  // order of appearance, as Arrow C++ builds it. An index past the
+  // dictionary page is an error. Flat columns only (BOOLEAN and the null
+  // layout are kInvalidArgument); ignored where dictionary_values is set.
+  bool dictionary_indices = false;
   // What the read may allocate for decompressed pages and decoded values
   // (pqfast/memory_budget.h): share one among the chunks of a read. Null: a
   // budget of default_memory_limit() for this call (or the caller's, when

@@ -297,9 +297,12 @@ class ParquetFile:
 
     ``source`` is a local path, a path on ``filesystem`` (a pyarrow
     ``FileSystem`` or fsspec filesystem), or a binary file object.
+    ``read_dictionary``: columns the reads give as ``dictionary<int32, string/binary>``
+    (pyarrow's keyword, here or on each read; docs/read_dictionary.md).
     """
 
-    def __init__(self, source: Any, filesystem: Any = None):
+    def __init__(self, source: Any, filesystem: Any = None, *, read_dictionary: Sequence[str] | None = None):
+        self._read_dictionary = read_dictionary
         self._source = _Source(source, filesystem)
         try:
             self._meta = self._source.metadata()
@@ -313,6 +316,7 @@ class ParquetFile:
         """The file opened with a footer parsed before (a dataset reads each
         footer once, then many row groups of the file)."""
         self = cls.__new__(cls)
+        self._read_dictionary = None
         self._source = _Source(source, filesystem)
         self._meta = meta
         self._columns = meta.columns()
@@ -377,23 +381,27 @@ class ParquetFile:
 
     def read(self, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
              use_threads: bool = True, memory_limit: int | None = None, threads: int | None = None,
-             strings: str | None = None):
+             strings: str | None = None, read_dictionary: Sequence[str] | None = None):
         """The file's columns as a ``pyarrow.Table`` (pqfast's reader; see pqfast.reader).
-        ``memory_limit``, ``strings``: as ``pqfast.read_table`` takes them; ``threads``: the
+        ``memory_limit``, ``strings``, ``read_dictionary``: as ``pqfast.read_table`` takes
+        them (``read_dictionary`` None: the one the file was opened with); ``threads``: the
         reader's threads (None: ``use_threads`` decides, all cores or one)."""
+        if read_dictionary is None:
+            read_dictionary = self._read_dictionary
         return read_source(self._source, self._meta, columns, row_groups, use_threads, memory_limit, threads,
-                           strings)
+                           strings, read_dictionary=read_dictionary)
 
     def read_row_group(self, i: int, columns: Sequence[str] | None = None, use_threads: bool = True,
-                       memory_limit: int | None = None, threads: int | None = None, strings: str | None = None):
+                       memory_limit: int | None = None, threads: int | None = None, strings: str | None = None,
+                       read_dictionary: Sequence[str] | None = None):
         return self.read(columns=columns, row_groups=[i], use_threads=use_threads, memory_limit=memory_limit,
-                         threads=threads, strings=strings)
+                         threads=threads, strings=strings, read_dictionary=read_dictionary)
 
     def read_row_groups(self, row_groups: Sequence[int], columns: Sequence[str] | None = None,
                         use_threads: bool = True, memory_limit: int | None = None, threads: int | None = None,
-                        strings: str | None = None):
+                        strings: str | None = None, read_dictionary: Sequence[str] | None = None):
         return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
-                         threads=threads, strings=strings)
+                         threads=threads, strings=strings, read_dictionary=read_dictionary)
 
     def close(self) -> None:
         self._source.close()

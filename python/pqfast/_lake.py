@@ -65,7 +65,7 @@ class Lake:
 
     def __init__(self, kind: str, names: list, keys: list, sizes: list, parts: Partitions | None,
                  storage_options: dict | None, filesystem: Any, schema=None, ref: int | tuple = 0,
-                 versions: list | None = None):
+                 versions: list | None = None, read_dictionary: Sequence[str] = ()):
         self.kind = kind
         self.names = list(names)
         self.keys = list(keys)
@@ -77,6 +77,11 @@ class Lake:
         # Per file, the store's version from the listing (ETag, modification
         # time; None: not known): scans keep what they read by it.
         self.versions = list(versions) if versions is not None else [None] * len(self.names)
+        # Columns read as dictionary<int32, string/binary> (pyarrow's
+        # read_dictionary): built natively from the dictionary pages.
+        self.read_dictionary = tuple(read_dictionary)
+        # The string layout scans default to (None: pyarrow's; "view"; "large").
+        self.strings = None
         # The reference file (the lake's first): (name, key, size). It types
         # projections of struct fields ("s.a") and decides which files
         # conform (same column descriptors: read together by the engine).
@@ -100,6 +105,7 @@ class Lake:
         return d
 
     def __setstate__(self, d):
+        self.read_dictionary, self.strings = (), None
         self.__dict__.update(d)
         self._init_caches()
 
@@ -107,7 +113,7 @@ class Lake:
 
     @classmethod
     def open(cls, source: Any, partitioning: str | None, filesystem: Any, storage_options: dict | None,
-             schema=None) -> "Lake":
+             schema=None, read_dictionary: Sequence[str] = ()) -> "Lake":
         _checked_partitioning(partitioning)
         if filesystem is not None or _remote_urls(source):
             lake = cls._listed(source, partitioning, filesystem, storage_options)
@@ -115,6 +121,7 @@ class Lake:
             lake = cls._local(source, partitioning)
         if not lake.names:
             raise FormatError(f"invalid argument: no Parquet files in {source!r}")
+        lake.read_dictionary = tuple(read_dictionary)
         lake.ensure_schema(schema)
         return lake
 
@@ -161,9 +168,12 @@ class Lake:
         if self.schema is not None:
             return
         with self._open_ref_cached() as f:
-            files = f.read(row_groups=[]).schema
+            files = f.read(row_groups=[], read_dictionary=self._dictionaries()).schema
         fields = list(files) + [self.parts.field(n) for n in (self.parts.names if self.parts else ())]
         self.schema = pa.schema(fields, metadata=files.metadata)
+
+    def _dictionaries(self) -> list | None:
+        return list(self.read_dictionary) if self.read_dictionary else None
 
     def subset(self, files: Sequence[int]) -> "Lake":
         """A lake of some of these files (the same schema and reference)."""
@@ -171,9 +181,11 @@ class Lake:
         if self.parts is not None:
             p = self.parts
             parts = Partitions(p.names, p.types, p.dictionaries, [p.per_file[i] for i in files])
-        return Lake(self.kind, [self.names[i] for i in files], [self.keys[i] for i in files],
+        lake = Lake(self.kind, [self.names[i] for i in files], [self.keys[i] for i in files],
                     [self.sizes[i] for i in files], parts, self.storage_options, self.filesystem, self.schema,
-                    self.ref, [self.versions[i] for i in files])
+                    self.ref, [self.versions[i] for i in files], self.read_dictionary)
+        lake.strings = self.strings
+        return lake
 
     # -- files and footers -------------------------------------------------------
 
@@ -299,7 +311,7 @@ class Lake:
             typed = {}
             if dotted:
                 with self.open_ref() as f:
-                    t = f.read(columns=dotted, row_groups=[]).schema
+                    t = f.read(columns=dotted, row_groups=[], read_dictionary=self._dictionaries()).schema
                 typed = dict(zip(dotted, t))
             for c in columns:
                 if c in typed:
@@ -350,7 +362,8 @@ class Lake:
         span = self._span(i, row_groups, file_cols) if self.kind == S3 else None
         f = self._prefetched(i, span) if span is not None else self.open_file(i)
         with f:
-            t = f.read(columns=file_cols, row_groups=list(row_groups), threads=threads, memory_limit=memory_limit)
+            t = f.read(columns=file_cols, row_groups=list(row_groups), threads=threads, memory_limit=memory_limit,
+                       read_dictionary=self._dictionaries())
         return self._finish(t, [i], [t.num_rows], columns, self.names[i])
 
     def _span(self, i: int, row_groups, file_cols):
@@ -410,7 +423,7 @@ class Lake:
         if any(row_groups[i] is not None for i in files):
             chosen = {self.names[i]: list(self._groups(i, row_groups[i])) for i in files}
         t = scan_table(names, file_cols, filters, threads=threads, memory_limit=memory_limit, partitioning=None,
-                       row_groups=chosen, _file_rows=rows, stats=stats, **kw)
+                       row_groups=chosen, _file_rows=rows, stats=stats, read_dictionary=self._dictionaries(), **kw)
         if stats:
             t, st = t
             return self._finish(t, files, rows, columns, names[0]), dict(st or {})
@@ -428,6 +441,7 @@ class Lake:
         read_cols = [c for c in wanted + extra if _has_column(tops, c)]
         with self.open_file(i) as f:
             t = f.read(columns=read_cols, row_groups=list(self._groups(i, row_groups)), threads=threads,
+                       read_dictionary=self._dictionaries(),
                        memory_limit=memory_limit)
         lake_fields = list(file_schema) + [self.schema.field(c) for c in extra
                                             if self.schema.get_field_index(c) >= 0]

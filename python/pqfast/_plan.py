@@ -204,8 +204,14 @@ _BINARY_LAYOUTS = {"u": "binary", "z": "binary", "U": "large_binary", "Z": "larg
 class _Plan:
     """How one top-level column is read: layout and format for the C++ reader, then the final type."""
 
-    def __init__(self, name: str, leaf: int, desc: dict, arrow_field, strings=None):
+    def __init__(self, name: str, leaf: int, desc: dict, arrow_field, strings=None, read_dictionary=False):
         self._types(name, leaf, desc, arrow_field)
+        if read_dictionary:
+            self._as_dictionary(desc)
+        # Set by _plans for a flat column read as a dictionary: the C++ reader
+        # gives dictionary<int32> chunks itself (indices straight from the
+        # pages, the dictionary page decoded once), no dictionary_encode after.
+        self.native_dictionary = False
         if strings is not None and self.dictionary is None and self.extension is None and \
                 self.read_type.equals(self.final_type):
             # Read natively in the layout asked for (binary views point into
@@ -270,14 +276,32 @@ class _Plan:
         if narrow is not None:
             self.final_type = narrow
 
+    def _as_dictionary(self, desc: dict):
+        """read_dictionary= names this column: pyarrow gives a string or binary
+        leaf as dictionary<int32> of its Parquet type, whatever the embedded
+        schema says (large_string, string_view, another index type)."""
+        base, _ = parquet_arrow_type(desc)
+        if self.extension is not None or not (pt.is_string(base) or pt.is_binary(base)):
+            return  # (pyarrow reads only BYTE_ARRAY strings and binary as dictionaries)
+        self.dictionary = pa.dictionary(pa.int32(), base)
+        self.read_type = self.final_type = base
+        self.layout, self.format = "binary", arrow_format(base)
+
+    @property
+    def read_layout(self) -> str:
+        """The layout the C++ reader is asked for (bindings' parse_read_layout)."""
+        return "dictionary:" + self.layout if self.native_dictionary else self.layout
+
     def spec(self, rg: int):
-        return (rg, self.leaf, self.layout, self.format)
+        return (rg, self.leaf, self.read_layout, self.format)
 
     def finish(self, chunks: list, page_dictionaries: list | None = None):
         """The column from its chunks (one per row group). A dictionary column's
         dictionary is, as pyarrow builds it, the chunk's dictionary page (every
         value, in page order) then the values of its non-dictionary pages in
         order of appearance, when `page_dictionaries` gives the pages."""
+        if self.native_dictionary:
+            return self._native_dictionary(chunks)
         arr = pa.chunked_array(chunks, type=self.read_type)
         if not arr.type.equals(self.final_type):
             try:
@@ -292,6 +316,15 @@ class _Plan:
             ext = self.extension
             arr = pa.chunked_array([pa.ExtensionArray.from_storage(ext, c) for c in arr.chunks], type=ext)
         return arr
+
+    def _native_dictionary(self, chunks: list):
+        """The column from dictionary<int32> chunks the reader built: the
+        index type and `ordered` made the plan's (an embedded schema's uint8...)."""
+        d = self.dictionary
+        out = [c if c.type.equals(d) else
+               pa.DictionaryArray.from_arrays(c.indices.cast(d.index_type), c.dictionary, ordered=d.ordered)
+               for c in chunks]
+        return pa.chunked_array(out, type=d)
 
     def field(self, arr):
         return _field(self.name, arr.type, self.nullable, self.field_metadata)

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from . import _pqfast
+from ._dictionaries import dictionary_names
 from ._nested import NestedPlan
 from ._plan import _EmptyGroupPlan, _Plan, _embedded_arrow_schema, is_nested_plan
 from ._pqfast import FormatError
@@ -68,8 +69,9 @@ def _arrow_field_of(arrow_schema, fields: list, k: int):
     return arrow_schema.field(i) if i >= 0 else None
 
 
-def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list:
+def _plans(meta, path: str, columns: Sequence[str] | None, strings=None, read_dictionary=None) -> list:
     descs = meta.columns()
+    as_dictionary = dictionary_names(read_dictionary)
     # (name, leaves, is a group, repetition) per top-level field, in schema
     # order: a name given twice is every field of that name (as pyarrow's
     # ParquetFile.read gives them), a group without leaves an empty struct.
@@ -119,7 +121,9 @@ def _plans(meta, path: str, columns: Sequence[str] | None, strings=None) -> list
         problem = _pqfast._flat_column_problem(meta, leaves[0])
         if problem:
             raise FormatError(f"{path}: {problem}")
-        plans.append(_Plan(name, leaves[0], descs[leaves[0]], field, strings))
+        plan = _Plan(name, leaves[0], descs[leaves[0]], field, strings, read_dictionary=name in as_dictionary)
+        plan.native_dictionary = plan.dictionary is not None and plan.layout == "binary"
+        plans.append(plan)
     return plans
 
 
@@ -211,17 +215,19 @@ def _thread_count(threads: int | None, use_threads: bool) -> int:
 
 
 def read_source(source, meta, columns=None, row_groups=None, use_threads: bool = True, memory_limit=None,
-                threads: int | None = None, strings: str | None = None):
+                threads: int | None = None, strings: str | None = None, read_dictionary=None):
     """Reads a file already opened (a parquet._Source and its parsed footer) into a pyarrow.Table
     (`threads`: the reader's threads; None: all cores, or one when not `use_threads`;
-    `strings`: the layout of string and binary columns, see _strings)."""
+    `strings`: the layout of string and binary columns, see _strings; `read_dictionary`:
+    columns read as dictionary<int32>, as pyarrow's keyword, see _dictionaries)."""
     with arrow_errors_named(source.path):
         return _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads,
-                            checked_strings(strings))
+                            checked_strings(strings), read_dictionary)
 
 
-def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads, strings=None):
-    plans = _plans(meta, source.path, columns, strings)
+def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, threads, strings=None,
+                 read_dictionary=None):
+    plans = _plans(meta, source.path, columns, strings, read_dictionary)
     nrg = meta.num_row_groups
     if row_groups is None:
         rgs = list(range(nrg))
@@ -262,7 +268,7 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
     if nested and not rgs and nrg:
         # No row group read: the types from row group 0, sliced empty.
         empty = _read_source(source, meta, [p.name for p in nested], [0], use_threads, memory_limit, threads,
-                             strings)
+                             strings, read_dictionary)
         for p in nested:
             by_plan[id(p)] = [empty.column(p.name).combine_chunks().slice(0, 0)]
     elif nested and not nrg:
@@ -277,7 +283,8 @@ def _read_source(source, meta, columns, row_groups, use_threads, memory_limit, t
         if isinstance(p, _EmptyGroupPlan):
             arr = p.column([meta.row_group(r)["num_rows"] for r in rgs])
         elif isinstance(p, _Plan):
-            pages = _dictionary_pages(source, meta, p, rgs) if p.dictionary is not None else None
+            pages = _dictionary_pages(source, meta, p, rgs) \
+                if p.dictionary is not None and not p.native_dictionary else None
             arr = p.finish(chunks, pages)
         else:
             # Per leaf, per row group: the dictionary pages of leaves read as dictionaries.

@@ -8,7 +8,7 @@ threads), the helper the dataset's unfiltered scans use
 (the caller keeps the column reader) when the source is not local paths,
 when ``PQFAST_READ_ROUTE=reader`` asks for the old route, or when the
 scanner does not take the projection (:func:`._stream_io.native_plan`:
-nested, dictionary or extension columns, a cast after the read, files whose
+nested, dictionary (``read_dictionary=`` included) or extension columns, a cast after the read, files whose
 columns differ from the first file's). Never by catching an error.
 
 In the lake layer: it opens a :class:`._lake.Lake` over the source, as
@@ -92,19 +92,23 @@ def _shape(lake: Lake, selection: list) -> tuple[int, int]:
 
 def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequence[int] | None, use_threads: bool,
                  threads: int | None, memory_limit: int | None, partitioning: str | None,
-                 strings: str | None) -> pa.Table | None:
+                 strings: str | None, read_dictionary: Sequence[str] | None = None) -> pa.Table | None:
     """`source` read whole by the streaming scanner, or None when the scanner
     does not take it (see the module's doc); the caller then reads it by
     the column reader."""
     if _wants_reader() or not _local_paths(source):
         return None
+    if read_dictionary is not None and (isinstance(read_dictionary, (str, bytes)) or not isinstance(
+            read_dictionary, (list, tuple)) or not all(isinstance(c, str) for c in read_dictionary)):
+        return None  # (the column reader says what is wrong with it)
     strings = checked_strings(strings)
     n_threads = _thread_count(threads, use_threads)
     limit = _memory_limit(memory_limit)
     # A directory's hive levels are columns (partitioning=None: none); a
     # file, a list or a glob has none, as the column reader reads them.
     is_dir = isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source))
-    lake = Lake.open(source, partitioning if is_dir else None, None, None)
+    # Columns read as dictionaries make native_plan decline (the column reader builds them).
+    lake = Lake.open(source, partitioning if is_dir else None, None, None, read_dictionary=read_dictionary or ())
     if lake.kind != LOCAL:
         return None
     cols = None if columns is None else list(columns)

@@ -74,6 +74,8 @@ def native_plan(lake: Lake, selection: list, columns, strings) -> NativePlan | N
         return None
     if not all(lake.conforms(i) for i, _ in selection):
         return None
+    if lake.read_dictionary and any(c in lake.read_dictionary for c in (file_cols or file_schema.names)):
+        return None  # dictionary output: the column reader builds it (the scanner slices plain arrays)
     first = selection[0][0]
     plans = _plans(lake.meta(first), lake.names[first], file_cols, strings)
     file_schema = with_strings(file_schema, strings)

@@ -426,7 +426,10 @@ def _source(ds: Any, schema: pl.Schema, scan_kw: dict):
         if not t.exact:  # polars filters: the predicate's columns are read too
             extra = [c for c in predicate.meta.root_names() if c not in columns]
             needed = columns + list(dict.fromkeys(extra))
-        kw = dict(scan_kw)
+        # Views are polars' own string layout: the scanner builds them natively
+        # (pl.from_arrow takes them without a copy; a plain string column costs
+        # polars a conversion of every value).
+        kw = dict(scan_kw, strings="view")
         if batch_size:
             kw["batch_size"] = int(batch_size)
         scanner = ds.scanner(columns=needed, filter=t.expression, **kw)

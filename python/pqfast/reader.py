@@ -33,12 +33,12 @@ __all__ = ["read_table", "read_source", "arrow_errors_named", "parquet_arrow_typ
 
 
 def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, memory_limit, threads=None,
-                         strings=None):
+                         strings=None, read_dictionary=None):
     """read_table(source, columns) of the columns the file has (the others
     are given as nulls by the caller)."""
     try:
         return read_table(source, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                          threads=threads, strings=strings)
+                          threads=threads, strings=strings, read_dictionary=read_dictionary)
     except KeyError:
         pass
     except FormatError as e:
@@ -53,13 +53,14 @@ def _read_columns_it_has(source, columns, row_groups, filesystem, use_threads, m
     finally:
         f.close()
     return read_table(source, [c for c in columns if c in have], row_groups, filesystem, use_threads,
-                      memory_limit=memory_limit, threads=threads, strings=strings)
+                      memory_limit=memory_limit, threads=threads, strings=strings, read_dictionary=read_dictionary)
 
 
 def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Sequence[int] | None = None,
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
                threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
-               memory_limit: int | None = None, partitioning: str | None = "hive", strings: str | None = None):
+               memory_limit: int | None = None, partitioning: str | None = "hive", strings: str | None = None,
+               read_dictionary: Sequence[str] | None = None):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -111,6 +112,13 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     into the decoded pages and dictionaries, no per-value copy) or
     ``"large"`` (large_string / large_binary); at any depth of nested
     columns, not in dictionary-typed columns (docs/strings.md).
+
+    ``read_dictionary``: names of columns given as ``dictionary<int32, string>``
+    (or ``binary``), as ``pyarrow.parquet.read_table(read_dictionary=)`` types
+    and values them: per row group, the dictionary page's values then those of
+    pages the writer did not dictionary-encode. The indices come straight from
+    the pages' runs (no string is built), which makes group-by keys cheap for
+    engines (docs/read_dictionary.md). Other columns named there keep their type.
     """
     if filters is not None or stats or (filesystem is None and _remote_urls(source)) \
             or _directory_on(filesystem, source):
@@ -120,12 +128,13 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
-                          partitioning=partitioning, strings=strings)
+                          partitioning=partitioning, strings=strings, read_dictionary=read_dictionary)
 
     if filesystem is None:
         # Local paths (a file, a list, a directory, a glob) whose projection
         # the streaming scanner takes go through it; the rest below.
-        table = scanner_read(source, columns, row_groups, use_threads, threads, memory_limit, partitioning, strings)
+        table = scanner_read(source, columns, row_groups, use_threads, threads, memory_limit, partitioning, strings,
+                             read_dictionary)
         if table is not None:
             return table
         if isinstance(source, str) and _has_magic(source) and not os.path.exists(source):
@@ -140,17 +149,19 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         parts = _local_partitions(source, files, partitioning) if partitioning is not None else None
         if parts is None:
             return read_table(files, columns, row_groups, None, use_threads, memory_limit=memory_limit,
-                              threads=threads, strings=strings)
+                              threads=threads, strings=strings, read_dictionary=read_dictionary)
         cols, keys = parts.split(columns)
-        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads, strings=strings)
+        tables = _read_files(files, cols, row_groups, use_threads, memory_limit, threads=threads, strings=strings,
+                             read_dictionary=read_dictionary)
         table = parts.with_columns(_concat(tables), keys, range(len(files)), [t.num_rows for t in tables])
         return table.select(list(columns)) if columns is not None else table
     if isinstance(source, (list, tuple)):
-        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads, strings)
+        tables = _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem, threads, strings,
+                             read_dictionary)
         return _concat(tables) if tables else pa.table({})
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
-                      threads=threads, strings=strings)
+                      threads=threads, strings=strings, read_dictionary=read_dictionary)
 
 
 def _directory_on(filesystem, source) -> bool:
@@ -168,17 +179,18 @@ def _directory_on(filesystem, source) -> bool:
 
 
 def _read_files(source, columns, row_groups, use_threads, memory_limit, filesystem=None, threads=None,
-                strings=None) -> list:
+                strings=None, read_dictionary=None) -> list:
     """Each file of the list read whole (its projected columns), as a table
     in the first file's schema (pyarrow.dataset's rule for a lake)."""
     tables = []
     for s in source:
         if tables and columns is not None:
             # A file lacking a projected column (added to the lake later) gives it as nulls.
-            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads, strings)
+            t = _read_columns_it_has(s, columns, row_groups, filesystem, use_threads, memory_limit, threads, strings,
+                                     read_dictionary)
         else:
             t = read_table(s, columns, row_groups, filesystem, use_threads, memory_limit=memory_limit,
-                           threads=threads, strings=strings)
+                           threads=threads, strings=strings, read_dictionary=read_dictionary)
         if tables and t.schema != tables[0].schema:
             # As pyarrow.dataset: the first file's schema is the lake's; columns it lacks are left out.
             t = _as_schema(t, tables[0].schema, os.fspath(s) if isinstance(s, (str, os.PathLike)) else repr(s))

@@ -37,6 +37,7 @@ import pyarrow.parquet as pq
 import pyarrow.types as pt
 
 from . import _pqfast
+from ._dictionaries import dictionary_names, table_with_dictionaries
 from ._encode import _as_list_or_array, encode_values, _scale
 from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, reworded
 from ._file import ParquetFile
@@ -153,7 +154,7 @@ def _assemble(plans, meta, pieces, nested_chunks=None, open_file=None):
         if isinstance(p, _Plan):
             chunks = [pa.Array._import_from_c_capsule(*piece[3][j]) for piece in pieces]
             j += 1
-            if p.dictionary is not None and open_file is not None and pieces:
+            if p.dictionary is not None and not p.native_dictionary and open_file is not None and pieces:
                 pages = _piece_dictionary_pages(p, pieces, open_file)
         else:
             chunks = nested_chunks[id(p)]
@@ -547,7 +548,7 @@ def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None,
                 queries.append(_pqfast._prune_query(a.column, pt, tl, data, offsets, False, use_statistics, True,
                                                     0, True))
         # Nested columns are read after the engine, from the matching row groups.
-        specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
+        specs = [(p.name, p.read_layout, p.format) for p in plans if isinstance(p, _Plan)]
         shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
                       engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
 
@@ -844,10 +845,11 @@ _first_plans: dict = {}
 _FIRST_PLANS_MAX = 64
 
 
-def _first_file_plans(path: str, columns, strings=None):
+def _first_file_plans(path: str, columns, strings=None, read_dictionary=None):
     try:
         st = os.stat(path)
-        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns), strings)
+        key = (path, st.st_size, st.st_mtime_ns, None if columns is None else tuple(columns), strings,
+               dictionary_names(read_dictionary))
     except (OSError, TypeError):
         key = None  # (unhashable or unreadable: ParquetFile says what is wrong)
     hit = _first_plans.get(key) if key is not None else None
@@ -855,7 +857,7 @@ def _first_file_plans(path: str, columns, strings=None):
         return hit
     with ParquetFile(path) as first:
         meta = first._meta
-        plans = _plans(meta, path, columns, strings)
+        plans = _plans(meta, path, columns, strings, read_dictionary)
         descs = _descs_with_units(meta)
     # Kept only for a file last changed 2 s ago or more: one changed again
     # within its mtime's tick, at the same size, would otherwise look the same.
@@ -882,7 +884,7 @@ def _is_schema_mismatch(e: Exception, path: str | None = None, row_groups=None) 
     return all(0 <= r < n for r in rgs) and rgs == sorted(set(rgs))
 
 
-def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None):
+def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None, read_dictionary=None):
     """scan_table over files whose schemas differ from the first file's, as
     pyarrow.dataset reads them: the first file's schema is the lake's; each
     file the engine reads alone, and one it cannot (a column missing, or of
@@ -905,7 +907,7 @@ def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=Non
                 file_rows.append(parts[-1].num_rows)
             continue
         # The engine read it by the first file's plans: assembled by them.
-        meta, plans, _ = _first_file_plans(paths[0], columns, strings)
+        meta, plans, _ = _first_file_plans(paths[0], columns, strings, read_dictionary)
         nested = [p for p in plans if is_nested_plan(p)]
         nested_chunks = None
         if nested:
@@ -1037,7 +1039,7 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
                use_page_index: bool = True, storage_options: dict | None = None,
                memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None,
                partitioning: str | None = "hive", strings: str | None = None, _file_rows: list | None = None,
-               _listed: list | None = None):
+               _listed: list | None = None, read_dictionary: Sequence[str] | None = None):
     """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
@@ -1055,23 +1057,26 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's).
     ``strings``: the layout of string and binary columns (see
     :func:`pqfast.read_table`), produced by the engine itself on local files
-    and object storage. (A dataset scan passes it here, as to read_table.)"""
+    and object storage. (A dataset scan passes it here, as to read_table.)
+    ``read_dictionary``: columns given as dictionary<int32> (see :func:`pqfast.read_table`):
+    built by the engine on local files (a filtered row group keeps its whole
+    dictionary, as pyarrow's); other paths encode the values read."""
     checked_strings(strings)
     where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
     with arrow_errors_named(where):
         got = _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
                           use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
-                          partitioning, _file_rows, _listed, strings)
+                          partitioning, _file_rows, _listed, strings, read_dictionary)
         # Paths that read through pyarrow (a filter only pyarrow.compute
         # evaluates, files of another schema) are cast here; others are read so.
         if stats:
-            return table_with_strings(got[0], strings), got[1]
-        return table_with_strings(got, strings)
+            return table_with_dictionaries(table_with_strings(got[0], strings), read_dictionary), got[1]
+        return table_with_dictionaries(table_with_strings(got, strings), read_dictionary)
 
 
 def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
                 use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows,
-                _listed, strings=None):
+                _listed, strings=None, read_dictionary=None):
     if filesystem is not None or _remote_urls(source):
         def staged():
             if filesystem is not None:
@@ -1105,9 +1110,9 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
     if parts is not None:
         kw = dict(threads=threads, use_threads=use_threads, use_statistics=use_statistics, use_bloom=use_bloom,
                   use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit,
-                  strings=strings)
+                  strings=strings, read_dictionary=read_dictionary)
         return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups, _file_rows)
-    meta, plans, descs = _first_file_plans(paths[0], columns, strings)
+    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
     dnf = None
     if filters is not None:
         try:
@@ -1121,7 +1126,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
             return (table, st) if stats else table
     n_threads = threads if threads is not None else (0 if use_threads else 1)
 
-    specs = [(p.name, p.layout, p.format) for p in plans if isinstance(p, _Plan)]
+    specs = [(p.name, p.read_layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if is_nested_plan(p)]
     kept, groups = paths, None
     if row_groups is not None:
@@ -1138,7 +1143,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
             raise
         # Files whose schema differs from the first's (a column added later,
         # an int32 widened to int64...): read as pyarrow.dataset reads them.
-        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows, strings)
+        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows, strings, read_dictionary)
         return (table, st) if stats else table
     nested_chunks = None
     if nested:

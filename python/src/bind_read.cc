@@ -93,6 +93,21 @@ std::vector<Result<pq::ColumnArray>> run_tasks(pq::RandomAccessFile& file, const
       jobs.push_back({i, j});
     }
   }
+  if (threads > 1) {
+    // Largest chunks first (by their decoded size, as the footer gives it):
+    // the threads then end together, on small chunks, instead of one thread
+    // finishing a large l_comment chunk alone while the other waits.
+    auto cost = [&](const Job& j) -> int64_t {
+      const Task& t = tasks[j.task];
+      const int leaf = t.shape ? t.leaves[j.leaf].first : t.leaf;
+      const auto& rg = meta.row_groups;
+      if (t.row_group < 0 || static_cast<size_t>(t.row_group) >= rg.size()) return 0;
+      const auto& cols = rg[static_cast<size_t>(t.row_group)].columns;
+      if (leaf < 0 || static_cast<size_t>(leaf) >= cols.size()) return 0;
+      return cols[static_cast<size_t>(leaf)].total_uncompressed_size;
+    };
+    std::stable_sort(jobs.begin(), jobs.end(), [&](const Job& a, const Job& b) { return cost(a) > cost(b); });
+  }
   std::vector<Error> thrown;
   run_jobs(jobs.size(), threads, file.name(), &thrown, [&](size_t k) {
     const Job& j = jobs[k];
@@ -141,10 +156,7 @@ pq::ColumnReadOptions read_options(const std::string& layout, const std::string&
                                    const std::shared_ptr<MemoryBudget>& budget) {
   pq::ColumnReadOptions o;
   o.budget = budget;
-  if (!pq::parse_arrow_layout(layout, &o.layout)) {
-    throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
-  }
-  o.format = format;
+  parse_read_layout(layout, format, &o);
   return o;
 }
 

@@ -19,6 +19,7 @@
 
 #include "arrow_capsules.h"
 #include "common.h"
+#include "parquet_common.h"
 #include "prune_common.h"
 #include "pqfast/scan.h"
 #include "scan_filter_spec.h"
@@ -223,10 +224,7 @@ std::vector<pq::ScanColumn> make_columns(const std::vector<ColumnSpec>& columns)
   for (const auto& [name, layout, format] : columns) {
     pq::ScanColumn c;
     c.name = name;
-    if (!pq::parse_arrow_layout(layout, &c.options.layout)) {
-      throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
-    }
-    c.options.format = format;
+    parse_read_layout(layout, format, &c.options);
     cols.push_back(std::move(c));
   }
   return cols;

@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "pqfast/parquet.h"
+#include "pqfast/parquet_read.h"
 
 namespace pqfast::py {
 
@@ -17,6 +18,19 @@ namespace pq = pqfast::parquet;
 // A column or field name of the file as str: UTF-8 by the format's
 // definition, refused (FormatError) when it is not.
 nb::object name_str(const std::string& s);
+
+// A column's read layout as Python names it into `o`: an ArrowLayout name
+// ("binary", "int32", ...), or "dictionary:<layout>" for int32 indices over
+// a dictionary of that layout (ColumnReadOptions::dictionary_indices).
+inline void parse_read_layout(const std::string& layout, const std::string& format, pq::ColumnReadOptions* o) {
+  static const std::string kDictionary = "dictionary:";
+  const bool indices = layout.compare(0, kDictionary.size(), kDictionary) == 0;
+  if (!pq::parse_arrow_layout(indices ? layout.substr(kDictionary.size()) : layout, &o->layout)) {
+    throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
+  }
+  o->dictionary_indices = indices;
+  o->format = format;
+}
 
 struct PyMeta {
   std::shared_ptr<pq::FileMetaData> m;

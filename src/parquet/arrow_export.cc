@@ -22,12 +22,14 @@ struct ArrayHolder {
   std::vector<int64_t> variadic_sizes;
   std::vector<ArrowArray> children;
   std::vector<ArrowArray*> child_ptrs;
+  ArrowArray dictionary{};  // set (release non-null) for a dictionary array
 };
 
 struct SchemaHolder {
   std::string format, name;
   std::vector<ArrowSchema> children;
   std::vector<ArrowSchema*> child_ptrs;
+  ArrowSchema dictionary{};
 };
 
 void release_array(ArrowArray* a) {
@@ -36,6 +38,7 @@ void release_array(ArrowArray* a) {
   for (auto& c : h->children) {
     if (c.release) c.release(&c);
   }
+  if (h->dictionary.release) h->dictionary.release(&h->dictionary);
   delete h;
   a->release = nullptr;
 }
@@ -46,6 +49,7 @@ void release_schema(ArrowSchema* s) {
   for (auto& c : h->children) {
     if (c.release) c.release(&c);
   }
+  if (h->dictionary.release) h->dictionary.release(&h->dictionary);
   delete h;
   s->release = nullptr;
 }
@@ -74,6 +78,10 @@ void export_schema(const ColumnArray::Impl& c, ArrowSchema* schema, const std::s
   schema->flags = c.nullable ? ARROW_FLAG_NULLABLE : 0;
   schema->n_children = static_cast<int64_t>(sh->children.size());
   schema->children = sh->child_ptrs.empty() ? nullptr : sh->child_ptrs.data();
+  if (c.dictionary) {
+    export_schema(*c.dictionary, &sh->dictionary, "");
+    schema->dictionary = &sh->dictionary;
+  }
   schema->release = release_schema;
   schema->private_data = sh;
 }
@@ -125,6 +133,10 @@ void export_array(std::unique_ptr<Impl> impl, ArrowArray* array) {
     h->child_ptrs.push_back(&h->children[i]);
   }
   std::memset(array, 0, sizeof *array);
+  if (c.dictionary) {
+    export_array(std::move(c.dictionary), &h->dictionary);
+    array->dictionary = &h->dictionary;
+  }
   array->length = c.length;
   array->null_count = c.null_count;
   array->offset = 0;

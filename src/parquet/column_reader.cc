@@ -12,6 +12,7 @@
 #include "pqfast/parquet_read.h"
 #include "parquet/codec.h"
 #include "parquet/decode.h"
+#include "parquet/dictionary_indices.h"
 #include "parquet/encodings.h"
 #include "parquet/nested_page.h"
 #include "parquet/rle.h"
@@ -101,6 +102,9 @@ class ChunkReader {
   Status begin(size_t len_hint, int64_t num_rows, const std::vector<RowRange>* keep);
   Status feed(const uint8_t* run, size_t len, uint64_t file_offset, int64_t first_row, bool whole_chunk);
   ColumnArray finish(std::vector<RowRange>* decoded);
+  // finish(), or under ColumnReadOptions::dictionary_indices the dictionary
+  // array (dictionary_indices.h).
+  Result<ColumnArray> result(std::vector<RowRange>* decoded);
   void add_counts(int64_t* decoded, int64_t* skipped) const {
     *decoded += pages_decoded_;
     *skipped += pages_skipped_;
@@ -136,6 +140,8 @@ class ChunkReader {
   Status emit_sparse(const uint32_t* idx, const std::string& where);
   Status data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
   Status nested_data_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  // Whether a v1 data page can inflate straight into the output (see data_page).
+  bool plain_into_place(int32_t enc, int64_t count64, size_t count, size_t csize, size_t usize) const;
   // A v2 page's values (after its uncompressed levels), decompressed when
   // the page says so.
   Status v2_values(const PageHeader& h, const uint8_t* body, const uint8_t** vals, size_t* vals_len,
@@ -143,6 +149,8 @@ class ChunkReader {
   Status level_stream(int32_t enc, int width, const uint8_t* p, size_t len, size_t* at, size_t n, uint8_t* out,
                       const std::string& what);
   Status values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
+  Status begin_indices();
+  Status index_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
   Status fixed_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull, const std::string& where);
   Status physical_values(int32_t enc, const uint8_t* p, size_t len, size_t n, uint8_t* out, const std::string& where);
   template <class Offset>
@@ -204,6 +212,10 @@ class ChunkReader {
   ReadBuffer scratch_;   // physical values before conversion, dense bits
   ReadBuffer scratch2_;  // binary bytes before conversion
   Dictionary dict_;
+  // ColumnReadOptions::dictionary_indices: the indices and the dictionary
+  // built; `side_` while a fallback page's values decode on their own.
+  std::unique_ptr<DictionaryIndexOutput> indices_;
+  bool side_ = false;
 };
 
 // A page of `count` fixed-width values fits in a bounded number of bytes
@@ -255,7 +267,62 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
   PQFAST_RETURN_IF_ERROR(begin(len, num_rows, nullptr));
   if ((out_->layout == ArrowLayout::kNull || family_ == Family::kNull) && !levels_mode_) return finish(nullptr);
   PQFAST_RETURN_IF_ERROR(feed(chunk, len, file_offset, 0, true));
-  return finish(nullptr);
+  return result(nullptr);
+}
+
+// Dictionary output: the dictionary keeps the layout asked for; BYTE_ARRAY
+// values decode internally as large_binary (int64 offsets + bytes, what the
+// dictionary page decodes to), converted once when the dictionary is built.
+Status ChunkReader::begin_indices() {
+  const Family f = family_of(layout_);
+  if (levels_mode_ || f == Family::kBool || f == Family::kNull) {
+    return make_error(ErrorCode::kInvalidArgument, where_ + ": a " + std::string(physical_type_name(d_.physical_type)) +
+                                                       " column cannot be read as dictionary indices over " +
+                                                       arrow_layout_name(layout_));
+  }
+  const bool binary = f == Family::kBinary || f == Family::kView;
+  const std::string format = opts_.format.empty() ? default_format(layout_, d_.type_length, d_) : opts_.format;
+  indices_ = std::make_unique<DictionaryIndexOutput>(layout_, format, layout_width(layout_, d_.type_length), binary);
+  if (binary) layout_ = ArrowLayout::kLargeBinary;
+  return Status::Ok();
+}
+
+// A page's values as dictionary indices at pos_: unpacked from a
+// dictionary-encoded page; a page of another encoding decodes into an
+// output of its own (the reader's decoders, unchanged), hashed into the
+// dictionary value by value.
+Status ChunkReader::index_values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
+                                 const std::string& where) {
+  int32_t* out = indices_->grow(pos_, count);
+  if (enc == kPlainDictionary || enc == kRleDictionary) {
+    PQFAST_RETURN_IF_ERROR(DictionaryIndexOutput::page_indices(dict_, p, len, nonnull, out, where));
+  } else {
+    auto side = std::make_unique<ColumnArray::Impl>();
+    side->layout = out_->layout;
+    side->format = out_->format;
+    side->width = out_->width;
+    if (family_ == Family::kBinary) side->values.resize_zeroed(8);
+    std::swap(out_, side);
+    const int64_t pos = pos_;
+    pos_ = 0;
+    side_ = true;
+    const Status s = values(enc, p, len, nonnull, nonnull, where);
+    side_ = false;
+    pos_ = pos;
+    std::swap(out_, side);
+    PQFAST_RETURN_IF_ERROR(s);
+    out = indices_->grow(pos_, count);  // (the decoders above never touch it; the pointer is refreshed all the same)
+    PQFAST_RETURN_IF_ERROR(indices_->value_indices(dict_, *side, nonnull, out, where));
+  }
+  if (nonnull != count) spread_fixed(reinterpret_cast<uint8_t*>(out), 4, out_->validity.data(), pos_, count, nonnull);
+  return Status::Ok();
+}
+
+Result<ColumnArray> ChunkReader::result(std::vector<RowRange>* decoded) {
+  if (!indices_) return finish(decoded);
+  if (decoded) *decoded = std::move(decoded_);
+  PQFAST_ASSIGN_OR_RETURN(auto impl, indices_->finish(std::move(out_), pos_, dict_, where_));
+  return ColumnArray(std::move(impl));
 }
 
 Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRange>* keep) {
@@ -272,6 +339,8 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
     return make_error(ErrorCode::kInvalidArgument, where_ + ": a " + std::string(physical_type_name(d_.physical_type)) +
                                                        " column cannot be read as " + arrow_layout_name(layout_));
   }
+  // (A filter's evaluation over dictionary_values wins: its output is the bytes it evaluates.)
+  if (opts_.dictionary_indices && !opts_.dictionary_values) PQFAST_RETURN_IF_ERROR(begin_indices());
   if (num_rows < 0) return make_error(ErrorCode::kCorrupt, where_ + ": negative row count " + std::to_string(num_rows));
   num_rows_ = num_rows;
   keep_ = keep;
@@ -343,10 +412,11 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
     }
     // A few rows (at most 1/64 of the row group's): their dictionary
     // entries are fetched alone.
-    sparse_ = keep && !opts_.dictionary_values && want * 64 <= num_rows &&
+    sparse_ = keep && !opts_.dictionary_values && !indices_ && want * 64 <= num_rows &&
               (family_ == Family::kFixed || family_ == Family::kBinary || family_ == Family::kView);
     if (nullable_) out_->validity.reserve(static_cast<size_t>(n0 / 8 + 8));
-    switch (family_) {
+    if (indices_) indices_->reserve(static_cast<size_t>(n0));
+    switch (indices_ ? Family::kNull : family_) {  // (indices: the values are not kept)
       case Family::kFixed: out_->values.reserve(static_cast<size_t>(n0) * static_cast<size_t>(out_->width)); break;
       case Family::kView: out_->values.reserve(static_cast<size_t>(n0) * 16); break;
       case Family::kBool: out_->values.reserve(static_cast<size_t>(n0 / 8 + 8)); break;
@@ -736,6 +806,13 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     }
     dict_.offsets.resize_zeroed((n + 1) * 8);
     PQFAST_RETURN_IF_ERROR(plain_binary<int64_t>(p, len, n, dict_.offsets.as<int64_t>(), dict_.bytes, nullptr, w));
+    {
+      // The longest entry bounds what a batch of indices gathers (dictionary.cc).
+      const int64_t* o = dict_.offsets.as<int64_t>();
+      int64_t m = 0;
+      for (size_t i = 0; i < n; ++i) m = std::max(m, o[i + 1] - o[i]);
+      dict_.max_len = static_cast<size_t>(m);
+    }
     if (family_ == Family::kFixed) {  // decimals
       dict_.fixed.resize(n * static_cast<size_t>(out_->width));
       PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, dict_.offsets.as<int64_t>(), dict_.bytes.data(), n,
@@ -804,6 +881,19 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   bool levels_bit_packed = false;
   const uint8_t* vals = nullptr;
   size_t vals_len = 0;
+  if (!v2 && plain_into_place(enc, count64, count, csize, usize)) {
+    // A required fixed-width PLAIN page (v1: no levels, the page is its
+    // values) inflates straight into its place in the output: no scratch
+    // page, no copy of it.
+    PQFAST_RETURN_IF_ERROR(check_codec_inflation(csize, usize, where));
+    const size_t e = static_cast<size_t>(out_->width);
+    out_->values.resize((static_cast<size_t>(pos_) + count) * e);
+    PQFAST_RETURN_IF_ERROR(decompress(codec_, body, csize, out_->values.data() + static_cast<size_t>(pos_) * e, usize, where));
+    last_page_sparse_ = false;
+    pos_ += static_cast<int64_t>(count);
+    row_ += static_cast<int64_t>(count);
+    return Status::Ok();
+  }
   if (!v2) {
     PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
     const size_t len = codec_ == 0 ? csize : usize;
@@ -863,6 +953,17 @@ Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const st
   row_ += static_cast<int64_t>(count);
   out_->null_count += static_cast<int64_t>(count - nonnull);
   return Status::Ok();
+}
+
+bool ChunkReader::plain_into_place(int32_t enc, int64_t count64, size_t count, size_t csize, size_t usize) const {
+  if (enc != kPlain || codec_ == 0 || nullable_ || family_ != Family::kFixed || opts_.dictionary_values) return false;
+  if (d_.physical_type == PhysicalType::kByteArray || d_.physical_type == PhysicalType::kBoolean) return false;
+  if (!is_identity(layout_, d_.physical_type, d_.type_length) || phys_width_ != out_->width) return false;
+  // Exactly the page's values, none past the row group's end (a clamped
+  // page decodes its first values only) and no empty frame.
+  if (csize == 0 || usize == 0 || count != static_cast<size_t>(count64)) return false;
+  return usize / static_cast<size_t>(out_->width) == count && usize % static_cast<size_t>(out_->width) == 0 &&
+         count <= static_cast<size_t>(INT64_MAX - pos_);
 }
 
 Status ChunkReader::v2_values(const PageHeader& h, const uint8_t* body, const uint8_t** vals, size_t* vals_len,
@@ -935,6 +1036,7 @@ Status ChunkReader::nested_data_page(const PageHeader& h, const uint8_t* body, c
 
 Status ChunkReader::values(int32_t enc, const uint8_t* p, size_t len, size_t count, size_t nonnull,
                            const std::string& where) {
+  if (indices_ && !side_) return index_values(enc, p, len, count, nonnull, where);
   switch (family_) {
     case Family::kFixed: return fixed_values(enc, p, len, count, nonnull, where);
     case Family::kBinary:
@@ -1287,7 +1389,7 @@ Result<ColumnArray> decode_column_pages(const std::vector<PageRun>& runs, bool w
       PQFAST_RETURN_IF_ERROR(r.feed(run.bytes, run.len, run.file_offset, run.first_row, whole_chunk));
     }
     if (decoded) r.add_counts(&decoded->pages_decoded, &decoded->pages_skipped);
-    return r.finish(decoded ? &decoded->rows : nullptr);
+    return r.result(decoded ? &decoded->rows : nullptr);
   });
 }
 

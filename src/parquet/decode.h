@@ -59,6 +59,10 @@ struct ColumnArray::Impl {
   Nest nest = Nest::kNone;
   std::string name;
   std::vector<std::unique_ptr<Impl>> children;
+  // A dictionary array (ColumnReadOptions::dictionary_indices): this holds
+  // the indices, `dictionary` the values they point at (exported as the C
+  // Data Interface's dictionary member).
+  std::unique_ptr<Impl> dictionary;
 };
 
 namespace detail {
@@ -179,9 +183,12 @@ struct Dictionary {
   size_t size = 0;
   // Fixed layouts: `size` elements of the layout (already converted).
   ReadBuffer fixed;
-  // BYTE_ARRAY: int64 offsets (size + 1) and bytes.
+  // BYTE_ARRAY: int64 offsets (size + 1) and bytes, and the longest
+  // entry's length (kUnknownLength: not measured).
   ReadBuffer offsets;
   ReadBuffer bytes;
+  static constexpr size_t kUnknownLength = ~size_t{0};
+  size_t max_len = kUnknownLength;
   // binary_view: the views, referring to bytes moved into the output's
   // view buffer `view_buffer` (set when the output is binary_view).
   ReadBuffer views;

@@ -1,6 +1,13 @@
 // The pool of large output blocks behind ReadBuffer (see read_buffer.h).
 #include "parquet/read_buffer.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -8,17 +15,35 @@ namespace pqfast::parquet::detail {
 
 namespace {
 
+using Clock = std::chrono::steady_clock;
+
+// Idle blocks older than this go back to the system at the next pool call
+// (a process that stops reading does not keep a read's worth of memory for
+// ever; one that reads table after table keeps reusing it).
+constexpr auto kIdleLife = std::chrono::seconds(20);
+
+// The most idle bytes the pool keeps: enough for a whole-file read of a
+// large table to land in memory the previous one gave back, at most an
+// eighth of the machine's memory.
+size_t idle_cap() {
+  static const size_t cap = [] {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    const size_t ram = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
+    return std::clamp(ram / 8, kPoolMaxBytes / 4, kPoolMaxBytes * 4);
+  }();
+  return cap;
+}
+
 struct Pool {
   std::mutex mu;
   struct Block {
     uint8_t* p;
-    size_t bytes;
+    Clock::time_point freed;
   };
-  std::vector<Block> blocks;
+  // Idle blocks by size class (their exact size), newest last.
+  std::map<size_t, std::vector<Block>> classes;
   size_t total = 0;
-  ~Pool() {
-    for (auto& b : blocks) std::free(b.p);
-  }
+  Clock::time_point last_trim{};
 };
 
 Pool& pool() {
@@ -26,30 +51,82 @@ Pool& pool() {
   return *p;
 }
 
+// Blocks from kMapMinBytes are mapped alone (not carved from the C heap):
+// their pages are ours to keep or to return whole. No MADV_HUGEPAGE: on this
+// VM (THP defrag "madvise") the kernel compacts memory to find huge pages on
+// a cold read, which doubled its system time (0.65 -> 1.2-1.3 s for the first
+// read of lineitem SF1) for fewer faults.
+constexpr size_t kMapMinBytes = size_t{1} << 21;
+
+uint8_t* system_allocate(size_t bytes) {
+  if (bytes >= kMapMinBytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    return static_cast<uint8_t*>(p);
+  }
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, bytes));
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+
+void system_free(uint8_t* p, size_t bytes) {
+  if (bytes >= kMapMinBytes) {
+    munmap(p, bytes);
+  } else {
+    std::free(p);
+  }
+}
+
+// Releases blocks idle longer than kIdleLife (at most one scan a second).
+void trim_locked(Pool& pl, Clock::time_point now) {
+  if (now - pl.last_trim < std::chrono::seconds(1)) return;
+  pl.last_trim = now;
+  for (auto it = pl.classes.begin(); it != pl.classes.end();) {
+    auto& v = it->second;
+    size_t keep = 0;
+    for (auto& b : v) {
+      if (now - b.freed > kIdleLife) {
+        system_free(b.p, it->first);
+        pl.total -= it->first;
+      } else {
+        v[keep++] = b;
+      }
+    }
+    v.resize(keep);
+    it = v.empty() ? pl.classes.erase(it) : std::next(it);
+  }
+}
+
 }  // namespace
 
+size_t pool_class_size(size_t bytes) {
+  if (bytes < kPoolMinBytes) return (bytes + 63) & ~size_t{63};
+  // Eight classes per power of two (at most 1/8 more than asked): a read
+  // after another of the same table asks for the same classes again.
+  const size_t step = std::bit_floor(bytes) / 8;
+  return (bytes + step - 1) / step * step;
+}
+
 uint8_t* pool_allocate(size_t bytes, size_t* got) {
-  if (bytes >= kPoolMinBytes) {
+  const size_t size = pool_class_size(bytes);
+  if (size >= kPoolMinBytes) {
     Pool& pl = pool();
     std::lock_guard<std::mutex> lock(pl.mu);
-    // The smallest block that fits, if not more than twice the request.
-    size_t best = pl.blocks.size();
-    for (size_t i = 0; i < pl.blocks.size(); ++i) {
-      const size_t b = pl.blocks[i].bytes;
-      if (b >= bytes && b <= 2 * bytes && (best == pl.blocks.size() || b < pl.blocks[best].bytes)) best = i;
-    }
-    if (best != pl.blocks.size()) {
-      auto blk = pl.blocks[best];
-      pl.blocks.erase(pl.blocks.begin() + static_cast<std::ptrdiff_t>(best));
-      pl.total -= blk.bytes;
-      *got = blk.bytes;
-      return blk.p;
+    trim_locked(pl, Clock::now());
+    // This class, else the smallest larger one up to twice the size (as the
+    // 64-block pool did: a lookup's pages vary in size from call to call).
+    auto it = pl.classes.lower_bound(size);
+    if (it != pl.classes.end() && it->first <= 2 * size) {
+      const Pool::Block b = it->second.back();
+      it->second.pop_back();
+      *got = it->first;
+      pl.total -= it->first;
+      if (it->second.empty()) pl.classes.erase(it);
+      return b.p;
     }
   }
-  const size_t rounded = (bytes + 63) & ~size_t{63};
-  auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, rounded));
-  if (p == nullptr) throw std::bad_alloc();
-  *got = rounded;
+  uint8_t* p = system_allocate(size);
+  *got = size;
   return p;
 }
 
@@ -57,21 +134,31 @@ void pool_free(uint8_t* p, size_t bytes) {
   if (bytes >= kPoolMinBytes) {
     Pool& pl = pool();
     std::lock_guard<std::mutex> lock(pl.mu);
-    if (pl.blocks.size() < kPoolMaxBlocks && pl.total + bytes <= kPoolMaxBytes) {
-      pl.blocks.push_back({p, bytes});
+    const auto now = Clock::now();
+    trim_locked(pl, now);
+    if (pl.total + bytes <= idle_cap()) {
+      pl.classes[bytes].push_back({p, now});
       pl.total += bytes;
       return;
     }
   }
-  std::free(p);
+  system_free(p, bytes);
 }
 
 void pool_clear() {
   Pool& pl = pool();
   std::lock_guard<std::mutex> lock(pl.mu);
-  for (auto& b : pl.blocks) std::free(b.p);
-  pl.blocks.clear();
+  for (auto& [size, v] : pl.classes) {
+    for (auto& b : v) system_free(b.p, size);
+  }
+  pl.classes.clear();
   pl.total = 0;
+}
+
+size_t pool_idle_bytes() {
+  Pool& pl = pool();
+  std::lock_guard<std::mutex> lock(pl.mu);
+  return pl.total;
 }
 
 }  // namespace pqfast::parquet::detail

@@ -17,25 +17,34 @@
 
 namespace pqfast::parquet::detail {
 
-// Large blocks (>= kPoolMinBytes) freed by ReadBuffers go to a small
-// process-wide pool (at most kPoolMaxBlocks, kPoolMaxBytes in all) and are
-// reused by the next large allocation that fits: a column read after
-// another one reuses memory the kernel has already mapped instead of
-// faulting in fresh pages (on this VM a fault on returned memory costs more
-// than decoding the values). From 128 KiB: glibc gives blocks that large
-// back to the kernel when freed (mmap), so the decompressed pages and
-// chunk bytes of a lookup (an 800 KB dictionary page per row group) were
-// faulted in afresh on every call; pooled, a one-key lookup in the bench
-// lake went from 5.5 to 3.4 ms and a Q12 column read from 609 to 954 M
-// values/s. Thread-safe.
+// Large blocks (>= kPoolMinBytes) freed by ReadBuffers go to a
+// process-wide pool and are reused by the next large allocation of their
+// size class: a column read after another one reuses memory the kernel has
+// already mapped instead of faulting in (and zeroing) fresh pages (on this
+// VM a fault on returned memory costs more than decoding the values). From
+// 128 KiB: glibc gives blocks that large back to the kernel when freed
+// (mmap), so the decompressed pages and chunk bytes of a lookup (an 800 KB
+// dictionary page per row group) were faulted in afresh on every call;
+// pooled, a one-key lookup in the bench lake went from 5.5 to 3.4 ms and a
+// Q12 column read from 609 to 954 M values/s. A whole-file read holds about
+// a thousand such blocks (16 columns x 50 row groups: values, bytes, chunk
+// bytes): the pool is bounded in bytes (an eighth of the machine's memory,
+// between kPoolMaxBytes / 4 and 4 x kPoolMaxBytes), not in blocks, and a
+// block idle for 20 s goes back to the system at the next pool call.
+// Blocks from 2 MiB are mapped alone (read_buffer.cc says why without huge
+// pages). Thread-safe.
 inline constexpr size_t kPoolMinBytes = size_t{1} << 17;
-inline constexpr size_t kPoolMaxBlocks = 64;
 inline constexpr size_t kPoolMaxBytes = size_t{1} << 30;
-// A block of at least `bytes` (its real size in *got), from the pool or new.
+// The size a request of `bytes` is rounded up to (a multiple of 64).
+size_t pool_class_size(size_t bytes);
+// A block of at least `bytes` (its real size in *got), from the pool or new;
+// pool_free takes it back with that size.
 uint8_t* pool_allocate(size_t bytes, size_t* got);
 void pool_free(uint8_t* p, size_t bytes);
 // Returns every pooled block to the system.
 void pool_clear();
+// Bytes held idle in the pool.
+size_t pool_idle_bytes();
 
 class ReadBuffer {
  public:

@@ -56,6 +56,7 @@ Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRan
   out->width = in->width;
   out->nullable = in->nullable;
   out->length = selected;
+  out->dictionary = std::move(in->dictionary);  // a dictionary array's indices are taken, its dictionary kept
   // A validity buffer counts only when the array has nulls (the export
   // ignores it otherwise, and the reader may leave it unset then).
   const bool has_validity =

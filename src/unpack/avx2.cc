@@ -40,8 +40,20 @@ size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uin
   return g;
 }
 
+uint32_t max32(const uint32_t* v, size_t n) {
+  __m256i m = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) m = _mm256_max_epu32(m, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(v + i)));
+  __m128i h = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0x4e));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0xb1));
+  uint32_t r = static_cast<uint32_t>(_mm_cvtsi128_si32(h));
+  for (; i < n; ++i) r = v[i] > r ? v[i] : r;
+  return r;
+}
+
 }  // namespace
 
-const UnpackKernels kAvx2UnpackKernels{unpack32, unpack8_pdep};
+const UnpackKernels kAvx2UnpackKernels{unpack32, unpack8_pdep, max32};
 
 }  // namespace pqfast::unpack

@@ -3,6 +3,11 @@
 // vpsrlvq, a mask, and vpmovqd narrowing the 8 values to 32 bits.
 #include <immintrin.h>
 
+// GCC 12's AVX-512 headers build their unmasked forms on an "undefined"
+// vector that -Wuninitialized reports inside them (as in local_bloom/ and
+// delta/avx512.cc).
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
 #include "unpack/kernels.h"
 #include "unpack/pdep_bytes.h"
 
@@ -34,8 +39,24 @@ size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uin
   return groups;
 }
 
+uint32_t max32(const uint32_t* v, size_t n) {
+  __m512i m = _mm512_setzero_si512();
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) m = _mm512_max_epu32(m, _mm512_loadu_si512(v + i));
+  if (i < n) {  // the tail under a mask (lanes past n stay 0)
+    const __mmask16 k = static_cast<__mmask16>((1u << (n - i)) - 1);
+    m = _mm512_max_epu32(m, _mm512_maskz_loadu_epi32(k, v + i));
+  }
+  // Halves folded in.
+  m = _mm512_max_epu32(m, _mm512_shuffle_i64x2(m, m, 0x4e));
+  __m128i h = _mm_max_epu32(_mm512_castsi512_si128(m), _mm512_castsi512_si128(_mm512_shuffle_i64x2(m, m, 0xb1)));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0x4e));
+  h = _mm_max_epu32(h, _mm_shuffle_epi32(h, 0xb1));
+  return static_cast<uint32_t>(_mm_cvtsi128_si32(h));
+}
+
 }  // namespace
 
-const UnpackKernels kAvx512UnpackKernels{unpack32, unpack8_pdep};
+const UnpackKernels kAvx512UnpackKernels{unpack32, unpack8_pdep, max32};
 
 }  // namespace pqfast::unpack

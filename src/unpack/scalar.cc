@@ -35,8 +35,14 @@ size_t unpack8(const uint8_t* src, size_t nbytes, int width, size_t groups, uint
   return groups;
 }
 
+uint32_t max32(const uint32_t* v, size_t n) {
+  uint32_t m = 0;
+  for (size_t i = 0; i < n; ++i) m = v[i] > m ? v[i] : m;
+  return m;
+}
+
 }  // namespace
 
-const UnpackKernels kScalarUnpackKernels{unpack32, unpack8};
+const UnpackKernels kScalarUnpackKernels{unpack32, unpack8, max32};
 
 }  // namespace pqfast::unpack

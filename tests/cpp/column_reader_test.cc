@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -236,6 +237,43 @@ TEST(UnpackKernels, BytesEveryLevelEqualUnpack32AtWidthsOneToEight) {
           }
         }
       }
+    }
+  });
+}
+
+// max32 (the dictionary index bound check) on every level against a plain
+// loop: lengths around every vector width, values with the top bit set
+// (an unsigned max, not a signed one), the maximum at either end.
+TEST(UnpackKernels, Max32EveryLevelEqualsAPlainMax) {
+  namespace up = pqfast::unpack;
+  const auto& tables = up::unpack_kernel_tables();
+  const auto words = pqfast::testing::random_u64(600, 44);
+  std::vector<uint32_t> v(1200);
+  std::memcpy(v.data(), words.data(), v.size() * 4);
+  pqfast::testing::for_each_simd_level([&](pqfast::SimdLevel l) {
+    const up::UnpackKernels* k = tables.by_level[static_cast<int>(l)];
+    if (k == nullptr) return;
+    for (uint32_t shift : {0u, 1u, 20u}) {
+      std::vector<uint32_t> x(v.size());
+      for (size_t i = 0; i < v.size(); ++i) x[i] = v[i] >> shift;
+      for (size_t n = 0; n <= 70; ++n) {
+        for (size_t at : {size_t{0}, size_t{5}}) {
+          uint32_t want = 0;
+          for (size_t i = 0; i < n; ++i) want = std::max(want, x[at + i]);
+          ASSERT_EQ(k->max32(x.data() + at, n), want) << pqfast::simd_level_name(l) << " n " << n;
+        }
+      }
+      for (size_t n : {size_t{1024}, size_t{1200}}) {
+        uint32_t want = 0;
+        for (size_t i = 0; i < n; ++i) want = std::max(want, x[i]);
+        ASSERT_EQ(k->max32(x.data(), n), want) << pqfast::simd_level_name(l) << " n " << n;
+      }
+      // The maximum as the first and as the last value.
+      std::vector<uint32_t> y(37, 3);
+      y[0] = 0xfffffff0u >> shift;
+      ASSERT_EQ(k->max32(y.data(), y.size()), y[0]);
+      std::swap(y[0], y[36]);
+      ASSERT_EQ(k->max32(y.data(), y.size()), y[36]);
     }
   });
 }

@@ -70,6 +70,45 @@ TEST(ReadBuffer, GrowthKeepsContentsAndSize) {
   EXPECT_EQ(b.data()[19999], 0);
 }
 
+TEST(ReadBuffer, PoolClassesAreBoundedAndFreedBlocksAreReused) {
+  namespace d = pq::detail;
+  for (size_t n : {size_t{1}, size_t{100}, d::kPoolMinBytes - 1, d::kPoolMinBytes, d::kPoolMinBytes + 1,
+                   size_t{3} << 20, (size_t{3} << 20) + 12345, size_t{1} << 30}) {
+    const size_t c = d::pool_class_size(n);
+    EXPECT_GE(c, n);
+    EXPECT_EQ(c % 64, 0u) << n;
+    if (n >= d::kPoolMinBytes) EXPECT_LE(c, n + n / 8) << n;  // at most an eighth more
+  }
+  d::pool_clear();
+  EXPECT_EQ(d::pool_idle_bytes(), 0u);
+  // Two sizes of one class, small and mapped: the second request gets the
+  // first's block back (no fresh memory), which the pool held meanwhile.
+  for (size_t n : {size_t{300000}, size_t{5} << 20}) {
+    size_t got1 = 0, got2 = 0;
+    uint8_t* a = d::pool_allocate(n, &got1);
+    std::memset(a, 1, got1);
+    d::pool_free(a, got1);
+    EXPECT_EQ(d::pool_idle_bytes(), got1);
+    uint8_t* b = d::pool_allocate(n - 100, &got2);
+    EXPECT_EQ(b, a);
+    EXPECT_EQ(got2, got1);
+    EXPECT_EQ(d::pool_idle_bytes(), 0u);
+    EXPECT_EQ(b[got2 - 1], 1);
+    d::pool_free(b, got2);
+    d::pool_clear();
+  }
+  d::pool_clear();
+  EXPECT_EQ(d::pool_idle_bytes(), 0u);
+  // ReadBuffers larger than the pool's minimum go back to it when freed.
+  {
+    d::ReadBuffer big;
+    big.resize(size_t{3} << 20);
+    std::memset(big.data(), 2, big.size());
+  }
+  EXPECT_GE(d::pool_idle_bytes(), size_t{3} << 20);
+  d::pool_clear();
+}
+
 TEST(PageIndex, ParsesAlltypesTinyPagesAndMatchesThePageHeaders) {
   const auto bytes = read_all(kDir / "alltypes_tiny_pages.parquet");
   ASSERT_FALSE(bytes.empty());

@@ -237,3 +237,40 @@ def test_staged_scan_on_a_filesystem(tmp_path, strings):
             want = _expected_type(types[c], strings)
             assert got.column(c).type.equals(want), c
             same_column(got.column(c), exp.column(c).cast(want))
+
+
+@pytest.mark.parametrize("strings", [None, "view", "large"])
+def test_dictionary_entry_lengths_around_the_fixed_moves(tmp_path, strings):
+    """Dictionary strings are gathered by fixed 16- and 32-byte moves when the
+    dictionary's longest entry allows (dictionary.cc): entries of every length
+    0..40 (the longest 16, 32, 33: each gather path), a dictionary of empty
+    strings only, nulls, long repeated runs, and a chunk whose dictionary
+    falls back to PLAIN pages part way."""
+    import random
+
+    rnd = random.Random(7)
+    cols = {}
+    for longest in (0, 1, 16, 17, 32, 33, 40):
+        entries = ["".join(chr(97 + (i + j) % 26) for j in range(rnd.randint(0, longest))) for i in range(50)]
+        entries[0] = "x" * longest
+        values = [rnd.choice(entries) for _ in range(3000)]
+        values[100:900] = [entries[0]] * 800  # a repeated run
+        cols[f"s{longest}"] = pa.array(values, pa.string())
+        cols[f"n{longest}"] = pa.array([None if i % 7 == 0 else v for i, v in enumerate(values)], pa.string())
+    cols["fallback"] = pa.array([f"{i:08d}" * (1 + i % 5) for i in range(3000)], pa.string())
+    path = _write(tmp_path, "dict-lengths", pa.table(cols), dictionary_pagesize_limit=4096)
+    assert "RLE_DICTIONARY" in pq.ParquetFile(path).metadata.row_group(0).column(0).encodings
+    if strings is not None:
+        _check_flat(path, strings)
+        return
+    exp = pq.read_table(path)  # pyarrow's types (string): compared as they are
+    saved = pqfast.simd_level()
+    try:
+        for level in pqfast.available_simd_levels():
+            pqfast.set_simd_level(level)
+            got = pqfast.read_table(path)
+            for c in exp.column_names:
+                assert got.column(c).type == pa.string(), (level, c)
+                same_column(got.column(c), exp.column(c))
+    finally:
+        pqfast.set_simd_level(saved)

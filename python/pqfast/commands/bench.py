@@ -10,7 +10,7 @@ HELP = "Run a benchmark and print a table (or --json rows)."
 
 # Benchmark modules under pqfast/benches.
 BENCHES = ["sbbf", "local_bloom", "delta", "prune", "read", "read_encodings", "lake", "lookup", "lookup_s3", "index",
-           "nested", "stream", "engines"]
+           "nested", "stream", "engines", "read_dictionary"]
 
 
 def add_arguments(parser) -> None:
