@@ -245,3 +245,14 @@ def test_file_objects_and_missing_files(tmp_path, routed):
         pqfast.read_table(str(tmp_path / "missing.parquet"))
     with pytest.raises(pqfast.FormatError):
         pqfast.read_table(str(tmp_path / "none-*.parquet"))
+
+
+def test_read_dictionary_columns_keep_the_column_reader(tmp_path, routed):
+    p = str(tmp_path / "d.parquet")
+    pq.write_table(pa.table({"id": [1, 2, 3], "s": ["a", None, "a"]}), p)
+    got = pqfast.read_table(p, read_dictionary=["s"])
+    assert got.equals(pq.read_table(p, read_dictionary=["s"]))
+    assert not routed
+    # A projection without the dictionary column is the scanner's.
+    assert pqfast.read_table(p, columns=["id"], read_dictionary=["s"]).equals(pq.read_table(p, columns=["id"]))
+    assert routed
