@@ -701,7 +701,14 @@ Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
 // own to decode (Scanner::run_task). A file of few row groups so still uses
 // every thread, as the column reader does with a chunk per thread.
 struct UnitColumns {
-  explicit UnitColumns(DecodeJob job) : j(std::move(job)), cols(j.leaves.size()) {}
+  explicit UnitColumns(DecodeJob job) : j(std::move(job)), cols(j.leaves.size()), order(cols.size()) {
+    // Largest chunks first (as the column reader schedules them): the last
+    // column taken is a small one, so no thread is left with a long tail.
+    const RowGroup& rg = j.meta->row_groups[static_cast<size_t>(j.row_group)];
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    auto size_of = [&](size_t k) { return rg.columns[static_cast<size_t>(j.leaves[k])].total_uncompressed_size; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+  }
 
   const DecodeJob j;
   std::atomic<size_t> next{0};  // the next column not taken
@@ -710,6 +717,7 @@ struct UnitColumns {
   std::condition_variable cv;
   size_t done = 0;  // columns finished (under mu)
   std::vector<ColumnArray> cols;
+  std::vector<size_t> order;  // the columns in the order they are taken
   Error error{ErrorCode::kOk, {}};  // the first column's failure (under mu)
 
   std::atomic<int> threads{0};  // threads that took a column
@@ -734,8 +742,9 @@ struct UnitColumns {
   bool work() {
     bool any = false;
     for (;;) {
-      const size_t k = next.fetch_add(1);
-      if (k >= cols.size()) return any;
+      const size_t taken = next.fetch_add(1);
+      if (taken >= cols.size()) return any;
+      const size_t k = order[taken];
       if (!any) threads.fetch_add(1);
       any = true;
       Error err{ErrorCode::kOk, {}};
