@@ -167,7 +167,7 @@ class Lake:
             return
         if self.schema is not None:
             return
-        with self.open_ref() as f:
+        with self._open_ref_cached() as f:
             files = f.read(row_groups=[], read_dictionary=self._dictionaries()).schema
         fields = list(files) + [self.parts.field(n) for n in (self.parts.names if self.parts else ())]
         self.schema = pa.schema(fields, metadata=files.metadata)
@@ -216,6 +216,13 @@ class Lake:
     def open_ref(self) -> ParquetFile:
         return self._opener(self.ref[1], self.ref[2])
 
+    def _open_ref_cached(self) -> ParquetFile:
+        """The reference file, its footer kept as file 0's when it is the
+        lake's first file (parsed once for the schema and the scan)."""
+        if self.names and self.ref[1] == self.keys[0]:
+            return self.open_file(0)
+        return self.open_ref()
+
     def meta(self, i: int):
         """File i's parsed footer (read once)."""
         m = self._metas.get(i)
@@ -258,8 +265,11 @@ class Lake:
 
     def ref_descs(self) -> list:
         if self._ref_descs is None:
-            with self.open_ref() as f:
-                self._ref_descs = f._meta.columns()
+            if self.names and self.ref[1] == self.keys[0]:
+                self._ref_descs = self.descs(0)
+            else:
+                with self.open_ref() as f:
+                    self._ref_descs = f._meta.columns()
         return self._ref_descs
 
     def conforms(self, i: int) -> bool:

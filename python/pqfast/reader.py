@@ -1,8 +1,10 @@
 """``pqfast.read_table``: a source (a file, a file object, a list, a
 directory, a glob, ``s3://`` URLs, paths on a ``filesystem=``) read into one
-pyarrow Table. Plain local reads go to the column reader (``_read``, through
-``ParquetFile.read``); filters, statistics, remote sources and lakes to the
-scan (``scan.scan_table``).
+pyarrow Table. Plain local reads of flat columns go to the streaming scanner
+(``_read_scan``); the others (nested, dictionary or extension columns, files
+unlike the first, file objects, ``filesystem=`` files) to the column reader
+(``_read``, through ``ParquetFile.read``); filters, statistics, remote sources
+and lakes to the scan (``scan.scan_table``).
 
 An API module: above the scan and the file; nothing in the package below it
 imports it. The column reader's names are re-exported here, where they were
@@ -19,10 +21,11 @@ import pyarrow as pa
 from . import fs_driver
 from ._errors import INVALID_ARGUMENT, code_of
 from ._file import ParquetFile
-from ._paths import expand_paths, _remote_urls
+from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
 from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, read_source
+from ._read_scan import scanner_read
 from .scan import _as_schema, _local_partitions, scan_table
 
 __all__ = ["read_table", "read_source", "arrow_errors_named", "parquet_arrow_type", "extension_type", "arrow_format",
@@ -127,6 +130,18 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
                           partitioning=partitioning, strings=strings, read_dictionary=read_dictionary)
 
+    if filesystem is None:
+        # Local paths (a file, a list, a directory, a glob) whose projection
+        # the streaming scanner takes go through it; the rest below.
+        table = scanner_read(source, columns, row_groups, use_threads, threads, memory_limit, partitioning, strings,
+                             read_dictionary)
+        if table is not None:
+            return table
+        if isinstance(source, str) and _has_magic(source) and not os.path.exists(source):
+            # A glob the scanner does not take (nested columns...): its files, each by the column reader.
+            source = expand_paths(source)
+            if not source:
+                raise FormatError("invalid argument: no Parquet files match the glob")
     if filesystem is None and isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source)):
         files = expand_paths(source)
         if not files:

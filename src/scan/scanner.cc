@@ -6,6 +6,8 @@
 #include "pqfast/scanner.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -268,6 +270,10 @@ constexpr uint64_t kEngineFooterRead = uint64_t{16} << 10;
 
 Error cancelled_error() { return make_error(ErrorCode::kInvalidArgument, "scan cancelled"); }
 
+// The columns of one plain unit being decoded, shared so that threads with
+// no unit of their own decode some of them (UnitColumns, below).
+struct UnitColumns;
+
 }  // namespace
 
 // ---- the state -----------------------------------------------------------------
@@ -302,6 +308,8 @@ struct Scanner::State {
     // before it hold the memory): decoded again once it is the next unit.
     bool deferred = false;
     std::shared_ptr<Holder> holder;
+    // While a plain unit decodes (kDecoding): its columns, for helpers.
+    std::shared_ptr<UnitColumns> columns;
     int64_t rows = 0, next_row = 0;
     int64_t decoded_charge = 0;  // charged to the budget until the last batch is taken
     Error error;
@@ -655,47 +663,136 @@ struct DecodeOutcome {
   std::vector<std::pair<uint64_t, uint64_t>> missing;  // filtered: ranges still needed
 };
 
-DecodeOutcome decode_plain(const DecodeJob& j) {
-  DecodeOutcome out;
+// Projected column k of a plain unit, decoded.
+Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
   const FileMetaData& m = *j.meta;
   const RowGroup& rg = m.row_groups[static_cast<size_t>(j.row_group)];
-  out.rows = rg.num_rows;
-  for (size_t k = 0; k < j.leaves.size(); ++k) {
-    const int leaf = j.leaves[k];
-    const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
-    const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
-    const std::string where = j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + d.dotted_path + "'";
-    ColumnReadOptions o = j.columns[k].options;
-    o.budget = j.budget;
-    o.v2_always_compressed = o.v2_always_compressed || j.v2_always_compressed;
-    const uint8_t* bytes = nullptr;
-    std::vector<uint8_t> scratch;
-    uint64_t start = 0, len = 0;
-    if (rg.num_rows > 0) {
-      int64_t s = c.data_page_offset;
-      if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < s) s = c.dictionary_page_offset;
-      start = static_cast<uint64_t>(s);
-      len = static_cast<uint64_t>(c.total_compressed_size);
-      if (j.parquet_mr_816) len += std::min<uint64_t>(100, j.file_size - (start + len));
-      if (!view_of(j.pieces, start, len, &scratch, &bytes)) {
-        out.error = make_error(ErrorCode::kInvalidArgument, where + ": chunk bytes not fed");
-        return out;
-      }
+  const int leaf = j.leaves[k];
+  const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
+  const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
+  const std::string where = j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + d.dotted_path + "'";
+  ColumnReadOptions o = j.columns[k].options;
+  o.budget = j.budget;
+  o.v2_always_compressed = o.v2_always_compressed || j.v2_always_compressed;
+  const uint8_t* bytes = nullptr;
+  std::vector<uint8_t> scratch;
+  uint64_t start = 0, len = 0;
+  if (rg.num_rows > 0) {
+    int64_t s = c.data_page_offset;
+    if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < s) s = c.dictionary_page_offset;
+    start = static_cast<uint64_t>(s);
+    len = static_cast<uint64_t>(c.total_compressed_size);
+    if (j.parquet_mr_816) len += std::min<uint64_t>(100, j.file_size - (start + len));
+    if (!view_of(j.pieces, start, len, &scratch, &bytes)) {
+      return make_error(ErrorCode::kInvalidArgument, where + ": chunk bytes not fed");
     }
-    auto col = decode_column_chunk(bytes, static_cast<size_t>(len), start, d, c.codec, rg.num_rows, o, where);
-    if (!col.ok()) {
-      out.error = col.error();
-      return out;
-    }
-    if (col->length() != rg.num_rows) {
-      out.error = make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(col->length()) + " values for " +
-                                                      std::to_string(rg.num_rows) + " rows");
-      return out;
-    }
-    out.columns.push_back(std::move(col).value());
   }
-  return out;
+  auto col = decode_column_chunk(bytes, static_cast<size_t>(len), start, d, c.codec, rg.num_rows, o, where);
+  if (!col.ok()) return col.error();
+  if (col->length() != rg.num_rows) {
+    return make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(col->length()) + " values for " +
+                                               std::to_string(rg.num_rows) + " rows");
+  }
+  return col;
 }
+
+// A plain unit's columns, decoded by whichever threads take them: the thread
+// that took the unit, and threads of the driver that find no unit of their
+// own to decode (Scanner::run_task). A file of few row groups so still uses
+// every thread, as the column reader does with a chunk per thread.
+struct UnitColumns {
+  explicit UnitColumns(DecodeJob job) : j(std::move(job)), cols(j.leaves.size()), order(cols.size()) {
+    // Largest chunks first (as the column reader schedules them): the last
+    // column taken is a small one, so no thread is left with a long tail.
+    const RowGroup& rg = j.meta->row_groups[static_cast<size_t>(j.row_group)];
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    auto size_of = [&](size_t k) { return rg.columns[static_cast<size_t>(j.leaves[k])].total_uncompressed_size; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+  }
+
+  const DecodeJob j;
+  std::atomic<size_t> next{0};  // the next column not taken
+  std::atomic<bool> failed{false};
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t done = 0;  // columns finished (under mu)
+  std::vector<ColumnArray> cols;
+  std::vector<size_t> order;  // the columns in the order they are taken
+  Error error{ErrorCode::kOk, {}};  // the first column's failure (under mu)
+
+  std::atomic<int> threads{0};  // threads that took a column
+
+  bool has_work() const { return next.load(std::memory_order_relaxed) < cols.size(); }
+
+  // Column k into *out; what a decode throws becomes its error.
+  Error decode_one(size_t k, ColumnArray* out) const {
+    try {
+      auto r = decode_plain_column(j, k);
+      if (!r.ok()) return r.error();
+      *out = std::move(r).value();
+      return Error{ErrorCode::kOk, {}};
+    } catch (const std::bad_alloc&) {
+      return make_error(ErrorCode::kMemoryLimit, j.file_name + ": row group " + std::to_string(j.row_group) + ": out of memory");
+    } catch (const std::exception& e) {
+      return make_error(ErrorCode::kInvalidArgument, j.file_name + ": row group " + std::to_string(j.row_group) + ": " + e.what());
+    }
+  }
+
+  // Decodes columns until none is left to take; true when it decoded one.
+  bool work() {
+    bool any = false;
+    for (;;) {
+      const size_t taken = next.fetch_add(1);
+      if (taken >= cols.size()) return any;
+      const size_t k = order[taken];
+      if (!any) threads.fetch_add(1);
+      any = true;
+      Error err{ErrorCode::kOk, {}};
+      ColumnArray col;
+      if (failed.load()) {
+        // After a column failed the others are taken but not decoded.
+        std::lock_guard<std::mutex> lock(mu);
+        ++done;
+        cv.notify_all();
+        continue;
+      }
+      err = decode_one(k, &col);
+      if (err.code != ErrorCode::kOk) failed.store(true);
+      std::lock_guard<std::mutex> lock(mu);
+      if (err.code != ErrorCode::kOk) {
+        if (error.code == ErrorCode::kOk) error = std::move(err);
+      } else {
+        cols[k] = std::move(col);
+      }
+      ++done;
+      cv.notify_all();
+    }
+  }
+
+  // Once every column taken is finished: the unit's outcome.
+  DecodeOutcome outcome() {
+    DecodeOutcome out;
+    std::unique_lock<std::mutex> lock(mu);
+    // Every column is taken once and counted done (decoded, failed, or
+    // skipped after a failure): then no thread touches `cols` any more.
+    cv.wait(lock, [&] { return done >= cols.size(); });
+    if (error.code == ErrorCode::kMemoryLimit && threads.load() > 1) {
+      // Columns decoded at once hold their inflated pages at once: a unit
+      // that fits decoded column after column may not. Decoded again so,
+      // on this thread alone (what was decoded is freed first).
+      error = Error{ErrorCode::kOk, {}};
+      for (auto& c : cols) c = ColumnArray();
+      for (size_t k = 0; k < cols.size() && error.code == ErrorCode::kOk; ++k) error = decode_one(k, &cols[k]);
+    }
+    if (error.code != ErrorCode::kOk) {
+      out.error = error;
+      return out;
+    }
+    out.rows = j.meta->row_groups[static_cast<size_t>(j.row_group)].num_rows;
+    out.columns = std::move(cols);
+    return out;
+  }
+};
 
 DecodeOutcome decode_filtered(const DecodeJob& j) {
   DecodeOutcome out;
@@ -727,9 +824,9 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
   return out;
 }
 
-DecodeOutcome run_decode(const DecodeJob& j) {
+DecodeOutcome run_filtered(const DecodeJob& j) {
   try {
-    return j.filtered ? decode_filtered(j) : decode_plain(j);
+    return decode_filtered(j);
   } catch (const std::bad_alloc&) {
     DecodeOutcome o;
     o.error = make_error(ErrorCode::kMemoryLimit, j.file_name + ": row group " + std::to_string(j.row_group) + ": out of memory");
@@ -969,6 +1066,48 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   s.changed();
 }
 
+// Takes unit `ui` (kReady), decodes it outside the lock (`lock` held on
+// entry and on return) and stores the outcome. A plain unit's columns are
+// put where threads without a unit of their own help decode them.
+void decode_unit(Scanner::State& s, std::unique_lock<std::mutex>& lock, size_t ui) {
+  DecodeJob j = job_for(s, ui);
+  std::shared_ptr<UnitColumns> cols;
+  if (!j.filtered) {
+    cols = std::make_shared<UnitColumns>(std::move(j));
+    s.units[ui].columns = cols;
+    if (cols->cols.size() > 1) s.changed();  // idle threads may take a column
+  }
+  lock.unlock();
+  DecodeOutcome o;
+  if (cols) {
+    cols->work();
+    o = cols->outcome();
+  } else {
+    o = run_filtered(j);
+  }
+  lock.lock();
+  s.units[ui].columns.reset();
+  store_outcome(s, ui, cols ? cols->j : j, std::move(o));
+}
+
+// Decodes columns of a unit another thread decodes (the earliest with
+// columns not taken yet); false when there is none.
+bool help_decode(Scanner::State& s, std::unique_lock<std::mutex>& lock) {
+  std::shared_ptr<UnitColumns> help;
+  for (size_t i = s.head; i < s.units.size(); ++i) {
+    const auto& c = s.units[i].columns;
+    if (s.units[i].phase == Scanner::State::UnitPhase::kDecoding && c && c->has_work()) {
+      help = c;
+      break;
+    }
+  }
+  if (!help) return false;
+  lock.unlock();
+  const bool did = help->work();
+  lock.lock();
+  return did;
+}
+
 }  // namespace
 
 bool Scanner::run_task() {
@@ -983,12 +1122,8 @@ bool Scanner::run_task() {
     }
     if (s.units[i].phase == State::UnitPhase::kPlanned) break;
   }
-  if (ui == s.units.size()) return false;
-  DecodeJob j = job_for(s, ui);
-  lock.unlock();
-  DecodeOutcome o = run_decode(j);
-  lock.lock();
-  store_outcome(s, ui, j, std::move(o));
+  if (ui == s.units.size()) return help_decode(s, lock);
+  decode_unit(s, lock, ui);
   return true;
 }
 
@@ -1032,12 +1167,7 @@ Result<ScanStep> Scanner::next_batch(ArrowArray* array, ArrowSchema* schema, Bat
         return ScanStep::kBatch;
       }
       case State::UnitPhase::kReady: {
-        const size_t ui = s.head;
-        DecodeJob j = job_for(s, ui);
-        lock.unlock();
-        DecodeOutcome o = run_decode(j);
-        lock.lock();
-        store_outcome(s, ui, j, std::move(o));
+        decode_unit(s, lock, s.head);
         continue;
       }
       case State::UnitPhase::kPlanned:

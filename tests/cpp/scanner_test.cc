@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <random>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -526,4 +527,71 @@ TEST(LocalScan, CStreamHandsOutEveryRowThenEnds) {
   EXPECT_EQ(rows, 4000);
   schema.release(&schema);
   stream.release(&stream);
+}
+
+namespace {
+
+// Scans `plan` on a LocalScan of `threads` threads, one unit at a time (the
+// other threads can only help decode that unit's columns).
+pqfast::Error local_scan_one_unit_ahead(const pq::ScanPlan& plan, int threads, Rows* got) {
+  pq::ScannerOptions o;
+  o.batch_size = 500;
+  o.max_units_ahead = 1;
+  auto ls = pq::LocalScan::make(plan, o, threads);
+  if (!ls.ok()) return ls.error();
+  for (;;) {
+    ArrowArray a;
+    ArrowSchema s;
+    auto step = (*ls)->next_batch(&a, &s);
+    if (!step.ok()) return step.error();
+    if (*step == pq::ScanStep::kEnd) return pqfast::Error{ErrorCode::kOk, {}};
+    append_rows(a, s, got);
+    a.release(&a);
+    s.release(&s);
+  }
+}
+
+}  // namespace
+
+TEST(LocalScan, ThreadsShareTheColumnsOfOneUnit) {
+  // One unit in flight: threads without a unit decode its columns. Rows as
+  // the column reader's on every thread count.
+  const Rows want = expected_rows(kFiles, kColumns);
+  for (int threads : {1, 2, 4, 8}) {
+    Rows got;
+    auto err = local_scan_one_unit_ahead(plan_of(kFiles, kColumns), threads, &got);
+    ASSERT_EQ(err.code, ErrorCode::kOk) << err.to_string();
+    EXPECT_EQ(got, want) << threads << " threads";
+  }
+}
+
+TEST(LocalScan, ACorruptColumnFailsTheUnitWithoutHangingItsHelpers) {
+  // Garbage over page bytes: the unit fails (or decodes) and the scan ends,
+  // whichever thread decoded the bad column.
+  std::mt19937 rng(11);
+  const auto a = read_all(kFiles[0]);
+  const fs::path dir = fs::temp_directory_path() / ("pqfast_scanner_share_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  int errors = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    auto victim = a;
+    const size_t at = 4 + rng() % (victim.size() / 2);
+    const size_t n = std::min<size_t>(victim.size() - at, 1 + rng() % 256);
+    for (size_t i = 0; i < n; ++i) victim[at + i] = static_cast<uint8_t>(rng());
+    const std::string p = (dir / "victim.parquet").string();
+    {
+      std::FILE* f = std::fopen(p.c_str(), "wb");
+      ASSERT_NE(f, nullptr);
+      std::fwrite(victim.data(), 1, victim.size(), f);
+      std::fclose(f);
+    }
+    Rows got;
+    auto err = local_scan_one_unit_ahead(plan_of({p}, kColumns), 4, &got);
+    if (err.code != ErrorCode::kOk) {
+      ++errors;
+      EXPECT_NE(err.message.find("victim.parquet"), std::string::npos) << err.to_string();
+    }
+  }
+  fs::remove_all(dir);
+  EXPECT_GT(errors, 5);
 }

@@ -1,0 +1,148 @@
+"""``read_table``'s route through the streaming scanner: a local source
+without a filter (a file, a list of files, a directory, a glob) read into
+one Table by ``_LocalScanner`` (pread and decoding on the scanner's own
+threads), the helper the dataset's unfiltered scans use
+(:func:`._stream_io.local_batches`).
+
+:func:`scanner_read` decides before any data page is read: it returns None
+(the caller keeps the column reader) when the source is not local paths,
+when ``PQFAST_READ_ROUTE=reader`` asks for the old route, or when the
+scanner does not take the projection (:func:`._stream_io.native_plan`:
+nested, dictionary (``read_dictionary=`` included) or extension columns, a cast after the read, files whose
+columns differ from the first file's), or when a selected row group is
+larger than ``LARGE_ROW_GROUP_BYTES`` compressed (slower through the
+scanner, see there). Never by catching an error.
+
+In the lake layer: it opens a :class:`._lake.Lake` over the source, as
+``pqfast.dataset`` does; ``reader`` (the API) calls it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Sequence
+
+import pyarrow as pa
+
+from . import _pqfast
+from ._lake import LOCAL, Lake
+from ._paths import _has_magic, _remote_urls
+from ._read import _memory_limit, _thread_count
+from ._strings import checked_strings
+from ._stream_io import StreamInfo, local_batches, native_plan
+
+FormatError = _pqfast.FormatError
+
+# PQFAST_READ_ROUTE: "reader" keeps every read_table on the column reader
+# (an escape hatch, and how the benchmark compares the two routes in one
+# process); anything else (or unset) lets the scanner take what it supports.
+ROUTE_ENV = "PQFAST_READ_ROUTE"
+
+
+def _wants_reader() -> bool:
+    return os.environ.get(ROUTE_ENV, "").strip().lower() == "reader"
+
+
+def _local_paths(source: Any) -> bool:
+    """Whether `source` is what the scanner reads: an existing local file or
+    directory, a glob, or a non-empty list of existing local files."""
+    if isinstance(source, (str, os.PathLike)):
+        p = os.fspath(source)
+        if isinstance(p, bytes) or _remote_urls(p) or p.startswith("file://"):
+            return False
+        return os.path.isfile(p) or os.path.isdir(p) or (_has_magic(p) and not os.path.exists(p))
+    if isinstance(source, (list, tuple)) and source:
+        return all(isinstance(s, (str, os.PathLike)) and not isinstance(os.fspath(s), bytes)
+                   and not _remote_urls(os.fspath(s)) and os.path.isfile(os.fspath(s)) for s in source)
+    return False
+
+
+def _row_groups_of(meta, row_groups: Sequence[int] | None) -> list | None:
+    """The file's row groups to read (negative ones counted from the end, as
+    the column reader takes them), None for all; IndexError past the end."""
+    if row_groups is None:
+        return None
+    n = meta.num_row_groups
+    out = []
+    for r in row_groups:
+        r = int(r)
+        if not -n <= r < n:
+            raise IndexError(f"row group index {r} out of range (0..{n - 1})")
+        out.append(r % n)
+    return out
+
+
+# A read decoding less than this (the footers' uncompressed bytes of the
+# selected row groups) runs on the calling thread: handing a few hundred KB
+# to the scanner's threads and back costs more than decoding it.
+SMALL_READ_BYTES = 2 << 20
+
+
+# A row group of more compressed bytes than this stays with the column
+# reader: the scanner reads a row group's chunks into one buffer, and
+# buffers past glibc's largest mmap threshold (32 MiB) are fresh pages each
+# time (page faults), where the column reader reuses its pooled buffers.
+# Measured on pyarrow's TPC-H SF1 lineitem (6 row groups of ~35 MB): 1.22x
+# the column reader's time at 1 and 2 threads through the scanner.
+LARGE_ROW_GROUP_BYTES = 32 << 20
+
+
+def _shape(lake: Lake, selection: list) -> tuple[int, int, int]:
+    """(rows of the largest selected row group, uncompressed bytes of the
+    selected row groups, compressed bytes of the largest). Batches are that
+    many rows, so that a row group is one chunk of the table, as the column
+    reader gives it."""
+    most, nbytes, largest = 1, 0, 0
+    for i, rgs in selection:
+        meta = lake.meta(i)
+        for g in (range(meta.num_row_groups) if rgs is None else rgs):
+            rg = meta.row_group(g)
+            most = max(most, int(rg["num_rows"]))
+            nbytes += max(0, int(rg["total_byte_size"] or 0))
+            largest = max(largest, int(rg["total_compressed_size"] or 0))
+    return most, nbytes, largest
+
+
+def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequence[int] | None, use_threads: bool,
+                 threads: int | None, memory_limit: int | None, partitioning: str | None,
+                 strings: str | None, read_dictionary: Sequence[str] | None = None) -> pa.Table | None:
+    """`source` read whole by the streaming scanner, or None when the scanner
+    does not take it (see the module's doc); the caller then reads it by
+    the column reader."""
+    if _wants_reader() or not _local_paths(source):
+        return None
+    if read_dictionary is not None and (isinstance(read_dictionary, (str, bytes)) or not isinstance(
+            read_dictionary, (list, tuple)) or not all(isinstance(c, str) for c in read_dictionary)):
+        return None  # (the column reader says what is wrong with it)
+    strings = checked_strings(strings)
+    n_threads = _thread_count(threads, use_threads)
+    limit = _memory_limit(memory_limit)
+    # A directory's hive levels are columns (partitioning=None: none); a
+    # file, a list or a glob has none, as the column reader reads them.
+    is_dir = isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source))
+    # Columns read as dictionaries make native_plan decline (the column reader builds them).
+    lake = Lake.open(source, partitioning if is_dir else None, None, None, read_dictionary=read_dictionary or ())
+    if lake.kind != LOCAL:
+        return None
+    cols = None if columns is None else list(columns)
+    selection = [(i, _row_groups_of(lake.meta(i), row_groups)) for i in range(len(lake.names))]
+    selection = [(i, rgs) for i, rgs in selection if rgs is None or rgs]
+    plan = native_plan(lake, selection, cols, strings)
+    if plan is None:
+        return None
+    rows, nbytes, largest = _shape(lake, selection)
+    if largest > LARGE_ROW_GROUP_BYTES:
+        return None
+    if nbytes < SMALL_READ_BYTES:
+        n_threads = 1
+    # One thread: the calling thread reads and decodes (ahead 1: no threads of
+    # the scanner's own). More: the scanner's threads decode row groups, and
+    # the columns of one, while this thread takes the batches; enough units
+    # ahead to keep them all busy.
+    ahead = 1 if n_threads == 1 else max(4, 2 * (n_threads or os.cpu_count() or 1))
+    batches = list(local_batches(lake, selection, plan, rows, n_threads or None, limit or None, ahead, StreamInfo()))
+    if not len(plan.out):
+        # No column: the row count only (a table of no columns keeps it so).
+        rows = sum(b.num_rows for b in batches)
+        return pa.table({"_": pa.nulls(rows)}).drop_columns(["_"])
+    return pa.Table.from_batches(batches, schema=plan.out)

@@ -1,0 +1,258 @@
+"""read_table without filters on local paths reads through the streaming
+scanner (``pqfast._read_scan``) when it takes the projection: the same
+values, types and schema metadata as pyarrow.parquet.read_table and as the
+column reader (``PQFAST_READ_ROUTE=reader``) on the writers' files, random
+files, lists, globs, directories with hive keys, ``row_groups=``,
+``columns=``, threads and ``strings=``; a memory limit too small raises
+MemoryLimitError; nested columns keep the column reader. Which route ran is
+seen by counting calls of the scanner's helper, never by message text."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import pqfast
+from pqfast import _read_scan
+
+WRITERS = Path(__file__).resolve().parents[2] / "tests" / "data" / "writers"
+
+
+@pytest.fixture
+def routed(monkeypatch):
+    """Counts read_table's reads through the scanner (calls of its helper)."""
+    calls = []
+    real = _read_scan.local_batches
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(_read_scan, "local_batches", counting)
+    monkeypatch.delenv(_read_scan.ROUTE_ENV, raising=False)
+    return calls
+
+
+@pytest.fixture(params=["calling thread", "scanner threads"])
+def threaded(request, monkeypatch):
+    """Each read once as small reads go (on the calling thread) and once on
+    the scanner's threads (row groups and the columns of one in parallel)."""
+    if request.param == "scanner threads":
+        monkeypatch.setattr(_read_scan, "SMALL_READ_BYTES", 0)
+    return request.param
+
+
+def _old(monkeypatch, *a, **k) -> pa.Table:
+    monkeypatch.setenv(_read_scan.ROUTE_ENV, "reader")
+    try:
+        return pqfast.read_table(*a, **k)
+    finally:
+        monkeypatch.delenv(_read_scan.ROUTE_ENV)
+
+
+def _plain(t: pa.DataType) -> bool:
+    return not isinstance(t, pa.ExtensionType) and (
+        pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_string(t)
+        or pa.types.is_large_string(t) or pa.types.is_binary(t) or pa.types.is_date(t) or pa.types.is_time(t)
+        or pa.types.is_timestamp(t) or pa.types.is_decimal(t))
+
+
+def _flat_writer_files() -> list[Path]:
+    return sorted(p for p in WRITERS.glob("*.parquet"))
+
+
+@pytest.mark.parametrize("path", _flat_writer_files(), ids=lambda p: p.name)
+def test_writers_files_equal_pyarrow(path, routed, threaded, monkeypatch):
+    got = pqfast.read_table(str(path), threads=2)
+    old = _old(monkeypatch, str(path), threads=2)
+    assert got.schema.equals(old.schema, check_metadata=True)
+    assert got.equals(old)
+    # Dictionary and extension columns (UUID, JSON: typed after the read)
+    # keep the column reader; numbers, booleans, strings, binaries, dates,
+    # times, timestamps (INT96 included) and decimals are the scanner's.
+    # (pyarrow 26 cannot read DataFusion's DELTA_BYTE_ARRAY dictionary
+    # column: test_real_writers compares those columns its own way.)
+    plain = [f.name for f in got.schema if _plain(f.type)]
+    if len(plain) == len(got.schema):
+        assert routed, f"{path.name} did not go through the scanner"
+    routed.clear()
+    got = pqfast.read_table(str(path), columns=plain, threads=2)
+    assert routed, f"{path.name}'s plain columns did not go through the scanner"
+    want = pq.read_table(str(path), columns=plain)
+    assert got.equals(want) and got.schema.equals(want.schema, check_metadata=True)
+
+
+def _random_table(rng: np.random.Generator, n: int) -> pa.Table:
+    def mask():
+        return rng.random(n) < rng.choice([0.0, 0.1, 0.6])
+
+    ints = rng.integers(-(2 ** 40), 2 ** 40, n)
+    cols = {
+        "i8": pa.array(rng.integers(-128, 127, n).astype(np.int8), mask=mask()),
+        "u16": pa.array(rng.integers(0, 65535, n).astype(np.uint16), mask=mask()),
+        "i32": pa.array(rng.integers(-1000, 1000, n).astype(np.int32), mask=mask()),
+        "i64": pa.array(ints, mask=mask()),
+        "f32": pa.array(rng.random(n).astype(np.float32), mask=mask()),
+        "f64": pa.array(rng.standard_normal(n), mask=mask()),
+        "b": pa.array(rng.random(n) < 0.5, mask=mask()),
+        "s": pa.array([f"v{x}" * int(x % 4) for x in rng.integers(0, 50, n)], mask=mask()),
+        "bin": pa.array([bytes([x % 256]) * int(x % 9) for x in rng.integers(0, 1000, n)], type=pa.binary(),
+                        mask=mask()),
+        "d": pa.array([datetime.date(2000, 1, 1) + datetime.timedelta(days=int(x)) for x in rng.integers(0, 9000, n)],
+                      mask=mask()),
+        "ts": pa.array(ints, type=pa.timestamp("us", tz="UTC"), mask=mask()),
+        "dec": pa.array([decimal.Decimal(int(x)).scaleb(-2) for x in rng.integers(-10 ** 6, 10 ** 6, n)],
+                        type=pa.decimal128(12, 2), mask=mask()),
+        "fsb": pa.array([int(x).to_bytes(4, "little") for x in rng.integers(0, 2 ** 31, n)], type=pa.binary(4),
+                        mask=mask()),
+        "ls": pa.array([f"{x}" for x in rng.integers(0, 10 ** 6, n)], type=pa.large_string(), mask=mask()),
+    }
+    return pa.table(cols)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_files_equal_pyarrow(tmp_path, seed, routed, threaded, monkeypatch):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 5000))
+    t = _random_table(rng, n)
+    p = str(tmp_path / "r.parquet")
+    pq.write_table(t, p, row_group_size=int(rng.integers(1, 3000)),
+                   compression=str(rng.choice(["snappy", "zstd", "gzip", "lz4", "none"])),
+                   use_dictionary=bool(rng.integers(0, 2)), data_page_version=str(rng.choice(["1.0", "2.0"])),
+                   data_page_size=int(rng.choice([256, 1 << 20])))
+    want = pq.read_table(p)
+    threads = int(rng.choice([1, 2, 4]))
+    got = pqfast.read_table(p, threads=threads)
+    assert got.equals(want) and got.schema.equals(want.schema, check_metadata=True)
+    cols = sorted(rng.choice(t.column_names, size=int(rng.integers(1, 6)), replace=False).tolist())
+    got = pqfast.read_table(p, columns=cols, use_threads=bool(seed % 2))
+    assert got.equals(pq.read_table(p, columns=cols))
+    nrg = pq.ParquetFile(p).metadata.num_row_groups
+    if nrg:
+        rgs = sorted({int(g) for g in rng.integers(0, nrg, 3)})
+        got = pqfast.read_table(p, columns=cols, row_groups=rgs)
+        assert got.equals(pq.ParquetFile(p).read_row_groups(rgs, columns=cols))
+        assert got.equals(_old(monkeypatch, p, columns=cols, row_groups=rgs))
+    for strings in ("view", "large"):
+        assert pqfast.read_table(p, strings=strings).equals(_old(monkeypatch, p, strings=strings))
+    if n:
+        assert routed
+
+
+def _lake(root: Path, hive: bool) -> list[str]:
+    rng = np.random.default_rng(7)
+    paths, start = [], 0
+    for i in range(5):
+        n = int(rng.integers(1, 900))
+        t = pa.table({"id": pa.array(np.arange(start, start + n, dtype=np.int64)),
+                      "s": pa.array([f"s{x % 11}" for x in range(n)]),
+                      "v": pa.array(rng.random(n), mask=rng.random(n) < 0.2)})
+        start += n
+        d = root / (f"year={2020 + i % 2}" if hive else "") / (f"cat={'ab'[i % 2]}" if hive else "")
+        d.mkdir(parents=True, exist_ok=True)
+        p = d / f"part-{i}.parquet"
+        pq.write_table(t, p, row_group_size=int(rng.integers(10, 400)))
+        paths.append(str(p))
+    return sorted(paths)
+
+
+def test_list_glob_and_directory(tmp_path, routed, threaded, monkeypatch):
+    paths = _lake(tmp_path, hive=False)
+    want = pa.concat_tables([pq.read_table(p) for p in paths])
+    assert pqfast.read_table(paths).equals(want)
+    assert pqfast.read_table(str(tmp_path)).equals(want)
+    # A glob, without filters (the column reader refused it).
+    assert pqfast.read_table(str(tmp_path / "*.parquet")).equals(want)
+    assert pqfast.read_table(str(tmp_path / "part-[13].parquet"), columns=["v"]).equals(
+        pa.concat_tables([pq.read_table(p, columns=["v"]) for p in paths if p.endswith(("1.parquet", "3.parquet"))]))
+    # row_groups= applies to every file, negative ones from the end.
+    got = pqfast.read_table(paths, row_groups=[0, -1], columns=["id"])
+    want_rg = pa.concat_tables([pq.ParquetFile(p).read_row_groups(
+        [0, pq.ParquetFile(p).metadata.num_row_groups - 1], columns=["id"]) for p in paths])
+    assert got.equals(want_rg)
+    assert len(routed) == 5
+    with pytest.raises(IndexError):
+        pqfast.read_table(paths, row_groups=[10_000])
+    assert pqfast.read_table(paths, columns=[]).num_rows == want.num_rows
+
+
+def test_hive_directory(tmp_path, routed, threaded, monkeypatch):
+    _lake(tmp_path, hive=True)
+    got = pqfast.read_table(str(tmp_path))
+    assert routed
+    old = _old(monkeypatch, str(tmp_path))
+    assert got.equals(old) and got.schema.equals(old.schema, check_metadata=True)
+    want = pq.read_table(str(tmp_path))
+    assert got.column_names == want.column_names
+    for name in want.column_names:
+        assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
+    sub = pqfast.read_table(str(tmp_path), columns=["v", "year"])
+    assert sub.column_names == ["v", "year"]
+    assert sub.column("year").to_pylist() == want.column("year").to_pylist()
+    assert pqfast.read_table(str(tmp_path), partitioning=None).column_names == ["id", "s", "v"]
+
+
+def test_memory_limit_too_small_is_typed(tmp_path, routed, threaded):
+    p = str(tmp_path / "big.parquet")
+    pq.write_table(pa.table({"x": np.arange(400_000, dtype=np.int64), "y": np.ones(400_000)}), p,
+                   row_group_size=100_000)
+    for limit in (4096, 1 << 20):
+        with pytest.raises(pqfast.MemoryLimitError) as e:
+            pqfast.read_table(p, memory_limit=limit)
+        assert e.value.code == "memory limit"
+    assert pqfast.read_table(p, memory_limit=64 << 20).num_rows == 400_000
+    assert routed
+
+
+def test_nested_columns_keep_the_column_reader(tmp_path, routed):
+    p = str(tmp_path / "n.parquet")
+    t = pa.table({"id": [1, 2, 3], "l": [[1], None, [2, 3]], "st": [{"a": 1}, None, {"a": 3}]})
+    pq.write_table(t, p)
+    assert pqfast.read_table(p).equals(pq.read_table(p))
+    assert pqfast.read_table(p, columns=["st.a"]).column(0).to_pylist() == [1, None, 3]
+    assert not routed
+    # The flat column alone is the scanner's.
+    assert pqfast.read_table(p, columns=["id"]).equals(pq.read_table(p, columns=["id"]))
+    assert len(routed) == 1
+    # A glob of nested files: each file by the column reader.
+    got = pqfast.read_table(str(tmp_path / "*.parquet"))
+    assert got.equals(pq.read_table(p))
+
+
+def test_route_env_keeps_the_column_reader(tmp_path, routed, monkeypatch):
+    p = str(tmp_path / "a.parquet")
+    pq.write_table(pa.table({"a": [1, 2]}), p)
+    assert _old(monkeypatch, p).equals(pq.read_table(p))
+    assert not routed
+    assert pqfast.read_table(p).equals(pq.read_table(p))
+    assert routed
+
+
+def test_file_objects_and_missing_files(tmp_path, routed):
+    p = tmp_path / "a.parquet"
+    pq.write_table(pa.table({"a": [1, 2]}), p)
+    with open(p, "rb") as fh:
+        assert pqfast.read_table(fh).equals(pq.read_table(p))
+    assert not routed
+    with pytest.raises((OSError, pqfast.FormatError)):
+        pqfast.read_table(str(tmp_path / "missing.parquet"))
+    with pytest.raises(pqfast.FormatError):
+        pqfast.read_table(str(tmp_path / "none-*.parquet"))
+
+
+def test_read_dictionary_columns_keep_the_column_reader(tmp_path, routed):
+    p = str(tmp_path / "d.parquet")
+    pq.write_table(pa.table({"id": [1, 2, 3], "s": ["a", None, "a"]}), p)
+    got = pqfast.read_table(p, read_dictionary=["s"])
+    assert got.equals(pq.read_table(p, read_dictionary=["s"]))
+    assert not routed
+    # A projection without the dictionary column is the scanner's.
+    assert pqfast.read_table(p, columns=["id"], read_dictionary=["s"]).equals(pq.read_table(p, columns=["id"]))
+    assert routed
