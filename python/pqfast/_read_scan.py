@@ -6,7 +6,7 @@ threads), the helper the dataset's unfiltered scans use
 
 :func:`scanner_read` decides before any data page is read: it returns None
 (the caller keeps the column reader) when the source is not local paths,
-when ``PQFAST_READ_ROUTE=reader`` asks for the old route, or when the
+unless ``PQFAST_READ_ROUTE=scanner`` asks for this route, or when the
 scanner does not take the projection (:func:`._stream_io.native_plan`:
 nested, dictionary (``read_dictionary=`` included) or extension columns, a cast after the read, files whose
 columns differ from the first file's), or when a selected row group is
@@ -33,14 +33,17 @@ from ._stream_io import StreamInfo, local_batches, native_plan
 
 FormatError = _pqfast.FormatError
 
-# PQFAST_READ_ROUTE: "reader" keeps every read_table on the column reader
-# (an escape hatch, and how the benchmark compares the two routes in one
-# process); anything else (or unset) lets the scanner take what it supports.
+# PQFAST_READ_ROUTE: "scanner" lets the scanner take the whole-file reads it
+# supports; anything else (or unset) keeps them on the column reader, the
+# faster of the two today: through the scanner, lineitem SF1 read whole took
+# 1.02-1.05x the column reader's time at 1 thread and 1.04-1.34x at 2 (it
+# decodes into fresh buffers per row group; the column reader reuses its
+# pool's). scripts/bench_read_route.py compares the two in one process.
 ROUTE_ENV = "PQFAST_READ_ROUTE"
 
 
 def _wants_reader() -> bool:
-    return os.environ.get(ROUTE_ENV, "").strip().lower() == "reader"
+    return os.environ.get(ROUTE_ENV, "").strip().lower() != "scanner"
 
 
 def _local_paths(source: Any) -> bool:

@@ -1,7 +1,7 @@
 """read_table without filters on local paths reads through the streaming
 scanner (``pqfast._read_scan``) when it takes the projection: the same
 values, types and schema metadata as pyarrow.parquet.read_table and as the
-column reader (``PQFAST_READ_ROUTE=reader``) on the writers' files, random
+column reader (the default; ``PQFAST_READ_ROUTE=scanner`` opts in) on the writers' files, random
 files, lists, globs, directories with hive keys, ``row_groups=``,
 ``columns=``, threads and ``strings=``; a memory limit too small raises
 MemoryLimitError; nested columns keep the column reader. Which route ran is
@@ -36,7 +36,7 @@ def routed(monkeypatch):
         return real(*a, **k)
 
     monkeypatch.setattr(_read_scan, "local_batches", counting)
-    monkeypatch.delenv(_read_scan.ROUTE_ENV, raising=False)
+    monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
     return calls
 
 
@@ -54,7 +54,7 @@ def _old(monkeypatch, *a, **k) -> pa.Table:
     try:
         return pqfast.read_table(*a, **k)
     finally:
-        monkeypatch.delenv(_read_scan.ROUTE_ENV)
+        monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
 
 
 def _plain(t: pa.DataType) -> bool:
@@ -233,6 +233,16 @@ def test_route_env_keeps_the_column_reader(tmp_path, routed, monkeypatch):
     assert not routed
     assert pqfast.read_table(p).equals(pq.read_table(p))
     assert routed
+
+
+def test_default_route_is_the_column_reader(tmp_path, routed, monkeypatch):
+    # Unset, whole-file reads stay on the column reader (faster today); globs still read.
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    for i in range(2):
+        pq.write_table(pa.table({"a": [i, i + 1]}), tmp_path / f"p{i}.parquet")
+    got = pqfast.read_table(str(tmp_path / "p*.parquet"))
+    assert got.column("a").to_pylist() == [0, 1, 1, 2]
+    assert not routed
 
 
 def test_file_objects_and_missing_files(tmp_path, routed):
