@@ -149,22 +149,13 @@ class PyScanner {
     throw_if_error(st);
   }
 
-  nb::object next_batch() {
-    ArrowArray a;
-    ArrowSchema s;
-    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
-    {
-      nb::gil_scoped_release release;
-      r = scanner_->next_batch(&a, &s);
-    }
-    if (!r.ok()) raise(r.error());
-    if (*r == pq::ScanStep::kEnd) return nb::none();
-    if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
-    return to_record_batch(&a, &s);
-  }
+  nb::object next_batch() { return next(false); }
 
   // (plan file index, batch), False or None, as next_batch.
-  nb::object next_with_file() {
+  nb::object next_with_file() { return next(true); }
+
+ private:
+  nb::object next(bool with_file) {
     ArrowArray a;
     ArrowSchema s;
     pq::BatchOrigin origin;
@@ -176,8 +167,11 @@ class PyScanner {
     if (!r.ok()) raise(r.error());
     if (*r == pq::ScanStep::kEnd) return nb::none();
     if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
-    return nb::make_tuple(origin.file, to_record_batch(&a, &s));
+    nb::object batch = to_record_batch(&a, &s);
+    return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
   }
+
+ public:
 
   void cancel() { scanner_->cancel(); }
   nb::dict stats() const { return stats_dict(scanner_->stats()); }
@@ -227,22 +221,14 @@ class PyLocalScanner {
     }
   }
 
-  nb::object next_batch() {
-    ArrowArray a;
-    ArrowSchema s;
-    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
-    {
-      nb::gil_scoped_release release;
-      r = scan_->next_batch(&a, &s);
-    }
-    if (!r.ok()) raise(r.error());
-    if (*r == pq::ScanStep::kEnd) return nb::none();
-    return to_record_batch(&a, &s);
-  }
+  nb::object next_batch() { return next(false); }
 
   // (plan file index, batch), or None at the end: for callers that add
   // per-file columns (partition keys).
-  nb::object next_with_file() {
+  nb::object next_with_file() { return next(true); }
+
+ private:
+  nb::object next(bool with_file) {
     ArrowArray a;
     ArrowSchema s;
     pq::BatchOrigin origin;
@@ -253,8 +239,11 @@ class PyLocalScanner {
     }
     if (!r.ok()) raise(r.error());
     if (*r == pq::ScanStep::kEnd) return nb::none();
-    return nb::make_tuple(origin.file, to_record_batch(&a, &s));
+    nb::object batch = to_record_batch(&a, &s);
+    return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
   }
+
+ public:
 
   nb::object schema() {
     ArrowSchema s;

@@ -20,6 +20,7 @@
 #include "pqfast/page_index.h"
 #include "pqfast/hash.h"
 #include "pqfast/sbbf.h"
+#include "parquet/chunk_extent.h"
 
 namespace pqfast::parquet::index {
 namespace {
@@ -70,22 +71,9 @@ Result<detail::ReadBuffer> read_range(RandomAccessFile& file, uint64_t offset, u
 // Where the chunk's pages start and how many bytes they take, bounds-checked.
 Result<std::pair<uint64_t, uint64_t>> chunk_extent(const RandomAccessFile& file, const FileMetaData& meta,
                                                    const ColumnChunk& c, const std::string& where) {
-  int64_t start = c.data_page_offset;
-  if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
-  int64_t len = c.total_compressed_size;
-  const uint64_t size = file.size();
-  if (start < 0 || len < 0 || static_cast<uint64_t>(start) > size ||
-      static_cast<uint64_t>(len) > size - static_cast<uint64_t>(start)) {
-    return make_error(ErrorCode::kCorrupt, where + ": column chunk at byte " + std::to_string(start) + " of " +
-                                               std::to_string(len) + " bytes lies outside the " +
-                                               std::to_string(size) + "-byte file");
-  }
-  // parquet-mr <= 1.2.8 left the dictionary page header out of
-  // total_compressed_size (PARQUET-816): up to 100 bytes more, as readers do.
-  if (parquet_mr_before_1_2_9(meta.created_by)) {
-    len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
-  }
-  return std::make_pair(static_cast<uint64_t>(start), static_cast<uint64_t>(len));
+  PQFAST_ASSIGN_OR_RETURN(const ChunkExtent e,
+                          parquet::chunk_extent(c, file.size(), parquet_mr_before_1_2_9(meta.created_by), where));
+  return std::make_pair(e.begin, e.length);
 }
 
 // Bytes read for a data page's header: enough with statistics of short values.

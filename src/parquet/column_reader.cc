@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <cstring>
 
+#include "parquet/chunk_extent.h"
 #include "pqfast/delta.h"
 #include "pqfast/parquet_nested.h"
 #include "pqfast/parquet_read.h"
@@ -1427,37 +1428,18 @@ Result<T> with_chunk_bytes(RandomAccessFile& file, const FileMetaData& meta, int
   const RowGroup& rg = meta.row_groups[row_group];
   const ColumnDescriptor& d = meta.columns[leaf];
   const std::string where = file.name() + ": row group " + std::to_string(row_group) + ", column '" + d.dotted_path + "'";
-  if (static_cast<size_t>(leaf) >= rg.columns.size()) {
-    return make_error(ErrorCode::kCorrupt, where + ": the row group has only " + std::to_string(rg.columns.size()) +
-                                               " column chunks");
+  if (static_cast<size_t>(leaf) < rg.columns.size() && rg.columns[leaf].skipped) {
+    return make_error(ErrorCode::kInvalidArgument, where + ": column chunk not decoded (projected footer)");
   }
+  PQFAST_RETURN_IF_ERROR(check_column_chunk(rg, leaf, d, where));
   const ColumnChunk& c = rg.columns[leaf];
-  if (c.skipped) return make_error(ErrorCode::kInvalidArgument, where + ": column chunk not decoded (projected footer)");
-  if (c.encrypted || !c.has_meta_data) return make_error(ErrorCode::kUnsupported, where + ": encrypted column chunk");
-  if (!c.file_path.empty()) return make_error(ErrorCode::kUnsupported, where + ": column chunk in another file (" + c.file_path + ")");
-  if (c.type != d.physical_type) {
-    return make_error(ErrorCode::kCorrupt, where + ": chunk type " + physical_type_name(c.type) +
-                                               " differs from the schema's " + physical_type_name(d.physical_type));
-  }
   ColumnReadOptions o = options;
   o.v2_always_compressed = o.v2_always_compressed || v2_pages_always_compressed(meta.created_by);
   if (rg.num_rows == 0) return decode(nullptr, 0, 0, d, c.codec, int64_t{0}, o, where);
-  int64_t start = c.data_page_offset;
-  if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
-  const int64_t len = c.total_compressed_size;
-  const uint64_t size = file.size();
-  if (start < 0 || len < 0 || static_cast<uint64_t>(start) > size || static_cast<uint64_t>(len) > size - static_cast<uint64_t>(start)) {
-    return make_error(ErrorCode::kCorrupt, where + ": column chunk at byte " + std::to_string(start) + " of " +
-                                               std::to_string(len) + " bytes lies outside the " + std::to_string(size) +
-                                               "-byte file");
-  }
-  // parquet-mr up to 1.2.8 left the dictionary page header out of
-  // total_compressed_size (PARQUET-816): read up to 100 bytes more, as
-  // Arrow C++ does, so such chunks end where their last page ends.
-  int64_t read_len = len;
-  if (parquet_mr_before_1_2_9(meta.created_by)) {
-    read_len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
-  }
+  PQFAST_ASSIGN_OR_RETURN(const ChunkExtent extent,
+                          chunk_extent(c, file.size(), parquet_mr_before_1_2_9(meta.created_by), where));
+  const int64_t start = static_cast<int64_t>(extent.begin);
+  const int64_t read_len = static_cast<int64_t>(extent.length);
   return guard_memory(options.budget, where, [&]() -> Result<T> {
     ReadBuffer buf;  // (charged to the read's budget like the decoded pages)
     buf.resize(static_cast<size_t>(read_len));

@@ -4,6 +4,7 @@
 
 #include "pqfast/parquet.h"
 #include "parquet/thrift_util.h"
+#include "parquet/chunk_extent.h"
 
 namespace pqfast::parquet {
 
@@ -135,18 +136,9 @@ Result<std::vector<PageHeader>> read_page_headers(RandomAccessFile& file, const 
   if (!chunk.has_meta_data) {
     return make_error(ErrorCode::kUnsupported, file.name() + ": column chunk without (plaintext) metadata");
   }
-  int64_t start = chunk.data_page_offset;
-  if (chunk.dictionary_page_offset > 0 && chunk.dictionary_page_offset < start) {
-    start = chunk.dictionary_page_offset;
-  }
-  const int64_t len = chunk.total_compressed_size;
-  const uint64_t size = file.size();
-  if (start < 0 || len < 0 || static_cast<uint64_t>(start) > size ||
-      static_cast<uint64_t>(len) > size - static_cast<uint64_t>(start)) {
-    return make_error(ErrorCode::kCorrupt, file.name() + ": column chunk at byte " + std::to_string(start) +
-                                               " of " + std::to_string(len) + " bytes lies outside the " +
-                                               std::to_string(size) + "-byte file");
-  }
+  PQFAST_ASSIGN_OR_RETURN(const ChunkExtent extent, chunk_extent(chunk, file.size(), false, file.name()));
+  const int64_t start = static_cast<int64_t>(extent.begin);
+  const int64_t len = static_cast<int64_t>(extent.length);
   std::vector<uint8_t> buf(static_cast<size_t>(len));
   PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
   std::vector<PageHeader> out;

@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "parquet/chunk_extent.h"
 #include "parquet/decode.h"
 #include "parquet/internal.h"
 #include "parquet/read_buffer.h"
@@ -438,27 +439,12 @@ Result<ColumnArray> FileScan::decode_rows_once(int rg, int leaf, const std::vect
   const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
   const std::string w = where(rg, leaf);
-  if (static_cast<size_t>(leaf) >= g.columns.size()) {
-    return make_error(ErrorCode::kCorrupt, w + ": the row group has only " + std::to_string(g.columns.size()) +
-                                               " column chunks");
-  }
+  PQFAST_RETURN_IF_ERROR(check_column_chunk(g, leaf, d, w));
   const ColumnChunk& c = g.columns[static_cast<size_t>(leaf)];
-  if (c.encrypted || !c.has_meta_data) return make_error(ErrorCode::kUnsupported, w + ": encrypted column chunk");
-  if (!c.file_path.empty()) return make_error(ErrorCode::kUnsupported, w + ": column chunk in another file (" + c.file_path + ")");
-  if (c.type != d.physical_type) {
-    return make_error(ErrorCode::kCorrupt, w + ": chunk type " + physical_type_name(c.type) + " differs from the schema's " +
-                                               physical_type_name(d.physical_type));
-  }
-  int64_t start = c.data_page_offset;
-  if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
-  const int64_t len = c.total_compressed_size;
   const uint64_t size = file_.size();
-  if (start < 0 || len < 0 || static_cast<uint64_t>(start) > size ||
-      static_cast<uint64_t>(len) > size - static_cast<uint64_t>(start)) {
-    return make_error(ErrorCode::kCorrupt, w + ": column chunk at byte " + std::to_string(start) + " of " +
-                                               std::to_string(len) + " bytes lies outside the " + std::to_string(size) +
-                                               "-byte file");
-  }
+  PQFAST_ASSIGN_OR_RETURN(const ChunkExtent extent, chunk_extent(c, size, false, w));
+  const int64_t start = static_cast<int64_t>(extent.begin);
+  const int64_t len = static_cast<int64_t>(extent.length);
   PagesDecoded pd;
   std::vector<ReadBuffer> buffers;
   std::vector<PageRun> runs;
@@ -529,10 +515,8 @@ Result<ColumnArray> FileScan::decode_rows_once(int rg, int leaf, const std::vect
     }
   }
   if (whole) {
-    int64_t read_len = len;
-    if (parquet_mr_before_1_2_9(meta_->created_by)) {
-      read_len += static_cast<int64_t>(std::min<uint64_t>(100, size - static_cast<uint64_t>(start + len)));
-    }
+    const int64_t read_len = len + static_cast<int64_t>(
+        parquet_mr_before_1_2_9(meta_->created_by) ? std::min<uint64_t>(100, size - extent.begin - extent.length) : 0);
     buffers.emplace_back();
     ReadBuffer& b = buffers.back();
     b.resize(static_cast<size_t>(read_len));

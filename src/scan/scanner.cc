@@ -16,6 +16,7 @@
 #include <new>
 #include <utility>
 
+#include "parquet/chunk_extent.h"
 #include "parquet/decode.h"
 
 namespace pqfast::parquet {
@@ -543,28 +544,11 @@ struct Scanner::State {
     const RowGroup& rg = m.row_groups[static_cast<size_t>(u.row_group)];
     const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
     const std::string w = rg_where(u) + ", column '" + d.dotted_path + "'";
-    if (static_cast<size_t>(leaf) >= rg.columns.size()) {
-      return make_error(ErrorCode::kCorrupt, w + ": the row group has only " + std::to_string(rg.columns.size()) + " column chunks");
-    }
-    const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
-    if (c.encrypted || !c.has_meta_data) return make_error(ErrorCode::kUnsupported, w + ": encrypted column chunk");
-    if (!c.file_path.empty()) return make_error(ErrorCode::kUnsupported, w + ": column chunk in another file (" + c.file_path + ")");
-    if (c.type != d.physical_type) {
-      return make_error(ErrorCode::kCorrupt, w + ": chunk type " + physical_type_name(c.type) + " differs from the schema's " +
-                                                 physical_type_name(d.physical_type));
-    }
-    int64_t start = c.data_page_offset;
-    if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
-    const int64_t n = c.total_compressed_size;
-    const uint64_t size = f.spec.size;
-    if (start < 0 || n < 0 || static_cast<uint64_t>(start) > size || static_cast<uint64_t>(n) > size - static_cast<uint64_t>(start)) {
-      return make_error(ErrorCode::kCorrupt, w + ": column chunk at byte " + std::to_string(start) + " of " + std::to_string(n) +
-                                                 " bytes lies outside the " + std::to_string(size) + "-byte file");
-    }
-    uint64_t read = static_cast<uint64_t>(n);
-    if (f.parquet_mr_816) read += std::min<uint64_t>(100, size - static_cast<uint64_t>(start + n));  // PARQUET-816
-    *begin = static_cast<uint64_t>(start);
-    *len = read;
+    PQFAST_RETURN_IF_ERROR(check_column_chunk(rg, leaf, d, w));
+    Result<ChunkExtent> e = chunk_extent(rg.columns[static_cast<size_t>(leaf)], f.spec.size, f.parquet_mr_816, w);
+    if (!e.ok()) return e.error();
+    *begin = e->begin;
+    *len = e->length;
     return Status::Ok();
   }
 
@@ -678,11 +662,10 @@ Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
   std::vector<uint8_t> scratch;
   uint64_t start = 0, len = 0;
   if (rg.num_rows > 0) {
-    int64_t s = c.data_page_offset;
-    if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < s) s = c.dictionary_page_offset;
-    start = static_cast<uint64_t>(s);
-    len = static_cast<uint64_t>(c.total_compressed_size);
-    if (j.parquet_mr_816) len += std::min<uint64_t>(100, j.file_size - (start + len));
+    Result<ChunkExtent> e = chunk_extent(c, j.file_size, j.parquet_mr_816, where);
+    if (!e.ok()) return e.error();
+    start = e->begin;
+    len = e->length;
     if (!view_of(j.pieces, start, len, &scratch, &bytes)) {
       return make_error(ErrorCode::kInvalidArgument, where + ": chunk bytes not fed");
     }
