@@ -123,6 +123,26 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
   return d;
 }
 
+// One step of a scan (Scanner or LocalScan) for Python: the batch (with its
+// plan file index when `with_file`), False when the scanner needs bytes fed
+// first, None at the end; errors raised as their typed exceptions.
+template <class Scan>
+nb::object next_step(Scan& scan, bool with_file) {
+  ArrowArray a;
+  ArrowSchema s;
+  pq::BatchOrigin origin;
+  Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
+  {
+    nb::gil_scoped_release release;
+    r = scan.next_batch(&a, &s, &origin);
+  }
+  if (!r.ok()) raise(r.error());
+  if (*r == pq::ScanStep::kEnd) return nb::none();
+  if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
+  nb::object batch = to_record_batch(&a, &s);
+  return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
+}
+
 class PyScanner {
  public:
   PyScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
@@ -155,21 +175,7 @@ class PyScanner {
   nb::object next_with_file() { return next(true); }
 
  private:
-  nb::object next(bool with_file) {
-    ArrowArray a;
-    ArrowSchema s;
-    pq::BatchOrigin origin;
-    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
-    {
-      nb::gil_scoped_release release;
-      r = scanner_->next_batch(&a, &s, &origin);
-    }
-    if (!r.ok()) raise(r.error());
-    if (*r == pq::ScanStep::kEnd) return nb::none();
-    if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
-    nb::object batch = to_record_batch(&a, &s);
-    return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
-  }
+  nb::object next(bool with_file) { return next_step(*scanner_, with_file); }
 
  public:
 
@@ -228,20 +234,7 @@ class PyLocalScanner {
   nb::object next_with_file() { return next(true); }
 
  private:
-  nb::object next(bool with_file) {
-    ArrowArray a;
-    ArrowSchema s;
-    pq::BatchOrigin origin;
-    Result<pq::ScanStep> r = Error{ErrorCode::kInvalidArgument, "not run"};
-    {
-      nb::gil_scoped_release release;
-      r = scan_->next_batch(&a, &s, &origin);
-    }
-    if (!r.ok()) raise(r.error());
-    if (*r == pq::ScanStep::kEnd) return nb::none();
-    nb::object batch = to_record_batch(&a, &s);
-    return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
-  }
+  nb::object next(bool with_file) { return next_step(*scan_, with_file); }
 
  public:
 
