@@ -829,18 +829,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
       const int64_t* o = dict_.offsets.as<int64_t>();
       const uint8_t* bytes = dict_.bytes.data();
       for (size_t i = 0; i < n; ++i) {
-        BinaryViewElem v;
-        std::memset(&v, 0, sizeof v);
-        const size_t l = static_cast<size_t>(o[i + 1] - o[i]);
-        v.inlined.size = static_cast<int32_t>(l);
-        if (l <= 12) {
-          std::memcpy(v.inlined.data, bytes + o[i], l);
-        } else {
-          std::memcpy(v.ref.prefix, bytes + o[i], 4);
-          v.ref.buffer_index = index;
-          v.ref.offset = static_cast<int32_t>(o[i]);
-        }
-        views[i] = v;
+        views[i] = make_view_exact(bytes + o[i], static_cast<size_t>(o[i + 1] - o[i]), index, static_cast<int32_t>(o[i]));
       }
     }
   } else {

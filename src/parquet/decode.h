@@ -110,6 +110,22 @@ struct ViewMasks {
 };
 inline constexpr ViewMasks kViewMasks{};
 
+// make_view without reading past src + len (for bytes without 16 bytes of
+// padding after them, such as a dictionary's last entry).
+inline BinaryViewElem make_view_exact(const uint8_t* src, size_t len, int32_t index, int32_t offset) {
+  BinaryViewElem v;
+  std::memset(&v, 0, sizeof v);
+  v.inlined.size = static_cast<int32_t>(len);
+  if (len <= 12) {
+    if (len) std::memcpy(v.inlined.data, src, len);
+  } else {
+    std::memcpy(v.ref.prefix, src, 4);
+    v.ref.buffer_index = index;
+    v.ref.offset = offset;
+  }
+  return v;
+}
+
 inline BinaryViewElem make_view(const uint8_t* src, uint32_t len, int32_t index, int32_t offset) {
   BinaryViewElem v;
   uint64_t a, b;

@@ -164,19 +164,9 @@ Result<std::unique_ptr<ColumnArray::Impl>> DictionaryIndexOutput::dictionary_arr
       const uint8_t* b = bytes_.data();
       bool refers = false;
       for (size_t i = 0; i < n; ++i) {
-        BinaryViewElem v;
-        std::memset(&v, 0, sizeof v);
         const size_t l = static_cast<size_t>(o[i + 1] - o[i]);
-        v.inlined.size = static_cast<int32_t>(l);
-        if (l <= 12) {
-          if (l) std::memcpy(v.inlined.data, b + o[i], l);
-        } else {
-          std::memcpy(v.ref.prefix, b + o[i], 4);
-          v.ref.buffer_index = 0;
-          v.ref.offset = static_cast<int32_t>(o[i]);
-          refers = true;
-        }
-        views[i] = v;
+        views[i] = make_view_exact(b + o[i], l, 0, static_cast<int32_t>(o[i]));
+        refers = refers || l > 12;
       }
       if (refers) a->view_buffers.push_back(std::move(bytes_));
       break;
