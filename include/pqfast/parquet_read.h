@@ -140,6 +140,51 @@ Result<ColumnArray> decode_column_chunk(const uint8_t* chunk_bytes, size_t len, 
                                         const ColumnReadOptions& options = {},
                                         const std::string& where = "");
 
+// One column chunk whose data pages several threads decode: a large chunk
+// (or one of fewer chunks than threads) no longer stays on one thread. The
+// pages are found by a walk of their headers (no page is decompressed),
+// cut into ranges of similar compressed size; each range decodes on its own
+// (the dictionary page before it) and finish() joins the ranges' arrays in
+// row order (fixed-width values and validity bits copied, binary offsets
+// rebased, views' buffer indices shifted). A chunk that cannot be cut (a
+// single page, a nested leaf, dictionary indices or values, a page header
+// the walk does not accept) has one range, decoded as decode_column_chunk
+// decodes it: hostile input gets the same errors. Each range's decode()
+// may run on its own thread; finish() runs after all of them.
+class SplitChunk {
+ public:
+  // Reads chunk (row_group, leaf) of `file` (as read_column_chunk) and cuts
+  // its pages into at most `parts` ranges. `meta` must outlive the object.
+  static Result<std::unique_ptr<SplitChunk>> open(RandomAccessFile& file, const FileMetaData& meta, int row_group,
+                                                  int leaf, const ColumnReadOptions& options, int parts);
+  // The same over a chunk's bytes in memory (as decode_column_chunk; the
+  // bytes and `column` must outlive the object).
+  static std::unique_ptr<SplitChunk> plan(const uint8_t* chunk_bytes, size_t len, uint64_t file_offset,
+                                          const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
+                                          const ColumnReadOptions& options, int parts, const std::string& where = "");
+  ~SplitChunk();
+  int parts() const;
+  // Decodes range `part` (each once, from any thread).
+  void decode(int part);
+  // After every range's decode(): the chunk's array (the first range's
+  // error, if any).
+  Result<ColumnArray> finish();
+
+  struct Impl;
+
+ private:
+  explicit SplitChunk(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// How many ranges (SplitChunk) each chunk of a read is cut into when
+// `threads` threads read chunks of these decoded sizes, largest first: a
+// chunk larger than a quarter of a thread's share (and than 4 MiB) is cut
+// so that the threads end together; none is cut at one thread. The
+// environment variable PQFAST_SPLIT_BYTES sets the range size instead (0:
+// never cut; tests set it small to cut every chunk).
+std::vector<int> split_parts(const std::vector<int64_t>& sizes, int threads);
+
 // Rows [begin, end) of a row group. Lists of them are sorted and disjoint.
 struct RowRange {
   int64_t begin = 0;

@@ -80,31 +80,67 @@ std::vector<Result<pq::ColumnArray>> run_tasks(pq::RandomAccessFile& file, const
   struct Job {
     size_t task;
     size_t leaf;  // index into the task's leaves (nested), 0 for flat
+    int part;     // a flat chunk cut into ranges (SplitChunk): which one
+  };
+  // A flat chunk cut into ranges: the first of its jobs to run opens it
+  // (reads the bytes, walks the page headers), the last to end joins it.
+  struct Split {
+    int parts = 1;
+    std::once_flag opened;
+    Result<std::unique_ptr<pq::SplitChunk>> chunk{Error{ErrorCode::kInvalidArgument, "not opened"}};
+    std::atomic<int> done{0};
   };
   std::vector<Job> jobs;
   std::vector<std::vector<Result<pq::LeafChunk>>> leaf_out(tasks.size());
+  const auto& groups = meta.row_groups;
+  auto chunk_cost = [&](int row_group, int leaf) -> int64_t {
+    if (row_group < 0 || static_cast<size_t>(row_group) >= groups.size()) return 0;
+    const auto& cols = groups[static_cast<size_t>(row_group)].columns;
+    if (leaf < 0 || static_cast<size_t>(leaf) >= cols.size()) return 0;
+    return cols[static_cast<size_t>(leaf)].total_uncompressed_size;
+  };
+  std::vector<std::unique_ptr<Split>> splits(tasks.size());
+  {
+    // Chunks large against a thread's share are cut into ranges of pages
+    // (pq::split_parts): the last chunks then end on every thread, not one.
+    std::vector<int64_t> sizes;
+    for (const Task& t : tasks) {
+      int64_t s = 0;
+      if (t.shape) {
+        for (const auto& [leaf, def] : t.leaves) s += chunk_cost(t.row_group, leaf);
+      } else {
+        s = chunk_cost(t.row_group, t.leaf);
+      }
+      sizes.push_back(s);
+    }
+    const std::vector<int> parts = pq::split_parts(sizes, threads);
+    for (size_t i = 0; i < tasks.size(); ++i) {
+      if (!tasks[i].shape && parts[i] > 1) {
+        splits[i] = std::make_unique<Split>();
+        splits[i]->parts = parts[i];
+      }
+    }
+  }
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (!tasks[i].shape) {
-      jobs.push_back({i, 0});
+      const int n = splits[i] ? splits[i]->parts : 1;
+      for (int p = 0; p < n; ++p) jobs.push_back({i, 0, p});
       continue;
     }
     for (size_t j = 0; j < tasks[i].leaves.size(); ++j) {
       leaf_out[i].emplace_back(Error{ErrorCode::kInvalidArgument, "not run"});
-      jobs.push_back({i, j});
+      jobs.push_back({i, j, 0});
     }
   }
   if (threads > 1) {
     // Largest chunks first (by their decoded size, as the footer gives it):
     // the threads then end together, on small chunks, instead of one thread
     // finishing a large l_comment chunk alone while the other waits.
+    // (A cut chunk's ranges cost their share of it.)
     auto cost = [&](const Job& j) -> int64_t {
       const Task& t = tasks[j.task];
       const int leaf = t.shape ? t.leaves[j.leaf].first : t.leaf;
-      const auto& rg = meta.row_groups;
-      if (t.row_group < 0 || static_cast<size_t>(t.row_group) >= rg.size()) return 0;
-      const auto& cols = rg[static_cast<size_t>(t.row_group)].columns;
-      if (leaf < 0 || static_cast<size_t>(leaf) >= cols.size()) return 0;
-      return cols[static_cast<size_t>(leaf)].total_uncompressed_size;
+      return chunk_cost(t.row_group, leaf) / (splits[j.task] ? splits[j.task]->parts : 1);
     };
     std::stable_sort(jobs.begin(), jobs.end(), [&](const Job& a, const Job& b) { return cost(a) > cost(b); });
   }
@@ -112,6 +148,16 @@ std::vector<Result<pq::ColumnArray>> run_tasks(pq::RandomAccessFile& file, const
   run_jobs(jobs.size(), threads, file.name(), &thrown, [&](size_t k) {
     const Job& j = jobs[k];
     const Task& t = tasks[j.task];
+    if (!t.shape && splits[j.task]) {
+      Split& sp = *splits[j.task];
+      std::call_once(sp.opened, [&] { sp.chunk = pq::SplitChunk::open(file, meta, t.row_group, t.leaf, t.options, sp.parts); });
+      if (sp.chunk.ok()) (*sp.chunk)->decode(j.part);
+      if (sp.done.fetch_add(1) + 1 == sp.parts) {  // the last range to end joins them
+        out[j.task] = sp.chunk.ok() ? (*sp.chunk)->finish() : Result<pq::ColumnArray>(sp.chunk.error());
+        sp.chunk = Error{ErrorCode::kInvalidArgument, "joined"};  // frees the chunk's bytes and ranges now
+      }
+      return;
+    }
     if (!t.shape) {
       out[j.task] = pq::read_column_chunk(file, meta, t.row_group, t.leaf, t.options);
       return;

@@ -3,6 +3,7 @@
 // place in the output, then spread over the nulls. One output per chunk,
 // grown page by page (never sized from a header beyond the page's values).
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <type_traits>
 #include <cstring>
@@ -1405,9 +1406,10 @@ namespace {
 // against the file) and runs decode(bytes, len, file_offset, column, codec,
 // num_rows, options, where) on them, under the read's memory budget; the
 // options are the caller's with the writer's v2 rule of the footer added.
+// With `keep`, the bytes are read into it (they outlive the call: SplitChunk).
 template <class T, class Decode>
 Result<T> with_chunk_bytes(RandomAccessFile& file, const FileMetaData& meta, int row_group, int leaf,
-                           const ColumnReadOptions& options, Decode&& decode) {
+                           const ColumnReadOptions& options, Decode&& decode, ReadBuffer* keep = nullptr) {
   if (row_group < 0 || static_cast<size_t>(row_group) >= meta.row_groups.size()) {
     return make_error(ErrorCode::kInvalidArgument, file.name() + ": no row group " + std::to_string(row_group));
   }
@@ -1430,7 +1432,8 @@ Result<T> with_chunk_bytes(RandomAccessFile& file, const FileMetaData& meta, int
   const int64_t start = static_cast<int64_t>(extent.begin);
   const int64_t read_len = static_cast<int64_t>(extent.length);
   return guard_memory(options.budget, where, [&]() -> Result<T> {
-    ReadBuffer buf;  // (charged to the read's budget like the decoded pages)
+    ReadBuffer local;  // (charged to the read's budget like the decoded pages)
+    ReadBuffer& buf = keep ? *keep : local;
     buf.resize(static_cast<size_t>(read_len));
     PQFAST_RETURN_IF_ERROR(file.read_at(static_cast<uint64_t>(start), buf.size(), buf.data()));
     return decode(buf.data(), buf.size(), static_cast<uint64_t>(start), d, c.codec, rg.num_rows, o, where);
@@ -1479,6 +1482,294 @@ Result<LeafChunk> read_leaf_chunk(RandomAccessFile& file, const FileMetaData& me
         const ColumnChunk& c = meta.row_groups[static_cast<size_t>(row_group)].columns[static_cast<size_t>(leaf)];
         return decode_leaf_chunk(bytes, len, off, d, codec, rows, slot_def, c.num_values, o, where);
       });
+}
+
+
+// ---- SplitChunk: one chunk's pages over several threads -------------------
+
+struct SplitChunk::Impl {
+  ReadBuffer owned;  // the chunk's bytes when open() read them
+  const uint8_t* bytes = nullptr;
+  size_t len = 0;
+  uint64_t file_offset = 0;
+  const ColumnDescriptor* column = nullptr;
+  int32_t codec = 0;
+  int64_t num_rows = 0;
+  ColumnReadOptions options;
+  std::string where;
+  bool whole = true;              // one range: the chunk decoded as decode_column_chunk does
+  size_t dict_at = 0, dict_len = 0;  // the dictionary page (dict_len 0: none)
+  struct Part {
+    size_t at = 0, len = 0;  // data pages, back to back
+    int64_t rows = 0;
+    std::optional<Result<ColumnArray>> out;
+  };
+  std::vector<Part> parts;
+
+  void cut(int want);
+  Result<ColumnArray> join();
+};
+
+namespace {
+
+// Whether a chunk read with these options may be cut into ranges: flat
+// values whose arrays join by appending (not dictionary indices or values,
+// not the null layout, not a nested leaf's levels).
+bool splittable(const ColumnDescriptor& d, const ColumnReadOptions& o) {
+  if (o.dictionary_indices || o.dictionary_values) return false;
+  if (d.max_repetition_level > 0) return false;
+  const ArrowLayout l = o.layout == ArrowLayout::kDefault ? default_layout(d.physical_type) : o.layout;
+  return family_of(l) != Family::kNull && layout_fits(l, d);
+}
+
+}  // namespace
+
+// Walks the page headers as ChunkReader::feed walks a whole chunk (until the
+// row group's rows are counted) and cuts the data pages into `want` ranges
+// of similar bytes. Anything irregular leaves the chunk whole: its decode
+// then reports what is wrong, exactly as an unsplit read does.
+void SplitChunk::Impl::cut(int want) {
+  whole = true;
+  parts.clear(), parts.emplace_back();
+  if (want < 2 || !splittable(*column, options) || num_rows <= 0 || !codec_supported(codec)) return;
+  struct Page {
+    size_t at, size;
+    int64_t rows;
+  };
+  std::vector<Page> pages;
+  size_t at = 0;
+  int64_t row = 0;
+  bool saw_data = false;
+  while (row < num_rows) {
+    if (at >= len) return;
+    auto h = parse_page_header(bytes + at, len - at, file_offset + at);
+    if (!h.ok() || h->compressed_page_size < 0) return;
+    const size_t body = static_cast<size_t>(h->compressed_page_size);
+    if (body > len - at - h->header_size) return;
+    const size_t size = h->header_size + body;
+    switch (h->type) {
+      case PageType::kDictionaryPage:
+        if (saw_data || dict_len != 0) return;
+        dict_at = at;
+        dict_len = size;
+        break;
+      case PageType::kDataPage:
+      case PageType::kDataPageV2: {
+        const int64_t count = h->type == PageType::kDataPageV2 ? h->data_page_v2.num_values : h->data_page.num_values;
+        if (count < 0 || count > options.max_page_values) return;
+        saw_data = true;
+        const int64_t rows = std::min(count, num_rows - row);
+        pages.push_back({at, size, rows});
+        row += rows;
+        break;
+      }
+      case PageType::kIndexPage:
+        if (!pages.empty()) pages.back().size += size;  // walked past inside its range
+        else if (dict_len == 0) return;
+        else dict_len += size;
+        break;
+    }
+    at += size;
+  }
+  if (pages.size() < 2) return;
+  const size_t k = std::min<size_t>(static_cast<size_t>(want), pages.size());
+  const size_t first = pages.front().at, total = pages.back().at + pages.back().size - first;
+  parts.clear();
+  Part cur;
+  cur.at = first;
+  size_t i = 0;
+  for (const Page& pg : pages) {
+    const size_t end_of_range = first + total * (parts.size() + 1) / k;
+    if (cur.len > 0 && pg.at >= end_of_range && parts.size() + 1 < k && pages.size() - i >= k - parts.size() - 1) {
+      parts.push_back(std::move(cur));
+      cur = Part{};
+      cur.at = pg.at;
+    }
+    cur.len = pg.at + pg.size - cur.at;
+    cur.rows += pg.rows;
+    ++i;
+  }
+  parts.push_back(std::move(cur));
+  whole = parts.size() < 2;
+  if (whole) parts.clear(), parts.emplace_back();
+}
+
+SplitChunk::SplitChunk(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+SplitChunk::~SplitChunk() = default;
+
+std::unique_ptr<SplitChunk> SplitChunk::plan(const uint8_t* chunk_bytes, size_t len, uint64_t file_offset,
+                                             const ColumnDescriptor& column, int32_t codec, int64_t num_rows,
+                                             const ColumnReadOptions& options, int parts, const std::string& where) {
+  auto m = std::make_unique<Impl>();
+  m->bytes = chunk_bytes;
+  m->len = len;
+  m->file_offset = file_offset;
+  m->column = &column;
+  m->codec = codec;
+  m->num_rows = num_rows;
+  m->options = options;
+  m->where = where.empty() ? "column '" + column.dotted_path + "'" : where;
+  m->cut(parts);
+  return std::unique_ptr<SplitChunk>(new SplitChunk(std::move(m)));
+}
+
+int SplitChunk::parts() const { return static_cast<int>(impl_->parts.size()); }
+
+void SplitChunk::decode(int part) {
+  Impl& m = *impl_;
+  if (part < 0 || static_cast<size_t>(part) >= m.parts.size()) return;
+  Impl::Part& p = m.parts[static_cast<size_t>(part)];
+  if (m.whole) {
+    p.out = decode_column_chunk(m.bytes, m.len, m.file_offset, *m.column, m.codec, m.num_rows, m.options, m.where);
+    return;
+  }
+  p.out = guard_memory(m.options.budget, m.where, [&]() -> Result<ColumnArray> {
+    ChunkReader r(*m.column, m.codec, m.options, m.where);
+    PQFAST_RETURN_IF_ERROR(r.begin(p.len, p.rows, nullptr));
+    if (m.dict_len) PQFAST_RETURN_IF_ERROR(r.feed(m.bytes + m.dict_at, m.dict_len, m.file_offset + m.dict_at, 0, false));
+    PQFAST_RETURN_IF_ERROR(r.feed(m.bytes + p.at, p.len, m.file_offset + p.at, 0, false));
+    ColumnArray a = r.finish(nullptr);
+    if (a.length() != p.rows) {
+      return make_error(ErrorCode::kCorrupt, m.where + ": the pages at byte " + std::to_string(m.file_offset + p.at) +
+                                                 " hold " + std::to_string(a.length()) + " values, their headers " +
+                                                 std::to_string(p.rows));
+    }
+    return a;
+  });
+}
+
+Result<ColumnArray> SplitChunk::finish() {
+  Impl& m = *impl_;
+  for (auto& p : m.parts) {
+    if (!p.out) return make_error(ErrorCode::kInvalidArgument, m.where + ": a range of the chunk was not decoded");
+    if (!p.out->ok()) return p.out->error();
+  }
+  if (m.whole) return std::move(*m.parts[0].out);
+  return guard_memory(m.options.budget, m.where, [&]() { return m.join(); });
+}
+
+// The ranges' arrays appended to the first's buffers, in row order.
+Result<ColumnArray> SplitChunk::Impl::join() {
+  ColumnArray first = std::move(*parts[0].out).value();
+  ColumnArray::Impl& a = *first.impl();
+  const Family f = family_of(a.layout);
+  int64_t total = 0;
+  for (auto& p : parts) total += p.rows;
+  const int64_t n0 = a.length;
+  if (a.nullable) a.validity.resize_zeroed(static_cast<size_t>((total + 7) / 8) + 8);
+  const bool i32 = a.layout == ArrowLayout::kBinary;
+  const size_t ow = i32 ? 4 : 8;
+  auto offset_at = [&](const ColumnArray::Impl& x, int64_t i) -> int64_t {
+    return i32 ? x.values.as<int32_t>()[i] : x.values.as<int64_t>()[i];
+  };
+  switch (f) {
+    case Family::kFixed: a.values.resize(static_cast<size_t>(total) * static_cast<size_t>(a.width)); break;
+    case Family::kBool: a.values.resize_zeroed(static_cast<size_t>((total + 7) / 8) + 8); break;
+    case Family::kView: a.values.resize(static_cast<size_t>(total) * 16); break;
+    case Family::kBinary: {
+      int64_t bytes = offset_at(a, n0);
+      for (size_t k = 1; k < parts.size(); ++k) {
+        const auto& x = *parts[k].out->value().impl();
+        bytes += offset_at(x, x.length) - offset_at(x, 0);
+      }
+      if (i32 && bytes > 0x7fffffff) {
+        return make_error(ErrorCode::kLimitExceeded, where + ": binary data of the column chunk passes 2 GiB (read it as large_binary)");
+      }
+      a.values.resize(static_cast<size_t>(total + 1) * ow);
+      a.data.resize(static_cast<size_t>(bytes));
+      break;
+    }
+    case Family::kNull: break;
+  }
+  int64_t pos = n0;
+  for (size_t k = 1; k < parts.size(); ++k) {
+    ColumnArray part = std::move(*parts[k].out).value();
+    const ColumnArray::Impl& x = *part.impl();
+    const size_t n = static_cast<size_t>(x.length);
+    if (n == 0) continue;
+    if (a.nullable) copy_bits(x.validity.data(), n, a.validity.data(), pos);
+    a.null_count += x.null_count;
+    switch (f) {
+      case Family::kFixed: {
+        const size_t w = static_cast<size_t>(a.width);
+        std::memcpy(a.values.data() + static_cast<size_t>(pos) * w, x.values.data(), n * w);
+        break;
+      }
+      case Family::kBool: copy_bits(x.values.data(), n, a.values.data(), pos); break;
+      case Family::kView: {
+        auto* dst = a.values.as<BinaryViewElem>() + pos;
+        std::memcpy(dst, x.values.data(), n * 16);
+        const int32_t shift = static_cast<int32_t>(a.view_buffers.size());
+        if (shift) {
+          for (size_t i = 0; i < n; ++i) {
+            if (dst[i].inlined.size > 12) dst[i].ref.buffer_index += shift;
+          }
+        }
+        for (auto& b : part.impl()->view_buffers) a.view_buffers.push_back(std::move(b));
+        break;
+      }
+      case Family::kBinary: {
+        const int64_t base = offset_at(a, pos), from = offset_at(x, 0);
+        const int64_t len = offset_at(x, static_cast<int64_t>(n)) - from;
+        if (len) std::memcpy(a.data.data() + base, x.data.data() + from, static_cast<size_t>(len));
+        if (i32) {
+          const int32_t* s = x.values.as<int32_t>();
+          int32_t* d = a.values.as<int32_t>() + pos;
+          const int32_t delta = static_cast<int32_t>(base - from);
+          for (size_t i = 1; i <= n; ++i) d[i] = s[i] + delta;
+        } else {
+          const int64_t* s = x.values.as<int64_t>();
+          int64_t* d = a.values.as<int64_t>() + pos;
+          const int64_t delta = base - from;
+          for (size_t i = 1; i <= n; ++i) d[i] = s[i] + delta;
+        }
+        break;
+      }
+      case Family::kNull: break;
+    }
+    pos += static_cast<int64_t>(n);
+  }
+  if (a.nullable) a.validity.resize(static_cast<size_t>((total + 7) / 8));
+  if (f == Family::kBool) a.values.resize(static_cast<size_t>((total + 7) / 8));
+  a.length = total;
+  return first;
+}
+
+Result<std::unique_ptr<SplitChunk>> SplitChunk::open(RandomAccessFile& file, const FileMetaData& meta, int row_group,
+                                                     int leaf, const ColumnReadOptions& options, int parts) {
+  const std::string problem = flat_column_problem(meta, leaf);
+  if (!problem.empty()) return make_error(ErrorCode::kUnsupported, file.name() + ": " + problem);
+  ReadBuffer bytes;
+  auto r = with_chunk_bytes<std::unique_ptr<SplitChunk>>(
+      file, meta, row_group, leaf, options,
+      [&](const uint8_t* b, size_t len, uint64_t off, const ColumnDescriptor& d, int32_t codec, int64_t rows,
+          const ColumnReadOptions& o, const std::string& where) -> Result<std::unique_ptr<SplitChunk>> {
+        return plan(b, len, off, d, codec, rows, o, parts, where);
+      },
+      &bytes);
+  if (r.ok()) (*r)->impl_->owned = std::move(bytes);  // (moving keeps the data where the ranges point)
+  return r;
+}
+
+std::vector<int> split_parts(const std::vector<int64_t>& sizes, int threads) {
+  std::vector<int> out(sizes.size(), 1);
+  if (threads < 2) return out;
+  int64_t total = 0;
+  for (int64_t s : sizes) total += std::max<int64_t>(s, 0);
+  int64_t piece = std::max<int64_t>(int64_t{4} << 20, total / (4 * int64_t{threads}));
+  if (const char* e = std::getenv("PQFAST_SPLIT_BYTES")) {
+    char* end = nullptr;
+    const long long v = std::strtoll(e, &end, 10);
+    if (end != e) {
+      if (v <= 0) return out;
+      piece = v;
+    }
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t k = (std::max<int64_t>(sizes[i], 0) + piece - 1) / piece;
+    out[i] = static_cast<int>(std::clamp<int64_t>(k, 1, threads));
+  }
+  return out;
 }
 
 }  // namespace pqfast::parquet

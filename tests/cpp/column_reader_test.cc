@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "parquet_test_util.h"
@@ -304,4 +306,133 @@ TEST(UnpackKernels, EveryLevelEqualsScalarAtEveryWidth) {
       }
     }
   }
+}
+
+namespace {
+
+// Decodes `ch` cut into `parts` ranges (SplitChunk), each range on its own thread.
+pqfast::Result<pq::ColumnArray> split_read(const uint8_t* bytes, size_t len, const Chunk& ch, int parts,
+                                           const pq::ColumnReadOptions& o, int* got_parts) {
+  auto s = pq::SplitChunk::plan(bytes, len, 0, ch.column, ch.codec, ch.rows, o, parts);
+  *got_parts = s->parts();
+  std::vector<std::thread> threads;
+  for (int p = 1; p < s->parts(); ++p) threads.emplace_back([&s, p] { s->decode(p); });
+  s->decode(0);
+  for (auto& t : threads) t.join();
+  return s->finish();
+}
+
+// The layouts a chunk is read as: its default, and for BYTE_ARRAY the three
+// string layouts (offsets of 32 and 64 bits, views).
+std::vector<pq::ArrowLayout> layouts_of(const pq::ColumnDescriptor& d) {
+  if (d.physical_type != pqfast::PhysicalType::kByteArray) return {pq::ArrowLayout::kDefault};
+  return {pq::ArrowLayout::kDefault, pq::ArrowLayout::kBinary, pq::ArrowLayout::kLargeBinary,
+          pq::ArrowLayout::kBinaryView};
+}
+
+}  // namespace
+
+// Pages of one chunk decoded by several threads and joined give the arrays
+// of the whole chunk read on one, on every SIMD level, for every chunk of
+// parquet-testing (every encoding, codec, page version and null pattern it
+// holds) and every string layout.
+TEST(SplitChunk, RangesJoinedEqualTheWholeChunk) {
+  const auto chunks = flat_chunks();
+  size_t split = 0;
+  pqfast::testing::for_each_simd_level([&](pqfast::SimdLevel) {
+    for (const auto& ch : chunks) {
+      SCOPED_TRACE(ch.name);
+      for (pq::ArrowLayout layout : layouts_of(ch.column)) {
+        pq::ColumnReadOptions o;
+        o.layout = layout;
+        auto whole = pq::decode_column_chunk(ch.bytes.data(), ch.bytes.size(), 0, ch.column, ch.codec, ch.rows, o);
+        for (int parts : {2, 3, 8, 64}) {
+          SCOPED_TRACE(parts);
+          int got = 0;
+          auto r = split_read(ch.bytes.data(), ch.bytes.size(), ch, parts, o, &got);
+          ASSERT_EQ(r.ok(), whole.ok()) << (r.ok() ? whole.error().to_string() : r.error().to_string());
+          if (!r.ok()) {
+            EXPECT_EQ(r.error().code, whole.error().code);
+            continue;
+          }
+          EXPECT_LE(got, parts);
+          if (got > 1) ++split;
+          EXPECT_EQ(r->length(), whole->length());
+          EXPECT_EQ(r->null_count(), whole->null_count());
+          EXPECT_EQ(r->format(), whole->format());
+          EXPECT_TRUE(pq::detail::column_values(*r->impl()) == pq::detail::column_values(*whole->impl()));
+        }
+      }
+    }
+  });
+  // alltypes_tiny_pages, int32_with_null_pages, the DELTA files and others
+  // have chunks of many pages.
+  EXPECT_GT(split, pq::codec_supported(1) ? 200u : 20u);
+}
+
+// Cut chunks are errors where whole ones are (truncated pages, a header cut
+// short): never a crash, never a value read past the bytes.
+TEST(SplitChunk, TruncatedChunksAreErrorsAsWhole) {
+  const auto chunks = flat_chunks();
+  size_t cuts = 0;
+  for (const auto& ch : chunks) {
+    SCOPED_TRACE(ch.name);
+    if (ch.needed < 2) continue;
+    for (size_t k = 1; k < 40; ++k) {
+      const size_t l = ch.needed * k / 40;
+      std::vector<uint8_t> cut(ch.bytes.begin(), ch.bytes.begin() + static_cast<std::ptrdiff_t>(l));
+      auto whole = pq::decode_column_chunk(cut.data(), cut.size(), 0, ch.column, ch.codec, ch.rows);
+      int got = 0;
+      auto r = split_read(cut.data(), cut.size(), ch, 4, {}, &got);
+      ASSERT_FALSE(r.ok()) << "cut at " << l << " of " << ch.needed;
+      EXPECT_EQ(r.error().code, whole.error().code) << r.error().to_string() << " / " << whole.error().to_string();
+      ++cuts;
+    }
+  }
+  EXPECT_GT(cuts, 1000u);
+}
+
+// Hostile bytes inside the pages (headers left intact): each range reports
+// what the whole chunk's read reports, or both read; no crash.
+TEST(SplitChunk, CorruptPagesAreErrorsAsWhole) {
+  const auto chunks = flat_chunks();
+  size_t tried = 0;
+  uint64_t seed = 7;
+  for (const auto& ch : chunks) {
+    SCOPED_TRACE(ch.name);
+    for (int round = 0; round < 8; ++round) {
+      std::vector<uint8_t> bad(ch.bytes.begin(), ch.bytes.begin() + static_cast<std::ptrdiff_t>(ch.needed));
+      for (int flips = 0; flips < 4; ++flips) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        bad[(seed >> 33) % bad.size()] ^= static_cast<uint8_t>(1u << ((seed >> 20) & 7));
+      }
+      auto whole = pq::decode_column_chunk(bad.data(), bad.size(), 0, ch.column, ch.codec, ch.rows);
+      int got = 0;
+      auto r = split_read(bad.data(), bad.size(), ch, 3, {}, &got);
+      if (whole.ok() && r.ok()) {
+        EXPECT_TRUE(pq::detail::column_values(*r->impl()) == pq::detail::column_values(*whole->impl()));
+      } else if (!r.ok()) {
+        EXPECT_FALSE(r.error().message.empty());
+      }
+      ++tried;
+    }
+  }
+  EXPECT_GT(tried, 500u);
+}
+
+// The split policy: nothing is cut at one thread; a chunk much larger than
+// the others is cut for several; PQFAST_SPLIT_BYTES=0 turns it off.
+TEST(SplitChunk, SplitPartsPolicy) {
+  const std::vector<int64_t> sizes = {int64_t{400} << 20, 8 << 20, 8 << 20, 1 << 20};
+  EXPECT_EQ(pq::split_parts(sizes, 1), std::vector<int>(4, 1));
+  const auto four = pq::split_parts(sizes, 4);
+  EXPECT_EQ(four[0], 4);
+  EXPECT_EQ(four[3], 1);
+  const auto two = pq::split_parts({int64_t{64} << 20}, 2);  // one chunk, two threads
+  EXPECT_EQ(two[0], 2);
+  setenv("PQFAST_SPLIT_BYTES", "0", 1);
+  EXPECT_EQ(pq::split_parts(sizes, 4), std::vector<int>(4, 1));
+  setenv("PQFAST_SPLIT_BYTES", "1048576", 1);
+  EXPECT_EQ(pq::split_parts(sizes, 16)[2], 8);
+  unsetenv("PQFAST_SPLIT_BYTES");
 }
