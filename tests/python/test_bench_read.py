@@ -81,3 +81,50 @@ def test_bench_read_runs_end_to_end(tmp_path):
         got, exp = pqfast.read_table(f), pq.read_table(f)
         for c in exp.column_names:
             same_column(got.column(c), exp.column(c))
+
+
+def test_lake_is_cut_in_order_and_made_once(tmp_path):
+    """The lake: `files` files of `rows` rows cut in order from the source
+    (again from its start when it runs out), kept and reused."""
+    src = tmp_path / "src.parquet"
+    pq.write_table(pa.table({"a": pa.array(range(25))}), src)
+    d = bench.lake(str(tmp_path / "lakes"), 4, 10, src, 1.0, log=lambda s: None)
+    assert d.name == "lake-4x10-v1" and (d / "_DONE").exists()
+    parts = sorted(d.glob("*.parquet"))
+    assert [pq.read_table(p).column("a").to_pylist() for p in parts] == [
+        list(range(0, 10)), list(range(10, 20)), list(range(0, 10)), list(range(10, 20))]
+    mtimes = [p.stat().st_mtime_ns for p in parts]
+    assert bench.lake(str(tmp_path / "lakes"), 4, 10, src, 1.0, log=lambda s: None) == d
+    assert [p.stat().st_mtime_ns for p in parts] == mtimes
+    assert bench.lake(str(tmp_path / "lakes"), 4, 10, src, 0.1, log=lambda s: None).name == "lake-4x10-sf0.1-v1"
+
+
+def test_every_contender_reads_the_lake_whole(tmp_path):
+    """Each contender's lake read (a directory) holds every file's rows."""
+    src = tmp_path / "src.parquet"
+    pq.write_table(pa.table({"l_orderkey": pa.array(range(300), pa.int64()),
+                             "l_shipmode": pa.array([f"m{i % 7}" for i in range(300)])}), src)
+    d = bench.lake(str(tmp_path / "lakes"), 6, 50, src, 1.0, log=lambda s: None)
+    readers = bench._readers(bench.CONTENDERS, 2)
+    assert {"pqfast", "pqfast view", "pyarrow"} <= set(readers)
+    for name, read in readers.items():
+        t = read(str(d), None)
+        n = t.num_rows if hasattr(t, "num_rows") else t.height
+        assert n == 300, name
+        keys = t.column("l_orderkey").to_pylist() if hasattr(t, "num_rows") else t["l_orderkey"].to_list()
+        assert sorted(keys) == list(range(300)), name
+
+
+def test_bench_read_times_the_lake(tmp_path):
+    """--files lake: every contender's cells for the lake, no floor for it."""
+    import json
+
+    from conftest import run_cli
+
+    proc = run_cli("bench", "read", "--scale", "0.01", "--runs", "1", "--json", "--threads", "1",
+                   "--files", "lake", "--lake-files", "5", "--lake-rows", "100", "--lake-dir", str(tmp_path / "lakes"),
+                   "--contenders", "pqfast,pyarrow", "--data", str(tmp_path))
+    rows = [json.loads(ln) for ln in proc.stdout.splitlines()]
+    assert {(r["file"], r["columns"], r["contender"]) for r in rows} == {
+        ("lake", cs, c) for cs in ("all 16", "Q12's 5") for c in ("pqfast", "pyarrow")}
+    assert len(list((tmp_path / "lakes").rglob("part-*.parquet"))) == 5
