@@ -178,9 +178,11 @@ class SplitChunk {
 };
 
 // How many ranges (SplitChunk) each chunk of a read is cut into when
-// `threads` threads read chunks of these decoded sizes, largest first: a
-// chunk larger than a quarter of a thread's share (and than 4 MiB) is cut
-// so that the threads end together; none is cut at one thread. The
+// `threads` threads read chunks of these decoded sizes, largest first, in
+// pieces of half a thread's share (at least 4 MiB, at most `threads` per
+// chunk): with fewer chunks than threads every chunk over a piece; else only
+// a chunk over a piece and four times the average size (the one that would
+// end the read alone). None is cut at one thread. The
 // environment variable PQFAST_SPLIT_BYTES sets the range size instead (0:
 // never cut; tests set it small to cut every chunk).
 std::vector<int> split_parts(const std::vector<int64_t>& sizes, int threads);

@@ -423,15 +423,20 @@ TEST(SplitChunk, CorruptPagesAreErrorsAsWhole) {
 // The split policy: nothing is cut at one thread; a chunk much larger than
 // the others is cut for several; PQFAST_SPLIT_BYTES=0 turns it off.
 TEST(SplitChunk, SplitPartsPolicy) {
-  const std::vector<int64_t> sizes = {int64_t{400} << 20, 8 << 20, 8 << 20, 1 << 20};
-  EXPECT_EQ(pq::split_parts(sizes, 1), std::vector<int>(4, 1));
-  const auto four = pq::split_parts(sizes, 4);
+  std::vector<int64_t> sizes = {int64_t{400} << 20, 1 << 20};
+  for (int i = 0; i < 30; ++i) sizes.push_back(8 << 20);
+  EXPECT_EQ(pq::split_parts(sizes, 1), std::vector<int>(32, 1));
+  const auto four = pq::split_parts(sizes, 4);  // one chunk far over the average
   EXPECT_EQ(four[0], 4);
-  EXPECT_EQ(four[3], 1);
+  EXPECT_EQ(std::count(four.begin(), four.end(), 1), 31);
+  const auto few = pq::split_parts({int64_t{64} << 20, int64_t{64} << 20, int64_t{1} << 20}, 16);  // fewer chunks than threads
+  EXPECT_EQ(few, (std::vector<int>{16, 16, 1}));
   const auto two = pq::split_parts({int64_t{64} << 20}, 2);  // one chunk, two threads
   EXPECT_EQ(two[0], 2);
+  const auto even = pq::split_parts(std::vector<int64_t>(32, int64_t{8} << 20), 4);  // many equal chunks
+  EXPECT_EQ(even, std::vector<int>(32, 1));
   setenv("PQFAST_SPLIT_BYTES", "0", 1);
-  EXPECT_EQ(pq::split_parts(sizes, 4), std::vector<int>(4, 1));
+  EXPECT_EQ(pq::split_parts(sizes, 4), std::vector<int>(32, 1));
   setenv("PQFAST_SPLIT_BYTES", "1048576", 1);
   EXPECT_EQ(pq::split_parts(sizes, 16)[2], 8);
   unsetenv("PQFAST_SPLIT_BYTES");
