@@ -2,7 +2,9 @@
 // reader. The first 6 bytes choose the column: physical type, codec,
 // optional or required, the Arrow layout variant, row count, type length;
 // the rest are the chunk's bytes. Differential: every SIMD implementation
-// must give the same values or the same error code. Never out of bounds.
+// must give the same values or the same error code; the chunk cut into
+// ranges (SplitChunk) must read where the whole chunk reads, with the same
+// values, and fail where it fails. Never out of bounds.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -56,5 +58,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (r->length() != rows) std::abort();
     return pq::detail::column_values(*r->impl());
   });
+
+  // The ranges one after the other (their threads are the tests' concern).
+  auto whole = pq::decode_column_chunk(chunk, len, 0, d, codec, rows, o);
+  auto split = pq::SplitChunk::plan(chunk, len, 0, d, codec, rows, o, 3);
+  for (int p = 0; p < split->parts(); ++p) split->decode(p);
+  auto cut = split->finish();
+  if (cut.ok() && !whole.ok()) std::abort();
+  if (!cut.ok() && whole.ok() && cut.error().code != pqfast::ErrorCode::kMemoryLimit) std::abort();
+  if (cut.ok() && whole.ok() && pq::detail::column_values(*cut->impl()) != pq::detail::column_values(*whole->impl())) {
+    std::abort();
+  }
   return 0;
 }
