@@ -171,6 +171,9 @@ class Scanner {
   // Bytes at `offset` of plan file `file`: all or part of a range needs()
   // returned (one range; pieces may come in any order).
   Status feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes);
+  // The same for `size` bytes at `bytes`, held (not copied) until the unit
+  // that needs them is decoded: a driver reads into blocks it reuses.
+  Status feed(int32_t file, uint64_t offset, std::shared_ptr<const uint8_t> bytes, size_t size);
 
   // The next batch (a struct array of the projected columns, and its
   // schema; the consumer releases both), or kNeedData, or kEnd. Decodes the
