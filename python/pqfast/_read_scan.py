@@ -29,7 +29,10 @@ from ._lake import LOCAL, Lake
 from ._paths import _has_magic, _remote_urls
 from ._read import _memory_limit, _thread_count
 from ._strings import checked_strings
-from ._stream_io import StreamInfo, local_batches, native_plan
+from ._stream_io import DEFAULT_READAHEAD_BYTES, native_plan
+
+# Ranges of one row group closer than this are read as one pread.
+_LOCAL_GAP = 64 << 10
 
 FormatError = _pqfast.FormatError
 
@@ -90,6 +93,11 @@ SMALL_READ_BYTES = 2 << 20
 LARGE_ROW_GROUP_BYTES = 32 << 20
 
 
+def units_ahead(n_threads: int | None) -> int:
+    """Row groups read and decoded ahead of the consumer on the scanner's threads."""
+    return max(4, 2 * (n_threads or os.cpu_count() or 1))
+
+
 def _shape(lake: Lake, selection: list) -> tuple[int, int, int]:
     """(rows of the largest selected row group, uncompressed bytes of the
     selected row groups, compressed bytes of the largest). Batches are that
@@ -128,6 +136,10 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     if lake.kind != LOCAL:
         return None
     cols = None if columns is None else list(columns)
+    # Many files: their footers read at once in C++ (and conformity decided
+    # from them), not file by file in Python; the sizes spare the scanner a
+    # stat of each file.
+    sizes = lake.read_local_footers(n_threads or (os.cpu_count() or 1)) if len(lake.names) > 1 else None
     selection = [(i, _row_groups_of(lake.meta(i), row_groups)) for i in range(len(lake.names))]
     selection = [(i, rgs) for i, rgs in selection if rgs is None or rgs]
     plan = native_plan(lake, selection, cols, strings)
@@ -138,14 +150,52 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
         return None
     if nbytes < SMALL_READ_BYTES:
         n_threads = 1
-    # One thread: the calling thread reads and decodes (ahead 1: no threads of
-    # the scanner's own). More: the scanner's threads decode row groups, and
-    # the columns of one, while this thread takes the batches; enough units
-    # ahead to keep them all busy.
-    ahead = 1 if n_threads == 1 else max(4, 2 * (n_threads or os.cpu_count() or 1))
-    batches = list(local_batches(lake, selection, plan, rows, n_threads or None, limit or None, ahead, StreamInfo()))
+    return _read_whole(lake, selection, plan, rows, n_threads or (os.cpu_count() or 1), limit, sizes)
+
+
+def _read_whole(lake: Lake, selection: list, plan, batch_size: int, n_threads: int, limit: int,
+                sizes: list | None) -> pa.Table:
+    """The selected row groups through one ``_LocalScanner``, taken whole
+    (``read_all``: no Python per batch) into a Table of a chunk per row group.
+
+    One thread: the calling thread reads and decodes (no threads of the
+    scanner's own, one unit at a time). More: ``n_threads - 1`` threads of
+    the scanner's own and the calling thread, which reads and decodes beside
+    them while it waits (LocalScan::next_batch), enough units ahead to keep
+    them all busy."""
+    files = [(lake.keys[i], int(sizes[i]) if sizes else 0, None if rgs is None else [int(g) for g in rgs])
+             for i, rgs in selection]
+    own = -1 if n_threads <= 1 else n_threads - 1
+    ahead = 1 if n_threads <= 1 else units_ahead(n_threads)
+    lim = int(limit or 0)
+    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=batch_size, threads=own,
+                               coalesce_gap=_LOCAL_GAP, footers=[lake.meta(i) for i, _ in selection],
+                               readahead_bytes=lim // 2 if lim else DEFAULT_READAHEAD_BYTES, memory_limit=lim,
+                               max_units_ahead=ahead)
+    try:
+        keys = plan.keys
+        schema = plan.file_schema if keys else plan.out
+        stream, batch_files = sc.read_all(schema.__arrow_c_schema__() if len(schema) else None)
+    finally:
+        sc.cancel()
+    reader = pa.RecordBatchReader._import_from_c_capsule(stream)
+    if len(plan.out) and not keys:
+        return reader.read_all()
+    batches = list(reader)
     if not len(plan.out):
         # No column: the row count only (a table of no columns keeps it so).
         rows = sum(b.num_rows for b in batches)
         return pa.table({"_": pa.nulls(rows)}).drop_columns(["_"])
-    return pa.Table.from_batches(batches, schema=plan.out)
+    return pa.Table.from_batches(_with_keys(lake, selection, plan, batches, batch_files), schema=plan.out)
+
+
+def _with_keys(lake: Lake, selection: list, plan, batches: list, batch_files: list) -> list:
+    """The batches with their files' partition keys appended, in the output schema."""
+    out = []
+    for k, b in zip(batch_files, batches):
+        i = selection[k][0]
+        cols = dict(zip(plan.file_schema.names, b.columns))
+        for name in plan.keys:
+            cols[name] = lake.parts.column_chunk(name, i, b.num_rows)
+        out.append(pa.RecordBatch.from_arrays([cols[f.name] for f in plan.out], schema=plan.out))
+    return out

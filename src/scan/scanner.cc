@@ -397,11 +397,15 @@ struct Scanner::State {
     return files[static_cast<size_t>(u.file)].spec.name + ": row group " + std::to_string(u.row_group);
   }
 
+  // Units are started in order (admit), so the planned ones are the tail:
+  // the loops over the units started stop at the first planned one (a lake
+  // of 10,000 one-row-group files has 10,000 units, planned at once).
   int64_t held() const {
     int64_t n = 0;
     for (size_t i = head; i < units.size(); ++i) {
       const Unit& u = units[i];
-      if (u.phase == UnitPhase::kPlanned || u.phase == UnitPhase::kDone || u.phase == UnitPhase::kFailed) continue;
+      if (u.phase == UnitPhase::kPlanned) break;
+      if (u.phase == UnitPhase::kDone || u.phase == UnitPhase::kFailed) continue;
       n += u.phase == UnitPhase::kDecoded ? u.decoded_charge : u.estimate;
     }
     return n;
@@ -578,6 +582,7 @@ struct Scanner::State {
   // asked by needs()).
   void admit() {
     int64_t held_now = held();
+    int started = opts.max_units_ahead > 0 ? started_not_done() : 0;
     for (size_t ui = head; ui < units.size(); ++ui) {
       Unit& u = units[ui];
       if (u.phase != UnitPhase::kPlanned) continue;
@@ -589,7 +594,8 @@ struct Scanner::State {
         return;
       }
       if (held_now > 0 && held_now + u.estimate > readahead) return;
-      if (opts.max_units_ahead > 0 && started_not_done() >= opts.max_units_ahead) return;
+      if (opts.max_units_ahead > 0 && started >= opts.max_units_ahead) return;
+      ++started;
       ++stats.units_started;
       if (plan.filter.active) {
         u.phase = UnitPhase::kReady;  // the engine's first run says what it reads
@@ -609,7 +615,8 @@ struct Scanner::State {
     int n = 0;
     for (size_t i = head; i < units.size(); ++i) {
       const UnitPhase p = units[i].phase;
-      if (p != UnitPhase::kPlanned && p != UnitPhase::kDone) ++n;
+      if (p == UnitPhase::kPlanned) break;
+      if (p != UnitPhase::kDone) ++n;
     }
     return n;
   }
@@ -1087,6 +1094,7 @@ void decode_unit(Scanner::State& s, std::unique_lock<std::mutex>& lock, size_t u
 bool help_decode(Scanner::State& s, std::unique_lock<std::mutex>& lock) {
   std::shared_ptr<UnitColumns> help;
   for (size_t i = s.head; i < s.units.size(); ++i) {
+    if (s.units[i].phase == Scanner::State::UnitPhase::kPlanned) break;  // (the rest are planned too)
     const auto& c = s.units[i].columns;
     if (s.units[i].phase == Scanner::State::UnitPhase::kDecoding && c && c->has_work()) {
       help = c;
@@ -1102,10 +1110,11 @@ bool help_decode(Scanner::State& s, std::unique_lock<std::mutex>& lock) {
 
 }  // namespace
 
-bool Scanner::run_task() {
+bool Scanner::run_task(bool help_first) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   if (s.cancelled || s.failed) return false;
+  if (help_first && help_decode(s, lock)) return true;
   size_t ui = s.units.size();
   for (size_t i = s.head; i < s.units.size(); ++i) {
     if (s.units[i].phase == State::UnitPhase::kReady && (!s.units[i].deferred || i == s.head)) {
@@ -1272,8 +1281,8 @@ void LocalScan::cancel() {
   if (scanner_) scanner_->cancel();
 }
 
-bool LocalScan::step_io_or_decode() {
-  if (scanner_->run_task()) return true;
+bool LocalScan::step_io_or_decode(bool consumer) {
+  if (scanner_->run_task(consumer)) return true;
   std::vector<FileRange> rs = scanner_->needs();
   if (rs.empty()) return false;
   for (const FileRange& r : rs) {
@@ -1337,12 +1346,26 @@ Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, B
     auto r = scanner_->next_batch(array, schema, origin);
     if (!r.ok() || *r != ScanStep::kNeedData) return r;
     if (threads_.empty()) {
-      if (!step_io_or_decode()) {
+      if (!step_io_or_decode(true)) {
         return make_error(ErrorCode::kInvalidArgument, "local scan: the scanner waits for bytes it does not ask for");
       }
       continue;
     }
-    scanner_->wait_for_change(seen, 20);
+    // A consumer that would wait works instead: the columns of the unit it
+    // waits for first, then reads or other units (as the column reader's
+    // calling thread takes chunks beside its helpers). What it does not
+    // find to do it waits for.
+    bool worked = false;
+    try {
+      worked = step_io_or_decode(true);
+    } catch (const std::bad_alloc&) {
+      scanner_->fail(make_error(ErrorCode::kMemoryLimit, "local scan: out of memory"));
+      continue;
+    } catch (const std::exception& e) {
+      scanner_->fail(make_error(ErrorCode::kInvalidArgument, std::string("local scan: ") + e.what()));
+      continue;
+    }
+    if (!worked) scanner_->wait_for_change(seen, 20);
   }
 }
 
@@ -1426,21 +1449,95 @@ void stream_release(ArrowArrayStream* s) {
   s->release = nullptr;
 }
 
+
+// Whether the consumer's schema has the scan's Arrow types, child for child.
+Status check_requested(LocalScan& scan, const ArrowSchema& requested) {
+  ArrowSchema own;
+  PQFAST_RETURN_IF_ERROR(scan.schema(&own));
+  bool same = std::string(requested.format) == "+s" && requested.n_children == own.n_children;
+  for (int64_t i = 0; same && i < own.n_children; ++i) {
+    same = std::string(requested.children[i]->format) == own.children[i]->format;
+  }
+  own.release(&own);
+  if (!same) {
+    return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
+  }
+  return Status::Ok();
+}
+
+// A stream over batches taken already (LocalScan::drain).
+struct DrainedPrivate {
+  ArrowSchema schema{};
+  std::vector<ArrowArray> arrays;
+  size_t next = 0;
+  ~DrainedPrivate() {
+    for (auto& a : arrays) {
+      if (a.release) a.release(&a);
+    }
+    if (schema.release) schema.release(&schema);
+  }
+};
+
+int drained_get_schema(ArrowArrayStream* s, ArrowSchema* out) {
+  try {
+    copy_schema(static_cast<DrainedPrivate*>(s->private_data)->schema, out);
+    return 0;
+  } catch (const std::bad_alloc&) {
+    return ENOMEM;
+  }
+}
+
+int drained_get_next(ArrowArrayStream* s, ArrowArray* out) {
+  auto* p = static_cast<DrainedPrivate*>(s->private_data);
+  if (p->next >= p->arrays.size()) {
+    out->release = nullptr;
+    return 0;
+  }
+  *out = p->arrays[p->next];  // moved out: the consumer releases it
+  p->arrays[p->next++].release = nullptr;
+  return 0;
+}
+
+const char* drained_last_error(ArrowArrayStream*) { return nullptr; }
+
+void drained_release(ArrowArrayStream* s) {
+  delete static_cast<DrainedPrivate*>(s->private_data);
+  s->release = nullptr;
+}
+
 }  // namespace
+
+Status LocalScan::drain(ArrowArrayStream* out, const ArrowSchema* requested, std::vector<int32_t>* files) {
+  auto p = std::make_unique<DrainedPrivate>();
+  if (requested) {
+    PQFAST_RETURN_IF_ERROR(check_requested(*this, *requested));
+    copy_schema(*requested, &p->schema);
+  } else {
+    PQFAST_RETURN_IF_ERROR(schema(&p->schema));
+  }
+  for (;;) {
+    ArrowArray a;
+    ArrowSchema sc;
+    BatchOrigin origin;
+    auto r = next_batch(&a, &sc, &origin);
+    if (!r.ok()) return r.error();
+    if (*r == ScanStep::kEnd) break;
+    sc.release(&sc);
+    p->arrays.push_back(a);
+    if (files) files->push_back(origin.file);
+  }
+  out->get_schema = drained_get_schema;
+  out->get_next = drained_get_next;
+  out->get_last_error = drained_last_error;
+  out->release = drained_release;
+  out->private_data = p.release();
+  return Status::Ok();
+}
 
 Status LocalScan::export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out, const ArrowSchema* requested) {
   auto p = std::make_unique<StreamPrivate>();
   if (requested) {
-    ArrowSchema own;
-    PQFAST_RETURN_IF_ERROR(scan->schema(&own));
-    bool same = std::string(requested->format) == "+s" && requested->n_children == own.n_children;
-    for (int64_t i = 0; same && i < own.n_children; ++i) {
-      same = std::string(requested->children[i]->format) == own.children[i]->format;
-    }
-    own.release(&own);
-    if (!same) {
-      return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
-    }
+    PQFAST_RETURN_IF_ERROR(check_requested(*scan, *requested));
     copy_schema(*requested, &p->requested);
     p->has_requested = true;
   }

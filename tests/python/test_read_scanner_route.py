@@ -29,13 +29,13 @@ WRITERS = Path(__file__).resolve().parents[2] / "tests" / "data" / "writers"
 def routed(monkeypatch):
     """Counts read_table's reads through the scanner (calls of its helper)."""
     calls = []
-    real = _read_scan.local_batches
+    real = _read_scan._read_whole
 
     def counting(*a, **k):
         calls.append(1)
         return real(*a, **k)
 
-    monkeypatch.setattr(_read_scan, "local_batches", counting)
+    monkeypatch.setattr(_read_scan, "_read_whole", counting)
     monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
     return calls
 
