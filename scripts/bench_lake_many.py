@@ -81,7 +81,7 @@ def readers(d: Path, threads: int, cols):
         sel = "*" if cols is None else ", ".join(cols)
 
         def duck():
-            return con.execute(f"SELECT {sel} FROM read_parquet('{glob}')").to_arrow_table().num_rows
+            return con.sql(f"SELECT {sel} FROM read_parquet('{glob}')").to_arrow_table().num_rows
         out["duckdb"] = duck
     except ImportError:
         pass

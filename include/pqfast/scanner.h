@@ -261,7 +261,11 @@ class LocalScan {
   // the thread that takes the batches (helps the unit it waits for first).
   bool step_io_or_decode(bool consumer = false);
   std::unique_ptr<Scanner> scanner_;
-  std::vector<std::unique_ptr<LocalFile>> files_;
+  // Open files, by plan index (shared: a read in flight keeps its file open
+  // while a later read closes the files far behind it).
+  static constexpr size_t kFilesKeptOpen = 16;
+  std::vector<std::shared_ptr<LocalFile>> files_;
+  size_t first_open_ = 0;  // files before it were closed
   std::vector<std::string> paths_;
   std::mutex files_mu_;
   std::atomic<bool> stop_{false};

@@ -1258,7 +1258,9 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
       auto f = LocalFile::open_for_reading(plan.files[i].name);
       if (!f.ok()) return f.error();
       plan.files[i].size = (*f)->size();
-      ls->files_[i] = std::move(f).value();
+      // (kept open only for a small plan: a lake of thousands of files
+      // would hold a descriptor each; the reads open it again)
+      if (plan.files.size() <= kFilesKeptOpen) ls->files_[i] = std::move(f).value();
     }
   }
   auto s = Scanner::make(std::move(plan), std::move(options));
@@ -1287,7 +1289,7 @@ bool LocalScan::step_io_or_decode(bool consumer) {
   if (rs.empty()) return false;
   for (const FileRange& r : rs) {
     if (stop_.load()) return true;
-    LocalFile* f = nullptr;
+    std::shared_ptr<LocalFile> f;
     {
       std::lock_guard<std::mutex> lock(files_mu_);
       auto& slot = files_[static_cast<size_t>(r.file)];
@@ -1299,7 +1301,13 @@ bool LocalScan::step_io_or_decode(bool consumer) {
         }
         slot = std::move(opened).value();
       }
-      f = slot.get();
+      f = slot;
+      // Ranges come in plan order: files well before this one are read
+      // (a file asked again is opened again). A lake of 10,000 files so
+      // holds a few descriptors, not 10,000 (RLIMIT_NOFILE is often 1,024).
+      const size_t at = static_cast<size_t>(r.file);
+      const size_t keep_from = at > kFilesKeptOpen ? at - kFilesKeptOpen : 0;
+      for (; first_open_ < keep_from; ++first_open_) files_[first_open_].reset();
     }
     // Into a pooled block, not a fresh zero-filled vector: a row group's
     // chunks are megabytes, which glibc maps afresh (and the kernel faults

@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime
 import decimal
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -338,3 +340,19 @@ def test_read_dictionary_columns_keep_the_column_reader(tmp_path, routed):
     # A projection without the dictionary column is the scanner's.
     assert pqfast.read_table(p, columns=["id"], read_dictionary=["s"]).equals(pq.read_table(p, columns=["id"]))
     assert routed
+
+
+def test_a_lake_of_more_files_than_descriptors(tmp_path):
+    # The scanner closes files it has read: 300 files under a limit of 96
+    # descriptors (in a child process: the limit is the process's).
+    for i in range(300):
+        pq.write_table(pa.table({"i": [i]}), tmp_path / f"part-{i:04d}.parquet")
+    code = (
+        "import resource, sys, pqfast\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (96, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
+        "for th in (1, 2):\n"
+        "    t = pqfast.read_table(sys.argv[1], threads=th)\n"
+        "    assert t.column('i').to_pylist() == list(range(300)), th\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=os.environ)
+    assert r.returncode == 0, r.stderr[-2000:]
