@@ -48,8 +48,13 @@ def wants_reader() -> bool:
 
 
 def units_ahead(n_threads: int) -> int:
-    """Row groups read and decoded ahead of the consumer on the scanner's threads."""
-    return max(4, 2 * n_threads)
+    """Row groups read and decoded ahead of the consumer on the scanner's
+    threads (readahead_bytes bounds their bytes too). A whole read takes
+    every batch at once, so a deep window only keeps threads from waiting
+    on the one that decodes the next unit: lineitem SF1 (polars' file, 53
+    row groups) at 2 threads on a loaded 2-core VM, all columns, took
+    1,670 ms with 4 units ahead, 1,013 with 16, 983 by the column reader."""
+    return max(16, 4 * n_threads)
 
 
 def file_plan(meta, path: str, columns: Sequence[str] | None, strings, read_dictionary=None):
