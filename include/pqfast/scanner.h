@@ -171,6 +171,9 @@ class Scanner {
   // Bytes at `offset` of plan file `file`: all or part of a range needs()
   // returned (one range; pieces may come in any order).
   Status feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes);
+  // The same for `size` bytes at `bytes`, held (not copied) until the unit
+  // that needs them is decoded: a driver reads into blocks it reuses.
+  Status feed(int32_t file, uint64_t offset, std::shared_ptr<const uint8_t> bytes, size_t size);
 
   // The next batch (a struct array of the projected columns, and its
   // schema; the consumer releases both), or kNeedData, or kEnd. Decodes the
@@ -179,7 +182,9 @@ class Scanner {
 
   // Decodes one unit whose bytes are all in, ahead of the consumer (the
   // earliest such unit). False when there was none.
-  bool run_task();
+  // `help_first`: first the columns of a unit another thread decodes (a
+  // consumer waiting for that unit), then a unit of its own.
+  bool run_task(bool help_first = false);
 
   // The scan's schema (a struct of the projected columns, as the first
   // planned file decodes them), once that file's footer is in; kNeedData
@@ -220,7 +225,9 @@ class LocalScan {
   LocalScan(const LocalScan&) = delete;
   LocalScan& operator=(const LocalScan&) = delete;
 
-  // Blocks until a batch (kBatch) or the end (kEnd); never kNeedData.
+  // Blocks until a batch (kBatch) or the end (kEnd); never kNeedData. While
+  // the next batch is not decoded the calling thread reads and decodes
+  // beside the scan's own threads.
   Result<ScanStep> next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin = nullptr);
   Status schema(ArrowSchema* out);
   // Stops the threads' work; a blocked next_batch returns "scan cancelled".
@@ -239,12 +246,26 @@ class LocalScan {
   static Status export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out,
                               const ArrowSchema* requested = nullptr);
 
+  // Every batch of the scan taken here (blocking; an error of the scan is
+  // returned, typed, before any stream exists), then a C stream over them
+  // (schema: `requested`, checked as export_stream checks it, or the
+  // scan's). `files`, when given, gets each batch's plan file. For a reader
+  // that wants the whole scan as one table: no per-batch call across the
+  // stream's consumer (a lake of 10,000 one-row-group files is 10,000 batches).
+  Status drain(ArrowArrayStream* out, const ArrowSchema* requested = nullptr, std::vector<int32_t>* files = nullptr);
+
  private:
   LocalScan() = default;
   void worker();
-  bool step_io_or_decode();  // one read+feed or one decode; false when none was possible
+  // One read+feed or one decode; false when none was possible. `consumer`:
+  // the thread that takes the batches (helps the unit it waits for first).
+  bool step_io_or_decode(bool consumer = false);
   std::unique_ptr<Scanner> scanner_;
-  std::vector<std::unique_ptr<LocalFile>> files_;
+  // Open files, by plan index (shared: a read in flight keeps its file open
+  // while a later read closes the files far behind it).
+  static constexpr size_t kFilesKeptOpen = 16;
+  std::vector<std::shared_ptr<LocalFile>> files_;
+  size_t first_open_ = 0;  // files before it were closed
   std::vector<std::string> paths_;
   std::mutex files_mu_;
   std::atomic<bool> stop_{false};

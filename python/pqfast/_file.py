@@ -1,8 +1,9 @@
 """One Parquet file: where its bytes come from (``_Source``: a local path read
 natively, a path on a ``filesystem=``, a binary file object), its footer as
 pyarrow names the metadata (``ParquetFile``, ``RowGroupMetaData``,
-``ColumnChunkMetaData``, ``Statistics``) and its row groups read through the
-column reader (``ParquetFile.read``).
+``ColumnChunkMetaData``, ``Statistics``) and its row groups read
+(``ParquetFile.read``): a local file's flat columns through the streaming
+scanner (``_scan_whole``), the rest through the column reader.
 
 Above the column reader and the values layer; below the scan, the lake and
 the API modules (``pqfast.parquet`` re-exports these classes).
@@ -19,7 +20,8 @@ import numpy as np
 from . import _pqfast
 from ._encode import _decode_stat
 from ._plan import duration_units
-from ._read import read_source
+from ._read import arrow_errors_named, read_source
+from ._scan_whole import read_file
 from .sbbf import Sbbf
 
 FormatError = _pqfast.FormatError
@@ -388,6 +390,14 @@ class ParquetFile:
         reader's threads (None: ``use_threads`` decides, all cores or one)."""
         if read_dictionary is None:
             read_dictionary = self._read_dictionary
+        if self._source.local:
+            # Flat columns of a local file go through the streaming scanner
+            # (_scan_whole decides before the read; None: the column reader).
+            with arrow_errors_named(self._source.path):
+                table = read_file(self._source.path, self._meta, columns, row_groups, use_threads, memory_limit,
+                                  threads, strings, read_dictionary)
+            if table is not None:
+                return table
         return read_source(self._source, self._meta, columns, row_groups, use_threads, memory_limit, threads,
                            strings, read_dictionary=read_dictionary)
 

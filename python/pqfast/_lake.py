@@ -240,6 +240,25 @@ class Lake:
                 list(pool.map(self.meta, todo))
         return [self.meta(i) for i in files]
 
+    def read_local_footers(self, threads: int) -> list:
+        """Every file's footer (a local lake), read at once on `threads`
+        threads in C++ and kept as meta() keeps them, and every file's
+        conformity to the reference decided from them (conforms()), without
+        a Python object per column; returns the files' sizes. A lake of
+        10,000 small files planned file by file spent ~2 s in Python here."""
+        metas, sizes = _pqfast._read_footers_local(list(self.keys), max(1, int(threads)))
+        with self._lock:
+            for i, m in enumerate(metas):
+                self._metas.setdefault(i, m)
+        with self._open_ref_cached() as f:
+            ref = f._meta
+        in_ref = self._schema_in_ref()
+        same = _pqfast._same_leaves(ref, [self._metas[i] for i in range(len(metas))])
+        with self._lock:
+            for i, ok in enumerate(same):
+                self._conforms.setdefault(i, bool(ok) and in_ref)
+        return list(sizes)
+
     def descs(self, i: int) -> list:
         """File i's leaf descriptors."""
         d = self._descs.get(i)

@@ -11,7 +11,9 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <atomic>
 #include <cerrno>
+#include <thread>
 #include <cstring>
 #include <memory>
 #include <optional>
@@ -141,6 +143,60 @@ nb::object next_step(Scan& scan, bool with_file) {
   if (*r == pq::ScanStep::kNeedData) return nb::bool_(false);
   nb::object batch = to_record_batch(&a, &s);
   return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
+}
+
+// Each local file's footer, parsed on up to `threads` threads (files taken
+// in turn from a shared counter), results in the order of `paths`.
+std::vector<Result<pq::FileMetaData>> read_footers(const std::vector<std::string>& paths, int threads,
+                                                   std::vector<uint64_t>* sizes) {
+  sizes->assign(paths.size(), 0);
+  std::vector<Result<pq::FileMetaData>> out;
+  out.reserve(paths.size());
+  for (size_t i = 0; i < paths.size(); ++i) out.emplace_back(Error{ErrorCode::kInvalidArgument, "not read"});
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < paths.size(); i = next.fetch_add(1)) {
+      try {
+        auto f = pq::LocalFile::open_for_reading(paths[i]);
+        if (!f.ok()) {
+          out[i] = f.error();
+          continue;
+        }
+        (*sizes)[i] = (*f)->size();
+        out[i] = pq::read_file_metadata(**f);
+      } catch (const std::bad_alloc&) {
+        out[i] = make_error(ErrorCode::kMemoryLimit, paths[i] + ": out of memory reading the footer");
+      }
+    }
+  };
+  const size_t n = std::min(paths.size(), static_cast<size_t>(std::max(1, threads)));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  return out;
+}
+
+bool same_logical(const pq::LogicalType& a, const pq::LogicalType& b) {
+  return a.kind == b.kind && a.decimal_scale == b.decimal_scale && a.decimal_precision == b.decimal_precision &&
+         a.bit_width == b.bit_width && a.is_signed == b.is_signed && a.adjusted_to_utc == b.adjusted_to_utc &&
+         a.unit == b.unit;
+}
+
+// What FileMetaData.columns() gives of each leaf, compared.
+bool same_leaves(const pq::FileMetaData& a, const pq::FileMetaData& b) {
+  if (a.columns.size() != b.columns.size()) return false;
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    const pq::ColumnDescriptor& x = a.columns[i];
+    const pq::ColumnDescriptor& y = b.columns[i];
+    if (x.path != y.path || x.physical_type != y.physical_type || x.type_length != y.type_length ||
+        !same_logical(x.logical, y.logical) || x.converted_type != y.converted_type || x.scale != y.scale ||
+        x.precision != y.precision || x.max_definition_level != y.max_definition_level ||
+        x.max_repetition_level != y.max_repetition_level) {
+      return false;
+    }
+  }
+  return true;
 }
 
 class PyScanner {
@@ -283,6 +339,35 @@ class PyLocalScanner {
       throw nb::python_error();
     }
     return nb::steal(cap);
+  }
+
+  // Every batch, taken without the GIL (errors raised typed), as an
+  // "arrow_array_stream" capsule over them (LocalScan::drain) and the plan
+  // file of each batch.
+  nb::object read_all(nb::object requested_schema) {
+    const ArrowSchema* requested = nullptr;
+    if (!requested_schema.is_none()) {
+      requested = static_cast<const ArrowSchema*>(PyCapsule_GetPointer(requested_schema.ptr(), "arrow_schema"));
+      if (!requested) throw nb::python_error();
+    }
+    auto* stream = new ArrowArrayStream;
+    std::vector<int32_t> files;
+    Status st;
+    {
+      nb::gil_scoped_release release;
+      st = scan_->drain(stream, requested, &files);
+    }
+    if (!st.ok()) {
+      delete stream;
+      raise(st.error());
+    }
+    PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
+    if (!cap) {
+      stream->release(stream);
+      delete stream;
+      throw nb::python_error();
+    }
+    return nb::make_tuple(nb::steal(cap), files);
   }
 
   void cancel() {
@@ -458,6 +543,36 @@ void bind_stream(nb::module_& m) {
       .def_prop_ro("held", &PyScanner::held, "bytes counted against readahead now")
       .def_prop_ro("budget_used", &PyScanner::budget_used)
       .def_prop_ro("budget_peak", &PyScanner::budget_peak);
+  m.def(
+      "_read_footers_local",
+      [](const std::vector<std::string>& paths, int threads) {
+        std::vector<Result<pq::FileMetaData>> got;
+        std::vector<uint64_t> sizes;
+        {
+          nb::gil_scoped_release release;
+          got = read_footers(paths, threads, &sizes);
+        }
+        nb::list out;
+        for (auto& r : got) {
+          if (!r.ok()) raise(r.error());
+          out.append(PyMeta{std::make_shared<pq::FileMetaData>(std::move(r).value())});
+        }
+        return nb::make_tuple(out, sizes);
+      },
+      nb::arg("paths"), nb::arg("threads"),
+      "([parsed footer], [size in bytes]) of local files, read on `threads` threads (a lake's files planned at once); the first "
+      "file (in order) that fails raises its typed error.");
+  m.def(
+      "_same_leaves",
+      [](const PyMeta& ref, const std::vector<const PyMeta*>& metas) {
+        std::vector<bool> out;
+        out.reserve(metas.size());
+        for (const PyMeta* m : metas) out.push_back(m && same_leaves(*ref.m, *m->m));
+        return out;
+      },
+      nb::arg("ref"), nb::arg("metas"),
+      "Per footer: whether its leaf columns are the reference's (paths, physical and logical types, levels), as "
+      "equal lists of FileMetaData.columns() say, without building them.");
   nb::class_<PyLocalScanner>(m, "_LocalScanner")
       .def(
           "__init__",
@@ -482,6 +597,9 @@ void bind_stream(nb::module_& m) {
       .def("next_with_file", &PyLocalScanner::next_with_file, "(plan file index, batch), or None at the end.")
       .def("schema", &PyLocalScanner::schema, "The scan's pyarrow.Schema (from the first file's footer).")
       .def("__arrow_c_stream__", &PyLocalScanner::arrow_c_stream, nb::arg("requested_schema") = nb::none())
+      .def("read_all", &PyLocalScanner::read_all, nb::arg("requested_schema") = nb::none(),
+           "(an arrow_array_stream capsule over every batch, [plan file of each batch]): the whole scan taken "
+           "at once without the GIL; a scan error is raised typed.")
       .def("cancel", &PyLocalScanner::cancel, "Stops the reads; a waiting next_batch raises.")
       .def_prop_ro("stats", &PyLocalScanner::stats)
       .def_prop_ro("budget_peak", &PyLocalScanner::budget_peak);

@@ -18,16 +18,19 @@
 
 #include "parquet/chunk_extent.h"
 #include "parquet/decode.h"
+#include "parquet/read_buffer.h"
 
 namespace pqfast::parquet {
 
 namespace {
 
-using Bytes = std::shared_ptr<const std::vector<uint8_t>>;
-
+// Bytes fed: a vector given by a caller, or a pooled block LocalScan read
+// into (freed back to the pool when the last piece holding it goes).
 struct Piece {
   uint64_t offset = 0;
-  Bytes bytes;
+  std::shared_ptr<const uint8_t> data;
+  size_t n = 0;
+  size_t size() const { return n; }
 };
 
 // A range asked for (or to be asked for) and the pieces fed into it.
@@ -48,8 +51,8 @@ struct Request {
 bool view_of(const std::vector<Piece>& pieces, uint64_t offset, uint64_t n, std::vector<uint8_t>* scratch,
              const uint8_t** out) {
   for (const Piece& p : pieces) {
-    if (p.offset <= offset && offset + n <= p.offset + p.bytes->size()) {
-      *out = p.bytes->data() + (offset - p.offset);
+    if (p.offset <= offset && offset + n <= p.offset + p.size()) {
+      *out = p.data.get() + (offset - p.offset);
       return true;
     }
   }
@@ -58,9 +61,9 @@ bool view_of(const std::vector<Piece>& pieces, uint64_t offset, uint64_t n, std:
   std::vector<std::pair<uint64_t, uint64_t>> spans;
   for (const Piece& p : pieces) {
     const uint64_t b = std::max(offset, p.offset);
-    const uint64_t e = std::min(offset + n, p.offset + p.bytes->size());
+    const uint64_t e = std::min(offset + n, p.offset + p.size());
     if (b >= e) continue;
-    std::memcpy(scratch->data() + (b - offset), p.bytes->data() + (b - p.offset), static_cast<size_t>(e - b));
+    std::memcpy(scratch->data() + (b - offset), p.data.get() + (b - p.offset), static_cast<size_t>(e - b));
     spans.emplace_back(b, e);
   }
   std::sort(spans.begin(), spans.end());
@@ -351,7 +354,7 @@ struct Scanner::State {
 
   void release_request(Request& r) {
     int64_t n = 0;
-    for (const Piece& p : r.pieces) n += static_cast<int64_t>(p.bytes->size());
+    for (const Piece& p : r.pieces) n += static_cast<int64_t>(p.size());
     if (n) budget->release(n);
     r.pieces.clear();
     auto& open = file_requests[static_cast<size_t>(r.file)];
@@ -394,11 +397,15 @@ struct Scanner::State {
     return files[static_cast<size_t>(u.file)].spec.name + ": row group " + std::to_string(u.row_group);
   }
 
+  // Units are started in order (admit), so the planned ones are the tail:
+  // the loops over the units started stop at the first planned one (a lake
+  // of 10,000 one-row-group files has 10,000 units, planned at once).
   int64_t held() const {
     int64_t n = 0;
     for (size_t i = head; i < units.size(); ++i) {
       const Unit& u = units[i];
-      if (u.phase == UnitPhase::kPlanned || u.phase == UnitPhase::kDone || u.phase == UnitPhase::kFailed) continue;
+      if (u.phase == UnitPhase::kPlanned) break;
+      if (u.phase == UnitPhase::kDone || u.phase == UnitPhase::kFailed) continue;
       n += u.phase == UnitPhase::kDecoded ? u.decoded_charge : u.estimate;
     }
     return n;
@@ -475,7 +482,7 @@ struct Scanner::State {
       for (const Piece& p : requests[static_cast<size_t>(id)].pieces) pieces.push_back(p);
     }
     int64_t held = 0;
-    for (const Piece& p : pieces) held += static_cast<int64_t>(p.bytes->size());
+    for (const Piece& p : pieces) held += static_cast<int64_t>(p.size());
     // The requests' charges move to the file's footer.
     for (int id : f.footer_requests) {
       Request& r = requests[static_cast<size_t>(id)];
@@ -575,6 +582,7 @@ struct Scanner::State {
   // asked by needs()).
   void admit() {
     int64_t held_now = held();
+    int started = opts.max_units_ahead > 0 ? started_not_done() : 0;
     for (size_t ui = head; ui < units.size(); ++ui) {
       Unit& u = units[ui];
       if (u.phase != UnitPhase::kPlanned) continue;
@@ -586,7 +594,8 @@ struct Scanner::State {
         return;
       }
       if (held_now > 0 && held_now + u.estimate > readahead) return;
-      if (opts.max_units_ahead > 0 && started_not_done() >= opts.max_units_ahead) return;
+      if (opts.max_units_ahead > 0 && started >= opts.max_units_ahead) return;
+      ++started;
       ++stats.units_started;
       if (plan.filter.active) {
         u.phase = UnitPhase::kReady;  // the engine's first run says what it reads
@@ -606,7 +615,8 @@ struct Scanner::State {
     int n = 0;
     for (size_t i = head; i < units.size(); ++i) {
       const UnitPhase p = units[i].phase;
-      if (p != UnitPhase::kPlanned && p != UnitPhase::kDone) ++n;
+      if (p == UnitPhase::kPlanned) break;
+      if (p != UnitPhase::kDone) ++n;
     }
     return n;
   }
@@ -899,6 +909,12 @@ std::vector<FileRange> Scanner::needs() {
 }
 
 Status Scanner::feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes) {
+  const size_t n = bytes.size();
+  auto owner = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  return feed(file, offset, std::shared_ptr<const uint8_t>(owner, owner->data()), n);
+}
+
+Status Scanner::feed(int32_t file, uint64_t offset, std::shared_ptr<const uint8_t> bytes, size_t size) {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
   if (s.cancelled) return cancelled_error();
@@ -908,7 +924,7 @@ Status Scanner::feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes
                                                        std::to_string(s.files.size()));
   }
   State::File& f = s.files[static_cast<size_t>(file)];
-  const uint64_t n = bytes.size();
+  const uint64_t n = size;
   if (offset > f.spec.size || n > f.spec.size - offset) {
     return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": " + std::to_string(n) + " bytes fed at byte " +
                                                        std::to_string(offset) + " pass the end of the " +
@@ -922,7 +938,7 @@ Status Scanner::feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes
     if (!r.asked || offset < r.offset || offset + n > r.offset + r.length) continue;
     bool overlaps = false;
     for (const Piece& p : r.pieces) {
-      if (offset < p.offset + p.bytes->size() && p.offset < offset + n) overlaps = true;
+      if (offset < p.offset + p.size() && p.offset < offset + n) overlaps = true;
     }
     if (!overlaps) {
       target = &r;
@@ -945,7 +961,7 @@ Status Scanner::feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes
     return e;
   }
   if (target->unit >= 0) s.budget->force_charge(static_cast<int64_t>(n));
-  target->pieces.push_back({offset, std::make_shared<const std::vector<uint8_t>>(std::move(bytes))});
+  target->pieces.push_back({offset, std::move(bytes), static_cast<size_t>(n)});
   target->fed += n;
   s.stats.bytes_fed += static_cast<int64_t>(n);
   if (target->complete()) {
@@ -1078,6 +1094,7 @@ void decode_unit(Scanner::State& s, std::unique_lock<std::mutex>& lock, size_t u
 bool help_decode(Scanner::State& s, std::unique_lock<std::mutex>& lock) {
   std::shared_ptr<UnitColumns> help;
   for (size_t i = s.head; i < s.units.size(); ++i) {
+    if (s.units[i].phase == Scanner::State::UnitPhase::kPlanned) break;  // (the rest are planned too)
     const auto& c = s.units[i].columns;
     if (s.units[i].phase == Scanner::State::UnitPhase::kDecoding && c && c->has_work()) {
       help = c;
@@ -1093,10 +1110,11 @@ bool help_decode(Scanner::State& s, std::unique_lock<std::mutex>& lock) {
 
 }  // namespace
 
-bool Scanner::run_task() {
+bool Scanner::run_task(bool help_first) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   if (s.cancelled || s.failed) return false;
+  if (help_first && help_decode(s, lock)) return true;
   size_t ui = s.units.size();
   for (size_t i = s.head; i < s.units.size(); ++i) {
     if (s.units[i].phase == State::UnitPhase::kReady && (!s.units[i].deferred || i == s.head)) {
@@ -1240,7 +1258,9 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
       auto f = LocalFile::open_for_reading(plan.files[i].name);
       if (!f.ok()) return f.error();
       plan.files[i].size = (*f)->size();
-      ls->files_[i] = std::move(f).value();
+      // (kept open only for a small plan: a lake of thousands of files
+      // would hold a descriptor each; the reads open it again)
+      if (plan.files.size() <= kFilesKeptOpen) ls->files_[i] = std::move(f).value();
     }
   }
   auto s = Scanner::make(std::move(plan), std::move(options));
@@ -1263,13 +1283,13 @@ void LocalScan::cancel() {
   if (scanner_) scanner_->cancel();
 }
 
-bool LocalScan::step_io_or_decode() {
-  if (scanner_->run_task()) return true;
+bool LocalScan::step_io_or_decode(bool consumer) {
+  if (scanner_->run_task(consumer)) return true;
   std::vector<FileRange> rs = scanner_->needs();
   if (rs.empty()) return false;
   for (const FileRange& r : rs) {
     if (stop_.load()) return true;
-    LocalFile* f = nullptr;
+    std::shared_ptr<LocalFile> f;
     {
       std::lock_guard<std::mutex> lock(files_mu_);
       auto& slot = files_[static_cast<size_t>(r.file)];
@@ -1281,15 +1301,30 @@ bool LocalScan::step_io_or_decode() {
         }
         slot = std::move(opened).value();
       }
-      f = slot.get();
+      f = slot;
+      // Ranges come in plan order: files well before this one are read
+      // (a file asked again is opened again). A lake of 10,000 files so
+      // holds a few descriptors, not 10,000 (RLIMIT_NOFILE is often 1,024).
+      const size_t at = static_cast<size_t>(r.file);
+      const size_t keep_from = at > kFilesKeptOpen ? at - kFilesKeptOpen : 0;
+      for (; first_open_ < keep_from; ++first_open_) files_[first_open_].reset();
     }
-    std::vector<uint8_t> buf(static_cast<size_t>(r.length));
-    Status st = f->read_at(r.offset, buf.size(), buf.data());
+    // Into a pooled block, not a fresh zero-filled vector: a row group's
+    // chunks are megabytes, which glibc maps afresh (and the kernel faults
+    // in and zeroes) on every allocation; pooled, a read reuses the blocks
+    // of the one before, as the column reader's ReadBuffers do (lineitem
+    // SF1 at 2 threads: 12,000-27,000 page faults per read -> see the
+    // commit). The budget charge is the scanner's (feed), not the pool's.
+    const size_t len = static_cast<size_t>(r.length);
+    size_t got = 0;
+    uint8_t* block = detail::pool_allocate(std::max<size_t>(len, 1), &got);
+    std::shared_ptr<const uint8_t> buf(block, [got](const uint8_t* p) { detail::pool_free(const_cast<uint8_t*>(p), got); });
+    Status st = f->read_at(r.offset, len, block);
     if (!st.ok()) {
       scanner_->fail(st.error());
       return true;
     }
-    st = scanner_->feed(r.file, r.offset, std::move(buf));
+    st = scanner_->feed(r.file, r.offset, std::move(buf), len);
     if (!st.ok()) {
       scanner_->fail(st.error());
       return true;
@@ -1319,12 +1354,26 @@ Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, B
     auto r = scanner_->next_batch(array, schema, origin);
     if (!r.ok() || *r != ScanStep::kNeedData) return r;
     if (threads_.empty()) {
-      if (!step_io_or_decode()) {
+      if (!step_io_or_decode(true)) {
         return make_error(ErrorCode::kInvalidArgument, "local scan: the scanner waits for bytes it does not ask for");
       }
       continue;
     }
-    scanner_->wait_for_change(seen, 20);
+    // A consumer that would wait works instead: the columns of the unit it
+    // waits for first, then reads or other units (as the column reader's
+    // calling thread takes chunks beside its helpers). What it does not
+    // find to do it waits for.
+    bool worked = false;
+    try {
+      worked = step_io_or_decode(true);
+    } catch (const std::bad_alloc&) {
+      scanner_->fail(make_error(ErrorCode::kMemoryLimit, "local scan: out of memory"));
+      continue;
+    } catch (const std::exception& e) {
+      scanner_->fail(make_error(ErrorCode::kInvalidArgument, std::string("local scan: ") + e.what()));
+      continue;
+    }
+    if (!worked) scanner_->wait_for_change(seen, 20);
   }
 }
 
@@ -1408,21 +1457,95 @@ void stream_release(ArrowArrayStream* s) {
   s->release = nullptr;
 }
 
+
+// Whether the consumer's schema has the scan's Arrow types, child for child.
+Status check_requested(LocalScan& scan, const ArrowSchema& requested) {
+  ArrowSchema own;
+  PQFAST_RETURN_IF_ERROR(scan.schema(&own));
+  bool same = std::string(requested.format) == "+s" && requested.n_children == own.n_children;
+  for (int64_t i = 0; same && i < own.n_children; ++i) {
+    same = std::string(requested.children[i]->format) == own.children[i]->format;
+  }
+  own.release(&own);
+  if (!same) {
+    return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
+  }
+  return Status::Ok();
+}
+
+// A stream over batches taken already (LocalScan::drain).
+struct DrainedPrivate {
+  ArrowSchema schema{};
+  std::vector<ArrowArray> arrays;
+  size_t next = 0;
+  ~DrainedPrivate() {
+    for (auto& a : arrays) {
+      if (a.release) a.release(&a);
+    }
+    if (schema.release) schema.release(&schema);
+  }
+};
+
+int drained_get_schema(ArrowArrayStream* s, ArrowSchema* out) {
+  try {
+    copy_schema(static_cast<DrainedPrivate*>(s->private_data)->schema, out);
+    return 0;
+  } catch (const std::bad_alloc&) {
+    return ENOMEM;
+  }
+}
+
+int drained_get_next(ArrowArrayStream* s, ArrowArray* out) {
+  auto* p = static_cast<DrainedPrivate*>(s->private_data);
+  if (p->next >= p->arrays.size()) {
+    out->release = nullptr;
+    return 0;
+  }
+  *out = p->arrays[p->next];  // moved out: the consumer releases it
+  p->arrays[p->next++].release = nullptr;
+  return 0;
+}
+
+const char* drained_last_error(ArrowArrayStream*) { return nullptr; }
+
+void drained_release(ArrowArrayStream* s) {
+  delete static_cast<DrainedPrivate*>(s->private_data);
+  s->release = nullptr;
+}
+
 }  // namespace
+
+Status LocalScan::drain(ArrowArrayStream* out, const ArrowSchema* requested, std::vector<int32_t>* files) {
+  auto p = std::make_unique<DrainedPrivate>();
+  if (requested) {
+    PQFAST_RETURN_IF_ERROR(check_requested(*this, *requested));
+    copy_schema(*requested, &p->schema);
+  } else {
+    PQFAST_RETURN_IF_ERROR(schema(&p->schema));
+  }
+  for (;;) {
+    ArrowArray a;
+    ArrowSchema sc;
+    BatchOrigin origin;
+    auto r = next_batch(&a, &sc, &origin);
+    if (!r.ok()) return r.error();
+    if (*r == ScanStep::kEnd) break;
+    sc.release(&sc);
+    p->arrays.push_back(a);
+    if (files) files->push_back(origin.file);
+  }
+  out->get_schema = drained_get_schema;
+  out->get_next = drained_get_next;
+  out->get_last_error = drained_last_error;
+  out->release = drained_release;
+  out->private_data = p.release();
+  return Status::Ok();
+}
 
 Status LocalScan::export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStream* out, const ArrowSchema* requested) {
   auto p = std::make_unique<StreamPrivate>();
   if (requested) {
-    ArrowSchema own;
-    PQFAST_RETURN_IF_ERROR(scan->schema(&own));
-    bool same = std::string(requested->format) == "+s" && requested->n_children == own.n_children;
-    for (int64_t i = 0; same && i < own.n_children; ++i) {
-      same = std::string(requested->children[i]->format) == own.children[i]->format;
-    }
-    own.release(&own);
-    if (!same) {
-      return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
-    }
+    PQFAST_RETURN_IF_ERROR(check_requested(*scan, *requested));
     copy_schema(*requested, &p->requested);
     p->has_requested = true;
   }

@@ -624,3 +624,61 @@ TEST(LocalScan, ACorruptColumnFailsTheUnitWithoutHangingItsHelpers) {
   fs::remove_all(dir);
   EXPECT_GT(errors, 5);
 }
+
+TEST(LocalScan, DrainHandsEveryBatchOutAsOneStreamInOrder) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  // The whole scan taken in one call (read_table's route), on the consumer
+  // alone and beside the scan's threads: the column reader's rows, each
+  // batch's plan file, the stream's schema the requested one.
+  const Rows want = expected_rows(kFiles, kColumns);
+  for (int threads : {-1, 1, 3}) {
+    pq::ScannerOptions o;
+    o.batch_size = 700;
+    o.max_units_ahead = 16;
+    auto ls = pq::LocalScan::make(plan_of(kFiles, kColumns), o, threads);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    ArrowSchema own;
+    ASSERT_TRUE((*ls)->schema(&own).ok());
+    ArrowArrayStream stream;
+    std::vector<int32_t> files;
+    auto st = (*ls)->drain(&stream, &own, &files);
+    own.release(&own);
+    ASSERT_TRUE(st.ok()) << st.error().to_string();
+    ArrowSchema schema;
+    ASSERT_EQ(stream.get_schema(&stream, &schema), 0);
+    Rows got;
+    std::vector<int32_t> seen;
+    size_t k = 0;
+    for (;; ++k) {
+      ArrowArray a;
+      ASSERT_EQ(stream.get_next(&stream, &a), 0);
+      if (!a.release) break;
+      append_rows(a, schema, &got);
+      a.release(&a);
+    }
+    EXPECT_EQ(got, want) << threads << " threads";
+    ASSERT_EQ(files.size(), k);
+    EXPECT_TRUE(std::is_sorted(files.begin(), files.end()));
+    EXPECT_EQ(files.front(), 0);
+    EXPECT_EQ(files.back(), 1);
+    schema.release(&schema);
+    stream.release(&stream);
+  }
+}
+
+TEST(LocalScan, DrainReturnsTheScanErrorTyped) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  // A limit no row group fits: the error comes back from drain (typed, no
+  // stream made), whichever thread met it.
+  for (int threads : {-1, 2}) {
+    pq::ScannerOptions o;
+    o.memory_limit = 1024;
+    auto ls = pq::LocalScan::make(plan_of(kFiles, kColumns), o, threads);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    ArrowArrayStream stream{};
+    auto st = (*ls)->drain(&stream);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().code, ErrorCode::kMemoryLimit) << st.error().to_string();
+    EXPECT_EQ(stream.release, nullptr);
+  }
+}

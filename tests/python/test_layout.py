@@ -42,7 +42,7 @@ LAYERS = [
     ("kernels", ["sbbf", "local_bloom", "delta"]),
     ("values and types", ["_encode", "_plan", "filters", "_assemble"]),
     ("I/O backends", ["remote", "sansio", "fs_driver", "_index_s3"]),
-    ("one file", ["_nested", "_read", "_file"]),
+    ("one file", ["_nested", "_read", "_scan_whole", "_file"]),
     ("planning", ["_partitions", "_rowgroup_stats", "_sidecar", "_sidecar_s3", "_scan_io"]),
     ("scan", ["scan"]),
     ("lake", ["_lake", "_stream_io", "_read_scan"]),

@@ -1,7 +1,7 @@
 """read_table without filters on local paths reads through the streaming
 scanner (``pqfast._read_scan``) when it takes the projection: the same
 values, types and schema metadata as pyarrow.parquet.read_table and as the
-column reader (the default; ``PQFAST_READ_ROUTE=scanner`` opts in) on the writers' files, random
+column reader (``PQFAST_READ_ROUTE=reader``, the escape hatch) on the writers' files, random
 files, lists, globs, directories with hive keys, ``row_groups=``,
 ``columns=``, threads and ``strings=``; a memory limit too small raises
 MemoryLimitError; nested columns keep the column reader. Which route ran is
@@ -12,6 +12,8 @@ from __future__ import annotations
 import datetime
 import decimal
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _read_scan
+from pqfast import _read_scan, _scan_whole
 
 WRITERS = Path(__file__).resolve().parents[2] / "tests" / "data" / "writers"
 
@@ -29,13 +31,14 @@ WRITERS = Path(__file__).resolve().parents[2] / "tests" / "data" / "writers"
 def routed(monkeypatch):
     """Counts read_table's reads through the scanner (calls of its helper)."""
     calls = []
-    real = _read_scan.local_batches
+    real = _scan_whole.read_whole
 
     def counting(*a, **k):
         calls.append(1)
         return real(*a, **k)
 
-    monkeypatch.setattr(_read_scan, "local_batches", counting)
+    monkeypatch.setattr(_scan_whole, "read_whole", counting)
+    monkeypatch.setattr(_read_scan, "read_whole", counting)
     monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
     return calls
 
@@ -46,6 +49,7 @@ def threaded(request, monkeypatch):
     the scanner's threads (row groups and the columns of one in parallel)."""
     if request.param == "scanner threads":
         monkeypatch.setattr(_read_scan, "SMALL_READ_BYTES", 0)
+        monkeypatch.setattr(_scan_whole, "SMALL_READ_BYTES", 0)
     return request.param
 
 
@@ -235,14 +239,84 @@ def test_route_env_keeps_the_column_reader(tmp_path, routed, monkeypatch):
     assert routed
 
 
-def test_default_route_is_the_column_reader(tmp_path, routed, monkeypatch):
-    # Unset, whole-file reads stay on the column reader (faster today); globs still read.
+def test_default_route_is_the_scanner(tmp_path, routed, monkeypatch):
+    # Unset, whole reads of local flat columns go through the scanner: a
+    # glob, a file, and ParquetFile.read / read_row_groups / read_row_group.
     monkeypatch.delenv(_read_scan.ROUTE_ENV)
     for i in range(2):
         pq.write_table(pa.table({"a": [i, i + 1]}), tmp_path / f"p{i}.parquet")
     got = pqfast.read_table(str(tmp_path / "p*.parquet"))
     assert got.column("a").to_pylist() == [0, 1, 1, 2]
-    assert not routed
+    assert len(routed) == 1
+    assert pqfast.read_table(str(tmp_path / "p0.parquet")).column("a").to_pylist() == [0, 1]
+    assert len(routed) == 2
+
+
+def test_parquet_file_reads_go_through_the_scanner(tmp_path, routed, threaded, monkeypatch):
+    p = str(tmp_path / "rg.parquet")
+    t = pa.table({"id": np.arange(50_000, dtype=np.int64), "s": [f"v{i % 97}" for i in range(50_000)],
+                  "f": np.linspace(0, 1, 50_000)})
+    pq.write_table(t, p, row_group_size=8_000)
+    want = pq.ParquetFile(p)
+    with pqfast.ParquetFile(p) as f:
+        assert f.read().equals(want.read())
+        assert f.read(columns=["s", "id"]).equals(want.read(columns=["s", "id"]))
+        # Given row groups, in the order given, negative ones from the end.
+        got = f.read_row_groups([5, 0, -1], columns=["id", "f"])
+        assert got.equals(want.read_row_groups([5, 0, 6], columns=["id", "f"]))
+        assert f.read_row_group(3).equals(want.read_row_group(3))
+        assert f.read_row_groups([]).num_rows == 0
+        assert f.read_row_groups([]).schema.equals(want.schema_arrow, check_metadata=False)
+        with pytest.raises(IndexError):
+            f.read_row_groups([7])
+    assert len(routed) == 4  # (no row group: the schema alone, no scan)
+    # The escape hatch: the same reads by the column reader.
+    with pqfast.ParquetFile(p) as f:
+        assert _old(monkeypatch, p).equals(f.read())
+    monkeypatch.setenv(_read_scan.ROUTE_ENV, "reader")
+    with pqfast.ParquetFile(p) as f:
+        assert f.read_row_groups([1, 2]).equals(want.read_row_groups([1, 2]))
+    assert len(routed) == 5
+
+
+def test_memory_limit_through_parquet_file_is_typed(tmp_path, routed, threaded):
+    p = str(tmp_path / "big.parquet")
+    pq.write_table(pa.table({"x": np.arange(400_000, dtype=np.int64)}), p, row_group_size=100_000)
+    with pqfast.ParquetFile(p) as f:
+        with pytest.raises(pqfast.MemoryLimitError) as e:
+            f.read_row_groups([1, 2], memory_limit=64 << 10)
+        assert e.value.code == "memory limit"
+        assert f.read_row_groups([1, 2], memory_limit=64 << 20).num_rows == 200_000
+    assert routed
+
+
+def test_many_files_keep_their_order(tmp_path, routed, threaded):
+    # Files of one row group each (the per-file path: footers read at once,
+    # one scanner for all), read in path order, row for row.
+    paths = []
+    for i in range(300):
+        p = tmp_path / f"part-{i:04d}.parquet"
+        pq.write_table(pa.table({"file": pa.array([i] * (i % 7 + 1), pa.int32()),
+                                 "row": pa.array(range(i % 7 + 1), pa.int64())}), p)
+        paths.append(str(p))
+    want = pa.concat_tables([pq.read_table(p) for p in paths])
+    for source in (str(tmp_path), str(tmp_path / "*.parquet"), paths):
+        got = pqfast.read_table(source, threads=2)
+        assert got.equals(want)
+        assert got.column("file").num_chunks == 300
+    assert len(routed) == 3
+
+
+def test_a_file_unlike_the_first_is_read_on_its_own(tmp_path, routed):
+    # Decided from the footers before the read (Lake.read_local_footers): a
+    # file whose column is typed otherwise is no part of one scan of the
+    # lake; each file is read alone (a scan each) and cast to the first's schema.
+    pq.write_table(pa.table({"a": pa.array([1, 2], pa.int64())}), tmp_path / "p0.parquet")
+    pq.write_table(pa.table({"a": pa.array([3], pa.int32())}), tmp_path / "p1.parquet")
+    got = pqfast.read_table(str(tmp_path))
+    assert got.column("a").to_pylist() == [1, 2, 3]
+    assert got.schema.field("a").type == pa.int64()
+    assert len(routed) == 2
 
 
 def test_file_objects_and_missing_files(tmp_path, routed):
@@ -266,3 +340,19 @@ def test_read_dictionary_columns_keep_the_column_reader(tmp_path, routed):
     # A projection without the dictionary column is the scanner's.
     assert pqfast.read_table(p, columns=["id"], read_dictionary=["s"]).equals(pq.read_table(p, columns=["id"]))
     assert routed
+
+
+def test_a_lake_of_more_files_than_descriptors(tmp_path):
+    # The scanner closes files it has read: 300 files under a limit of 96
+    # descriptors (in a child process: the limit is the process's).
+    for i in range(300):
+        pq.write_table(pa.table({"i": [i]}), tmp_path / f"part-{i:04d}.parquet")
+    code = (
+        "import resource, sys, pqfast\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (96, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
+        "for th in (1, 2):\n"
+        "    t = pqfast.read_table(sys.argv[1], threads=th)\n"
+        "    assert t.column('i').to_pylist() == list(range(300)), th\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=os.environ)
+    assert r.returncode == 0, r.stderr[-2000:]

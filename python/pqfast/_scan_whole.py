@@ -1,0 +1,152 @@
+"""Whole reads of local files through the streaming scanner
+(``_LocalScanner``, pqfast/scanner.h), taken at once into one Table: the
+route of ``ParquetFile.read`` / ``read_row_groups`` on a local file and of
+``read_table`` without filters on local paths (``_read_scan`` plans a lake's
+files and calls :func:`read_whole`).
+
+Which route a read takes is decided before any page is read, never by
+catching an error: :func:`file_plan` gives the scanner's column specs when
+every projected column is a flat leaf read straight into its final Arrow
+type (no dictionary output, no extension type, no cast after the read);
+otherwise None and the caller keeps the column reader (nested columns...).
+``PQFAST_READ_ROUTE=reader`` keeps every whole read on the column reader.
+
+Below the file and the lake (imports the column reader's planning only).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Sequence
+
+import pyarrow as pa
+
+from . import _pqfast
+from ._plan import _Plan, _field
+from ._read import _memory_limit, _plans, _schema_metadata, _thread_count
+from ._strings import checked_strings
+
+# PQFAST_READ_ROUTE=reader keeps whole reads on the column reader (the
+# escape hatch, and what scripts/bench_read_route.py compares against);
+# unset or anything else: the scanner takes what it supports.
+ROUTE_ENV = "PQFAST_READ_ROUTE"
+
+# A read decoding less than this (the footers' uncompressed bytes of the
+# selected row groups) runs on the calling thread: handing a few hundred KB
+# to the scanner's threads and back costs more than decoding it.
+SMALL_READ_BYTES = 2 << 20
+
+# Ranges of one row group closer than this are read as one pread.
+LOCAL_GAP = 64 << 10
+
+# Readahead (bytes asked for and not consumed) when no memory_limit is given.
+DEFAULT_READAHEAD_BYTES = 512 << 20
+
+
+def wants_reader() -> bool:
+    return os.environ.get(ROUTE_ENV, "").strip().lower() == "reader"
+
+
+def units_ahead(n_threads: int) -> int:
+    """Row groups read and decoded ahead of the consumer on the scanner's
+    threads (readahead_bytes bounds their bytes too). A whole read takes
+    every batch at once, so a deep window only keeps threads from waiting
+    on the one that decodes the next unit: lineitem SF1 (polars' file, 53
+    row groups) at 2 threads on a loaded 2-core VM, all columns, took
+    1,670 ms with 4 units ahead, 1,013 with 16, 983 by the column reader."""
+    return max(16, 4 * n_threads)
+
+
+def file_plan(meta, path: str, columns: Sequence[str] | None, strings, read_dictionary=None):
+    """(specs, schema) of a projection of one file that the scanner reads
+    as the column reader would give it, or None (see the module's doc). A
+    column the file lacks raises as the column reader raises it."""
+    plans = _plans(meta, path, columns, strings, read_dictionary)
+    if not plans:
+        return None
+    for p in plans:
+        if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None \
+                or not p.read_type.equals(p.final_type):
+            return None
+    specs = [(p.name, p.layout, p.format) for p in plans]
+    schema = pa.schema([_field(p.name, p.final_type, p.nullable, p.field_metadata) for p in plans],
+                       metadata=_schema_metadata(meta))
+    return specs, schema
+
+
+def selected_row_groups(meta, row_groups: Sequence[int] | None) -> list | None:
+    """The row groups to read (negative ones counted from the end, as the
+    column reader takes them), None for all; IndexError past the end."""
+    if row_groups is None:
+        return None
+    n = meta.num_row_groups
+    out = []
+    for r in row_groups:
+        r = int(r)
+        if not -n <= r < n:
+            raise IndexError(f"row group index {r} out of range (0..{n - 1})")
+        out.append(r % n)
+    return out
+
+
+def shape(metas: list, selections: list) -> tuple[int, int]:
+    """(rows of the largest selected row group, uncompressed bytes of the
+    selected row groups). Batches are that many rows, so that a row group is
+    one chunk of the table, as the column reader gives it."""
+    most, nbytes = 1, 0
+    for meta, rgs in zip(metas, selections):
+        for g in (range(meta.num_row_groups) if rgs is None else rgs):
+            rg = meta.row_group(g)
+            most = max(most, int(rg["num_rows"]))
+            nbytes += max(0, int(rg["total_byte_size"] or 0))
+    return most, nbytes
+
+
+def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_limit, threads, strings,
+              read_dictionary=None) -> pa.Table | None:
+    """One local file's selected row groups through the scanner, or None
+    when the column reader is to read it (see the module's doc)."""
+    if wants_reader():
+        return None
+    if read_dictionary is not None and (isinstance(read_dictionary, (str, bytes)) or not isinstance(
+            read_dictionary, (list, tuple)) or not all(isinstance(c, str) for c in read_dictionary)):
+        return None  # (the column reader says what is wrong with it)
+    strings = checked_strings(strings)
+    n_threads = _thread_count(threads, use_threads)
+    limit = _memory_limit(memory_limit)
+    plan = file_plan(meta, path, None if columns is None else list(columns), strings, read_dictionary)
+    if plan is None:
+        return None
+    specs, schema = plan
+    rgs = selected_row_groups(meta, row_groups)
+    if rgs == []:
+        return schema.empty_table()  # (the schema alone: a lake's planning asks this of its first file)
+    rows, nbytes = shape([meta], [rgs])
+    if nbytes < SMALL_READ_BYTES:
+        n_threads = 1
+    stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads or (os.cpu_count() or 1), limit)
+    return pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
+
+
+def read_whole(files: list, footers: list, specs: list, schema: pa.Schema, batch_size: int, n_threads: int,
+               limit: int):
+    """(an arrow_array_stream capsule over every batch, [plan file of each
+    batch]) of `files` [(path, size or 0, [row group] or None)] read by one
+    ``_LocalScanner`` whole (``read_all``: no Python per batch; an error is
+    raised typed before any batch is handed out).
+
+    One thread: the calling thread reads and decodes (no threads of the
+    scanner's own, one unit at a time). More: ``n_threads - 1`` threads of
+    the scanner's own and the calling thread, which reads and decodes beside
+    them while it waits (LocalScan::next_batch), enough units ahead to keep
+    them all busy."""
+    own = -1 if n_threads <= 1 else n_threads - 1
+    ahead = 1 if n_threads <= 1 else units_ahead(n_threads)
+    lim = int(limit or 0)
+    sc = _pqfast._LocalScanner(files, specs, None, batch_size=batch_size, threads=own, coalesce_gap=LOCAL_GAP,
+                               footers=footers, readahead_bytes=lim // 2 if lim else DEFAULT_READAHEAD_BYTES,
+                               memory_limit=lim, max_units_ahead=ahead)
+    try:
+        return sc.read_all(schema.__arrow_c_schema__() if len(schema) else None)
+    finally:
+        sc.cancel()
