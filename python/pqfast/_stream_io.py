@@ -7,7 +7,8 @@ dataset scans it runs, its column specs, and what feeds it.
   extension or cast after) and every file conforms to the reference file;
   otherwise None and the scan keeps the dataset's other routes.
 - :func:`local_batches`: local files through ``_LocalScanner`` (pread and
-  decoding on its own threads; no Python per batch but the key columns).
+  decoding on its own threads, or on the consumer's; without key columns
+  the batches come through its C stream, no Python per batch but the batch).
 - :func:`remote_batches`: ``s3://`` objects and ``filesystem=`` paths
   through ``_Scanner``, fed by one asyncio loop on a thread of its own:
   the ranges ``needs()`` asks (footers of several files, coalesced column
@@ -150,6 +151,9 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
     sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=batch_size, threads=n_threads,
                                coalesce_gap=_LOCAL_GAP, footers=[lake.meta(i) for i, _ in selection],
                                **_settings(memory_limit, ahead))
+    if not plan.keys and len(plan.out):
+        yield from _stream_batches(sc, plan.out, info)
+        return
     finish = _finisher(lake, plan, selection)
     try:
         while True:
@@ -160,6 +164,34 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
             info.update(sc)
             if b.num_rows:
                 yield finish(k, b)
+    finally:
+        sc.cancel()
+        info.update(sc)
+        info._closed = True
+
+
+def _stream_batches(sc, out: pa.Schema, info: StreamInfo) -> Iterator[pa.RecordBatch]:
+    """A local scan's batches through its C stream, in `out` (the scan's
+    types; the dataset's names, nullability and metadata): no Python object
+    is made per batch but the batch itself, and the read and decode run
+    without the GIL (an engine pulling many fragments' batches on its own
+    threads contends for the GIL once per batch, not four times). ``info``
+    is brought up to date when the stream ends or is closed."""
+    reader = pa.RecordBatchReader._import_from_c_capsule(sc.__arrow_c_stream__(out.__arrow_c_schema__()))
+    try:
+        while True:
+            try:
+                b = reader.read_next_batch()
+            except StopIteration:
+                return
+            except (pa.ArrowException, OSError, MemoryError):
+                # The stream gives errno codes (pyarrow raises OSError for EIO,
+                # ArrowMemoryError for ENOMEM); a failed scan keeps its error:
+                # raised again here, typed (FormatError, MemoryLimitError, ...).
+                sc.next_with_file()
+                raise
+            if b.num_rows:
+                yield b
     finally:
         sc.cancel()
         info.update(sc)
