@@ -153,8 +153,9 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
     n_threads = -1 if ahead == 1 else int(threads or 0)
     streamed = not plan.keys and len(plan.out)
     read_size = max(batch_size, _CUT_FROM) if streamed else batch_size
-    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads, coalesce_gap=_LOCAL_GAP,
-                               footers=[lake.meta(i) for i, _ in selection], **_settings(memory_limit, ahead))
+    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
+                               coalesce_gap=_LOCAL_GAP, footers=[lake.meta(i) for i, _ in selection],
+                               **_settings(memory_limit, ahead))
     if streamed:
         yield from _stream_batches(sc, plan.out, info, batch_size)
         return
