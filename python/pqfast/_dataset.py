@@ -217,6 +217,9 @@ class Scanner:
         self._ahead = 4 if batch_readahead is None else max(1, batch_readahead)
         self._strings = checked_strings(strings if strings is not None else lake.strings)
         self._out = with_strings(lake.projection(self._columns)[2], self._strings)
+        # A fragment's scan of local files decodes on the consumer's thread
+        # (Fragment.scanner sets it): see _native_stream.
+        self._on_caller = False
         # The last stream's Readahead, or StreamInfo for one the C++ scanner ran
         # (units started, peak bytes held: tests, stats).
         self.last_readahead = None
@@ -367,6 +370,15 @@ class Scanner:
         self.last_readahead = info
         selection = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
         if self._lake.kind == LOCAL:
+            if self._on_caller:
+                # A fragment is the unit an engine scans in parallel on its own
+                # threads, many at once (DataFusion starts one stream per
+                # fragment, every one together; Dask and Ray a task each): each
+                # fragment's scan decoding on threads of its own, with units
+                # read ahead, would multiply threads and memory by the
+                # fragments in flight. Its batches are read and decoded when
+                # the consumer asks, in C++ without the GIL.
+                ahead = 1
             return local_batches(self._lake, selection, plan, self._batch_size, self._threads, self._memory_limit,
                                  ahead, info)
         return remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info)
@@ -700,9 +712,14 @@ class Fragment:
     def scanner(self, schema=None, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
                 strings: str | None = None, **ignored) -> Scanner:
-        """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept)."""
-        return Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
-                       memory_limit, self._scan_stats, strings)
+        """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept).
+        Without ``threads`` or ``batch_readahead``, a local fragment's
+        batches are decoded on the thread that asks for them (an engine
+        scanning many fragments at once brings its own threads)."""
+        sc = Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
+                     memory_limit, self._scan_stats, strings)
+        sc._on_caller = threads is None and batch_readahead is None
+        return sc
 
     def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
         return self.scanner(columns=columns, filter=filter, **kw).to_batches()

@@ -7,7 +7,8 @@ dataset scans it runs, its column specs, and what feeds it.
   extension or cast after) and every file conforms to the reference file;
   otherwise None and the scan keeps the dataset's other routes.
 - :func:`local_batches`: local files through ``_LocalScanner`` (pread and
-  decoding on its own threads; no Python per batch but the key columns).
+  decoding on its own threads, or on the consumer's; without key columns
+  the batches come through its C stream, no Python per batch but the batch).
 - :func:`remote_batches`: ``s3://`` objects and ``filesystem=`` paths
   through ``_Scanner``, fed by one asyncio loop on a thread of its own:
   the ranges ``needs()`` asks (footers of several files, coalesced column
@@ -43,6 +44,9 @@ _LOCAL_GAP = 64 << 10
 _REMOTE_GAP = 1 << 20
 # GETs in flight at once in the remote loop.
 _REMOTE_CONCURRENCY = 16
+# A local scan asked for smaller batches reads batches of this many rows and
+# cuts them in Python (see _stream_batches).
+_CUT_FROM = 131072
 
 
 class NativePlan:
@@ -147,9 +151,14 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
     ``head`` wants), in order; a consumer that stops cancels the rest."""
     files = [(lake.keys[i], 0, None if rgs is None else [int(g) for g in rgs]) for i, rgs in selection]
     n_threads = -1 if ahead == 1 else int(threads or 0)
-    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=batch_size, threads=n_threads,
+    streamed = not plan.keys and len(plan.out)
+    read_size = max(batch_size, _CUT_FROM) if streamed else batch_size
+    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
                                coalesce_gap=_LOCAL_GAP, footers=[lake.meta(i) for i, _ in selection],
                                **_settings(memory_limit, ahead))
+    if streamed:
+        yield from _stream_batches(sc, plan.out, info, batch_size)
+        return
     finish = _finisher(lake, plan, selection)
     try:
         while True:
@@ -160,6 +169,42 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
             info.update(sc)
             if b.num_rows:
                 yield finish(k, b)
+    finally:
+        sc.cancel()
+        info.update(sc)
+        info._closed = True
+
+
+def _stream_batches(sc, out: pa.Schema, info: StreamInfo, batch_size: int) -> Iterator[pa.RecordBatch]:
+    """A local scan's batches through its C stream, in `out` (the scan's
+    types; the dataset's names, nullability and metadata): no Python object
+    is made per batch but the batch itself, and the read and decode run
+    without the GIL. The scanner's batches (at least ``_CUT_FROM`` rows) are
+    cut to ``batch_size`` here, holding the GIL: an engine pulling 8,192-row
+    batches of many fragments on its own threads (DataFusion) gives the GIL
+    up and takes it back once per scanner batch, not once per small batch
+    (each a hand-off between its threads). ``info`` is brought up to date
+    when the stream ends or is closed."""
+    reader = pa.RecordBatchReader._import_from_c_capsule(sc.__arrow_c_stream__(out.__arrow_c_schema__()))
+    try:
+        while True:
+            try:
+                b = reader.read_next_batch()
+            except StopIteration:
+                return
+            except (pa.ArrowException, OSError, MemoryError):
+                # The stream gives errno codes (pyarrow raises OSError for EIO,
+                # ArrowMemoryError for ENOMEM); a failed scan keeps its error:
+                # raised again here, typed (FormatError, MemoryLimitError, ...).
+                sc.next_with_file()
+                raise
+            n = b.num_rows
+            if n <= batch_size:
+                if n:
+                    yield b
+                continue
+            for at in range(0, n, batch_size):
+                yield b.slice(at, batch_size)
     finally:
         sc.cancel()
         info.update(sc)

@@ -24,6 +24,10 @@ def test_bench_engines_json(tmp_path):
         queries = ["1 id"] if e == "dask" else ["1 id", "aggregate"]
         for q in queries:
             assert (labels[e], q) in seen
+    if "duckdb" in ENGINES:
+        assert ("DuckDB", "aggregate, read_dictionary") in seen
+    if "datafusion" in ENGINES:
+        assert ("DataFusion", "aggregate, strings=view") in seen
     for r in rows:
         assert r["same"], r
         assert r["pqfast_ms"] > 0 and r["own_ms"] > 0
