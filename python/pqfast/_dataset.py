@@ -37,14 +37,16 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from . import _pqfast
-from ._fragments import bloom_kept_files
+from ._fragments import bloom_kept_files, bloom_kept_row_groups
 from ._lake import FS, LOCAL, Lake
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
-from ._stream_io import StreamInfo, local_batches, native_plan, remote_batches, with_strings
+from ._errors import UNSUPPORTED, code_of
+from ._sidecar import local_tails
+from ._stream_io import NativePlan, StreamInfo, local_batches, native_plan, remote_batches, with_strings
 from ._strings import checked_strings, table_with_strings
 from .filters import Dnf, normalize
-from .scan import _add_stats, _filter_expression, _memory_limit, _per_file_filters
+from .scan import _add_stats, _descs_with_units, _encode_filter, _filter_expression, _memory_limit, _per_file_filters
 
 FormatError = _pqfast.FormatError
 
@@ -334,14 +336,79 @@ class Scanner:
     # -- streams -----------------------------------------------------------------
 
     def _native_plan(self):
-        """The C++ scanner's plan of this scan, or None when it takes the
-        other routes (a filter: the scan engine's units; a column needing a
-        dictionary, extension type or cast after the read; files unlike the
-        reference file)."""
-        if self._filter.dnf is not None or self._filter.post is not None:
+        """The C++ scanner's plan of this scan (with ``selection``, the files
+        the filter's partition keys leave, and ``filters``, per file its
+        encoded DNF or None), or None when it takes the other routes (see
+        :meth:`_native_filters`; a column needing a dictionary, extension
+        type or cast after the read; files unlike the reference file)."""
+        got = self._native_filters()
+        if got is None:
             return None
-        return native_plan(self._lake, [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)],
-                           self._columns, self._strings)
+        selection, filters = got
+        if not selection:
+            plan = NativePlan([], self._out, self._out, [])
+            plan.selection, plan.filters = [], []
+            return plan
+        plan = native_plan(self._lake, selection, self._read_columns(), self._strings)
+        if plan is None:
+            return None
+        if filters is not None:
+            filters = self._encoded(selection, filters)
+            if filters is None:
+                return None
+        plan.selection, plan.filters = selection, filters
+        return plan
+
+    def _native_filters(self):
+        """(selection, per file its filter or None) for the scanner: the
+        files a filter's partition keys rule out left out, and the row
+        groups a lookup's Bloom filters rule out (:meth:`_bloom_pruned`);
+        each file's filter is what its keys leave. None (the scan engine's
+        own units instead) when a sidecar index beside local files holds
+        tails the engine uses (``_sidecar.local_tails``). The filters are
+        encoded by :meth:`_encoded` (None there too when the engine cannot
+        type one: a BYTE_ARRAY DECIMAL column, which pyarrow.compute decides)."""
+        nonempty = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
+        if self._filter.dnf is None:
+            return nonempty, None
+        lake = self._lake
+        selection, per_file = [], []
+        for (i, rgs), f in zip(self._selection, self._per_file_filters()):
+            if f is not False and (rgs is None or len(rgs)):
+                selection.append((i, rgs))
+                per_file.append(f)
+        if not selection or (lake.kind == LOCAL and local_tails([lake.keys[i] for i, _ in selection]) is not None):
+            return None
+        selection, per_file = self._bloom_pruned(selection, per_file)
+        if not selection:
+            return [], []  # no row group can hold a row: nothing is read
+        return selection, per_file
+
+    def _encoded(self, selection: list, per_file: list) -> list | None:
+        """Per file its filter encoded for the scan engine (typed by the
+        first file's columns, which the others conform to), or None."""
+        lake = self._lake
+        first = selection[0][0]
+        descs = _descs_with_units(lake.meta(first))
+        encoded: list = []  # [(Dnf, its encoding)], one per distinct filter
+        out = []
+        for f in per_file:
+            if f is None:
+                out.append(None)
+                continue
+            for g, enc in encoded:
+                if g is f or g == f:
+                    break
+            else:
+                try:
+                    enc = _encode_filter(normalize(f), descs, lake.names[first])
+                except FormatError as e:
+                    if code_of(e) != UNSUPPORTED:
+                        raise
+                    return None
+                encoded.append((f, enc))
+            out.append(enc)
+        return out
 
     def _stream_file_by_file(self) -> Iterator[pa.RecordBatch]:
         info = StreamInfo()
@@ -365,11 +432,72 @@ class Scanner:
     def _native_stream(self, plan, ahead: int, info: StreamInfo | None = None) -> Iterator[pa.RecordBatch]:
         info = info if info is not None else StreamInfo()
         self.last_readahead = info
-        selection = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
+        selection, filters = plan.selection, plan.filters
+        if not selection:
+            return iter(())
         if self._lake.kind == LOCAL:
-            return local_batches(self._lake, selection, plan, self._batch_size, self._threads, self._memory_limit,
-                                 ahead, info)
-        return remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info)
+            batches = local_batches(self._lake, selection, plan, self._batch_size, self._threads,
+                                    self._memory_limit, ahead, info, filters)
+        else:
+            batches = remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info,
+                                     filters)
+        if filters is None and self._filter.post is None:
+            return batches
+        return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))
+
+    def _bloom_pruned(self, selection: list, per_file: list) -> tuple[list, list]:
+        """The selection narrowed to the row groups that can hold a row, by
+        pqfast.prune (the Bloom filters and statistics of an ``=``/``in``
+        column every conjunction names; footers kept parsed per process):
+        a lookup's other row groups are ruled out before the scanner asks any
+        byte of them, and its files' footers are not read. Unchanged when no
+        such column decides it (or on a ``filesystem=``)."""
+        lake = self._lake
+        if lake.kind == FS:
+            return selection, per_file
+        keys = list(lake.parts.types) if lake.parts is not None else []
+        kept = bloom_kept_row_groups([lake.names[i] for i, _ in selection], lake.schema.names, keys,
+                                     self._filter.given, lake.storage_options)
+        if kept is None:
+            return selection, per_file
+        out_sel, out_f = [], []
+        for (i, rgs), f in zip(selection, per_file):
+            groups = kept.get(lake.names[i])
+            if not groups:
+                continue
+            if rgs is not None:
+                alive = set(groups)
+                groups = [g for g in rgs if g in alive]
+                if not groups:
+                    continue
+            out_sel.append((i, groups))
+            out_f.append(f)
+        return out_sel, out_f
+
+    def _filtered_batches(self, batches, info: StreamInfo, n_filtered: int) -> Iterator[pa.RecordBatch]:
+        """A filtered native stream: the part of the filter pqfast cannot push
+        (``post``) applied by pyarrow.compute to each batch (which then holds
+        every column), the projection taken after it; the scan engine's counts
+        added to the scan stats at the end (as read_table(stats=True) names them)."""
+        post, out = self._filter.post, self._out
+        try:
+            for b in batches:
+                if post is not None:
+                    b = pa.Table.from_batches([b]).filter(post)
+                    if self._columns is not None:
+                        b = b.select(self._columns)
+                    for piece in b.to_batches(max_chunksize=self._batch_size):
+                        if piece.num_rows:
+                            yield _conformed(piece, out)
+                    continue
+                yield b
+        finally:
+            batches.close()
+            if self._scan_stats is not None and n_filtered:
+                st = dict(info.stats.get("engine", {}))
+                st["files"] = n_filtered
+                st["route"] = "scanner"
+                self._scan_stats.add(st)
 
     def _stream(self, ahead: int | None = None) -> Iterator[pa.RecordBatch]:
         if (ahead or self._ahead) == 1 and len(self._selection) > 1 and self._filter.dnf is None \

@@ -52,6 +52,15 @@ def bloom_kept_files(files: list, schema_names: list, partition_keys: list, filt
     (``prune_files(files, column, values)`` -> a pqfast.prune table; default
     pqfast.prune here); None when no such column decides it (a key
     column's filter is decided by directories, elsewhere)."""
+    kept = bloom_kept_row_groups(files, schema_names, partition_keys, filters, storage_options, prune_files)
+    return None if kept is None else set(kept)
+
+
+def bloom_kept_row_groups(files: list, schema_names: list, partition_keys: list, filters: Any,
+                          storage_options: dict | None = None,
+                          prune_files: Callable[[list, str, list], Any] | None = None) -> dict | None:
+    """As :func:`bloom_kept_files`, the row groups: {file: [row group]} of
+    those that can hold a row (a file none of whose can is left out)."""
     key = _bloom_key(filters)
     if key is None or not files or key[0] in partition_keys or key[0] not in schema_names:
         return None
@@ -68,4 +77,4 @@ def bloom_kept_files(files: list, schema_names: list, partition_keys: list, filt
         # Values pqfast.prune cannot probe for (a type it does not hash): the
         # scan prunes each file itself.
         return None
-    return set(kept_row_groups(table))
+    return kept_row_groups(table)

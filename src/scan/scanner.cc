@@ -394,6 +394,13 @@ struct Scanner::State {
     return files[static_cast<size_t>(u.file)].spec.name + ": row group " + std::to_string(u.row_group);
   }
 
+  // File fi's filter: its own, or the plan's.
+  const ScanFilter& filter_of(size_t fi) const {
+    const auto& own = files[fi].spec.filter;
+    return own ? *own : plan.filter;
+  }
+  bool filtered(size_t fi) const { return filter_of(fi).active; }
+
   int64_t held() const {
     int64_t n = 0;
     for (size_t i = head; i < units.size(); ++i) {
@@ -431,7 +438,7 @@ struct Scanner::State {
                                                            std::to_string(m.row_groups.size()) + ")");
       }
     }
-    if (!plan.filter.active) {
+    if (!filtered(fi)) {
       // Unfiltered units never read the footer again.
       if (f.footer_held) budget->release(f.footer_held);
       f.footer_held = 0;
@@ -588,7 +595,7 @@ struct Scanner::State {
       if (held_now > 0 && held_now + u.estimate > readahead) return;
       if (opts.max_units_ahead > 0 && started_not_done() >= opts.max_units_ahead) return;
       ++stats.units_started;
-      if (plan.filter.active) {
+      if (filtered(static_cast<size_t>(u.file))) {
         u.phase = UnitPhase::kReady;  // the engine's first run says what it reads
       } else {
         Status st = admit_plain(ui);
@@ -645,6 +652,7 @@ struct DecodeOutcome {
   std::vector<ColumnArray> columns;
   int64_t rows = 0;
   std::vector<std::pair<uint64_t, uint64_t>> missing;  // filtered: ranges still needed
+  ScanStats stats;  // filtered: what the engine's run read (when it completed)
 };
 
 // Projected column k of a plain unit, decoded.
@@ -799,6 +807,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     out.error = r.error();
     return out;
   }
+  out.stats = r->stats;
   for (auto& p : r->pieces) {
     if (p.row_group != j.row_group) continue;
     out.rows = p.num_rows;
@@ -840,7 +849,9 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   // Filtered units run the scan engine, which reads a footer with one
   // speculative read of the file's last 16 KiB (read_file_metadata): a tail
   // that holds it is kept for them, instead of each unit asking it again.
-  if (plan.filter.active) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
+  bool any_filtered = plan.filter.active;
+  for (const ScanPlanFile& f : plan.files) any_filtered = any_filtered || (f.filter && f.filter->active);
+  if (any_filtered) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
   if (options.footers_ahead < 1) options.footers_ahead = 1;
   auto st = std::make_unique<State>();
   st->budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
@@ -971,7 +982,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   Scanner::State::Unit& u = s.units[ui];
   const Scanner::State::File& f = s.files[static_cast<size_t>(u.file)];
   DecodeJob j;
-  j.filtered = s.plan.filter.active;
+  j.filtered = s.filtered(static_cast<size_t>(u.file));
   j.file_name = f.spec.name;
   j.file_size = f.spec.size;
   j.file_index = u.file;
@@ -983,7 +994,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   }
   if (j.filtered) j.pieces.insert(j.pieces.end(), f.footer_pieces.begin(), f.footer_pieces.end());
   j.columns = s.plan.columns;
-  j.filter = s.plan.filter;
+  j.filter = s.filter_of(static_cast<size_t>(u.file));
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
@@ -1029,7 +1040,10 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
     s.changed();
     return;
   }
-  if (j.filtered) ++s.stats.engine_runs;
+  if (j.filtered) {
+    ++s.stats.engine_runs;
+    s.stats.engine.add(o.stats);
+  }
   // Fed bytes go back to the budget; the decoded columns take their place.
   for (int id : u.requests) s.release_request(s.requests[static_cast<size_t>(id)]);
   u.requests.clear();
