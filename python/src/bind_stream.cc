@@ -139,6 +139,8 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
   // The scan engine's counts over filtered units (read_table(stats=True)'s names).
   nb::dict e;
   const pq::ScanStats& g = s.engine;
+  e["files"] = g.files;
+  e["files_read"] = g.files_read;
   e["row_groups"] = g.row_groups;
   e["row_groups_pruned_by_statistics"] = g.row_groups_pruned_by_statistics;
   e["row_groups_pruned_by_bloom"] = g.row_groups_pruned_by_bloom;

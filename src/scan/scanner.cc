@@ -292,6 +292,7 @@ struct Scanner::State {
     bool units_made = false;
     bool v2_always_compressed = false;
     bool parquet_mr_816 = false;
+    bool engine_counted = false, engine_read = false;  // in stats.engine.files / files_read
   };
   enum class UnitPhase : uint8_t { kPlanned, kWaiting, kReady, kDecoding, kDecoded, kDone, kFailed };
   struct Unit {
@@ -796,6 +797,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
   o.use_dictionary = j.opts.use_dictionary;
   o.use_page_index = j.opts.use_page_index;
   o.row_groups = {j.row_group};
+  o.footer = j.meta;  // parsed once per file, not again by each run
   o.limits = j.opts.limits;
   o.budget = j.budget;
   auto r = scan_file(file, j.file_index, j.columns, j.filter, o);
@@ -926,18 +928,25 @@ Status Scanner::feed(int32_t file, uint64_t offset, std::vector<uint8_t>&& bytes
                                                        std::to_string(f.spec.size) + "-byte file");
   }
   if (n == 0) return Status::Ok();
-  // The open request that holds the piece and has none of its bytes yet.
+  // The open request that holds the piece and has none of its bytes yet;
+  // first one asked for exactly these bytes: filtered units ask ranges that
+  // overlap (one unit's page index range inside another's), and a range fed
+  // whole must not fill the larger request that holds it, leaving its own
+  // unfed and the larger one's bytes refused.
   Request* target = nullptr;
-  for (int id : s.file_requests[static_cast<size_t>(file)]) {
-    Request& r = s.requests[static_cast<size_t>(id)];
-    if (!r.asked || offset < r.offset || offset + n > r.offset + r.length) continue;
-    bool overlaps = false;
-    for (const Piece& p : r.pieces) {
-      if (offset < p.offset + p.bytes->size() && p.offset < offset + n) overlaps = true;
-    }
-    if (!overlaps) {
-      target = &r;
-      break;
+  for (int pass = 0; pass < 2 && !target; ++pass) {
+    for (int id : s.file_requests[static_cast<size_t>(file)]) {
+      Request& r = s.requests[static_cast<size_t>(id)];
+      if (!r.asked || offset < r.offset || offset + n > r.offset + r.length) continue;
+      if (pass == 0 && (offset != r.offset || n != r.length)) continue;
+      bool overlaps = false;
+      for (const Piece& p : r.pieces) {
+        if (offset < p.offset + p.bytes->size() && p.offset < offset + n) overlaps = true;
+      }
+      if (!overlaps) {
+        target = &r;
+        break;
+      }
     }
   }
   if (!target) {
@@ -1042,7 +1051,14 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   }
   if (j.filtered) {
     ++s.stats.engine_runs;
-    s.stats.engine.add(o.stats);
+    // Per unit the engine counts its file once: here each file counts once.
+    ScanStats add = o.stats;
+    Scanner::State::File& f = s.files[static_cast<size_t>(u.file)];
+    add.files = f.engine_counted ? 0 : 1;
+    add.files_read = (o.stats.row_groups_read > 0 && !f.engine_read) ? 1 : 0;
+    f.engine_counted = true;
+    f.engine_read = f.engine_read || o.stats.row_groups_read > 0;
+    s.stats.engine.add(add);
   }
   // Fed bytes go back to the budget; the decoded columns take their place.
   for (int id : u.requests) s.release_request(s.requests[static_cast<size_t>(id)]);
