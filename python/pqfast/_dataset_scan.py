@@ -1,9 +1,9 @@
 """One scan of a ``pqfast.dataset()`` (or of a fragment): its projection,
 filter, batch size, readahead, threads and memory limit, streamed as record
-batches; the fragments that survive pruning; and ``read_table(filters=)`` of
-local paths as a caller of the same scan (:func:`read_filtered`). Below the
-``Dataset`` class (``_dataset``), and free of pyarrow.dataset, so that
-``read_table`` uses it without importing that (~88 MiB, 0.4 s).
+batches; the fragments that survive pruning; and ``read_pruned(filter_rows=False)``
+of local paths as a caller of the same scan (:func:`read_row_groups`). Below
+the ``Dataset`` class (``_dataset``), and free of pyarrow.dataset, so that
+``pqfast.parquet`` uses it without importing that (~88 MiB, 0.4 s).
 
 How a scan runs (see docs/streaming.md, docs/architecture.md):
 - when every column is a flat leaf read straight into the dataset's type
@@ -11,9 +11,9 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   (:mod:`pqfast._stream_io`: local files on its own threads, ``s3://`` and
   ``filesystem=`` fed by one I/O loop), batches out in order within
   ``memory_limit``; with a filter, each file's (its hive keys folded in) is
-  run by the scan engine inside the scanner, a lookup's row groups pruned
-  by pqfast.prune before the scanner asks any byte, and what pqfast cannot
-  push applied by pyarrow.compute to each batch;
+  run by the scan engine inside the scanner on the row groups the footers'
+  statistics leave, and what pqfast cannot push applied by pyarrow.compute
+  to each batch (a lookup keeps the engine's one call: _native_filters);
 - otherwise (nested, dictionary or extension columns, files unlike the
   first, a sidecar index beside local files, a filter the engine cannot
   type), without a filter row group by row group of each file by the
@@ -34,7 +34,7 @@ import pyarrow.compute as pc
 
 from . import _pqfast
 from ._errors import UNSUPPORTED, code_of
-from ._fragments import bloom_kept_row_groups
+from ._fragments import _bloom_key
 from ._lake import FS, LOCAL, Lake
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
@@ -53,7 +53,9 @@ DEFAULT_BATCH_SIZE = 131072
 _ENGINE_COUNTS = ("files_read", "row_groups", "row_groups_pruned_by_statistics", "row_groups_pruned_by_bloom",
                   "row_groups_pruned_by_dictionary", "row_groups_pruned_by_page_index", "row_groups_read",
                   "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
-# read_filtered's batches: a row group's selected rows each (no batch cut).
+# A filtered scan planned to at most this many row groups runs on the consumer's thread.
+_INLINE_UNITS = 4
+# read_row_groups' batches: a row group each (no batch cut).
 _WHOLE_ROW_GROUPS = 1 << 40
 # The share of an explicit memory_limit that one engine call's estimated
 # decoded bytes may take (its working memory is several times that).
@@ -64,37 +66,6 @@ _WORKING_FACTOR = 2
 # Bytes per value below which an estimate is not put (a dictionary-encoded
 # string column decodes to offsets and values, far more than its pages).
 _MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
-
-
-def read_filtered(source: Any, columns, filters, *, threads: int | None, use_threads: bool, stats: bool,
-                  memory_limit: int | None, partitioning, strings, read_dictionary):
-    """``read_table(filters=)`` of local paths as a thin caller of the dataset
-    scan: the table (``(table, stats)`` with ``stats``), or None when the
-    scan would not run it through the streaming scanner (checked before any
-    data is read: a source that is no local path, nested or dictionary
-    columns, files unlike the first, a sidecar index, a filter pyarrow.compute
-    evaluates or the engine cannot type); the caller then reads it by
-    ``scan.scan_table``, whose errors and routes stay as they were."""
-    t0 = time.perf_counter()
-    if hasattr(source, "read") or hasattr(source, "read_at") or not _local_paths(source):
-        return None
-    lake = Lake.open(source, partitioning, None, None, None, tuple(read_dictionary or ()))
-    lake.strings = checked_strings(strings)
-    n_threads = threads if threads is not None else (0 if use_threads else 1)
-    sc = Scanner(lake, [(i, None) for i in range(len(lake.names))], columns, filters, _WHOLE_ROW_GROUPS,
-                 threads=n_threads, memory_limit=memory_limit, scan_stats=ScanStats())
-    if sc._filter.post is not None:
-        return None
-    plan = sc._native_plan()
-    if plan is None:
-        return None
-    table = pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
-    if not stats:
-        return table
-    st = sc._scan_stats.snapshot() or sc._engine_stats(sc.last_readahead)
-    st.pop("route", None)
-    st["seconds"] = time.perf_counter() - t0
-    return table, st
 
 
 def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | None, partitioning):
@@ -249,7 +220,7 @@ class Scanner:
         # The last stream's Readahead, or StreamInfo for one the C++ scanner ran
         # (units started, peak bytes held: tests, stats).
         self.last_readahead = None
-        self._pruned = None  # row groups pqfast.prune ruled out before a native filtered scan, by reason
+        self._ruled_out = 0  # row groups statistics ruled out before a native filtered scan
 
     # -- schemas ----------------------------------------------------------------
 
@@ -389,17 +360,26 @@ class Scanner:
 
     def _native_filters(self):
         """(selection, per file its filter or None) for the scanner: the
-        files a filter's partition keys rule out left out, and the row
-        groups a lookup's Bloom filters rule out (:meth:`_bloom_pruned`);
-        each file's filter is what its keys leave. None (the scan engine's
-        own units instead) when a sidecar index lies beside local files (its
-        tails, which the engine then reads, are checked there). The filters are
-        encoded by :meth:`_encoded` (None there too when the engine cannot
-        type one: a BYTE_ARRAY DECIMAL column, which pyarrow.compute decides)."""
-        self._pruned = None
+        files a filter's partition keys rule out left out, each other file's
+        filter what its keys leave (encoded by :meth:`_encoded`, which may
+        still refuse). None (the scan engine's own units instead), decided
+        from the filter and the files before any data is read:
+
+        - a lookup (every conjunction names one ``=``/``in`` column,
+          ``_fragments._bloom_key``): one engine call over the files prunes
+          them by Bloom filters with footers cached per process and reads
+          each chunk's index once, where the scanner's engine runs per row
+          group and per round of bytes. Measured through the scanner (row
+          groups pre-pruned by pqfast.prune, inline reads): 1.2-1.3x the CPU
+          of the engine call for 1 id, 1.7x for 10 ids (10 x 100,000 lake),
+          13 vs 12 ms for 1 id on the 100-file lake, so lookups stay there;
+        - a sidecar index beside local files (its tails, which the engine
+          then reads, are checked there)."""
         nonempty = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
         if self._filter.dnf is None:
             return nonempty, None
+        if _bloom_key(self._filter.given) is not None:
+            return None
         lake = self._lake
         selection, per_file = [], []
         for (i, rgs), f in zip(self._selection, self._per_file_filters()):
@@ -408,10 +388,31 @@ class Scanner:
                 per_file.append(f)
         if not selection or (lake.kind == LOCAL and find_sidecar([lake.keys[selection[0][0]]]) is not None):
             return None
-        selection, per_file = self._bloom_pruned(selection, per_file)
-        if not selection:
-            return [], []  # no row group can hold a row: nothing is read
-        return selection, per_file
+        return self._stats_pruned(selection, per_file)
+
+    def _stats_pruned(self, selection: list, per_file: list) -> tuple[list, list]:
+        """The row groups the footers' statistics do not rule out (as
+        ``count_rows`` and ``get_fragments`` judge them; footers read once
+        per lake): a range over a sorted lake plans a few units, not one per
+        row group, each of which would run the engine over its file's tail.
+        The row groups left out are counted in ``_ruled_out`` (by statistics,
+        as the engine counts them)."""
+        out_sel, out_f, ruled = [], [], 0
+        for (i, rgs), f in zip(selection, per_file):
+            if f is None:
+                out_sel.append((i, rgs))
+                out_f.append(f)
+                continue
+            verdicts = self._verdicts(i, rgs, f)
+            kept = [g for g, v in verdicts if v != NONE]
+            ruled += len(verdicts) - len(kept)
+            if kept:
+                out_sel.append((i, kept if rgs is not None or len(kept) < len(verdicts) else None))
+                out_f.append(f)
+        self._ruled_out = ruled
+        if not out_sel:
+            return [], []  # no row group can match: nothing is read
+        return out_sel, out_f
 
     def _encoded(self, selection: list, per_file: list) -> list | None:
         """Per file its filter encoded for the scan engine (typed by the
@@ -464,50 +465,24 @@ class Scanner:
         selection, filters = plan.selection, plan.filters
         if not selection:
             return iter(())
-        # Row groups pqfast.prune kept were judged by their Bloom filters already.
-        bloom = self._pruned is None
+        threads = self._threads
+        if filters is not None and sum(self._lake.meta(i).num_row_groups if rgs is None else len(rgs)
+                                       for i, rgs in selection) <= _INLINE_UNITS:
+            # A few filtered row groups (what statistics leave of a selective
+            # filter): read and decoded on the consumer's thread. Each takes 2-3
+            # rounds of small reads, and a round handed between threads costs
+            # more than it reads on a busy machine (1 row group of the 10-file
+            # bench lake: 2.3 ms inline, 11-18 ms median on 2 threads).
+            threads = -1
         if self._lake.kind == LOCAL:
-            batches = local_batches(self._lake, selection, plan, self._batch_size, self._threads,
-                                    self._memory_limit, ahead, info, filters, bloom)
+            batches = local_batches(self._lake, selection, plan, self._batch_size, threads,
+                                    self._memory_limit, ahead, info, filters)
         else:
             batches = remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info,
-                                     filters, bloom)
+                                     filters)
         if filters is None and self._filter.post is None:
             return batches
         return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))
-
-    def _bloom_pruned(self, selection: list, per_file: list) -> tuple[list, list]:
-        """The selection narrowed to the row groups that can hold a row, by
-        pqfast.prune (the Bloom filters and statistics of an ``=``/``in``
-        column every conjunction names; footers kept parsed per process):
-        a lookup's other row groups are ruled out before the scanner asks any
-        byte of them, and its files' footers are not read. Unchanged when no
-        such column decides it."""
-        lake = self._lake
-        keys = list(lake.parts.types) if lake.parts is not None else []
-        # (pqfast.prune takes paths on a filesystem= as the filesystem opens them.)
-        paths = lake.keys if lake.kind == FS else lake.names
-        got = bloom_kept_row_groups([paths[i] for i, _ in selection], lake.schema.names, keys, self._filter.given,
-                                    lake.storage_options, filesystem=lake.filesystem if lake.kind == FS else None)
-        if got is None:
-            return selection, per_file
-        kept, counts = got
-        if any(rgs is not None for _, rgs in selection):
-            counts = {}  # (counted over whole files: not this selection's)
-        self._pruned = counts
-        out_sel, out_f = [], []
-        for (i, rgs), f in zip(selection, per_file):
-            groups = kept.get(paths[i])
-            if not groups:
-                continue
-            if rgs is not None:
-                alive = set(groups)
-                groups = [g for g in rgs if g in alive]
-                if not groups:
-                    continue
-            out_sel.append((i, groups))
-            out_f.append(f)
-        return out_sel, out_f
 
     def _filtered_batches(self, batches, info: StreamInfo, n_filtered: int) -> Iterator[pa.RecordBatch]:
         """A filtered native stream: the part of the filter pqfast cannot push
@@ -536,12 +511,11 @@ class Scanner:
     def _engine_stats(self, info: StreamInfo) -> dict:
         """What a filtered native scan read, as read_table(stats=True) names it:
         the scan engine's counts over the units it ran, and the row groups
-        pqfast.prune ruled out before (counted as the engine counts them)."""
+        the footers' statistics ruled out before (:meth:`_stats_pruned`)."""
         st = dict.fromkeys(_ENGINE_COUNTS, 0)
         st.update(info.stats.get("engine", {}))
-        for k, n in (self._pruned or {}).items():
-            st[k] = st.get(k, 0) + n
-            st["row_groups"] = st.get("row_groups", 0) + n
+        st["row_groups"] += self._ruled_out
+        st["row_groups_pruned_by_statistics"] += self._ruled_out
         st["files"] = len(self._selection)
         return st
 

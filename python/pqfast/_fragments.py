@@ -52,18 +52,6 @@ def bloom_kept_files(files: list, schema_names: list, partition_keys: list, filt
     (``prune_files(files, column, values)`` -> a pqfast.prune table; default
     pqfast.prune here); None when no such column decides it (a key
     column's filter is decided by directories, elsewhere)."""
-    got = bloom_kept_row_groups(files, schema_names, partition_keys, filters, storage_options, prune_files)
-    return None if got is None else set(got[0])
-
-
-def bloom_kept_row_groups(files: list, schema_names: list, partition_keys: list, filters: Any,
-                          storage_options: dict | None = None,
-                          prune_files: Callable[[list, str, list], Any] | None = None,
-                          filesystem: Any = None) -> tuple | None:
-    """As :func:`bloom_kept_files`, the row groups: ({file: [row group]} of
-    those that can hold a row (a file none of whose can is left out), the
-    counts of those ruled out as the scan engine names them:
-    row_groups_pruned_by_bloom, row_groups_pruned_by_statistics)."""
     key = _bloom_key(filters)
     if key is None or not files or key[0] in partition_keys or key[0] not in schema_names:
         return None
@@ -73,15 +61,11 @@ def bloom_kept_row_groups(files: list, schema_names: list, partition_keys: list,
             # cache=True: the footers stay parsed for the next query of the same
             # lake (checked against each file's size and mtime on use), as the
             # scan engine keeps its own: 3.8 -> 1.4 ms for 1,000 local files.
-            table = prune(files, col, values, filesystem, storage_options=storage_options, cache=True)
+            table = prune(files, col, values, storage_options=storage_options, cache=True)
         else:
             table = prune_files(files, col, values)
     except (FormatError, TypeError, ValueError, OverflowError):
         # Values pqfast.prune cannot probe for (a type it does not hash): the
         # scan prunes each file itself.
         return None
-    counts = {"row_groups_pruned_by_bloom": 0, "row_groups_pruned_by_statistics": 0}
-    for verdict, reason in zip(table["verdict"].to_pylist(), table["reason"].to_pylist()):
-        if verdict == "absent":
-            counts["row_groups_pruned_by_bloom" if reason == "bloom filter" else "row_groups_pruned_by_statistics"] += 1
-    return kept_row_groups(table), counts
+    return set(kept_row_groups(table))

@@ -151,19 +151,17 @@ def _settings(memory_limit, ahead: int) -> dict:
 
 
 def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, threads, memory_limit,
-                  ahead: int, info: StreamInfo, file_filters: list | None = None,
-                  use_bloom: bool = True) -> Iterator[pa.RecordBatch]:
+                  ahead: int, info: StreamInfo, file_filters: list | None = None) -> Iterator[pa.RecordBatch]:
     """The selected local files' batches, read and decoded on the scanner's
     threads (none when ``ahead`` is 1: each batch read when asked, as
     ``head`` wants), in order; a consumer that stops cancels the rest.
     ``file_filters``: per file its encoded DNF (None: every row), run by the
-    scan engine inside the scanner; ``use_bloom`` False when the row groups
-    were pruned by their Bloom filters before."""
+    scan engine inside the scanner."""
     files = [(lake.keys[i], 0, None if rgs is None else [int(g) for g in rgs]) for i, rgs in selection]
-    n_threads = -1 if ahead == 1 else int(threads or 0)
+    n_threads = -1 if ahead == 1 or (threads is not None and threads < 0) else int(threads or 0)
     sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=batch_size, threads=n_threads,
                                coalesce_gap=_LOCAL_GAP, footers=_footers(lake, selection, file_filters),
-                               file_filters=file_filters, use_bloom=use_bloom, **_settings(memory_limit, ahead))
+                               file_filters=file_filters, **_settings(memory_limit, ahead))
     finish = _finisher(lake, plan, selection)
     try:
         while True:
@@ -264,8 +262,7 @@ class _Feeder:
 
 
 def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, memory_limit, ahead: int,
-                   info: StreamInfo, file_filters: list | None = None,
-                   use_bloom: bool = True) -> Iterator[pa.RecordBatch]:
+                   info: StreamInfo, file_filters: list | None = None) -> Iterator[pa.RecordBatch]:
     """The selected objects' (or filesystem paths') batches, in order: one
     I/O loop fetches what the scanner asks; this thread decodes.
     ``file_filters`` as :func:`local_batches` takes them."""
@@ -274,7 +271,7 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
     # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
                           footers=_footers(lake, selection, file_filters), file_filters=file_filters,
-                          use_bloom=use_bloom, **_settings(memory_limit, ahead))
+                          **_settings(memory_limit, ahead))
     if lake.kind == S3:
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
     else:

@@ -23,7 +23,6 @@ from ._errors import INVALID_ARGUMENT, code_of
 from ._file import ParquetFile
 from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
-from ._dataset_scan import read_filtered
 from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, read_source
 from ._read_scan import scanner_read
@@ -126,15 +125,6 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         if row_groups is not None:
             raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
                               "row_groups= does not combine with it yet")
-        if filters is not None and filesystem is None and not _remote_urls(source):
-            # Local paths: the dataset scan's one route (the streaming scanner), where it takes them.
-            where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
-            with arrow_errors_named(where):
-                got = read_filtered(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
-                                    memory_limit=memory_limit, partitioning=partitioning, strings=strings,
-                                    read_dictionary=read_dictionary)
-            if got is not None:
-                return got
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
