@@ -82,6 +82,10 @@ struct ScanOptions {
   bool cache_footers = true;
   // scan_file: only these row groups (empty: every row group).
   std::vector<int32_t> row_groups;
+  // scan_file: the file's footer, parsed already (the streaming scanner's,
+  // for each run over a row group's bytes): not read nor parsed again, and
+  // its bytes not counted in bytes_read (as a cached footer's are not).
+  std::shared_ptr<const FileMetaData> footer;
   ParseLimits limits;
   // What the scan may allocate for pages and values, shared by its threads
   // (pqfast/memory_budget.h); when null, a budget of memory_limit bytes

@@ -81,6 +81,10 @@ struct ScanPlanFile {
   // all_row_groups false: none.
   bool all_row_groups = true;
   std::vector<int32_t> row_groups;
+  // This file's filter, when it differs from the plan's (a lake's hive keys
+  // fold the filter per file: atoms on keys are decided by the file's
+  // directories); null: the plan's. Inactive: every row of the file.
+  std::shared_ptr<const ScanFilter> filter;
 };
 
 struct ScanPlan {
@@ -154,6 +158,10 @@ struct ScannerStats {
   int64_t batches = 0;
   int64_t rows = 0;
   int64_t peak_held = 0;      // most bytes counted against readahead at once
+  // Filtered units: what the scan engine's completed runs read, summed (the
+  // run that decided each unit; runs that stopped for bytes not fed yet are
+  // not counted, the reads they made are made again).
+  ScanStats engine;
 };
 
 class Scanner {

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from ._pqfast import FormatError
 from .filters import normalize
-from .parquet import kept_row_groups, prune
+from ._prune import kept_row_groups, prune
 
 
 def _bloom_key(filters) -> tuple[str, list] | None:

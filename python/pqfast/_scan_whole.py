@@ -64,6 +64,11 @@ def file_plan(meta, path: str, columns: Sequence[str] | None, strings, read_dict
     plans = _plans(meta, path, columns, strings, read_dictionary)
     if not plans:
         return None
+    if len({p.name for p in plans}) != len(plans):
+        # The scanner finds a leaf by its name: a file with two columns of
+        # one name (legal in Parquet) keeps the column reader, which reads
+        # by position.
+        return None
     for p in plans:
         if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None \
                 or not p.read_type.equals(p.final_type):

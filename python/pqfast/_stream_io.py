@@ -138,6 +138,16 @@ def _finisher(lake: Lake, plan: NativePlan, selection: list):
     return finish
 
 
+def _footers(lake: Lake, selection: list, file_filters: list | None) -> list:
+    """Per file, its parsed footer for the plan; None for a filtered file:
+    the scan engine's runs over its units read the footer's bytes (encoding
+    statistics, the pruner's lean footer), which the scanner then asks once
+    per file (its tail) rather than once per unit, and parses once."""
+    if file_filters is None:
+        return [lake.meta(i) for i, _ in selection]
+    return [lake.meta(i) if f is None else None for (i, _), f in zip(selection, file_filters)]
+
+
 def _settings(memory_limit, ahead: int) -> dict:
     limit = int(memory_limit or 0)
     readahead = limit // 2 if limit else DEFAULT_READAHEAD_BYTES
@@ -145,17 +155,19 @@ def _settings(memory_limit, ahead: int) -> dict:
 
 
 def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, threads, memory_limit,
-                  ahead: int, info: StreamInfo) -> Iterator[pa.RecordBatch]:
+                  ahead: int, info: StreamInfo, file_filters: list | None = None) -> Iterator[pa.RecordBatch]:
     """The selected local files' batches, read and decoded on the scanner's
     threads (none when ``ahead`` is 1: each batch read when asked, as
-    ``head`` wants), in order; a consumer that stops cancels the rest."""
+    ``head`` wants), in order; a consumer that stops cancels the rest.
+    ``file_filters``: per file its encoded DNF (None: every row), run by the
+    scan engine inside the scanner."""
     files = [(lake.keys[i], 0, None if rgs is None else [int(g) for g in rgs]) for i, rgs in selection]
-    n_threads = -1 if ahead == 1 else int(threads or 0)
+    n_threads = -1 if ahead == 1 or (threads is not None and threads < 0) else int(threads or 0)
     streamed = not plan.keys and len(plan.out)
     read_size = max(batch_size, _CUT_FROM) if streamed else batch_size
     sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
-                               coalesce_gap=_LOCAL_GAP, footers=[lake.meta(i) for i, _ in selection],
-                               **_settings(memory_limit, ahead))
+                               coalesce_gap=_LOCAL_GAP, footers=_footers(lake, selection, file_filters),
+                               file_filters=file_filters, **_settings(memory_limit, ahead))
     if streamed:
         yield from _stream_batches(sc, plan.out, info, batch_size)
         return
@@ -295,14 +307,16 @@ class _Feeder:
 
 
 def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, memory_limit, ahead: int,
-                   info: StreamInfo) -> Iterator[pa.RecordBatch]:
+                   info: StreamInfo, file_filters: list | None = None) -> Iterator[pa.RecordBatch]:
     """The selected objects' (or filesystem paths') batches, in order: one
-    I/O loop fetches what the scanner asks; this thread decodes."""
+    I/O loop fetches what the scanner asks; this thread decodes.
+    ``file_filters`` as :func:`local_batches` takes them."""
     files = [(lake.names[i], int(lake.sizes[i]), None if rgs is None else [int(g) for g in rgs])
              for i, rgs in selection]
     # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
-                          footers=[lake.meta(i) for i, _ in selection], **_settings(memory_limit, ahead))
+                          footers=_footers(lake, selection, file_filters), file_filters=file_filters,
+                          **_settings(memory_limit, ahead))
     if lake.kind == S3:
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
     else:

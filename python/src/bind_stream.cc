@@ -50,13 +50,28 @@ struct Settings {
 
 // `footers`: None, or per file None or its parsed footer (FileMetaData, as
 // ParquetFile.metadata holds it): a footer known already is not fetched again.
+// `file_filters`: None (every file takes `dnf`), or per file its own DNF (None:
+// no filter, every row); files given the same list object share one filter.
 pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-                       nb::object footers) {
+                       nb::object footers, nb::object file_filters = nb::none()) {
   pq::ScanPlan plan;
   if (!footers.is_none() && nb::len(footers) != files.size()) {
     throw FormatError("invalid argument: " + std::to_string(nb::len(footers)) + " footers for " +
                       std::to_string(files.size()) + " files");
   }
+  if (!file_filters.is_none() && nb::len(file_filters) != files.size()) {
+    throw FormatError("invalid argument: " + std::to_string(nb::len(file_filters)) + " filters for " +
+                      std::to_string(files.size()) + " files");
+  }
+  std::vector<std::pair<PyObject*, std::shared_ptr<const pq::ScanFilter>>> made;  // one per distinct object
+  auto filter_for = [&](nb::handle h) {
+    for (const auto& [obj, f] : made) {
+      if (obj == h.ptr()) return f;
+    }
+    auto f = std::make_shared<const pq::ScanFilter>(make_filter(nb::cast<Dnf>(h)));
+    made.emplace_back(h.ptr(), f);
+    return f;
+  };
   size_t k = 0;
   for (const auto& [name, size, groups] : files) {
     pq::ScanPlanFile f;
@@ -70,6 +85,7 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
       nb::object m = footers[k];
       if (!m.is_none()) f.footer = nb::cast<const PyMeta&>(m).m;
     }
+    if (!file_filters.is_none()) f.filter = filter_for(file_filters[k]);
     ++k;
     plan.files.push_back(std::move(f));
   }
@@ -122,6 +138,24 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
   d["batches"] = s.batches;
   d["rows"] = s.rows;
   d["peak_held"] = s.peak_held;
+  // The scan engine's counts over filtered units (read_table(stats=True)'s names).
+  nb::dict e;
+  const pq::ScanStats& g = s.engine;
+  e["files"] = g.files;
+  e["files_read"] = g.files_read;
+  e["row_groups"] = g.row_groups;
+  e["row_groups_pruned_by_statistics"] = g.row_groups_pruned_by_statistics;
+  e["row_groups_pruned_by_bloom"] = g.row_groups_pruned_by_bloom;
+  e["row_groups_pruned_by_dictionary"] = g.row_groups_pruned_by_dictionary;
+  e["row_groups_pruned_by_page_index"] = g.row_groups_pruned_by_page_index;
+  e["row_groups_read"] = g.row_groups_read;
+  e["row_groups_matched"] = g.row_groups_matched;
+  e["pages_read"] = g.pages_read;
+  e["pages_skipped"] = g.pages_skipped;
+  e["bytes_read"] = g.bytes_read;
+  e["reads"] = g.reads;
+  e["rows"] = g.rows;
+  d["engine"] = e;
   return d;
 }
 
@@ -202,8 +236,8 @@ bool same_leaves(const pq::FileMetaData& a, const pq::FileMetaData& b) {
 class PyScanner {
  public:
   PyScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-            const Settings& settings, nb::object footers) {
-    auto s = pq::Scanner::make(make_plan(files, columns, dnf, footers), make_options(settings));
+            const Settings& settings, nb::object footers, nb::object file_filters) {
+    auto s = pq::Scanner::make(make_plan(files, columns, dnf, footers, file_filters), make_options(settings));
     if (!s.ok()) raise(s.error());
     scanner_ = std::move(s).value();
   }
@@ -263,8 +297,8 @@ void release_stream_capsule(PyObject* capsule) {
 class PyLocalScanner {
  public:
   PyLocalScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-                 const Settings& settings, int threads, nb::object footers) {
-    pq::ScanPlan plan = make_plan(files, columns, dnf, footers);
+                 const Settings& settings, int threads, nb::object footers, nb::object file_filters) {
+    pq::ScanPlan plan = make_plan(files, columns, dnf, footers, file_filters);
     const pq::ScannerOptions o = make_options(settings);
     Result<std::unique_ptr<pq::LocalScan>> s = Error{ErrorCode::kInvalidArgument, "not run"};
     {
@@ -518,20 +552,20 @@ void bind_stream(nb::module_& m) {
           [](PyScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
              uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead, nb::object footers) {
+             int max_units_ahead, nb::object footers, nb::object file_filters) {
             new (self) PyScanner(files, columns, dnf,
                                  settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, footer_tail,
                                              use_statistics, use_bloom, use_dictionary, use_page_index,
                                              max_units_ahead),
-                                 footers);
+                                 footers, file_filters);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("coalesce_gap") = 65536,
           nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
-          nb::arg("footers") = nb::none(),
+          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(),
           "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format)], filtered by "
-          "`dnf` (as _StagedScan takes it) when given.")
+          "`dnf` (as _StagedScan takes it) when given, or file by file by `file_filters` (per file a DNF or None).")
       .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
       .def("feed", &PyScanner::feed, nb::arg("file"), nb::arg("offset"), nb::arg("buffer"),
            "Bytes of a range needs() asked for (all or a piece).")
@@ -579,20 +613,20 @@ void bind_stream(nb::module_& m) {
           [](PyLocalScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, int threads,
              uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead, nb::object footers) {
+             int max_units_ahead, nb::object footers, nb::object file_filters) {
             new (self) PyLocalScanner(files, columns, dnf,
                                       settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap,
                                                   uint64_t{64} << 10, use_statistics, use_bloom, use_dictionary,
                                                   use_page_index, max_units_ahead),
-                                      threads, footers);
+                                      threads, footers, file_filters);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("threads") = 0,
           nb::arg("coalesce_gap") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
-          nb::arg("footers") = nb::none(),
+          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(),
           "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own "
-          "(0: one per core, at most 8; -1: none, next_batch reads).")
+          "(0: one per core, at most 8; -1: none, next_batch reads); filtered as _Scanner is.")
       .def("next_batch", &PyLocalScanner::next_batch, "The next pyarrow.RecordBatch, or None at the end.")
       .def("next_with_file", &PyLocalScanner::next_with_file, "(plan file index, batch), or None at the end.")
       .def("schema", &PyLocalScanner::schema, "The scan's pyarrow.Schema (from the first file's footer).")

@@ -807,6 +807,18 @@ Result<bool> FileScan::prepare(ScanResult* early) {
   if (cached) {
     meta_ = cached->meta;
     tail_ = cached->tail;
+  } else if (opts_.footer) {
+    meta_ = opts_.footer;
+    // The footer's bytes (the encoding statistics lie there) as the tail,
+    // when the file has them at hand (a staged reader's fed tail): read as
+    // a cached footer's tail is, not counted.
+    const uint64_t size = file_.size();
+    const uint64_t n = std::min<uint64_t>(size, uint64_t{meta_->footer_length} + 8);
+    auto t = std::make_shared<TailBuffer>();
+    t->offset = size - n;
+    t->size = static_cast<size_t>(n);
+    t->bytes.reset(new uint8_t[t->size]);
+    if (file_.read_at(t->offset, t->size, t->data()).ok()) tail_ = std::move(t);
   } else {
     ReadStats rs;
     TailBuffer tail;

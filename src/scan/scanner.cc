@@ -295,6 +295,7 @@ struct Scanner::State {
     bool units_made = false;
     bool v2_always_compressed = false;
     bool parquet_mr_816 = false;
+    bool engine_counted = false, engine_read = false;  // in stats.engine.files / files_read
   };
   enum class UnitPhase : uint8_t { kPlanned, kWaiting, kReady, kDecoding, kDecoded, kDone, kFailed };
   struct Unit {
@@ -397,6 +398,13 @@ struct Scanner::State {
     return files[static_cast<size_t>(u.file)].spec.name + ": row group " + std::to_string(u.row_group);
   }
 
+  // File fi's filter: its own, or the plan's.
+  const ScanFilter& filter_of(size_t fi) const {
+    const auto& own = files[fi].spec.filter;
+    return own ? *own : plan.filter;
+  }
+  bool filtered(size_t fi) const { return filter_of(fi).active; }
+
   // Units are started in order (admit), so the planned ones are the tail:
   // the loops over the units started stop at the first planned one (a lake
   // of 10,000 one-row-group files has 10,000 units, planned at once).
@@ -438,7 +446,7 @@ struct Scanner::State {
                                                            std::to_string(m.row_groups.size()) + ")");
       }
     }
-    if (!plan.filter.active) {
+    if (!filtered(fi)) {
       // Unfiltered units never read the footer again.
       if (f.footer_held) budget->release(f.footer_held);
       f.footer_held = 0;
@@ -597,7 +605,7 @@ struct Scanner::State {
       if (opts.max_units_ahead > 0 && started >= opts.max_units_ahead) return;
       ++started;
       ++stats.units_started;
-      if (plan.filter.active) {
+      if (filtered(static_cast<size_t>(u.file))) {
         u.phase = UnitPhase::kReady;  // the engine's first run says what it reads
       } else {
         Status st = admit_plain(ui);
@@ -655,6 +663,7 @@ struct DecodeOutcome {
   std::vector<ColumnArray> columns;
   int64_t rows = 0;
   std::vector<std::pair<uint64_t, uint64_t>> missing;  // filtered: ranges still needed
+  ScanStats stats;  // filtered: what the engine's run read (when it completed)
 };
 
 // Projected column k of a plain unit, decoded.
@@ -798,6 +807,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
   o.use_dictionary = j.opts.use_dictionary;
   o.use_page_index = j.opts.use_page_index;
   o.row_groups = {j.row_group};
+  o.footer = j.meta;  // parsed once per file, not again by each run
   o.limits = j.opts.limits;
   o.budget = j.budget;
   auto r = scan_file(file, j.file_index, j.columns, j.filter, o);
@@ -809,6 +819,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     out.error = r.error();
     return out;
   }
+  out.stats = r->stats;
   for (auto& p : r->pieces) {
     if (p.row_group != j.row_group) continue;
     out.rows = p.num_rows;
@@ -850,7 +861,9 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   // Filtered units run the scan engine, which reads a footer with one
   // speculative read of the file's last 16 KiB (read_file_metadata): a tail
   // that holds it is kept for them, instead of each unit asking it again.
-  if (plan.filter.active) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
+  bool any_filtered = plan.filter.active;
+  for (const ScanPlanFile& f : plan.files) any_filtered = any_filtered || (f.filter && f.filter->active);
+  if (any_filtered) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
   if (options.footers_ahead < 1) options.footers_ahead = 1;
   auto st = std::make_unique<State>();
   st->budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
@@ -931,18 +944,25 @@ Status Scanner::feed(int32_t file, uint64_t offset, std::shared_ptr<const uint8_
                                                        std::to_string(f.spec.size) + "-byte file");
   }
   if (n == 0) return Status::Ok();
-  // The open request that holds the piece and has none of its bytes yet.
+  // The open request that holds the piece and has none of its bytes yet;
+  // first one asked for exactly these bytes: filtered units ask ranges that
+  // overlap (one unit's page index range inside another's), and a range fed
+  // whole must not fill the larger request that holds it, leaving its own
+  // unfed and the larger one's bytes refused.
   Request* target = nullptr;
-  for (int id : s.file_requests[static_cast<size_t>(file)]) {
-    Request& r = s.requests[static_cast<size_t>(id)];
-    if (!r.asked || offset < r.offset || offset + n > r.offset + r.length) continue;
-    bool overlaps = false;
-    for (const Piece& p : r.pieces) {
-      if (offset < p.offset + p.size() && p.offset < offset + n) overlaps = true;
-    }
-    if (!overlaps) {
-      target = &r;
-      break;
+  for (int pass = 0; pass < 2 && !target; ++pass) {
+    for (int id : s.file_requests[static_cast<size_t>(file)]) {
+      Request& r = s.requests[static_cast<size_t>(id)];
+      if (!r.asked || offset < r.offset || offset + n > r.offset + r.length) continue;
+      if (pass == 0 && (offset != r.offset || n != r.length)) continue;
+      bool overlaps = false;
+      for (const Piece& p : r.pieces) {
+        if (offset < p.offset + p.size() && p.offset < offset + n) overlaps = true;
+      }
+      if (!overlaps) {
+        target = &r;
+        break;
+      }
     }
   }
   if (!target) {
@@ -987,7 +1007,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   Scanner::State::Unit& u = s.units[ui];
   const Scanner::State::File& f = s.files[static_cast<size_t>(u.file)];
   DecodeJob j;
-  j.filtered = s.plan.filter.active;
+  j.filtered = s.filtered(static_cast<size_t>(u.file));
   j.file_name = f.spec.name;
   j.file_size = f.spec.size;
   j.file_index = u.file;
@@ -999,7 +1019,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   }
   if (j.filtered) j.pieces.insert(j.pieces.end(), f.footer_pieces.begin(), f.footer_pieces.end());
   j.columns = s.plan.columns;
-  j.filter = s.plan.filter;
+  j.filter = s.filter_of(static_cast<size_t>(u.file));
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
@@ -1045,7 +1065,17 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
     s.changed();
     return;
   }
-  if (j.filtered) ++s.stats.engine_runs;
+  if (j.filtered) {
+    ++s.stats.engine_runs;
+    // Per unit the engine counts its file once: here each file counts once.
+    ScanStats add = o.stats;
+    Scanner::State::File& f = s.files[static_cast<size_t>(u.file)];
+    add.files = f.engine_counted ? 0 : 1;
+    add.files_read = (o.stats.row_groups_read > 0 && !f.engine_read) ? 1 : 0;
+    f.engine_counted = true;
+    f.engine_read = f.engine_read || o.stats.row_groups_read > 0;
+    s.stats.engine.add(add);
+  }
   // Fed bytes go back to the budget; the decoded columns take their place.
   for (int id : u.requests) s.release_request(s.requests[static_cast<size_t>(id)]);
   u.requests.clear();

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 import pqfast
@@ -192,8 +193,6 @@ def _readers(names, threads: int):
         out["pqfast view"] = lambda path, cols: pqfast.read_table(path, columns=cols, threads=threads,
                                                                   strings="view")
     if "pyarrow" in names:
-        import pyarrow.dataset as ds
-
         def r_pyarrow(path, cols):
             if os.path.isdir(path):
                 return ds.dataset(path, format="parquet").to_table(columns=cols, use_threads=threads > 1)

@@ -1,0 +1,718 @@
+"""One scan of a ``pqfast.dataset()`` (or of a fragment): its projection,
+filter, batch size, readahead, threads and memory limit, streamed as record
+batches; the fragments that survive pruning; and ``read_pruned(filter_rows=False)``
+of local paths as a caller of the same scan (:func:`read_row_groups`). Below
+the ``Dataset`` class (``_dataset``), and free of pyarrow.dataset, so that
+``pqfast.parquet`` uses it without importing that (~88 MiB, 0.4 s).
+
+How a scan runs (see docs/streaming.md, docs/architecture.md):
+- when every column is a flat leaf read straight into the dataset's type
+  and the files conform, by the one C++ streaming scanner
+  (:mod:`pqfast._stream_io`: local files on its own threads, ``s3://`` and
+  ``filesystem=`` fed by one I/O loop), batches out in order within
+  ``memory_limit``; with a filter, each file's (its hive keys folded in) is
+  run by the scan engine inside the scanner on the row groups the footers'
+  statistics leave, and what pqfast cannot push applied by pyarrow.compute
+  to each batch (a lookup keeps the engine's one call: _native_filters);
+- otherwise (nested, dictionary or extension columns, files unlike the
+  first, a sidecar index beside local files, a filter the engine cannot
+  type), without a filter row group by row group of each file by the
+  column reader; with one, the files and row groups that fit the memory
+  budget in one call of the native scan engine, the results cut into
+  batches; units read ahead on a pool of threads (:mod:`pqfast._readahead`);
+- batches come in file-then-row order, each at most ``batch_size`` rows.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Iterator, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _pqfast
+from ._errors import UNSUPPORTED, code_of
+from ._fragments import _bloom_key
+from ._lake import FS, LOCAL, Lake
+from ._readahead import Readahead
+from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
+from ._sidecar import find as find_sidecar
+from ._stream_io import NativePlan, StreamInfo, local_batches, native_plan, remote_batches, with_strings
+from ._strings import checked_strings, table_with_strings
+from .filters import Dnf, normalize
+from .scan import (
+    _add_stats, _descs_with_units, _encode_filter, _local_paths, _memory_limit, _per_file_filters,
+)
+
+FormatError = _pqfast.FormatError
+
+DEFAULT_BATCH_SIZE = 131072
+# The scan engine's counts (read_table(stats=True)'s names), 0 when nothing ran.
+_ENGINE_COUNTS = ("files_read", "row_groups", "row_groups_pruned_by_statistics", "row_groups_pruned_by_bloom",
+                  "row_groups_pruned_by_dictionary", "row_groups_pruned_by_page_index", "row_groups_read",
+                  "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
+# A filtered scan planned to at most this many row groups runs on the consumer's thread.
+_INLINE_UNITS = 4
+# read_row_groups' batches: a row group each (no batch cut).
+_WHOLE_ROW_GROUPS = 1 << 40
+# The share of an explicit memory_limit that one engine call's estimated
+# decoded bytes may take (its working memory is several times that).
+_ENGINE_CALL_SHARE = 4
+# Readahead when no memory_limit is given: more buys no speed.
+DEFAULT_READAHEAD_BYTES = 1 << 30
+_WORKING_FACTOR = 2
+# Bytes per value below which an estimate is not put (a dictionary-encoded
+# string column decodes to offsets and values, far more than its pages).
+_MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
+
+
+def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | None, partitioning):
+    """``read_pruned(filter_rows=False)`` of local paths as a caller of the
+    dataset scan: the row groups ``row_groups`` ({path: [row group]}, as
+    pqfast.prune reports the source's files) read whole, files in the
+    source's order, through the streaming scanner; None when the scan would
+    not take them there (checked before any data is read), or a path is not
+    one of the source's files."""
+    if not _local_paths(source):
+        return None
+    lake = Lake.open(source, partitioning, None, None, None)
+    at = {name: i for i, name in enumerate(lake.names)}
+    if any(p not in at for p in row_groups):
+        return None
+    selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
+                 if row_groups.get(name)]
+    sc = Scanner(lake, selection, columns, None, _WHOLE_ROW_GROUPS, threads=threads)
+    plan = sc._native_plan()
+    if plan is None:
+        return None
+    return pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
+
+
+def _checked_batch_size(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise FormatError(f"invalid argument: batch_size must be a positive number of rows, not {n!r}")
+    return int(n)
+
+
+def _checked_threads(n):
+    if n is None:
+        return None
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise FormatError(f"invalid argument: threads must be a count of threads (0: every core), not {n!r}")
+    return int(n)
+
+
+def _as_columns(columns) -> list | None:
+    if columns is None:
+        return None
+    if isinstance(columns, dict):
+        raise FormatError("invalid argument: columns takes a list of column names (expressions are not supported)")
+    if isinstance(columns, str):
+        raise FormatError("invalid argument: columns takes a list of column names, not a str")
+    return list(columns)
+
+
+class _Filter:
+    """A scan's filter: the DNF the engines take (``dnf``), or, for an
+    Expression that is not one of them (arithmetic, functions...), the
+    Expression, applied by pyarrow.compute to each unit read whole
+    (``post``)."""
+
+    def __init__(self, filter: Any):
+        self.given = filter
+        self.dnf = None
+        self.post = None
+        if filter is None:
+            return
+        if isinstance(filter, pc.Expression):
+            try:
+                self.dnf = Dnf(normalize(filter))
+            except FormatError:
+                # pyarrow.compute evaluates what the engine cannot; no column is pruned by it.
+                self.post = filter
+            return
+        self.dnf = Dnf(normalize(filter))
+
+
+def _estimates(meta, descs: list, groups, file_cols) -> list:
+    """Bytes each of row groups `groups` holds once its projected leaves are
+    decoded, from the footer: its uncompressed size in the share of the
+    projected leaves, at least a few bytes per value of each."""
+    tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
+    picked = [d for d in descs if tops is None or d["path"][0] in tops]
+    share = len(picked) / len(descs) if descs else 0.0
+    width = sum(_MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1)) for d in picked)
+    out = []
+    for g in groups:
+        rg = meta.row_group(g)
+        out.append(max(int(rg["total_byte_size"] * share), rg["num_rows"] * width))
+    return out
+
+
+def _conformed(b: pa.RecordBatch, out: pa.Schema) -> pa.RecordBatch:
+    """Batch `b` in schema `out` (the same columns; field nullability and
+    metadata as the dataset says), its rows kept when it has no column."""
+    if b.schema == out:
+        return b
+    if b.schema.equals(out, check_metadata=False):
+        return b.replace_schema_metadata(out.metadata)
+    return pa.RecordBatch.from_arrays(b.columns, schema=out)
+
+
+def _table_bytes(t) -> int:
+    return t.get_total_buffer_size() if t is not None else 0
+
+
+class ScanStats:
+    """What the filtered scans of a dataset and of its fragments read in this
+    process, summed (read_table(stats=True)'s numbers: pages_read,
+    bytes_read, ...): how the engines' pushdown is checked. Not pickled: a
+    fragment in another process counts there."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._totals: dict = {}
+
+    def add(self, st: dict) -> None:
+        with self._lock:
+            _add_stats(self._totals, st)
+
+    def snapshot(self) -> dict:
+        with self._lock:
+            return dict(self._totals)
+
+    def reset(self) -> None:
+        with self._lock:
+            self._totals = {}
+
+    def __getstate__(self):
+        return {}
+
+    def __setstate__(self, _):
+        self.__init__()
+
+
+class Scanner:
+    """One scan of a :class:`Dataset` (or a fragment): its projection,
+    filter, batch size, readahead, threads and memory limit. Each
+    ``to_reader()`` / ``to_batches()`` / ``to_table()`` reads anew."""
+
+    def __init__(self, lake: Lake, selection: list, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
+                 scan_stats: ScanStats | None = None, strings: str | None = None):
+        self._lake = lake
+        self._scan_stats = scan_stats
+        self._selection = selection  # [(file, [row group] or None)]
+        self._columns = _as_columns(columns)
+        self._filter = _Filter(filter)
+        self._batch_size = _checked_batch_size(batch_size)
+        self._threads = _checked_threads(threads)
+        self._memory_limit = memory_limit
+        _memory_limit(memory_limit)  # checked now
+        if batch_readahead is not None and (isinstance(batch_readahead, bool) or not isinstance(batch_readahead, int)
+                                            or batch_readahead < 0):
+            raise FormatError(f"invalid argument: batch_readahead must be a count of units, not {batch_readahead!r}")
+        self._ahead = 4 if batch_readahead is None else max(1, batch_readahead)
+        self._strings = checked_strings(strings if strings is not None else lake.strings)
+        self._out = with_strings(lake.projection(self._columns)[2], self._strings)
+        # A fragment's scan of local files decodes on the consumer's thread
+        # (Fragment.scanner sets it): see _native_stream.
+        self._on_caller = False
+        # The last stream's Readahead, or StreamInfo for one the C++ scanner ran
+        # (units started, peak bytes held: tests, stats).
+        self.last_readahead = None
+        self._ruled_out = 0  # row groups statistics ruled out before a native filtered scan
+
+    # -- schemas ----------------------------------------------------------------
+
+    @property
+    def projected_schema(self) -> pa.Schema:
+        return self._out
+
+    @property
+    def dataset_schema(self) -> pa.Schema:
+        return with_strings(self._lake.schema, self._lake.strings)
+
+    # -- planning ---------------------------------------------------------------
+
+    def _budget(self) -> int:
+        return self._memory_limit if self._memory_limit else DEFAULT_READAHEAD_BYTES
+
+    def _read_columns(self):
+        """The columns each unit reads: the projection, or, with a filter
+        left to pyarrow.compute, every column (the filter may name any)."""
+        return None if self._filter.post is not None else self._columns
+
+    def _per_file_filters(self) -> list:
+        """Per selected file: False (not read), None (no filter) or a Dnf."""
+        lake, dnf = self._lake, self._filter.dnf
+        n = len(self._selection)
+        if dnf is None:
+            return [None] * n
+        if lake.parts is None:
+            return [dnf] * n
+        folded = _per_file_filters(lake.parts, dnf, len(lake.names))
+        return [folded[i] for i, _ in self._selection]
+
+    def _units(self) -> Iterator[tuple]:
+        """(unit, estimated bytes), in order: ("rg", file, [row group]) read
+        whole, or ("scan", [file], {file: [row group]}, filter) for one
+        engine call over files as alike as their filter, within the budget."""
+        lake = self._lake
+        file_cols = lake.projection(self._read_columns())[0]
+        # An engine call's own working memory (pages inflated, filter columns,
+        # the selected rows gathered) runs to several times the decoded size
+        # the footers estimate: under an explicit memory_limit, calls are cut
+        # to a quarter of it so that each native read stays within it.
+        budget = self._memory_limit // _ENGINE_CALL_SHARE if self._memory_limit else self._budget()
+        pending: list = []  # the engine call being gathered: [files, groups, filter, bytes]
+
+        def flush():
+            if pending:
+                files, groups, filt, nbytes = pending
+                pending.clear()
+                return ("scan", files, groups, filt), nbytes
+            return None
+
+        for (i, rgs), filt in zip(self._selection, self._per_file_filters()):
+            if filt is False:
+                continue
+            meta = lake.meta(i)
+            groups = list(range(meta.num_row_groups)) if rgs is None else list(rgs)
+            ests = lake.estimates(i, file_cols, _estimates)
+            ests = ests if rgs is None else [ests[g] for g in groups]
+            if filt is None:
+                done = flush()
+                if done:
+                    yield done
+                for g, e in zip(groups, ests):
+                    yield ("rg", i, [g]), e
+                continue
+            if not groups:
+                continue
+            size = sum(ests)
+            alone = not lake.conforms(i)
+            if pending and (alone or (pending[2] is not filt and pending[2] != filt) or pending[3] + size > budget):
+                yield flush()
+            if alone:
+                yield ("scan", [i], {i: groups if rgs is not None else None}, filt), size
+                continue
+            if size > budget:
+                # A file larger than the budget: its row groups in engine calls within it.
+                part, part_size = [], 0
+                for g, e in zip(groups, ests):
+                    if part and part_size + e > budget:
+                        yield ("scan", [i], {i: part}, filt), part_size
+                        part, part_size = [], 0
+                    part.append(g)
+                    part_size += e
+                pending.extend([[i], {i: part}, filt, part_size])
+                continue
+            if not pending:
+                pending.extend([[], {}, filt, 0])
+            pending[0].append(i)
+            pending[1][i] = groups if rgs is not None else None  # None: every row group
+            pending[3] += size
+        done = flush()
+        if done:
+            yield done
+
+    def _run(self, unit):
+        lake, cols = self._lake, self._read_columns()
+        if unit[0] == "rg":
+            t = lake.read_row_groups(unit[1], unit[2], cols, self._threads, self._memory_limit)
+        else:
+            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit,
+                          stats=self._scan_stats is not None)
+            if self._scan_stats is not None:
+                t, st = t
+                self._scan_stats.add(st)
+        if self._filter.post is not None:
+            t = t.filter(self._filter.post)
+            if self._columns is not None:
+                t = t.select(self._columns)
+        return table_with_strings(t, self._strings)
+
+    # -- streams -----------------------------------------------------------------
+
+    def _native_plan(self):
+        """The C++ scanner's plan of this scan (with ``selection``, the files
+        the filter's partition keys leave, and ``filters``, per file its
+        encoded DNF or None), or None when it takes the other routes (see
+        :meth:`_native_filters`; a column needing a dictionary, extension
+        type or cast after the read; files unlike the reference file)."""
+        got = self._native_filters()
+        if got is None:
+            return None
+        selection, filters = got
+        if not selection:
+            plan = NativePlan([], self._out, self._out, [])
+            plan.selection, plan.filters = [], []
+            return plan
+        plan = native_plan(self._lake, selection, self._read_columns(), self._strings)
+        if plan is None:
+            return None
+        if filters is not None:
+            filters = self._encoded(selection, filters)
+            if filters is None:
+                return None
+        plan.selection, plan.filters = selection, filters
+        return plan
+
+    def _native_filters(self):
+        """(selection, per file its filter or None) for the scanner: the
+        files a filter's partition keys rule out left out, each other file's
+        filter what its keys leave (encoded by :meth:`_encoded`, which may
+        still refuse). None (the scan engine's own units instead), decided
+        from the filter and the files before any data is read:
+
+        - a lookup (every conjunction names one ``=``/``in`` column,
+          ``_fragments._bloom_key``): one engine call over the files prunes
+          them by Bloom filters with footers cached per process and reads
+          each chunk's index once, where the scanner's engine runs per row
+          group and per round of bytes. Measured through the scanner (row
+          groups pre-pruned by pqfast.prune, inline reads): 1.2-1.3x the CPU
+          of the engine call for 1 id, 1.7x for 10 ids (10 x 100,000 lake),
+          13 vs 12 ms for 1 id on the 100-file lake, so lookups stay there;
+        - a sidecar index beside local files (its tails, which the engine
+          then reads, are checked there)."""
+        nonempty = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
+        if self._filter.dnf is None:
+            return nonempty, None
+        if _bloom_key(self._filter.given) is not None:
+            return None
+        lake = self._lake
+        selection, per_file = [], []
+        for (i, rgs), f in zip(self._selection, self._per_file_filters()):
+            if f is not False and (rgs is None or len(rgs)):
+                selection.append((i, rgs))
+                per_file.append(f)
+        if not selection or (lake.kind == LOCAL and find_sidecar([lake.keys[selection[0][0]]]) is not None):
+            return None
+        return self._stats_pruned(selection, per_file)
+
+    def _stats_pruned(self, selection: list, per_file: list) -> tuple[list, list]:
+        """The row groups the footers' statistics do not rule out (as
+        ``count_rows`` and ``get_fragments`` judge them; footers read once
+        per lake): a range over a sorted lake plans a few units, not one per
+        row group, each of which would run the engine over its file's tail.
+        The row groups left out are counted in ``_ruled_out`` (by statistics,
+        as the engine counts them)."""
+        out_sel, out_f, ruled = [], [], 0
+        for (i, rgs), f in zip(selection, per_file):
+            if f is None:
+                out_sel.append((i, rgs))
+                out_f.append(f)
+                continue
+            verdicts = self._verdicts(i, rgs, f)
+            kept = [g for g, v in verdicts if v != NONE]
+            ruled += len(verdicts) - len(kept)
+            if kept:
+                out_sel.append((i, kept if rgs is not None or len(kept) < len(verdicts) else None))
+                out_f.append(f)
+        self._ruled_out = ruled
+        if not out_sel:
+            return [], []  # no row group can match: nothing is read
+        return out_sel, out_f
+
+    def _encoded(self, selection: list, per_file: list) -> list | None:
+        """Per file its filter encoded for the scan engine (typed by the
+        first file's columns, which the others conform to), or None."""
+        lake = self._lake
+        first = selection[0][0]
+        descs = _descs_with_units(lake.meta(first))
+        encoded: list = []  # [(Dnf, its encoding)], one per distinct filter
+        out = []
+        for f in per_file:
+            if f is None:
+                out.append(None)
+                continue
+            for g, enc in encoded:
+                if g is f or g == f:
+                    break
+            else:
+                try:
+                    enc = _encode_filter(normalize(f), descs, lake.names[first])
+                except FormatError as e:
+                    if code_of(e) != UNSUPPORTED:
+                        raise
+                    return None
+                encoded.append((f, enc))
+            out.append(enc)
+        return out
+
+    def _stream_file_by_file(self) -> Iterator[pa.RecordBatch]:
+        info = StreamInfo()
+        self.last_readahead = info
+        for sel in self._selection:
+            one = Scanner(self._lake, [sel], self._columns, self._filter.given, self._batch_size, 1, self._threads,
+                          self._memory_limit, self._scan_stats, self._strings)
+            plan = one._native_plan()
+            if plan is None:
+                try:
+                    yield from one._stream(ahead=1)
+                finally:
+                    ra = one.last_readahead
+                    info.started += ra.started if ra is not None else 0
+                    info.next_scanner()
+            else:
+                yield from one._native_stream(plan, 1, info)
+                info.next_scanner()
+        info._closed = True
+
+    def _native_stream(self, plan, ahead: int, info: StreamInfo | None = None) -> Iterator[pa.RecordBatch]:
+        info = info if info is not None else StreamInfo()
+        self.last_readahead = info
+        selection, filters = plan.selection, plan.filters
+        if not selection:
+            return iter(())
+        threads = self._threads
+        if filters is not None and sum(self._lake.meta(i).num_row_groups if rgs is None else len(rgs)
+                                       for i, rgs in selection) <= _INLINE_UNITS:
+            # A few filtered row groups (what statistics leave of a selective
+            # filter): read and decoded on the consumer's thread. Each takes 2-3
+            # rounds of small reads, and a round handed between threads costs
+            # more than it reads on a busy machine (1 row group of the 10-file
+            # bench lake: 2.3 ms inline, 11-18 ms median on 2 threads).
+            threads = -1
+        if self._lake.kind == LOCAL and self._on_caller:
+            # A fragment is the unit an engine scans in parallel on its own
+            # threads, many at once (DataFusion starts one stream per
+            # fragment, every one together; Dask and Ray a task each): each
+            # fragment's scan decoding on threads of its own, with units read
+            # ahead, would multiply threads and memory by the fragments in
+            # flight. Its batches are read and decoded when the consumer asks,
+            # in C++ without the GIL.
+            ahead = 1
+        if self._lake.kind == LOCAL:
+            batches = local_batches(self._lake, selection, plan, self._batch_size, threads,
+                                    self._memory_limit, ahead, info, filters)
+        else:
+            batches = remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info,
+                                     filters)
+        if filters is None and self._filter.post is None:
+            return batches
+        return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))
+
+    def _filtered_batches(self, batches, info: StreamInfo, n_filtered: int) -> Iterator[pa.RecordBatch]:
+        """A filtered native stream: the part of the filter pqfast cannot push
+        (``post``) applied by pyarrow.compute to each batch (which then holds
+        every column), the projection taken after it; the scan engine's counts
+        added to the scan stats at the end (as read_table(stats=True) names them)."""
+        post, out = self._filter.post, self._out
+        try:
+            for b in batches:
+                if post is not None:
+                    b = pa.Table.from_batches([b]).filter(post)
+                    if self._columns is not None:
+                        b = b.select(self._columns)
+                    for piece in b.to_batches(max_chunksize=self._batch_size):
+                        if piece.num_rows:
+                            yield _conformed(piece, out)
+                    continue
+                yield b
+        finally:
+            batches.close()
+            if self._scan_stats is not None and n_filtered:
+                st = self._engine_stats(info)
+                st["route"] = "scanner"  # (tests and benchmarks tell the routes apart by it)
+                self._scan_stats.add(st)
+
+    def _engine_stats(self, info: StreamInfo) -> dict:
+        """What a filtered native scan read, as read_table(stats=True) names it:
+        the scan engine's counts over the units it ran, and the row groups
+        the footers' statistics ruled out before (:meth:`_stats_pruned`)."""
+        st = dict.fromkeys(_ENGINE_COUNTS, 0)
+        st.update(info.stats.get("engine", {}))
+        st["row_groups"] += self._ruled_out
+        st["row_groups_pruned_by_statistics"] += self._ruled_out
+        st["files"] = len(self._selection)
+        return st
+
+    def _stream(self, ahead: int | None = None) -> Iterator[pa.RecordBatch]:
+        if (ahead or self._ahead) == 1 and len(self._selection) > 1 and self._filter.dnf is None \
+                and self._filter.post is None:
+            # No readahead (head): file by file, each footer read only once the
+            # rows before it did not suffice.
+            yield from self._stream_file_by_file()
+            return
+        plan = self._native_plan()
+        if plan is not None:
+            yield from self._native_stream(plan, ahead or self._ahead)
+            return
+        if (ahead or self._ahead) > 1 and self._lake.kind != "local":
+            # Every footer in one round of requests, not one round per file as planning reaches it.
+            self._lake.metas([i for i, _ in self._selection])
+        units = self._units()
+        # A unit running holds its output and the pages inflated for it: counted
+        # twice its estimate until it is done and measured.
+        working = ((u, e * _WORKING_FACTOR) for u, e in units)
+        ra = Readahead(working, self._run, self._budget(), ahead or self._ahead, _table_bytes)
+        self.last_readahead = ra
+        out = self._out
+        try:
+            for t in ra:
+                for b in t.to_batches(max_chunksize=self._batch_size):
+                    if b.num_rows:
+                        yield _conformed(b, out)
+        finally:
+            ra.close()
+
+    def to_batches(self) -> Iterator[pa.RecordBatch]:
+        """The batches, in file-then-row order, each at most ``batch_size`` rows."""
+        return self._stream()
+
+    def to_reader(self) -> pa.RecordBatchReader:
+        """The batches as a ``pyarrow.RecordBatchReader``; its ``close()``
+        cancels the scan (the reads ahead stop at once)."""
+        return pa.RecordBatchReader._import_from_c_capsule(_pqfast._iterator_stream(self._stream(), self._out))
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.to_reader().__arrow_c_stream__(requested_schema)
+
+    def to_table(self) -> pa.Table:
+        return pa.Table.from_batches(list(self._stream()), schema=self._out)
+
+    def head(self, num_rows: int) -> pa.Table:
+        """The first ``num_rows`` rows, reading no unit past the one that
+        completes them (no readahead)."""
+        if num_rows < 0:
+            raise FormatError(f"invalid argument: head takes a count of rows, not {num_rows!r}")
+        got, n = [], 0
+        if num_rows:
+            stream = self._stream(ahead=1)
+            try:
+                for b in stream:
+                    got.append(b.slice(0, num_rows - n))
+                    n += got[-1].num_rows
+                    if n >= num_rows:
+                        break
+            finally:
+                stream.close()
+        return pa.Table.from_batches(got, schema=self._out)
+
+    def _verdicts(self, i: int, rgs, filt) -> list:
+        """[(row group, verdict)] of file i's selected row groups under its
+        filter (None: every row: "all"), from the footer's statistics."""
+        meta = self._lake.meta(i)
+        groups = range(meta.num_row_groups) if rgs is None else rgs
+        if filt is None:
+            return [(g, ALL) for g in groups]
+        leaves = flat_leaves(meta)
+        return [(g, row_group_verdict(filt, meta, g, leaves)) for g in groups]
+
+    def count_rows(self) -> int:
+        """The rows the scan gives: from the footers alone without a filter,
+        and where partition keys or row group statistics settle it (every
+        row of a row group matches, or none); the other row groups are
+        scanned for no column."""
+        lake = self._lake
+        per_file = self._per_file_filters()
+        total = 0
+        todo = []
+        lake.metas([i for (i, _), f in zip(self._selection, per_file) if f is not False])
+        for (i, rgs), filt in zip(self._selection, per_file):
+            if filt is False:
+                continue
+            if self._filter.post is not None:
+                todo.append((i, rgs))
+                continue
+            meta = lake.meta(i)
+            some = []
+            for g, v in self._verdicts(i, rgs, filt):
+                if v == ALL:
+                    total += meta.row_group(g)["num_rows"]
+                elif v == SOME:
+                    some.append(g)
+            if some:
+                todo.append((i, some))
+        if todo:
+            sub = Scanner(lake, todo, [] if self._filter.post is None else None, self._filter.given,
+                          self._batch_size, self._ahead, self._threads, self._memory_limit, self._scan_stats)
+            total += sum(b.num_rows for b in sub._stream())
+        return total
+
+    def fragments(self) -> list:
+        """The fragments of this scan's files: those its filter's partition
+        keys leave, with the row groups the statistics do not rule out."""
+        out = []
+        per_file = self._per_file_filters()
+        for (i, rgs), filt in zip(self._selection, per_file):
+            if filt is False:
+                continue
+            if filt is not None and self._filter.post is None:
+                kept = [g for g, v in self._verdicts(i, rgs, filt) if v != NONE]
+                if not kept:
+                    continue
+                if rgs is not None or len(kept) < self._lake.meta(i).num_row_groups:
+                    rgs = kept
+            out.append(Fragment(self._lake.subset([i]), rgs, self._scan_stats))
+        return out
+
+
+class Fragment:
+    """One file (or some row groups of it) of a dataset: plain data, pickled
+    to another process (Dask, Ray) and scanned there alone."""
+
+    def __init__(self, lake: Lake, row_groups: Sequence[int] | None = None, scan_stats: ScanStats | None = None):
+        self._lake = lake
+        self._row_groups = None if row_groups is None else list(row_groups)
+        self._scan_stats = scan_stats  # the dataset's: its scans count there
+
+    @property
+    def path(self) -> str:
+        return self._lake.names[0]
+
+    @property
+    def row_groups(self) -> list:
+        """The row group numbers in the file this fragment reads."""
+        if self._row_groups is None:
+            return list(range(self._lake.meta(0).num_row_groups))
+        return list(self._row_groups)
+
+    @property
+    def partition_keys(self) -> dict:
+        return dict(self._lake.parts.per_file[0]) if self._lake.parts is not None else {}
+
+    @property
+    def partition_expression(self):
+        keys = self.partition_keys
+        expr = None
+        for k, v in keys.items():
+            e = pc.field(k).is_null() if v is None else pc.field(k) == v
+            expr = e if expr is None else expr & e
+        return expr if expr is not None else pc.scalar(True)
+
+    @property
+    def physical_schema(self) -> pa.Schema:
+        with self._lake.open_file(0) as f:
+            return f.read(row_groups=[]).schema
+
+    def __repr__(self) -> str:
+        return f"<pqfast.Fragment {self.path!r} row_groups={self._row_groups}>"
+
+    def scanner(self, schema=None, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
+                batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,
+                strings: str | None = None, **ignored) -> Scanner:
+        """A scan of this fragment alone (``schema``, pyarrow's, is ignored: the dataset's is kept).
+        Without ``threads`` or ``batch_readahead``, a local fragment's
+        batches are decoded on the thread that asks for them (an engine
+        scanning many fragments at once brings its own threads)."""
+        sc = Scanner(self._lake, [(0, self._row_groups)], columns, filter, batch_size, batch_readahead, threads,
+                     memory_limit, self._scan_stats, strings)
+        sc._on_caller = threads is None and batch_readahead is None
+        return sc
+
+    def to_batches(self, columns=None, filter=None, **kw) -> Iterator[pa.RecordBatch]:
+        return self.scanner(columns=columns, filter=filter, **kw).to_batches()
+
+    def to_table(self, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, **kw).to_table()
+
+    def head(self, num_rows: int, columns=None, filter=None, **kw) -> pa.Table:
+        return self.scanner(columns=columns, filter=filter, **kw).head(num_rows)
+
+    def count_rows(self, filter=None, **kw) -> int:
+        return self.scanner(columns=[], filter=filter, **kw).count_rows()
