@@ -26,9 +26,14 @@ from ._plan import _Plan, _field
 from ._read import _memory_limit, _plans, _schema_metadata, _thread_count
 from ._strings import checked_strings
 
-# PQFAST_READ_ROUTE=reader keeps whole reads on the column reader (the
+# PQFAST_READ_ROUTE=reader keeps every whole read on the column reader (the
 # escape hatch, and what scripts/bench_read_route.py compares against);
-# unset or anything else: the scanner takes what it supports.
+# =scanner sends single files to the scanner too; unset: lakes (a list, a
+# directory, a glob) go through the scanner, one file through the column
+# reader, which is still the faster for one file (scripts/bench_read_route.py,
+# lineitem SF1, 2-core VM, scanner/reader medians: all 16 columns
+# 1.01-1.05x, Q12's 5 columns 1.02-1.70x; a lake of 10,000 small files
+# 0.25x, the scanner 4x faster).
 ROUTE_ENV = "PQFAST_READ_ROUTE"
 
 # A read decoding less than this (the footers' uncompressed bytes of the
@@ -43,8 +48,16 @@ LOCAL_GAP = 64 << 10
 DEFAULT_READAHEAD_BYTES = 512 << 20
 
 
+def _route() -> str:
+    return os.environ.get(ROUTE_ENV, "").strip().lower()
+
+
 def wants_reader() -> bool:
-    return os.environ.get(ROUTE_ENV, "").strip().lower() == "reader"
+    return _route() == "reader"
+
+
+def wants_scanner_for_one_file() -> bool:
+    return _route() == "scanner"
 
 
 def units_ahead(n_threads: int) -> int:
@@ -111,7 +124,7 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
               read_dictionary=None) -> pa.Table | None:
     """One local file's selected row groups through the scanner, or None
     when the column reader is to read it (see the module's doc)."""
-    if wants_reader():
+    if not wants_scanner_for_one_file():
         return None
     if read_dictionary is not None and (isinstance(read_dictionary, (str, bytes)) or not isinstance(
             read_dictionary, (list, tuple)) or not all(isinstance(c, str) for c in read_dictionary)):

@@ -239,17 +239,27 @@ def test_route_env_keeps_the_column_reader(tmp_path, routed, monkeypatch):
     assert routed
 
 
-def test_default_route_is_the_scanner(tmp_path, routed, monkeypatch):
-    # Unset, whole reads of local flat columns go through the scanner: a
-    # glob, a file, and ParquetFile.read / read_row_groups / read_row_group.
+def test_default_route_is_the_scanner_for_lakes(tmp_path, routed, monkeypatch):
+    # Unset, whole reads of a local lake (a glob, a list, a directory) go
+    # through the scanner; one file keeps the column reader (still the
+    # faster for one file) unless PQFAST_READ_ROUTE=scanner asks.
     monkeypatch.delenv(_read_scan.ROUTE_ENV)
     for i in range(2):
         pq.write_table(pa.table({"a": [i, i + 1]}), tmp_path / f"p{i}.parquet")
     got = pqfast.read_table(str(tmp_path / "p*.parquet"))
     assert got.column("a").to_pylist() == [0, 1, 1, 2]
     assert len(routed) == 1
-    assert pqfast.read_table(str(tmp_path / "p0.parquet")).column("a").to_pylist() == [0, 1]
+    assert pqfast.read_table([str(tmp_path / "p1.parquet"), str(tmp_path / "p0.parquet")]) \
+        .column("a").to_pylist() == [1, 2, 0, 1]
     assert len(routed) == 2
+    one = str(tmp_path / "p0.parquet")
+    assert pqfast.read_table(one).column("a").to_pylist() == [0, 1]
+    with pqfast.ParquetFile(one) as f:
+        assert f.read().column("a").to_pylist() == [0, 1]
+    assert len(routed) == 2
+    monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
+    assert pqfast.read_table(one).column("a").to_pylist() == [0, 1]
+    assert len(routed) == 3
 
 
 def test_parquet_file_reads_go_through_the_scanner(tmp_path, routed, threaded, monkeypatch):
