@@ -22,30 +22,13 @@ import time
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 import pqfast
 from pqfast._table import format_table
+from pqfast.benches.read import lake
 
 SOURCE = Path.home() / ".cache/pqfast/keep/bench-read/whole-sf1-v1/lineitem-pyarrow.parquet"
 Q12 = ["l_orderkey", "l_shipmode", "l_commitdate", "l_receiptdate", "l_shipdate"]
-
-
-def make_lake(root: Path, files: int, rows: int) -> Path:
-    """The lake's directory, written unless a finished one is there."""
-    d = root / f"lake-{files}x{rows}-v1"
-    if (d / "_DONE").exists():
-        return d
-    d.mkdir(parents=True, exist_ok=True)
-    src = pq.read_table(SOURCE)
-    at = 0
-    for i in range(files):
-        if at + rows > src.num_rows:
-            at = 0
-        pq.write_table(src.slice(at, rows), d / f"part-{i:05d}.parquet")
-        at += rows
-    (d / "_DONE").write_text("")
-    return d
 
 
 def readers(d: Path, threads: int, cols):
@@ -115,7 +98,7 @@ def main() -> None:
     p.add_argument("--runs", type=int, default=5)
     p.add_argument("--only", default="", help="comma-separated engines to time (default: all)")
     a = p.parse_args()
-    d = make_lake(Path(a.root), a.files, a.rows)
+    d = lake(a.root, a.files, a.rows, SOURCE, 1.0)
     pa.set_cpu_count(a.threads)
     pa.set_io_thread_count(a.threads)
     os.environ.setdefault("POLARS_MAX_THREADS", str(a.threads))

@@ -29,7 +29,7 @@ from ._lake import LOCAL, Lake
 from ._paths import _has_magic, _remote_urls
 from ._read import _memory_limit, _thread_count
 from ._strings import checked_strings
-from ._scan_whole import ROUTE_ENV, SMALL_READ_BYTES, read_whole, selected_row_groups, shape, wants_reader
+from ._scan_whole import ROUTE_ENV, SMALL_READ_BYTES, names_list, read_whole, selected_row_groups, shape, wants_reader
 from ._stream_io import native_plan
 
 FormatError = _pqfast.FormatError
@@ -60,9 +60,8 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     if wants_reader() or not _local_paths(source):
         return None
     if isinstance(source, (str, os.PathLike)) and os.path.isfile(os.fspath(source)):
-        return None  # one file: ParquetFile.read takes it through the scanner (_scan_whole.read_file)
-    if read_dictionary is not None and (isinstance(read_dictionary, (str, bytes)) or not isinstance(
-            read_dictionary, (list, tuple)) or not all(isinstance(c, str) for c in read_dictionary)):
+        return None  # one file: ParquetFile.read (_scan_whole.read_file decides its route)
+    if not names_list(read_dictionary):
         return None  # (the column reader says what is wrong with it)
     strings = checked_strings(strings)
     n_threads = _thread_count(threads, use_threads)

@@ -70,6 +70,13 @@ def units_ahead(n_threads: int) -> int:
     return max(16, 4 * n_threads)
 
 
+def names_list(read_dictionary) -> bool:
+    """Whether ``read_dictionary`` is None or a list of column names; any
+    other shape is left to the column reader, which says what is wrong."""
+    return read_dictionary is None or (isinstance(read_dictionary, (list, tuple))
+                                       and all(isinstance(c, str) for c in read_dictionary))
+
+
 def file_plan(meta, path: str, columns: Sequence[str] | None, strings, read_dictionary=None):
     """(specs, schema) of a projection of one file that the scanner reads
     as the column reader would give it, or None (see the module's doc). A
@@ -126,8 +133,7 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
     when the column reader is to read it (see the module's doc)."""
     if not wants_scanner_for_one_file():
         return None
-    if read_dictionary is not None and (isinstance(read_dictionary, (str, bytes)) or not isinstance(
-            read_dictionary, (list, tuple)) or not all(isinstance(c, str) for c in read_dictionary)):
+    if not names_list(read_dictionary):
         return None  # (the column reader says what is wrong with it)
     strings = checked_strings(strings)
     n_threads = _thread_count(threads, use_threads)

@@ -294,6 +294,26 @@ void release_stream_capsule(PyObject* capsule) {
   delete s;
 }
 
+// The ArrowSchema a caller's "arrow_schema" capsule holds, or null for None.
+const ArrowSchema* requested_of(const nb::object& requested_schema) {
+  if (requested_schema.is_none()) return nullptr;
+  auto* requested = static_cast<const ArrowSchema*>(PyCapsule_GetPointer(requested_schema.ptr(), "arrow_schema"));
+  if (!requested) throw nb::python_error();
+  return requested;
+}
+
+// A filled stream handed to Python as an "arrow_array_stream" capsule that
+// owns it (released without the GIL).
+nb::object stream_capsule(ArrowArrayStream* stream) {
+  PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
+  if (!cap) {
+    stream->release(stream);
+    delete stream;
+    throw nb::python_error();
+  }
+  return nb::steal(cap);
+}
+
 class PyLocalScanner {
  public:
   PyLocalScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
@@ -351,11 +371,7 @@ class PyLocalScanner {
   }
 
   nb::object arrow_c_stream(nb::object requested_schema) {
-    const ArrowSchema* requested = nullptr;
-    if (!requested_schema.is_none()) {
-      requested = static_cast<const ArrowSchema*>(PyCapsule_GetPointer(requested_schema.ptr(), "arrow_schema"));
-      if (!requested) throw nb::python_error();
-    }
+    const ArrowSchema* requested = requested_of(requested_schema);
     auto* stream = new ArrowArrayStream;
     Status st;
     {
@@ -366,24 +382,14 @@ class PyLocalScanner {
       delete stream;
       raise(st.error());
     }
-    PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
-    if (!cap) {
-      stream->release(stream);
-      delete stream;
-      throw nb::python_error();
-    }
-    return nb::steal(cap);
+    return stream_capsule(stream);
   }
 
   // Every batch, taken without the GIL (errors raised typed), as an
   // "arrow_array_stream" capsule over them (LocalScan::drain) and the plan
   // file of each batch.
   nb::object read_all(nb::object requested_schema) {
-    const ArrowSchema* requested = nullptr;
-    if (!requested_schema.is_none()) {
-      requested = static_cast<const ArrowSchema*>(PyCapsule_GetPointer(requested_schema.ptr(), "arrow_schema"));
-      if (!requested) throw nb::python_error();
-    }
+    const ArrowSchema* requested = requested_of(requested_schema);
     auto* stream = new ArrowArrayStream;
     std::vector<int32_t> files;
     Status st;
@@ -395,13 +401,8 @@ class PyLocalScanner {
       delete stream;
       raise(st.error());
     }
-    PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
-    if (!cap) {
-      stream->release(stream);
-      delete stream;
-      throw nb::python_error();
-    }
-    return nb::make_tuple(nb::steal(cap), files);
+    nb::object cap = stream_capsule(stream);
+    return nb::make_tuple(cap, files);
   }
 
   void cancel() {
