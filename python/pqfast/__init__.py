@@ -8,6 +8,12 @@ run time (``PQFAST_SIMD=scalar|sse4|avx2|avx512|neon`` forces one).
 import os
 import sys
 
+# pyarrow's shared libraries load before our extension: on a 16-core Ubuntu
+# 24.04 machine with pqfast built by GCC 13, loading pyarrow 26's wheel after
+# _pqfast aborted in free(); pqfast needs pyarrow anyway (every read returns
+# Arrow data), so importing it first costs nothing.
+import pyarrow  # noqa: F401
+
 from . import _pqfast
 from ._pqfast import (
     FormatError, MemoryLimitError, __version__, available_simd_levels, set_simd_level, simd_level, xxh64,
