@@ -5,6 +5,7 @@
 // before anything is allocated) and given back to that budget when freed.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -57,6 +58,7 @@ class ReadBuffer {
       : data_(std::exchange(o.data_, nullptr)),
         size_(std::exchange(o.size_, 0)),
         cap_(std::exchange(o.cap_, 0)),
+        block_(std::exchange(o.block_, 0)),
         budget_(std::move(o.budget_)) {}
   ReadBuffer& operator=(ReadBuffer&& o) noexcept {
     if (this != &o) {
@@ -64,6 +66,7 @@ class ReadBuffer {
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
       cap_ = std::exchange(o.cap_, 0);
+      block_ = std::exchange(o.block_, 0);
       budget_ = std::move(o.budget_);
     }
     return *this;
@@ -91,13 +94,20 @@ class ReadBuffer {
       if (budget) budget->release(static_cast<int64_t>(want + kSlack));
       throw;
     }
-    if (budget) budget->force_charge(static_cast<int64_t>(got - want - kSlack));
+    // The charge and the capacity are the request's own size class, even
+    // when the pool hands out a larger block (up to twice the size): what a
+    // read may hold must not depend on what earlier reads left in the pool
+    // (a 4 MiB dataset scan failed after one other read, and passed alone).
+    // The rest of a larger block is memory the pool already held.
+    const size_t own_class = std::min(got, pool_class_size(want + kSlack));
+    if (budget) budget->force_charge(static_cast<int64_t>(own_class - want - kSlack));
     const size_t kept = size_;
     if (kept) std::memcpy(p, data_, kept);
     release();  // (clears size_: the contents moved, their size with them)
     data_ = p;
     size_ = kept;
-    cap_ = got - kSlack;
+    cap_ = own_class - kSlack;
+    block_ = got;
     budget_ = budget;
   }
   // Exactly n bytes of capacity (for a buffer reused page after page).
@@ -124,16 +134,17 @@ class ReadBuffer {
  private:
   void release() {
     if (data_) {
-      pool_free(data_, cap_ + kSlack);
+      pool_free(data_, block_);
       if (budget_) budget_->release(static_cast<int64_t>(cap_ + kSlack));
     }
     budget_.reset();
     data_ = nullptr;
-    size_ = cap_ = 0;
+    size_ = cap_ = block_ = 0;
   }
   uint8_t* data_ = nullptr;
   size_t size_ = 0;
-  size_t cap_ = 0;
+  size_t cap_ = 0;    // usable bytes: what is charged, less the slack
+  size_t block_ = 0;  // the block's real size, which pool_free takes back
   std::shared_ptr<MemoryBudget> budget_;  // what data_ is charged to (may be null)
 };
 

@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "parquet/read_buffer.h"
@@ -61,6 +62,42 @@ TEST(MemoryBudget, ReadBufferChargesTheScopeBudgetUntilFreed) {
     EXPECT_GE(b->used(), 4096);  // charged while the buffer lives, outside the scope too
   }
   EXPECT_EQ(b->used(), 0);
+}
+
+TEST(MemoryBudget, AReadChargesTheSameWhateverThePoolHolds) {
+  // The pool may hand out a block up to twice the size asked; the charge
+  // (and the usable capacity) stays the request's own class, so a read
+  // that fits its limit in a fresh process fits it after other reads too.
+  namespace d = pq::detail;
+  struct Seen {
+    int64_t charged;
+    size_t capacity;
+    size_t idle_while_held;
+  };
+  const size_t asked = 600000;
+  auto read_once = [&] {
+    auto b = MemoryBudget::make(64 << 20);
+    d::ReadBuffer buf;
+    d::BudgetScope scope(b);
+    buf.resize(asked);
+    std::memset(buf.data(), 3, asked);
+    return Seen{b->used(), buf.capacity(), d::pool_idle_bytes()};
+  };
+  d::pool_clear();
+  const Seen cold = read_once();
+  EXPECT_EQ(cold.idle_while_held, 0u);
+  d::pool_clear();
+  {  // leave only a larger block (within twice the size) in the pool
+    d::ReadBuffer larger;
+    larger.resize(asked * 3 / 2);
+  }
+  ASSERT_GE(d::pool_idle_bytes(), asked * 3 / 2);
+  const Seen warm = read_once();
+  EXPECT_EQ(warm.idle_while_held, 0u);  // the larger block was the one taken
+  EXPECT_EQ(warm.charged, cold.charged);
+  EXPECT_EQ(warm.capacity, cold.capacity);
+  EXPECT_GE(d::pool_idle_bytes(), asked * 3 / 2);  // and it went back whole
+  d::pool_clear();
 }
 
 std::string data_file(const char* name) { return std::string(PQFAST_TEST_DATA_DIR) + "/" + name; }
