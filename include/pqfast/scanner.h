@@ -85,6 +85,11 @@ struct ScanPlanFile {
   // fold the filter per file: atoms on keys are decided by the file's
   // directories); null: the plan's. Inactive: every row of the file.
   std::shared_ptr<const ScanFilter> filter;
+  // Filtered files pruned before the plan was made (LocalScan: footer and
+  // row_groups are what pruning left): what that read and ruled out, added
+  // to ScannerStats::engine.
+  bool pruned = false;
+  ScanStats pruned_stats;
 };
 
 struct ScanPlan {
@@ -124,6 +129,10 @@ struct ScannerOptions {
   bool use_bloom = true;
   bool use_dictionary = true;
   bool use_page_index = true;
+  // Filtered units run the scan engine straight on their local files (plan
+  // names are paths; LocalScan sets it after pruning the files): one run
+  // each, footers from the process-wide cache, no bytes asked or fed.
+  bool filtered_from_files = false;
 };
 
 // Bytes [offset, offset + length) of plan file `file`.
@@ -226,6 +235,14 @@ class Scanner {
 // consumer's next_batch reads and decodes): they read what needs() asks and
 // decode units ahead of the consumer; batches come out in order. The destructor cancels and joins: no thread outlives the object,
 // and nothing a thread throws escapes it (it fails the scan instead).
+//
+// Filtered files are pruned by make(), files in parallel, before any unit
+// is planned: footers from the process-wide cache the scan engine keeps,
+// then statistics and Bloom filters; each row group left is read by the
+// engine straight from its file (ScannerOptions::filtered_from_files). A
+// lookup so reads what one scan_files call reads, and a plan left with at
+// most kInlineUnits row groups runs on the consumer's thread (a round
+// handed between threads costs more than a lookup's reads).
 class LocalScan {
  public:
   static Result<std::unique_ptr<LocalScan>> make(ScanPlan plan, ScannerOptions options = {}, int threads = 0);
@@ -241,6 +258,7 @@ class LocalScan {
   // Stops the threads' work; a blocked next_batch returns "scan cancelled".
   void cancel();
   Scanner& scanner() { return *scanner_; }
+  static constexpr int64_t kInlineUnits = 4;
 
   // The scan as a C stream (ArrowArrayStream): get_next hands out batches
   // until the end (an array whose release is null), get_schema the schema;

@@ -381,9 +381,9 @@ class Scanner:
         nonempty = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
         if self._filter.dnf is None:
             return nonempty, None
-        if _bloom_key(self._filter.given) is not None:
-            return None
         lake = self._lake
+        if lake.kind != LOCAL and _bloom_key(self._filter.given) is not None:
+            return None
         selection, per_file = [], []
         for (i, rgs), f in zip(self._selection, self._per_file_filters()):
             if f is not False and (rgs is None or len(rgs)):
@@ -391,6 +391,8 @@ class Scanner:
                 per_file.append(f)
         if not selection or (lake.kind == LOCAL and find_sidecar([lake.keys[selection[0][0]]]) is not None):
             return None
+        if lake.kind == LOCAL:
+            return selection, per_file  # (pruned in C++, files in parallel, footers cached per process)
         return self._stats_pruned(selection, per_file)
 
     def _stats_pruned(self, selection: list, per_file: list) -> tuple[list, list]:

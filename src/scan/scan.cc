@@ -20,6 +20,7 @@
 #include "parquet/thrift_util.h"
 #include "pqfast/page_index.h"
 #include "scan/dictionary_probe.h"
+#include "scan/local_units.h"
 #include "scan/metadata_cache.h"
 #include "parquet/encodings.h"
 #include "scan/parallel.h"
@@ -125,10 +126,16 @@ class FileScan {
   // read), then read_column() for each projected column (any thread,
   // distinct columns or row groups), then add_piece() with what they gave.
   Status select_rows(int rg, RowSelection* sel, ScanStats* st);
+  // Step 1 of select_rows: true when no conjunct can be TRUE in row group
+  // `rg` by the pruner's verdicts and the footer's statistics (counted in
+  // *st as a row group pruned); `alive` gets the conjuncts left.
+  bool ruled_out(int rg, ScanStats* st, std::vector<uint8_t>* alive = nullptr) const;
   Result<ColumnArray> read_column(const RowSelection& sel, size_t column, ScanStats* st);
   Status add_piece(RowSelection& sel, std::vector<Result<ColumnArray>>& got, const std::vector<ScanStats>& col_stats,
                    ScanResult* out, ScanStats* st);
   size_t num_columns() const { return columns_.size(); }
+  const std::shared_ptr<const FileMetaData>& meta() const { return meta_; }
+  const ScanStats& own_stats() const { return stats_; }
   // How much reading `column` of row group `rg` may cost: its compressed
   // bytes (the heaviest columns are claimed first; a chunk the footer lacks
   // weighs nothing here, and read_column says what is wrong).
@@ -548,6 +555,56 @@ Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
   return add_piece(sel, got, col_stats, out, st);
 }
 
+bool FileScan::ruled_out(int rg, ScanStats* st, std::vector<uint8_t>* alive_out) const {
+  const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
+  const size_t nc = plans_.size();
+  std::vector<uint8_t> alive(nc, 1);
+  bool any_bloom = false, any_stats = false;
+  for (size_t c = 0; c < nc; ++c) {
+    if (!pruner_alive_[c].empty() && static_cast<size_t>(rg) < pruner_alive_[c].size() &&
+        !pruner_alive_[c][static_cast<size_t>(rg)]) {
+      alive[c] = 0;
+      (pruned_by_bloom_[c][static_cast<size_t>(rg)] ? any_bloom : any_stats) = true;
+      continue;
+    }
+    if (!opts_.use_statistics) continue;
+    for (const AtomPlan& a : plans_[c]) {
+      const ColumnChunk& ch = g.columns[static_cast<size_t>(a.leaf())];
+      MinMaxView s;
+      if (ch.has_statistics) {
+        const Statistics& cs = ch.statistics;
+        const size_t leaf = static_cast<size_t>(a.leaf());
+        // The bounds pyarrow and parquet-java would believe (stats_trust.h).
+        const StatsTrust t = statistics_trust(
+            writer_, meta_->columns[leaf], meta_->has_column_orders,
+            meta_->has_column_orders && meta_->column_type_defined_order[leaf],
+            RawMinMax{cs.has_min, cs.has_max, cs.min_is_legacy, cs.max_is_legacy, cs.min, cs.max}, true);
+        s.has_min = cs.has_min;
+        s.has_max = cs.has_max;
+        s.min_trusted = t.statistics && t.min;
+        s.max_trusted = t.statistics && t.max;
+        s.min = cs.min;
+        s.max = cs.max;
+        if (cs.has_null_count) s.null_count = cs.null_count;
+      }
+      s.num_values = ch.num_values;
+      if (!a.may_match(s)) {
+        alive[c] = 0;
+        any_stats = true;
+        break;
+      }
+    }
+  }
+  const bool none = std::none_of(alive.begin(), alive.end(), [](uint8_t x) { return x != 0; });
+  if (none) {
+    ++(any_bloom && !any_stats ? st->row_groups_pruned_by_bloom : any_stats && !any_bloom
+                                                                        ? st->row_groups_pruned_by_statistics
+                                                                        : st->row_groups_pruned_by_bloom);
+  }
+  if (alive_out) *alive_out = std::move(alive);
+  return none;
+}
+
 Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
   const RowGroup& g = meta_->row_groups[static_cast<size_t>(rg)];
   const int64_t n = g.num_rows;
@@ -573,49 +630,9 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
     // 1. Which conjuncts can be TRUE here: pruner verdicts, then the
     // footer's statistics of every atom.
     const size_t nc = plans_.size();
-    std::vector<uint8_t> alive(nc, 1);
-    bool any_bloom = false, any_stats = false;
-    for (size_t c = 0; c < nc; ++c) {
-      if (!pruner_alive_[c].empty() && static_cast<size_t>(rg) < pruner_alive_[c].size() && !pruner_alive_[c][static_cast<size_t>(rg)]) {
-        alive[c] = 0;
-        (pruned_by_bloom_[c][static_cast<size_t>(rg)] ? any_bloom : any_stats) = true;
-        continue;
-      }
-      if (!opts_.use_statistics) continue;
-      for (const AtomPlan& a : plans_[c]) {
-        const ColumnChunk& ch = g.columns[static_cast<size_t>(a.leaf())];
-        MinMaxView s;
-        if (ch.has_statistics) {
-          const Statistics& cs = ch.statistics;
-          const size_t leaf = static_cast<size_t>(a.leaf());
-          // The bounds pyarrow and parquet-java would believe (stats_trust.h).
-          const StatsTrust t = statistics_trust(
-              writer_, meta_->columns[leaf], meta_->has_column_orders,
-              meta_->has_column_orders && meta_->column_type_defined_order[leaf],
-              RawMinMax{cs.has_min, cs.has_max, cs.min_is_legacy, cs.max_is_legacy, cs.min, cs.max}, true);
-          s.has_min = cs.has_min;
-          s.has_max = cs.has_max;
-          s.min_trusted = t.statistics && t.min;
-          s.max_trusted = t.statistics && t.max;
-          s.min = cs.min;
-          s.max = cs.max;
-          if (cs.has_null_count) s.null_count = cs.null_count;
-        }
-        s.num_values = ch.num_values;
-        if (!a.may_match(s)) {
-          alive[c] = 0;
-          any_stats = true;
-          break;
-        }
-      }
-    }
+    std::vector<uint8_t> alive;
+    if (ruled_out(rg, st, &alive)) return Status::Ok();
     auto none_alive = [&] { return std::none_of(alive.begin(), alive.end(), [](uint8_t x) { return x != 0; }); };
-    if (none_alive()) {
-      ++(any_bloom && !any_stats ? st->row_groups_pruned_by_bloom : any_stats && !any_bloom
-                                                                          ? st->row_groups_pruned_by_statistics
-                                                                          : st->row_groups_pruned_by_bloom);
-      return Status::Ok();
-    }
     // 2. Dictionaries (what they say of each atom is kept for step 4).
     std::vector<std::vector<std::vector<uint8_t>>> hits(nc);
     if (opts_.use_dictionary) {
@@ -1184,6 +1201,109 @@ Result<ScanResult> scan_windowed(const std::vector<std::string>& paths, const Fi
     for (auto& p : r.pieces) out.pieces.push_back(std::move(p));
   }
   return out;
+}
+
+}  // namespace scan
+
+namespace scan {
+
+namespace {
+
+struct OpenedLocal {
+  std::unique_ptr<LocalFile> file;
+  FileIdentity id;
+};
+
+Result<OpenedLocal> open_local(const std::string& path) {
+  auto f = LocalFile::open(path);  // fstat: the identity footers are cached under
+  if (!f.ok()) return f.error();
+  OpenedLocal o;
+  o.id = FileIdentity{(*f)->size(), (*f)->mtime_ns()};
+  o.file = std::move(f).value();
+  return o;
+}
+
+}  // namespace
+
+Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
+                                    const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                    const ScanOptions& options) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+  ScanOptions o = options;
+  o.threads = 1;
+  o.row_groups.clear();
+  if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
+  return guarded_run(path, [&]() -> Result<PrunedFile> {
+    FileScan s(*f.file, 0, columns, filter, o, &f.id);
+    ScanResult early;
+    PrunedFile out;
+    PQFAST_ASSIGN_OR_RETURN(const bool more, s.prepare(&early));
+    if (!more) {
+      // Every row group ruled out before the whole footer was parsed (or a
+      // filter no row satisfies): the footer is still wanted for the plan.
+      out.stats = early.stats;
+      out.stats.files = 1;
+      ScanOptions whole = o;
+      whole.use_bloom = false;
+      const ScanFilter none;  // (FileScan keeps a reference)
+      FileScan footer_only(*f.file, 0, columns, none, whole, &f.id);
+      ScanResult unused;
+      auto whole_footer = footer_only.prepare(&unused);
+      if (!whole_footer.ok()) return whole_footer.error();
+      out.meta = footer_only.meta();
+      out.size = f.id.size;
+      if (row_groups) {
+        for (int32_t g : *row_groups) {
+          if (g < 0 || static_cast<size_t>(g) >= out.meta->row_groups.size()) {
+            return make_error(ErrorCode::kInvalidArgument, path + ": no row group " + std::to_string(g) +
+                                                               " (the file has " +
+                                                               std::to_string(out.meta->row_groups.size()) + ")");
+          }
+        }
+      }
+      return out;
+    }
+    out.meta = s.meta();
+    out.size = f.id.size;
+    const size_t n = out.meta->row_groups.size();
+    std::vector<int32_t> all;
+    if (!row_groups) {
+      all.resize(n);
+      for (size_t g = 0; g < n; ++g) all[g] = static_cast<int32_t>(g);
+      row_groups = &all;
+    }
+    out.stats.files = 1;
+    for (int32_t g : *row_groups) {
+      if (g < 0 || static_cast<size_t>(g) >= n) {
+        return make_error(ErrorCode::kInvalidArgument, path + ": no row group " + std::to_string(g) +
+                                                           " (the file has " + std::to_string(n) + ")");
+      }
+      if (out.meta->row_groups[static_cast<size_t>(g)].num_rows > 0 && s.ruled_out(g, &out.stats)) {
+        ++out.stats.row_groups;
+        continue;
+      }
+      out.row_groups.push_back(g);
+    }
+    // The pruner's reads (Bloom blocks, a footer read for the first time).
+    const ScanStats& own = s.own_stats();
+    out.stats.reads += own.reads;
+    out.stats.bytes_read += own.bytes_read;
+    return out;
+  });
+}
+
+Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
+                                        const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                        const ScanOptions& options) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+  ScanOptions o = options;
+  o.use_bloom = false;  // (prune_local_file ran the pruner)
+  o.row_groups = {rg};
+  if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
+  return guarded_run(path, [&] {
+    FileScan s(*f.file, file_index, columns, filter, o, &f.id);
+    return s.run();
+  });
 }
 
 }  // namespace scan

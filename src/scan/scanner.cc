@@ -19,6 +19,8 @@
 #include "parquet/chunk_extent.h"
 #include "parquet/decode.h"
 #include "parquet/read_buffer.h"
+#include "scan/local_units.h"
+#include "scan/parallel.h"
 
 namespace pqfast::parquet {
 
@@ -643,6 +645,7 @@ namespace {
 
 struct DecodeJob {
   bool filtered = false;
+  bool from_file = false;  // filtered, read by the engine from the local file itself
   std::string file_name;
   uint64_t file_size = 0;
   int32_t file_index = 0;
@@ -798,7 +801,6 @@ struct UnitColumns {
 
 DecodeOutcome decode_filtered(const DecodeJob& j) {
   DecodeOutcome out;
-  FedFile file(j.file_name, j.file_size, j.pieces);
   ScanOptions o;
   o.threads = 1;
   o.cache_footers = false;
@@ -810,6 +812,23 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
   o.footer = j.meta;  // parsed once per file, not again by each run
   o.limits = j.opts.limits;
   o.budget = j.budget;
+  if (j.from_file) {
+    o.footer = nullptr;
+    o.cache_footers = true;
+    auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, j.columns, j.filter, o);
+    if (!r.ok()) {
+      out.error = r.error();
+      return out;
+    }
+    out.stats = r->stats;
+    for (auto& p : r->pieces) {
+      if (p.row_group != j.row_group) continue;
+      out.rows = p.num_rows;
+      out.columns = std::move(p.columns);
+    }
+    return out;
+  }
+  FedFile file(j.file_name, j.file_size, j.pieces);
   auto r = scan_file(file, j.file_index, j.columns, j.filter, o);
   if (!r.ok()) {
     if (r.error().code == ErrorCode::kNotFetched) {
@@ -874,6 +893,10 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   st->file_requests.resize(st->plan.files.size());
   for (size_t i = 0; i < st->plan.files.size(); ++i) {
     st->files[i].spec = st->plan.files[i];
+    if (st->plan.files[i].pruned) {
+      st->stats.engine.add(st->plan.files[i].pruned_stats);
+      st->files[i].engine_counted = st->plan.files[i].pruned_stats.files > 0;
+    }
     if (st->plan.files[i].footer) {
       Status s = st->footer_ready(i, st->plan.files[i].footer);
       if (!s.ok()) return s.error();
@@ -1008,6 +1031,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   const Scanner::State::File& f = s.files[static_cast<size_t>(u.file)];
   DecodeJob j;
   j.filtered = s.filtered(static_cast<size_t>(u.file));
+  j.from_file = j.filtered && s.opts.filtered_from_files;
   j.file_name = f.spec.name;
   j.file_size = f.spec.size;
   j.file_index = u.file;
@@ -1017,7 +1041,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   for (int id : u.requests) {
     for (const Piece& p : s.requests[static_cast<size_t>(id)].pieces) j.pieces.push_back(p);
   }
-  if (j.filtered) j.pieces.insert(j.pieces.end(), f.footer_pieces.begin(), f.footer_pieces.end());
+  if (j.filtered && !j.from_file) j.pieces.insert(j.pieces.end(), f.footer_pieces.begin(), f.footer_pieces.end());
   j.columns = s.plan.columns;
   j.filter = s.filter_of(static_cast<size_t>(u.file));
   j.opts = s.opts;
@@ -1279,8 +1303,78 @@ int64_t Scanner::held_bytes() const {
 
 // ---- LocalScan ----------------------------------------------------------------------
 
+namespace {
+
+int hardware_threads() { return static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency()))); }
+
+// The filtered files of a local plan pruned (scan/local_units.h), files in
+// parallel on `threads`: each gets its footer, its size and the row groups
+// statistics and Bloom filters leave. The first file (in plan order) that
+// fails fails the scan. Returns the row groups left in all.
+Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& options, int threads) {
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < plan.files.size(); ++i) {
+    const ScanFilter& f = plan.files[i].filter ? *plan.files[i].filter : plan.filter;
+    if (f.active) todo.push_back(i);
+  }
+  if (todo.empty()) return int64_t{-1};
+  ScanOptions so;
+  so.threads = 1;
+  so.use_statistics = options.use_statistics;
+  so.use_bloom = options.use_bloom;
+  so.use_dictionary = options.use_dictionary;
+  so.use_page_index = options.use_page_index;
+  so.cache_footers = true;
+  so.limits = options.limits;
+  so.budget = options.budget;
+  std::vector<Result<scan::PrunedFile>> got;
+  got.reserve(todo.size());
+  for (size_t k = 0; k < todo.size(); ++k) got.emplace_back(make_error(ErrorCode::kInvalidArgument, "not run"));
+  std::vector<uint8_t> ran(todo.size(), 0);
+  std::atomic<bool> failed{false};
+  scan::parallel_for(todo.size(), std::max(1, threads), [&](size_t k) {
+    if (failed.load(std::memory_order_relaxed)) return;
+    ran[k] = 1;
+    const ScanPlanFile& f = plan.files[todo[k]];
+    const ScanFilter& filter = f.filter ? *f.filter : plan.filter;
+    got[k] = scan::prune_local_file(f.name, f.all_row_groups ? nullptr : &f.row_groups, plan.columns, filter, so);
+    if (!got[k].ok()) failed.store(true, std::memory_order_relaxed);
+  });
+  int64_t left = 0;
+  for (size_t k = 0; k < todo.size(); ++k) {
+    if (ran[k] && !got[k].ok()) return got[k].error();  // (files not run: after another's failure)
+  }
+  for (size_t k = 0; k < todo.size(); ++k) {
+    if (!got[k].ok()) return got[k].error();
+    ScanPlanFile& f = plan.files[todo[k]];
+    scan::PrunedFile& p = *got[k];
+    f.footer = std::move(p.meta);
+    f.size = p.size;
+    f.all_row_groups = false;
+    f.row_groups = std::move(p.row_groups);
+    f.pruned = true;
+    f.pruned_stats = p.stats;
+    left += static_cast<int64_t>(f.row_groups.size());
+  }
+  return left;
+}
+
+}  // namespace
+
 Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions options, int threads) {
   std::unique_ptr<LocalScan> ls(new LocalScan());
+  if (!options.budget) options.budget = MemoryBudget::make(options.memory_limit);
+  const int workers = threads == 0 ? hardware_threads() : threads;
+  auto left = prune_filtered_files(plan, options, workers);
+  if (!left.ok()) return left.error();
+  if (*left >= 0) {
+    options.filtered_from_files = true;
+    int64_t plain = 0;  // row groups of unfiltered files
+    for (const ScanPlanFile& f : plan.files) {
+      if (!f.pruned) plain += f.all_row_groups ? kInlineUnits + 1 : static_cast<int64_t>(f.row_groups.size());
+    }
+    if (*left + plain <= kInlineUnits) threads = -1;
+  }
   ls->files_.resize(plan.files.size());
   for (size_t i = 0; i < plan.files.size(); ++i) {
     ls->paths_.push_back(plan.files[i].name);
@@ -1296,7 +1390,7 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
   auto s = Scanner::make(std::move(plan), std::move(options));
   if (!s.ok()) return s.error();
   ls->scanner_ = std::move(s).value();
-  if (threads == 0) threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+  if (threads == 0) threads = hardware_threads();
   for (int t = 0; t < threads; ++t) ls->threads_.emplace_back([p = ls.get()] { p->worker(); });
   return ls;
 }

@@ -1,0 +1,46 @@
+// Internal: what the streaming scanner's local driver (LocalScan) asks of
+// the scan engine for filtered files, so that a filtered scan through the
+// scanner prunes and reads as one engine call does: footers from the
+// process-wide cache (metadata_cache.h), the pruner (statistics and Bloom
+// filters on the lean footer) and the full footer's statistics before any
+// unit is planned, files in parallel; then each row group left read by the
+// engine straight from the file (dictionaries, page indexes, filter pages,
+// projected pages) in one run, not in rounds of bytes fed.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "pqfast/parquet.h"
+#include "pqfast/scan.h"
+
+namespace pqfast::parquet::scan {
+
+struct PrunedFile {
+  std::shared_ptr<const FileMetaData> meta;
+  uint64_t size = 0;  // the file's, when opened
+  std::vector<int32_t> row_groups;  // left, in the order given (empty: none)
+  // What the pruning read, and the row groups it ruled out (counted in
+  // row_groups and row_groups_pruned_by_*; those left are counted by their
+  // units' runs).
+  ScanStats stats;
+};
+
+// Local file `path`: its footer (cached), then the row groups of
+// `row_groups` (null: every one) that statistics and Bloom filters leave.
+// Fails as the engine does (a projected or filter column missing, a corrupt
+// footer), the error naming the file.
+Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
+                                    const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                    const ScanOptions& options);
+
+// Row group `rg` of local file `path` (pruned by prune_local_file: the
+// pruner is not run again), its footer from the cache; pieces carry
+// `file_index`.
+Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
+                                        const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                        const ScanOptions& options);
+
+}  // namespace pqfast::parquet::scan
