@@ -508,6 +508,98 @@ TEST(LocalScan, EqualsColumnReaderOnEveryThreadCount) {
   }
 }
 
+// A filtered LocalScan prunes its files first and reads each row group left
+// straight from its file: the rows, and what the engine read (row groups
+// pruned, pages and bytes), equal one scan_files call's, on every thread
+// count; a missing filter column fails the scan before any batch.
+TEST(LocalScan, FilteredEqualsScanFilesRowsAndReads) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  auto atom = [](const std::string& col, pq::FilterOp op, std::vector<int64_t> vs) {
+    pq::FilterAtom a;
+    a.column = col;
+    a.op = op;
+    a.values.type = pqfast::PhysicalType::kInt64;
+    for (int64_t v : vs) {
+      const size_t at = a.values.data.size();
+      a.values.data.resize(at + 8);
+      std::memcpy(a.values.data.data() + at, &v, 8);
+    }
+    return a;
+  };
+  std::vector<std::vector<std::vector<pq::FilterAtom>>> dnfs = {
+      {{atom("id", pq::FilterOp::kIn, {100007, 101503, 100999})}},
+      {{atom("id", pq::FilterOp::kGe, {101500}), atom("id", pq::FilterOp::kLt, {101520})}},
+      {{atom("id", pq::FilterOp::kEq, {5})}},  // no row
+      {{atom("id", pq::FilterOp::kEq, {100010})}, {atom("id", pq::FilterOp::kGt, {101990})}},
+  };
+  for (const auto& dnf : dnfs) {
+    pq::ScanFilter filter;
+    filter.active = true;
+    filter.any_of = dnf;
+    const size_t want_count[] = {3, 20, 0, 1 + 1009 + 1000};
+    auto want = pq::scan_files(kFiles, scan_columns(kColumns), filter, {});  // (also warms the footer cache)
+    ASSERT_TRUE(want.ok()) << want.error().to_string();
+    want = pq::scan_files(kFiles, scan_columns(kColumns), filter, {});
+    ASSERT_TRUE(want.ok()) << want.error().to_string();
+    Rows want_rows;
+    for (auto& piece : want->pieces) {
+      std::vector<ArrowArray> arrays(piece.columns.size());
+      std::vector<ArrowSchema> schemas(piece.columns.size());
+      for (size_t c = 0; c < piece.columns.size(); ++c) std::move(piece.columns[c]).export_to(&arrays[c], &schemas[c]);
+      for (int64_t row = 0; row < piece.num_rows; ++row) {
+        std::vector<std::string> cells;
+        for (size_t c = 0; c < arrays.size(); ++c) cells.push_back(cell(arrays[c], schemas[c], row));
+        want_rows.push_back(cells);
+      }
+      for (size_t c = 0; c < arrays.size(); ++c) {
+        arrays[c].release(&arrays[c]);
+        schemas[c].release(&schemas[c]);
+      }
+    }
+    EXPECT_EQ(want_rows.size(), want_count[&dnf - dnfs.data()]);
+    for (int threads : {-1, 1, 2, 4}) {
+      pq::ScanPlan plan = plan_of(kFiles, kColumns);
+      for (auto& f : plan.files) f.size = 0;
+      plan.filter = filter;
+      pq::ScannerOptions o;
+      o.batch_size = 7;
+      auto ls = pq::LocalScan::make(plan, o, threads);
+      ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+      Rows got;
+      for (;;) {
+        ArrowArray a;
+        ArrowSchema s;
+        auto step = (*ls)->next_batch(&a, &s);
+        ASSERT_TRUE(step.ok()) << step.error().to_string();
+        if (*step == pq::ScanStep::kEnd) break;
+        append_rows(a, s, &got);
+        a.release(&a);
+        s.release(&s);
+      }
+      EXPECT_EQ(got, want_rows) << threads << " threads";
+      const pq::ScanStats& e = (*ls)->scanner().stats().engine;
+      const pq::ScanStats& w = want->stats;
+      EXPECT_EQ(e.files, w.files);
+      EXPECT_EQ(e.row_groups, w.row_groups);
+      EXPECT_EQ(e.row_groups_pruned_by_statistics, w.row_groups_pruned_by_statistics);
+      EXPECT_EQ(e.row_groups_pruned_by_bloom, w.row_groups_pruned_by_bloom);
+      EXPECT_EQ(e.row_groups_read, w.row_groups_read);
+      EXPECT_EQ(e.row_groups_matched, w.row_groups_matched);
+      EXPECT_EQ(e.pages_read, w.pages_read);
+      EXPECT_EQ(e.bytes_read, w.bytes_read);
+      EXPECT_EQ(e.rows, w.rows);
+      // Nothing was asked or fed: the engine read the files itself.
+      EXPECT_EQ((*ls)->scanner().stats().bytes_asked, 0);
+    }
+  }
+  pq::ScanPlan plan = plan_of(kFiles, kColumns);
+  plan.filter.active = true;
+  plan.filter.any_of = {{atom("nope", pq::FilterOp::kEq, {1})}};
+  auto ls = pq::LocalScan::make(plan, {}, 2);
+  ASSERT_FALSE(ls.ok());
+  EXPECT_NE(ls.error().message.find("nope"), std::string::npos) << ls.error().to_string();
+}
+
 TEST(LocalScan, CancelMidScanAndDestroy) {
   SKIP_WITHOUT_THE_FILES_CODEC();
   for (int round = 0; round < 20; ++round) {
