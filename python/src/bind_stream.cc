@@ -25,6 +25,8 @@
 #include "common.h"
 #include "parquet_common.h"
 #include "pqfast/scanner.h"
+#include "scan/local_units.h"
+#include "scan/parallel.h"
 #include "scan_filter_spec.h"
 
 namespace pqfast::py {
@@ -179,35 +181,23 @@ nb::object next_step(Scan& scan, bool with_file) {
   return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
 }
 
-// Each local file's footer, parsed on up to `threads` threads (files taken
-// in turn from a shared counter), results in the order of `paths`.
-std::vector<Result<pq::FileMetaData>> read_footers(const std::vector<std::string>& paths, int threads,
-                                                   std::vector<uint64_t>* sizes) {
+// Each local file's footer, parsed on up to `threads` threads (parked
+// helpers), results in the order of `paths`: from the scan engine's
+// process-wide cache when the file is unchanged (a lake read call after call:
+// lookups by read_table), kept there otherwise.
+std::vector<Result<std::shared_ptr<const pq::FileMetaData>>> read_footers(const std::vector<std::string>& paths,
+                                                                          int threads, std::vector<uint64_t>* sizes) {
   sizes->assign(paths.size(), 0);
-  std::vector<Result<pq::FileMetaData>> out;
+  std::vector<Result<std::shared_ptr<const pq::FileMetaData>>> out;
   out.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) out.emplace_back(Error{ErrorCode::kInvalidArgument, "not read"});
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < paths.size(); i = next.fetch_add(1)) {
-      try {
-        auto f = pq::LocalFile::open_for_reading(paths[i]);
-        if (!f.ok()) {
-          out[i] = f.error();
-          continue;
-        }
-        (*sizes)[i] = (*f)->size();
-        out[i] = pq::read_file_metadata(**f);
-      } catch (const std::bad_alloc&) {
-        out[i] = make_error(ErrorCode::kMemoryLimit, paths[i] + ": out of memory reading the footer");
-      }
+  pq::scan::parallel_for(paths.size(), std::max(1, threads), [&](size_t i) {
+    try {
+      out[i] = pq::scan::cached_local_footer(paths[i], pq::ParseLimits{}, &(*sizes)[i]);
+    } catch (const std::bad_alloc&) {
+      out[i] = make_error(ErrorCode::kMemoryLimit, paths[i] + ": out of memory reading the footer");
     }
-  };
-  const size_t n = std::min(paths.size(), static_cast<size_t>(std::max(1, threads)));
-  std::vector<std::thread> pool;
-  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
+  });
   return out;
 }
 
@@ -581,7 +571,7 @@ void bind_stream(nb::module_& m) {
   m.def(
       "_read_footers_local",
       [](const std::vector<std::string>& paths, int threads) {
-        std::vector<Result<pq::FileMetaData>> got;
+        std::vector<Result<std::shared_ptr<const pq::FileMetaData>>> got;
         std::vector<uint64_t> sizes;
         {
           nb::gil_scoped_release release;
@@ -590,7 +580,7 @@ void bind_stream(nb::module_& m) {
         nb::list out;
         for (auto& r : got) {
           if (!r.ok()) raise(r.error());
-          out.append(PyMeta{std::make_shared<pq::FileMetaData>(std::move(r).value())});
+          out.append(PyMeta{std::move(r).value()});
         }
         return nb::make_tuple(out, sizes);
       },

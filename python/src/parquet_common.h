@@ -33,7 +33,8 @@ inline void parse_read_layout(const std::string& layout, const std::string& form
 }
 
 struct PyMeta {
-  std::shared_ptr<pq::FileMetaData> m;
+  // Shared, never changed (footers of the scan engine's cache among them).
+  std::shared_ptr<const pq::FileMetaData> m;
 };
 
 // A RandomAccessFile over a Python callable read_at(offset, n) -> bytes.
