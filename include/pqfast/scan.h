@@ -69,6 +69,15 @@ struct ScanColumn {
   ColumnReadOptions options;     // the Arrow layout and format to read it as
 };
 
+// What the pruner (statistics and Bloom filters on the lean footer) said of
+// a file, per conjunct of the filter and per row group: 0 where it ruled the
+// conjunct out (by_bloom: 1 where a Bloom filter did); a conjunct it had no
+// verdict for is empty.
+struct PrunerVerdicts {
+  std::vector<std::vector<uint8_t>> alive;
+  std::vector<std::vector<uint8_t>> by_bloom;
+};
+
 struct ScanOptions {
   int threads = 0;  // files in parallel; 0: one per hardware thread
   bool use_statistics = true;
@@ -86,6 +95,10 @@ struct ScanOptions {
   // for each run over a row group's bytes): not read nor parsed again, and
   // its bytes not counted in bytes_read (as a cached footer's are not).
   std::shared_ptr<const FileMetaData> footer;
+  // scan_file: the verdicts of the file's pruner run before (the streaming
+  // scanner prunes every file first): used instead of running it again, so
+  // a conjunct a Bloom filter ruled out in a row group is not evaluated there.
+  std::shared_ptr<const PrunerVerdicts> pruner;
   ParseLimits limits;
   // What the scan may allocate for pages and values, shared by its threads
   // (pqfast/memory_budget.h); when null, a budget of memory_limit bytes

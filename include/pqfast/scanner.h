@@ -90,6 +90,7 @@ struct ScanPlanFile {
   // to ScannerStats::engine.
   bool pruned = false;
   ScanStats pruned_stats;
+  std::shared_ptr<const PrunerVerdicts> pruner;  // the pruner's verdicts, for the units' engine runs
 };
 
 struct ScanPlan {

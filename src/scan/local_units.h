@@ -21,6 +21,8 @@ namespace pqfast::parquet::scan {
 struct PrunedFile {
   std::shared_ptr<const FileMetaData> meta;
   uint64_t size = 0;  // the file's, when opened
+  // The pruner's verdicts, for the units' runs (ScanOptions::pruner).
+  std::shared_ptr<const PrunerVerdicts> pruner;
   std::vector<int32_t> row_groups;  // left, in the order given (empty: none)
   // What the pruning read, and the row groups it ruled out (counted in
   // row_groups and row_groups_pruned_by_*; those left are counted by their
@@ -37,8 +39,8 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
                                     const ScanOptions& options);
 
 // Row group `rg` of local file `path` (pruned by prune_local_file: the
-// pruner is not run again), its footer from the cache; pieces carry
-// `file_index`.
+// pruner is not run again, options.pruner carries its verdicts), its footer
+// from the cache; pieces carry `file_index`.
 Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                         const ScanOptions& options);

@@ -136,6 +136,7 @@ class FileScan {
   size_t num_columns() const { return columns_.size(); }
   const std::shared_ptr<const FileMetaData>& meta() const { return meta_; }
   const ScanStats& own_stats() const { return stats_; }
+  PrunerVerdicts verdicts() const { return PrunerVerdicts{pruner_alive_, pruned_by_bloom_}; }
   // How much reading `column` of row group `rg` may cost: its compressed
   // bytes (the heaviest columns are claimed first; a chunk the footer lacks
   // weighs nothing here, and read_column says what is wrong).
@@ -818,6 +819,10 @@ Result<bool> FileScan::prepare(ScanResult* early) {
       return false;
     }
   }
+  if (filtered && !opts_.use_bloom && opts_.pruner) {
+    pruner_alive_ = opts_.pruner->alive;
+    pruned_by_bloom_ = opts_.pruner->by_bloom;
+  }
   std::optional<CachedFooter> cached;
   const bool use_cache = identity_ && opts_.cache_footers;
   if (use_cache) cached = MetadataCache::process().get(identity_->key_or(file_.name()), *identity_);
@@ -1265,6 +1270,7 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
     }
     out.meta = s.meta();
     out.size = f.id.size;
+    out.pruner = std::make_shared<const PrunerVerdicts>(s.verdicts());
     const size_t n = out.meta->row_groups.size();
     std::vector<int32_t> all;
     if (!row_groups) {

@@ -646,6 +646,7 @@ namespace {
 struct DecodeJob {
   bool filtered = false;
   bool from_file = false;  // filtered, read by the engine from the local file itself
+  std::shared_ptr<const PrunerVerdicts> pruner;  // (from_file) the file's pruner verdicts
   std::string file_name;
   uint64_t file_size = 0;
   int32_t file_index = 0;
@@ -815,6 +816,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
   if (j.from_file) {
     o.footer = nullptr;
     o.cache_footers = true;
+    o.pruner = j.pruner;
     auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, j.columns, j.filter, o);
     if (!r.ok()) {
       out.error = r.error();
@@ -1032,6 +1034,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   DecodeJob j;
   j.filtered = s.filtered(static_cast<size_t>(u.file));
   j.from_file = j.filtered && s.opts.filtered_from_files;
+  j.pruner = f.spec.pruner;
   j.file_name = f.spec.name;
   j.file_size = f.spec.size;
   j.file_index = u.file;
@@ -1354,6 +1357,7 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     f.row_groups = std::move(p.row_groups);
     f.pruned = true;
     f.pruned_stats = p.stats;
+    f.pruner = std::move(p.pruner);
     left += static_cast<int64_t>(f.row_groups.size());
   }
   return left;
