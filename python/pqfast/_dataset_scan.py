@@ -11,9 +11,13 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   (:mod:`pqfast._stream_io`: local files on its own threads, ``s3://`` and
   ``filesystem=`` fed by one I/O loop), batches out in order within
   ``memory_limit``; with a filter, each file's (its hive keys folded in) is
-  run by the scan engine inside the scanner on the row groups the footers'
-  statistics leave, and what pqfast cannot push applied by pyarrow.compute
-  to each batch (a lookup keeps the engine's one call: _native_filters);
+  run by the scan engine inside the scanner, and what pqfast cannot push
+  applied by pyarrow.compute to each batch. Local files are pruned in C++
+  before any unit is planned (footers cached per process, statistics, Bloom
+  filters; files in parallel), each row group left read by the engine in one
+  run: a lookup reads what one engine call reads, as fast. Remote files:
+  the footers' statistics prune here, a lookup keeps the engine's staged
+  call (_native_filters);
 - otherwise (nested, dictionary or extension columns, files unlike the
   first, a sidecar index beside local files, a filter the engine cannot
   type), without a filter row group by row group of each file by the
@@ -53,8 +57,6 @@ DEFAULT_BATCH_SIZE = 131072
 _ENGINE_COUNTS = ("files_read", "row_groups", "row_groups_pruned_by_statistics", "row_groups_pruned_by_bloom",
                   "row_groups_pruned_by_dictionary", "row_groups_pruned_by_page_index", "row_groups_read",
                   "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
-# A filtered scan planned to at most this many row groups runs on the consumer's thread.
-_INLINE_UNITS = 4
 # read_row_groups' batches: a row group each (no batch cut).
 _WHOLE_ROW_GROUPS = 1 << 40
 # The share of an explicit memory_limit that one engine call's estimated
@@ -369,15 +371,16 @@ class Scanner:
         from the filter and the files before any data is read:
 
         - a lookup (every conjunction names one ``=``/``in`` column,
-          ``_fragments._bloom_key``): one engine call over the files prunes
-          them by Bloom filters with footers cached per process and reads
-          each chunk's index once, where the scanner's engine runs per row
-          group and per round of bytes. Measured through the scanner (row
-          groups pre-pruned by pqfast.prune, inline reads): 1.2-1.3x the CPU
-          of the engine call for 1 id, 1.7x for 10 ids (10 x 100,000 lake),
-          13 vs 12 ms for 1 id on the 100-file lake, so lookups stay there;
+          ``_fragments._bloom_key``) on ``s3://`` / ``filesystem=``: the
+          staged engine call prunes by Bloom filters over all files at once,
+          where the scanner's engine runs per row group and per round of
+          bytes (local lookups take the scanner, which prunes every file in
+          C++ first: 1 id on the 100-file bench lake 6.8 ms vs 6.6 ms for
+          the engine call, was 70 ms);
         - a sidecar index beside local files (its tails, which the engine
-          then reads, are checked there)."""
+          then reads, are checked there).
+
+        Local files are not pruned here: LocalScan prunes them in C++."""
         nonempty = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
         if self._filter.dnf is None:
             return nonempty, None
@@ -470,15 +473,9 @@ class Scanner:
         selection, filters = plan.selection, plan.filters
         if not selection:
             return iter(())
+        # (A local filtered scan left with a few row groups once its files are
+        # pruned runs on the consumer's thread: LocalScan decides, after pruning.)
         threads = self._threads
-        if filters is not None and sum(self._lake.meta(i).num_row_groups if rgs is None else len(rgs)
-                                       for i, rgs in selection) <= _INLINE_UNITS:
-            # A few filtered row groups (what statistics leave of a selective
-            # filter): read and decoded on the consumer's thread. Each takes 2-3
-            # rounds of small reads, and a round handed between threads costs
-            # more than it reads on a busy machine (1 row group of the 10-file
-            # bench lake: 2.3 ms inline, 11-18 ms median on 2 threads).
-            threads = -1
         if self._lake.kind == LOCAL and self._on_caller:
             # A fragment is the unit an engine scans in parallel on its own
             # threads, many at once (DataFusion starts one stream per

@@ -140,9 +140,11 @@ def _finisher(lake: Lake, plan: NativePlan, selection: list):
 
 def _footers(lake: Lake, selection: list, file_filters: list | None) -> list:
     """Per file, its parsed footer for the plan; None for a filtered file:
-    the scan engine's runs over its units read the footer's bytes (encoding
-    statistics, the pruner's lean footer), which the scanner then asks once
-    per file (its tail) rather than once per unit, and parses once."""
+    locally LocalScan prunes it first with the scan engine's footer cache
+    (and plans its units from that footer); remotely the engine's runs over
+    its units read the footer's bytes (encoding statistics, the pruner's
+    lean footer), which the scanner asks once per file (its tail) rather
+    than once per unit, and parses once."""
     if file_filters is None:
         return [lake.meta(i) for i, _ in selection]
     return [lake.meta(i) if f is None else None for (i, _), f in zip(selection, file_filters)]
