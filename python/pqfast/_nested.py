@@ -217,7 +217,8 @@ class NestedPlan:
                 def pages_of(i):
                     if leaf_pages is None:
                         return None
-                    return iter([None if lp is None else lp[i] for lp in leaf_pages])
+                    # (A read of no row group has one empty chunk and no pages.)
+                    return iter([None if lp is None or i >= len(lp) else lp[i] for lp in leaf_pages])
 
                 arr = pa.chunked_array([_retype(c, final, pages_of(i)) for i, c in enumerate(arr.chunks)],
                                        type=final)
