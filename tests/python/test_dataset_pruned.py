@@ -1,18 +1,15 @@
-"""Lookups and ``read_table(filters=)`` through the streaming scanner (issue
-30): on random local lakes (files of random sizes, row groups and pages; ids
-shuffled so that statistics rarely decide and Bloom filters do; some files
-with Bloom filters, page indexes, dictionary or plain encoding, nulls) and
-random ``=`` / ``in`` / range filters (and ORs of them):
+"""Filtered dataset scans of local lakes, pruned in C++ by the streaming
+scanner (issue 30), on random local lakes (files of random sizes, row
+groups and pages; ids shuffled so that statistics rarely decide and Bloom
+filters do; some files with Bloom filters, page indexes, dictionary or
+plain encoding, nulls) and random ``=`` / ``in`` / range filters (and ORs):
 
-- ``read_table(filters=)`` (now the dataset scan) and a ``pqfast.dataset``
-  scan equal the scan engine's one call (``scan_table``, the old route)
-  and ``pyarrow.dataset``, row for row in order;
-- with warm caches the scanner reads what the engine call reads: the same
-  row groups pruned (statistics, Bloom, dictionary, page index), pages
-  read and bytes read;
-- the route taken is the scanner's, decided before the read; sources it
-  does not take (hive partitions, a filter only pyarrow.compute evaluates)
-  still read right by the older routes.
+- a ``pqfast.dataset`` scan equals the scan engine's one call
+  (``read_table(filters=)``) and ``pyarrow.dataset``, row for row in order;
+- a filter that is not a lookup goes through the scanner, and with warm
+  caches it reads what the engine call reads: the same row groups pruned
+  (statistics, Bloom, dictionary, page index), pages and bytes; a lookup
+  keeps the engine's call (decided from the filter before any read).
 
 Lakes are written under tmp_path by the test itself (a few thousand rows)."""
 
@@ -28,7 +25,6 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast.scan import scan_table
 
 N_SEEDS = 40 if os.environ.get("PQFAST_LONG_TESTS") == "1" else 8
 
@@ -105,36 +101,40 @@ def _rows(t: pa.Table) -> list:
     return t.select(["id", "g", "v", "key"]).to_pylist()
 
 
+def _is_lookup(filters) -> bool:
+    conj = filters if isinstance(filters[0], list) else [filters]
+    return all(len(c) == 1 and c[0][1] in ("=", "in") for c in conj)
+
+
 @pytest.mark.parametrize("seed", range(N_SEEDS))
-def test_scanner_route_equals_engine_call_and_pyarrow(tmp_path, seed):
+def test_dataset_scan_equals_engine_call_and_pyarrow(tmp_path, seed):
     rng = np.random.default_rng(1000 + seed)
     root = str(tmp_path / "lake")
     ids = write_lake(root, rng)
     ds = pqfast.dataset(root)
     for _ in range(6):
         filters = random_filter(rng, ids)
-        want = pads.dataset(root).to_table(filter=_arrow_filter(filters))
+        expr = _arrow_filter(filters)
+        want = pads.dataset(root).to_table(filter=expr)
         threads = int(rng.choice([1, 2, 4]))
         # Both routes once first: footers and lean footers are then cached for both.
-        scan_table(root, filters=filters, threads=threads)
         pqfast.read_table(root, filters=filters, threads=threads)
-        old, old_st = scan_table(root, filters=filters, threads=threads, stats=True)
-        new, new_st = pqfast.read_table(root, filters=filters, threads=threads, stats=True)
-        assert new_st.get("route") == "scanner", (filters, new_st)
-        assert "route" not in old_st
-        assert _rows(new) == _rows(old) == _rows(want), filters
-        assert new.schema == old.schema
+        ds.to_table(filter=expr, threads=threads)
+        old, old_st = pqfast.read_table(root, filters=filters, threads=threads, stats=True)
+        ds.reset_scan_stats()
+        got = ds.to_table(filter=expr, threads=threads)
+        st = ds.scan_stats
+        assert _rows(got) == _rows(old) == _rows(want), filters
+        assert got.schema == old.schema
+        assert (st.get("route") == "scanner") == (not _is_lookup(filters)), (filters, st)
         for k in COUNTS:
-            assert new_st[k] == old_st[k], (k, filters, new_st, old_st)
-        assert new_st["files"] == old_st["files"]
-        got = ds.to_table(filter=_arrow_filter(filters), threads=threads)
-        assert _rows(got) == _rows(want), filters
+            assert st[k] == old_st[k], (k, filters, st, old_st)
 
 
 def test_bloom_filters_prune_through_the_scanner(tmp_path):
-    """One id over files whose statistics span every id: Bloom filters rule
-    the other files' row groups out before any page is read, as the engine's
-    call counts them."""
+    """One id (OR a range no row matches: not a lookup) over files whose
+    statistics span every id: Bloom filters rule the other files' row groups
+    out in the scanner's C++ pruning, as the engine's call counts them."""
     rng = np.random.default_rng(5)
     root = str(tmp_path / "lake")
     os.makedirs(root)
@@ -144,39 +144,18 @@ def test_bloom_filters_prune_through_the_scanner(tmp_path):
         pq.write_table(_table(rng, 2000, part), os.path.join(root, f"p{i}.parquet"), row_group_size=500,
                        write_page_index=True, bloom_filter_options={"id": {"ndv": 2000, "fpp": 0.001}})
     one = int(ids[4321])
-    filters = [("id", "=", one)]
+    filters = [[("id", "=", one)], [("id", "<", -5)]]
+    expr = (pc.field("id") == one) | (pc.field("id") < -5)
+    ds = pqfast.dataset(root)
     pqfast.read_table(root, filters=filters)
-    scan_table(root, filters=filters)
-    got, st = pqfast.read_table(root, filters=filters, stats=True)
-    _, old_st = scan_table(root, filters=filters, stats=True)
+    ds.to_table(filter=expr)
+    ds.reset_scan_stats()
+    got = ds.to_table(filter=expr)
+    st = ds.scan_stats
+    _, old_st = pqfast.read_table(root, filters=filters, stats=True)
     assert got.column("id").to_pylist() == [one]
     assert st["route"] == "scanner"
     assert st["row_groups"] == 16 and st["row_groups_pruned_by_bloom"] >= 14
     assert st["row_groups_matched"] == 1
     for k in COUNTS:
         assert st[k] == old_st[k], (k, st, old_st)
-
-
-def test_sources_the_scanner_does_not_take_keep_their_routes(tmp_path):
-    """Hive partitions and a filter only pyarrow.compute evaluates are read by
-    scan_table's routes (no scanner stats), with pyarrow.dataset's rows."""
-    rng = np.random.default_rng(9)
-    root = tmp_path / "hive"
-    for k in range(2):
-        d = root / f"k={k}"
-        d.mkdir(parents=True)
-        pq.write_table(_table(rng, 300, np.arange(k * 300, (k + 1) * 300, dtype=np.int64)), d / "p.parquet")
-    filters = [("id", "in", [5, 305, 1000])]
-    got, st = pqfast.read_table(str(root), filters=filters, stats=True)
-    assert "route" not in st
-    want = pads.dataset(str(root), partitioning="hive").to_table(filter=_arrow_filter(filters))
-    assert sorted(got.column("id").to_pylist()) == sorted(want.column("id").to_pylist()) == [5, 305]
-    # A filter on a column no file has: the engine call's error, raised before any read.
-    flat = tmp_path / "flat"
-    flat.mkdir()
-    pq.write_table(_table(rng, 100, np.arange(100, dtype=np.int64)), flat / "p.parquet")
-    with pytest.raises(KeyError) as new:
-        pqfast.read_table(str(flat), filters=[("nope", "=", 1)])
-    with pytest.raises(KeyError) as old:
-        scan_table(str(flat), filters=[("nope", "=", 1)])
-    assert str(new.value) == str(old.value) and "nope" in str(new.value)
