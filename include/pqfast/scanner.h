@@ -134,9 +134,6 @@ struct ScannerOptions {
   // names are paths; LocalScan sets it after pruning the files): one run
   // each, footers from the process-wide cache, no bytes asked or fed.
   bool filtered_from_files = false;
-  // Threads a filtered unit's engine run may use for its columns (parked
-  // helpers): LocalScan sets it when it reads a few units on the consumer's thread.
-  int unit_threads = 1;
 };
 
 // Bytes [offset, offset + length) of plan file `file`.

@@ -803,7 +803,7 @@ struct UnitColumns {
 DecodeOutcome decode_filtered(const DecodeJob& j) {
   DecodeOutcome out;
   ScanOptions o;
-  o.threads = j.from_file ? std::max(1, j.opts.unit_threads) : 1;
+  o.threads = 1;
   o.cache_footers = false;
   o.use_statistics = j.opts.use_statistics;
   o.use_bloom = j.opts.use_bloom;
@@ -1377,12 +1377,7 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
     for (const ScanPlanFile& f : plan.files) {
       if (!f.pruned) plain += f.all_row_groups ? kInlineUnits + 1 : static_cast<int64_t>(f.row_groups.size());
     }
-    if (*left + plain <= kInlineUnits) {
-      // Read on the consumer's thread, each unit's columns on the parked
-      // helpers (as one engine call reads a lookup's matching row group).
-      options.unit_threads = workers;
-      threads = -1;
-    }
+    if (*left + plain <= kInlineUnits) threads = -1;
   }
   ls->files_.resize(plan.files.size());
   for (size_t i = 0; i < plan.files.size(); ++i) {
