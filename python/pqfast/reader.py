@@ -125,6 +125,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         if row_groups is not None:
             raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
                               "row_groups= does not combine with it yet")
+
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
                           partitioning=partitioning, strings=strings, read_dictionary=read_dictionary)
