@@ -85,6 +85,11 @@ struct ScanPlanFile {
   // fold the filter per file: atoms on keys are decided by the file's
   // directories); null: the plan's. Inactive: every row of the file.
   std::shared_ptr<const ScanFilter> filter;
+  // The whole file (`size` bytes), read already with its footer (a lake of
+  // small files: one open and one read per file, not two): LocalScan takes
+  // the ranges it asks for from these bytes instead of opening the file.
+  // Null: read the file.
+  std::shared_ptr<const uint8_t> bytes;
 };
 
 struct ScanPlan {
@@ -275,6 +280,10 @@ class LocalScan {
   std::vector<std::shared_ptr<LocalFile>> files_;
   size_t first_open_ = 0;  // files before it were closed
   std::vector<std::string> paths_;
+  // Per plan file, its whole bytes read already (ScanPlanFile::bytes; null:
+  // read the file), dropped with the descriptors once the scan is past it.
+  std::vector<std::shared_ptr<const uint8_t>> wholes_;
+  std::vector<uint64_t> sizes_;
   std::mutex files_mu_;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;

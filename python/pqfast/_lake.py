@@ -240,13 +240,17 @@ class Lake:
                 list(pool.map(self.meta, todo))
         return [self.meta(i) for i in files]
 
-    def read_local_footers(self, threads: int) -> list:
+    def read_local_footers(self, threads: int, whole_max: int = 0, keep_max: int = 0) -> list:
         """Every file's footer (a local lake), read at once on `threads`
         threads in C++ and kept as meta() keeps them, and every file's
         conformity to the reference decided from them (conforms()), without
         a Python object per column; returns the files' sizes. A lake of
-        10,000 small files planned file by file spent ~2 s in Python here."""
-        metas, sizes = _pqfast._read_footers_local(list(self.keys), max(1, int(threads)))
+        10,000 small files planned file by file spent ~2 s in Python here.
+        Files of at most `whole_max` bytes are read whole (up to `keep_max`
+        bytes in all): their footers carry the bytes to the scan that reads
+        them next (``_scan_whole.read_whole``), which so opens them no more."""
+        metas, sizes = _pqfast._read_footers_local(list(self.keys), max(1, int(threads)), int(whole_max),
+                                                   int(keep_max))
         with self._lock:
             for i, m in enumerate(metas):
                 self._metas.setdefault(i, m)

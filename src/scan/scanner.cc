@@ -1282,8 +1282,15 @@ int64_t Scanner::held_bytes() const {
 Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions options, int threads) {
   std::unique_ptr<LocalScan> ls(new LocalScan());
   ls->files_.resize(plan.files.size());
+  ls->wholes_.resize(plan.files.size());
+  ls->sizes_.resize(plan.files.size());
   for (size_t i = 0; i < plan.files.size(); ++i) {
     ls->paths_.push_back(plan.files[i].name);
+    if (plan.files[i].bytes) {
+      // (its size is the one it was read at: the ranges are checked against it)
+      ls->wholes_[i] = std::move(plan.files[i].bytes);
+      plan.files[i].bytes.reset();
+    }
     if (plan.files[i].size == 0) {
       auto f = LocalFile::open_for_reading(plan.files[i].name);
       if (!f.ok()) return f.error();
@@ -1292,6 +1299,7 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
       // would hold a descriptor each; the reads open it again)
       if (plan.files.size() <= kFilesKeptOpen) ls->files_[i] = std::move(f).value();
     }
+    ls->sizes_[i] = plan.files[i].size;
   }
   auto s = Scanner::make(std::move(plan), std::move(options));
   if (!s.ok()) return s.error();
@@ -1320,6 +1328,41 @@ bool LocalScan::step_io_or_decode(bool consumer) {
   for (const FileRange& r : rs) {
     if (stop_.load()) return true;
     std::shared_ptr<LocalFile> f;
+    std::shared_ptr<const uint8_t> whole;
+    {
+      std::lock_guard<std::mutex> lock(files_mu_);
+      // Ranges come in plan order: files well before this one are read
+      // (a file asked again is opened again). A lake of 10,000 files so
+      // holds a few descriptors, not 10,000 (RLIMIT_NOFILE is often 1,024),
+      // and the bytes of a few files read whole, not of all of them.
+      const size_t at = static_cast<size_t>(r.file);
+      const size_t keep_from = at > kFilesKeptOpen ? at - kFilesKeptOpen : 0;
+      for (; first_open_ < keep_from; ++first_open_) {
+        files_[first_open_].reset();
+        wholes_[first_open_].reset();
+      }
+      whole = wholes_[at];
+    }
+    if (whole) {
+      // The file was read whole with its footer: the range is a view of
+      // those bytes (no open, no read, no copy), checked against the size
+      // they were read at as a read of the file would be.
+      const uint64_t size = sizes_[static_cast<size_t>(r.file)];
+      if (r.offset > size || r.length > size - r.offset) {
+        scanner_->fail(make_error(ErrorCode::kTruncated, paths_[static_cast<size_t>(r.file)] + ": read of " +
+                                                             std::to_string(r.length) + " bytes at byte " +
+                                                             std::to_string(r.offset) + " goes past the end of the " +
+                                                             std::to_string(size) + "-byte file"));
+        return true;
+      }
+      std::shared_ptr<const uint8_t> view(whole, whole.get() + r.offset);
+      Status st = scanner_->feed(r.file, r.offset, std::move(view), static_cast<size_t>(r.length));
+      if (!st.ok()) {
+        scanner_->fail(st.error());
+        return true;
+      }
+      continue;
+    }
     {
       std::lock_guard<std::mutex> lock(files_mu_);
       auto& slot = files_[static_cast<size_t>(r.file)];
@@ -1332,12 +1375,6 @@ bool LocalScan::step_io_or_decode(bool consumer) {
         slot = std::move(opened).value();
       }
       f = slot;
-      // Ranges come in plan order: files well before this one are read
-      // (a file asked again is opened again). A lake of 10,000 files so
-      // holds a few descriptors, not 10,000 (RLIMIT_NOFILE is often 1,024).
-      const size_t at = static_cast<size_t>(r.file);
-      const size_t keep_from = at > kFilesKeptOpen ? at - kFilesKeptOpen : 0;
-      for (; first_open_ < keep_from; ++first_open_) files_[first_open_].reset();
     }
     // Into a pooled block, not a fresh zero-filled vector: a row group's
     // chunks are megabytes, which glibc maps afresh (and the kernel faults
