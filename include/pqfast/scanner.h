@@ -293,6 +293,9 @@ class LocalScan {
   // Plain units' ranges fed deferred (Scanner::feed_deferred): each column
   // chunk read by the thread that decodes it, as the column reader does.
   bool defer_reads_ = false;
+  // The consumer, waiting for the next batch, first helps decode the unit
+  // that batch comes from (a stream's latency); drain() takes whole units first.
+  bool help_head_ = true;
   std::vector<std::string> paths_;
   std::mutex files_mu_;
   std::atomic<bool> stop_{false};

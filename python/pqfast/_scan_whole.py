@@ -146,9 +146,14 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
     if rgs == []:
         return schema.empty_table()  # (the schema alone: a lake's planning asks this of its first file)
     rows, nbytes = shape([meta], [rgs])
+    n_threads = n_threads or (os.cpu_count() or 1)
     if nbytes < SMALL_READ_BYTES:
         n_threads = 1
-    stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads or (os.cpu_count() or 1), limit)
+    # No more threads than column chunks to decode: a thread started for
+    # none costs a read of one chunk ~0.1 ms (a row group's column at 2
+    # threads: 0.78 ms against 0.64 on the calling thread alone).
+    n_threads = max(1, min(n_threads, (meta.num_row_groups if rgs is None else len(rgs)) * max(1, len(specs))))
+    stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads, limit)
     return pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
 
 

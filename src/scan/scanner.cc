@@ -1461,7 +1461,7 @@ Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, B
     // find to do it waits for.
     bool worked = false;
     try {
-      worked = step_io_or_decode(true);
+      worked = step_io_or_decode(help_head_);
     } catch (const std::bad_alloc&) {
       scanner_->fail(make_error(ErrorCode::kMemoryLimit, "local scan: out of memory"));
       continue;
@@ -1619,6 +1619,12 @@ Status LocalScan::drain(ArrowArrayStream* out, const ArrowSchema* requested, std
   } else {
     PQFAST_RETURN_IF_ERROR(schema(&p->schema));
   }
+  // Every batch is taken before any is handed on: the consumer thread
+  // decodes whole units beside the scan's threads, helping with the columns
+  // of the unit it waits for only when no unit is left to take (as a stream
+  // it helps first, for the next batch's latency). A unit whose columns two
+  // threads share ends with one of them waiting for the other's last column.
+  help_head_ = false;
   for (;;) {
     ArrowArray a;
     ArrowSchema sc;
