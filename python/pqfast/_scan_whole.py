@@ -29,11 +29,11 @@ from ._strings import checked_strings
 # PQFAST_READ_ROUTE=reader keeps every whole read on the column reader (the
 # escape hatch, and what scripts/bench_read_route.py compares against);
 # =scanner sends single files to the scanner too; unset: lakes (a list, a
-# directory, a glob) go through the scanner, one file through the column
-# reader, which is still the faster for one file (scripts/bench_read_route.py,
-# lineitem SF1, 2-core VM, scanner/reader medians: all 16 columns
-# 1.01-1.05x, Q12's 5 columns 1.02-1.70x; a lake of 10,000 small files
-# 0.25x, the scanner 4x faster).
+# directory, a glob) go through the scanner (a lake of 10,000 small files 4x
+# faster than the column reader), one file through the column reader: the
+# scanner's CPU per read is at parity (lineitem SF1, four writers' files, all
+# 16 and Q12's 5 columns, 1 and 2 threads) but parity in wall time (<= 1.02x
+# everywhere) is not shown yet on the shared 2-core VM (docs/reading.md).
 ROUTE_ENV = "PQFAST_READ_ROUTE"
 
 # A read decoding less than this (the footers' uncompressed bytes of the
