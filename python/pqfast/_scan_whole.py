@@ -31,9 +31,10 @@ from ._strings import checked_strings
 # =scanner sends single files to the scanner too; unset: lakes (a list, a
 # directory, a glob) go through the scanner (a lake of 10,000 small files 4x
 # faster than the column reader), one file through the column reader: the
-# scanner's CPU per read is at parity (lineitem SF1, four writers' files, all
-# 16 and Q12's 5 columns, 1 and 2 threads) but parity in wall time (<= 1.02x
-# everywhere) is not shown yet on the shared 2-core VM (docs/reading.md).
+# scanner's CPU per read is at parity at 1 thread and within 0.95-1.08x at 2
+# (lineitem SF1, four writers' files, all 16 and Q12's 5 columns) but parity
+# in wall time (<= 1.02x everywhere) is not shown on the shared 2-core VM
+# (docs/reading.md).
 ROUTE_ENV = "PQFAST_READ_ROUTE"
 
 # A read decoding less than this (the footers' uncompressed bytes of the
