@@ -28,15 +28,16 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from . import _pqfast
+from . import _optional, _pqfast
 from ._file import ParquetFile
 from ._partitions import Partitions, discover
 from ._paths import expand_paths, _remote_urls
 from ._remote_file import ObjectStoreFS
 from ._scan_io import FilesystemIO, ObjectStoreIO
-from .remote import make_store, split_url
+from .remote import make_store, normalise_options, split_url
 from .scan import (
-    _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, scan_table,
+    _TAIL, _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, _tails,
+    scan_table,
 )
 
 FormatError = _pqfast.FormatError
@@ -204,14 +205,52 @@ class Lake:
         return ParquetFile(source, filesystem=fs)
 
     def open_file(self, i: int) -> ParquetFile:
-        """File i, its footer read once per lake."""
+        """File i, its footer read once per lake (an object's, once per
+        process while the listing gives it unchanged: :meth:`_s3_footer`)."""
         m = self._metas.get(i)
         if m is None:
-            with self._opener(self.keys[i], self.sizes[i]) as f:
-                m = f._meta
+            m = self._s3_footer(i) if self.kind == S3 and self.sizes[i] >= 0 else None
+            if m is None:
+                with self._opener(self.keys[i], self.sizes[i]) as f:
+                    m = f._meta
             with self._lock:
                 self._metas[i] = m
         return self._opener(self.keys[i], self.sizes[i], m)
+
+    def tail(self, i: int) -> bytes | None:
+        """The last bytes of object i (its footer at least) when this
+        process holds them (``scan._tails``), else None."""
+        if self.kind != S3 or self.sizes[i] < 0:
+            return None
+        where = (normalise_options(self.storage_options).get("endpoint", ""), self.names[i])
+        return _tails.get(where, int(self.sizes[i]), self.versions[i])
+
+    def _s3_footer(self, i: int):
+        """Object i's footer from its tail: the one the staged scans keep
+        per process (``scan._tails``: by URL, size, ETag and modification
+        time, never for an object listed without them), else read in one
+        GET (two when the footer is longer than the first read) and kept
+        there. A dataset or read_table of a lake read before then asks
+        nothing of the store but the listing and the pages."""
+        size, version = int(self.sizes[i]), self.versions[i]
+        where = (normalise_options(self.storage_options).get("endpoint", ""), self.names[i])
+        tail = _tails.get(where, size, version)
+        if tail is None:
+            obstore = _optional.load("obstore")
+            if self._store is None:
+                self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
+            n = min(size, _TAIL)
+            tail = bytes(obstore.get_range(self._store, self.keys[i], start=size - n, length=n))
+            need = _pqfast._row_group_ranges(tail, size, [])[0]
+            if need > len(tail):  # a footer longer than the first read
+                more = obstore.get_range(self._store, self.keys[i], start=size - need, length=need - len(tail))
+                tail = bytes(more) + tail
+            _tails.put(where, size, version, tail)
+        try:
+            need = _pqfast._row_group_ranges(tail, size, [])[0]
+            return _pqfast._parse_file_metadata(tail[-need:-8])
+        except (FormatError, MemoryError) as e:
+            raise FormatError(f"{self.names[i]}: {e}") from None
 
     def open_ref(self) -> ParquetFile:
         return self._opener(self.ref[1], self.ref[2])

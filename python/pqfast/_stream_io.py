@@ -229,10 +229,13 @@ class _Feeder:
     """The asyncio loop (on a thread of its own) that fetches what a
     ``_Scanner`` needs and feeds it; the consumer waits on ``progress``."""
 
-    def __init__(self, scanner, io, keys: list):
+    def __init__(self, scanner, io, keys: list, tails: dict | None = None):
         self.scanner = scanner
         self.io = io
         self.keys = keys
+        # Per plan file, (offset, bytes) of its tail held already (read for
+        # planning, kept per process): ranges within it are fed from memory.
+        self.tails = tails or {}
         self.progress = threading.Condition()
         self.fed = 0  # feeds so far (the consumer waits for it to change)
         self.error: BaseException | None = None
@@ -266,7 +269,12 @@ class _Feeder:
         self.poke()
 
     async def _fetch(self, file: int, offset: int, length: int) -> None:
-        data = await self.io.read(self.keys[file], offset, length)
+        held = self.tails.get(file)
+        if held is not None and offset >= held[0] and offset + length <= held[0] + len(held[1]):
+            at = offset - held[0]
+            data = held[1][at:at + length]
+        else:
+            data = await self.io.read(self.keys[file], offset, length)
         if self.stopped:
             return
         self.scanner.feed(file, offset, data)
@@ -308,6 +316,20 @@ class _Feeder:
                 await asyncio.gather(*pending, return_exceptions=True)
 
 
+def _held_tails(lake: Lake, selection: list, file_filters: list | None) -> dict:
+    """{plan file: (offset, tail bytes)} of the filtered files whose tails
+    planning read (``Lake.tail``): the scan engine's runs read the footer's
+    bytes, which the scanner would otherwise ask the store for again."""
+    if file_filters is None:
+        return {}
+    out = {}
+    for k, ((i, _), f) in enumerate(zip(selection, file_filters)):
+        tail = lake.tail(i) if f is not None else None
+        if tail is not None:
+            out[k] = (int(lake.sizes[i]) - len(tail), tail)
+    return out
+
+
 def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, memory_limit, ahead: int,
                    info: StreamInfo, file_filters: list | None = None) -> Iterator[pa.RecordBatch]:
     """The selected objects' (or filesystem paths') batches, in order: one
@@ -323,7 +345,7 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
     else:
         io = FilesystemIO([lake.names[i] for i, _ in selection], lake.filesystem)
-    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection])
+    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], _held_tails(lake, selection, file_filters))
     finish = _finisher(lake, plan, selection)
     feeder.start()
     try:
