@@ -28,13 +28,13 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from . import _optional, _pqfast
+from . import _optional, _pqfast, fs_driver
 from ._file import ParquetFile
 from ._partitions import Partitions, discover
 from ._paths import expand_paths, _remote_urls
 from ._remote_file import ObjectStoreFS
 from ._scan_io import FilesystemIO, ObjectStoreIO
-from .remote import make_store, normalise_options, split_url
+from .remote import describe_error, make_store, normalise_options, split_url
 from .scan import (
     _TAIL, _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, _tails,
     scan_table,
@@ -87,6 +87,11 @@ class Lake:
         # projections of struct fields ("s.a") and decides which files
         # conform (same column descriptors: read together by the engine).
         self.ref = ref if isinstance(ref, tuple) else ((names[ref], keys[ref], sizes[ref]) if names else None)
+        # s3:// only: the URLs the source named and the sidecar indexes its
+        # listing passed ({key: (size, ETag)}): filtered scans read the
+        # objects a fresh entry covers as object + tail (_sidecar_s3).
+        self.source_urls: list | None = None
+        self.sidecars: dict = {}
         self._init_caches()
 
     def _init_caches(self) -> None:
@@ -106,7 +111,7 @@ class Lake:
         return d
 
     def __setstate__(self, d):
-        self.read_dictionary, self.strings = (), None
+        self.read_dictionary, self.strings, self.source_urls, self.sidecars = (), None, None, {}
         self.__dict__.update(d)
         self._init_caches()
 
@@ -152,6 +157,8 @@ class Lake:
         kind = FS if filesystem is not None else S3
         lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
                    storage_options, filesystem, versions=[it[3] for it in items])
+        if kind == S3:
+            lake.source_urls, lake.sidecars = list(io.urls), dict(io.sidecars)
         if partitioning is not None and root is not None and items:
             lake.parts = lake._partitions(discover(root, lake.names))
         return lake
@@ -186,6 +193,7 @@ class Lake:
                     [self.sizes[i] for i in files], parts, self.storage_options, self.filesystem, self.schema,
                     self.ref, [self.versions[i] for i in files], self.read_dictionary)
         lake.strings = self.strings
+        lake.source_urls, lake.sidecars = self.source_urls, self.sidecars
         return lake
 
     # -- files and footers -------------------------------------------------------
@@ -209,13 +217,26 @@ class Lake:
         process while the listing gives it unchanged: :meth:`_s3_footer`)."""
         m = self._metas.get(i)
         if m is None:
-            m = self._s3_footer(i) if self.kind == S3 and self.sizes[i] >= 0 else None
-            if m is None:
-                with self._opener(self.keys[i], self.sizes[i]) as f:
-                    m = f._meta
+            try:
+                m = self._s3_footer(i) if self.kind == S3 and self.sizes[i] >= 0 else None
+                if m is None:
+                    with self._opener(self.keys[i], self.sizes[i]) as f:
+                        m = f._meta
+            except OSError as e:
+                if self.kind == LOCAL:
+                    raise
+                raise FormatError(f"{self.names[i]}: {self._describe(e)}") from None
             with self._lock:
                 self._metas[i] = m
         return self._opener(self.keys[i], self.sizes[i], m)
+
+    def _describe(self, e: BaseException) -> str:
+        """A store's error in one line, by its type, secrets masked (as the staged scan words it)."""
+        if self.kind == FS:
+            return fs_driver.describe_error(e, fs_driver.secrets_of(self.filesystem))
+        if self._store is None:
+            self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
+        return describe_error(e, self._store)
 
     def tail(self, i: int) -> bytes | None:
         """The last bytes of object i (its footer at least) when this
@@ -241,14 +262,22 @@ class Lake:
                 self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
             n = min(size, _TAIL)
             tail = bytes(obstore.get_range(self._store, self.keys[i], start=size - n, length=n))
-            need = _pqfast._row_group_ranges(tail, size, [])[0]
+            need = self._footer_length(i, tail, size)
             if need > len(tail):  # a footer longer than the first read
                 more = obstore.get_range(self._store, self.keys[i], start=size - need, length=need - len(tail))
                 tail = bytes(more) + tail
             _tails.put(where, size, version, tail)
+        need = self._footer_length(i, tail, size)
         try:
-            need = _pqfast._row_group_ranges(tail, size, [])[0]
             return _pqfast._parse_file_metadata(tail[-need:-8])
+        except (FormatError, MemoryError) as e:
+            raise FormatError(f"{self.names[i]}: {e}") from None
+
+    def _footer_length(self, i: int, tail: bytes, size: int) -> int:
+        """Bytes of footer and trailer at the end of file i, from its tail
+        (a hostile length is refused, naming the file)."""
+        try:
+            return int(_pqfast._row_group_ranges(tail, size, [])[0])
         except (FormatError, MemoryError) as e:
             raise FormatError(f"{self.names[i]}: {e}") from None
 

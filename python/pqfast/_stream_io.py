@@ -30,6 +30,7 @@ import pyarrow as pa
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
 from ._scan_io import FilesystemIO, ObjectStoreIO
+from .scan import _Fetcher
 from ._strings import strings_type
 from ._plan import _Plan
 from ._read import _plans
@@ -43,7 +44,7 @@ DEFAULT_READAHEAD_BYTES = 512 << 20
 _LOCAL_GAP = 64 << 10
 _REMOTE_GAP = 1 << 20
 # GETs in flight at once in the remote loop.
-_REMOTE_CONCURRENCY = 16
+_REMOTE_CONCURRENCY = 64
 # A local scan asked for smaller batches reads batches of this many rows and
 # cuts them in Python (see _stream_batches).
 _CUT_FROM = 131072
@@ -229,9 +230,12 @@ class _Feeder:
     """The asyncio loop (on a thread of its own) that fetches what a
     ``_Scanner`` needs and feeds it; the consumer waits on ``progress``."""
 
-    def __init__(self, scanner, io, keys: list, tails: dict | None = None):
+    def __init__(self, scanner, io, keys: list, tails: dict | None = None, read=None):
         self.scanner = scanner
         self.io = io
+        # read(key, offset, length): the store's ranged read (an overlay's
+        # where a sidecar covers objects: object + tail)
+        self.read = read if read is not None else io.read
         self.keys = keys
         # Per plan file, (offset, bytes) of its tail held already (read for
         # planning, kept per process): ranges within it are fed from memory.
@@ -274,7 +278,7 @@ class _Feeder:
             at = offset - held[0]
             data = held[1][at:at + length]
         else:
-            data = await self.io.read(self.keys[file], offset, length)
+            data = await self.read(self.keys[file], offset, length)
         if self.stopped:
             return
         self.scanner.feed(file, offset, data)
@@ -330,22 +334,61 @@ def _held_tails(lake: Lake, selection: list, file_filters: list | None) -> dict:
     return out
 
 
+def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, tails: dict):
+    """A filtered scan of objects a sidecar index covers (``pqfast.index(...,
+    sidecar=True)``, a fresh entry: same size and ETag): each read as object +
+    tail (``_sidecar_s3.ScanOverlay``, as the staged scan reads them), so the
+    scan engine inside the scanner prunes by the sidecar's Bloom filters and
+    page indexes. `sizes`, `footers` and `tails` are changed in place for
+    the covered files (the virtual size; their footer is the tail's, read
+    by the scanner); returns the overlay's read, or None when no sidecar
+    applies. Finding it costs nothing when the listing showed it; for a list
+    of URLs one HEAD, as the staged scan."""
+    if lake.source_urls is None:
+        return None
+    overlay = io.fetcher(_Fetcher(io))
+    overlay.listed = lake.sidecars
+    items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i]) for i, _ in selection]
+    got: list = []
+
+    async def attach():
+        got.extend(await overlay.attach(items, lake.source_urls))
+
+    io.run(attach)
+    if not overlay.virtual:
+        return None
+    for k, it in enumerate(got):
+        if it[1] in overlay.virtual:
+            sizes[k] = int(it[2])
+            footers[k] = None
+            tails.pop(k, None)
+
+    async def read(key, offset, length):
+        return await overlay.get("scan", key, offset, length)
+
+    return read
+
+
 def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, memory_limit, ahead: int,
                    info: StreamInfo, file_filters: list | None = None) -> Iterator[pa.RecordBatch]:
     """The selected objects' (or filesystem paths') batches, in order: one
     I/O loop fetches what the scanner asks; this thread decodes.
     ``file_filters`` as :func:`local_batches` takes them."""
-    files = [(lake.names[i], int(lake.sizes[i]), None if rgs is None else [int(g) for g in rgs])
-             for i, rgs in selection]
-    # The footers the lake read already (planning needs them) are not fetched again.
-    sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
-                          footers=_footers(lake, selection, file_filters), file_filters=file_filters,
-                          **_settings(memory_limit, ahead))
+    sizes = [int(lake.sizes[i]) for i, _ in selection]
+    footers = _footers(lake, selection, file_filters)
+    tails = _held_tails(lake, selection, file_filters)
+    read = None
     if lake.kind == S3:
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
+        if file_filters is not None and any(f is not None for f in file_filters):
+            read = _with_sidecar(lake, selection, io, sizes, footers, tails)
     else:
         io = FilesystemIO([lake.names[i] for i, _ in selection], lake.filesystem)
-    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], _held_tails(lake, selection, file_filters))
+    files = [(lake.names[i], n, None if rgs is None else [int(g) for g in rgs]) for (i, rgs), n in zip(selection, sizes)]
+    # The footers the lake read already (planning needs them) are not fetched again.
+    sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
+                          footers=footers, file_filters=file_filters, **_settings(memory_limit, ahead))
+    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, read)
     finish = _finisher(lake, plan, selection)
     feeder.start()
     try:
