@@ -265,8 +265,14 @@ class _Feeder:
     def poke(self) -> None:
         """The consumer took a batch: the scanner may ask for more."""
         loop, wake = self._loop, self._wake
-        if loop is not None and wake is not None:
+        if loop is None or wake is None or self.done:
+            return
+        try:
             loop.call_soon_threadsafe(wake.set)
+        except RuntimeError:
+            # The loop ended meanwhile (a failed feed ends it): nothing to wake,
+            # and the scan's own error is the one the consumer raises.
+            pass
 
     def stop(self) -> None:
         self.stopped = True
