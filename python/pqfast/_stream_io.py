@@ -42,7 +42,7 @@ DEFAULT_READAHEAD_BYTES = 512 << 20
 # Ranges of one row group closer than this are fetched as one: locally a
 # pread each either way; on object storage a GET costs ~a MiB of transfer.
 _LOCAL_GAP = 64 << 10
-_REMOTE_GAP = 1 << 20
+_REMOTE_GAP = 128 << 10
 # GETs in flight at once in the remote loop.
 _REMOTE_CONCURRENCY = 64
 # A local scan asked for smaller batches reads batches of this many rows and
