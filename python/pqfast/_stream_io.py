@@ -40,10 +40,14 @@ FormatError = _pqfast.FormatError
 # Readahead (bytes asked for and not consumed) when no memory_limit is given.
 DEFAULT_READAHEAD_BYTES = 512 << 20
 # Ranges of one row group closer than this are fetched as one: locally a
-# pread each either way; on object storage a GET costs ~a MiB of transfer.
+# pread each either way. On object storage a GET costs about as much as
+# ~a MiB of transfer, but the GETs of a row group go out together (64 in
+# flight), so merging saves no round: at 1 MiB a projection of 2 of 8
+# columns fetched 60% more bytes (the columns between) than the staged scan.
 _LOCAL_GAP = 64 << 10
 _REMOTE_GAP = 128 << 10
-# GETs in flight at once in the remote loop.
+# GETs in flight at once in the remote loop (16: a 50-row-group projection
+# took 4 waves of round trips; the staged scan keeps hundreds in flight).
 _REMOTE_CONCURRENCY = 64
 # A local scan asked for smaller batches reads batches of this many rows and
 # cuts them in Python (see _stream_batches).
