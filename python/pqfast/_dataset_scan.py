@@ -500,7 +500,7 @@ class Scanner:
             # so more in flight is what hides the store's latency.
             remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
             batches = remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, remote_ahead,
-                                     info, filters)
+                                     info, filters, threads=self._threads)
         if filters is None and self._filter.post is None:
             return batches
         return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))

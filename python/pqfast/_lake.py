@@ -119,9 +119,13 @@ class Lake:
 
     @classmethod
     def open(cls, source: Any, partitioning: str | None, filesystem: Any, storage_options: dict | None,
-             schema=None, read_dictionary: Sequence[str] = ()) -> "Lake":
+             schema=None, read_dictionary: Sequence[str] = (), listing: tuple | None = None) -> "Lake":
+        """The lake of `source`; ``listing`` (s3:// only): a listing made
+        before (``list_s3``'s), used instead of listing now."""
         _checked_partitioning(partitioning)
-        if filesystem is not None or _remote_urls(source):
+        if listing is not None:
+            lake = cls._from_listing(listing, partitioning, None, storage_options)
+        elif filesystem is not None or _remote_urls(source):
             lake = cls._listed(source, partitioning, filesystem, storage_options)
         else:
             lake = cls._local(source, partitioning)
@@ -142,23 +146,38 @@ class Lake:
             lake.parts = lake._partitions(discover(os.fspath(source), names))
         return lake
 
-    @classmethod
-    def _listed(cls, source: Any, partitioning, filesystem, storage_options) -> "Lake":
-        if filesystem is not None:
-            _refuse_file_objects(source)
-            io = FilesystemIO(source, filesystem)
-        else:
-            io = ObjectStoreIO(source, storage_options)
+    @staticmethod
+    def list_s3(source: Any, storage_options: dict | None) -> tuple:
+        """The listing of s3:// `source`: (items [(url, key, size, version)],
+        the prefix whose key=value levels are keys or None, the source's
+        URLs, the sidecar indexes the listing passed)."""
+        io = ObjectStoreIO(source, storage_options)
         try:
             items = io.listing()
-            root = io.directory
         finally:
             io.close()
+        return items, io.directory, list(io.urls), dict(io.sidecars)
+
+    @classmethod
+    def _listed(cls, source: Any, partitioning, filesystem, storage_options) -> "Lake":
+        if filesystem is None:
+            return cls._from_listing(cls.list_s3(source, storage_options), partitioning, None, storage_options)
+        _refuse_file_objects(source)
+        io = FilesystemIO(source, filesystem)
+        try:
+            items = io.listing()
+        finally:
+            io.close()
+        return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None)
+
+    @classmethod
+    def _from_listing(cls, listing: tuple, partitioning, filesystem, storage_options) -> "Lake":
+        items, root, urls, sidecars = listing
         kind = FS if filesystem is not None else S3
         lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
                    storage_options, filesystem, versions=[it[3] for it in items])
         if kind == S3:
-            lake.source_urls, lake.sidecars = list(io.urls), dict(io.sidecars)
+            lake.source_urls, lake.sidecars = urls, sidecars
         if partitioning is not None and root is not None and items:
             lake.parts = lake._partitions(discover(root, lake.names))
         return lake

@@ -22,6 +22,7 @@ and count what they did in a :class:`StreamInfo` (``Scanner.last_readahead``).
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from typing import Iterator
 
@@ -379,11 +380,40 @@ def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, t
     return read
 
 
+def _decode_ahead(sc, feeder: _Feeder) -> None:
+    """A helper thread of a remote scan: runs units whose bytes are in
+    (decodes, filtered units' engine runs; GIL released) beside the
+    consumer, and tells the I/O loop and the consumer when one ran."""
+    while not feeder.stopped and not feeder.done:
+        if sc.run_task():
+            feeder.poke()
+            with feeder.progress:
+                feeder.fed += 1
+                feeder.progress.notify_all()
+            continue
+        with feeder.progress:
+            seen = feeder.fed
+            while feeder.fed == seen and not feeder.stopped and not feeder.done:
+                feeder.progress.wait(0.05)
+
+
+def _helpers(threads, ahead: int) -> int:
+    """Decoding threads beside the consumer: ``threads`` - 1 (0: one per
+    core, at most 8 in all); by default 1 (two decoders, as the staged
+    scan's two threads); none for ``head`` (no readahead)."""
+    if ahead == 1:
+        return 0
+    if threads is None:
+        return 1
+    n = int(threads) if threads > 0 else min(8, os.cpu_count() or 1)
+    return max(0, n - 1)
+
+
 def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int, memory_limit, ahead: int,
-                   info: StreamInfo, file_filters: list | None = None) -> Iterator[pa.RecordBatch]:
+                   info: StreamInfo, file_filters: list | None = None, threads=None) -> Iterator[pa.RecordBatch]:
     """The selected objects' (or filesystem paths') batches, in order: one
-    I/O loop fetches what the scanner asks; this thread decodes.
-    ``file_filters`` as :func:`local_batches` takes them."""
+    I/O loop fetches what the scanner asks; this thread and ``_helpers``
+    more decode. ``file_filters`` as :func:`local_batches` takes them."""
     sizes = [int(lake.sizes[i]) for i, _ in selection]
     footers = _footers(lake, selection, file_filters)
     tails = _held_tails(lake, selection, file_filters)
@@ -401,6 +431,10 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
     feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, read)
     finish = _finisher(lake, plan, selection)
     feeder.start()
+    helpers = [threading.Thread(target=_decode_ahead, args=(sc, feeder), name="pqfast-stream-decode", daemon=True)
+               for _ in range(_helpers(threads, ahead))]
+    for t in helpers:
+        t.start()
     try:
         while True:
             with feeder.progress:
@@ -437,6 +471,10 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
     finally:
         feeder.stop()
         sc.cancel()
+        with feeder.progress:
+            feeder.progress.notify_all()
+        for t in helpers:
+            t.join()
         feeder.thread.join()
         io.close()
         info.update(sc)

@@ -271,3 +271,31 @@ def test_peak_rss_of_an_s3_scan_within_memory_limit(s3, opts, tmp_path):  # noqa
                                *args], capture_output=True, text=True, check=True).stdout.split()[1])
     # (13.4 MiB measured when written; the budget's peak 2.0 MB)
     assert (int(hwm) - base) * 1024 < 40 << 20, (base >> 10, int(hwm) >> 10)
+
+
+def test_a_prefix_read_again_is_listed_again_alongside(s3, opts, tmp_path):  # noqa: F811
+    """read_table of a prefix read before starts from its last listing while
+    listing it again: an object added, replaced or deleted since is seen."""
+    import obstore
+
+    root = str(tmp_path / "lake")
+    paths = _lake(root, 17, hive=False)
+    prefix = f"relist-{tmp_path.name}"
+    url = _upload(s3, root, paths, prefix)
+    store = s3.store()
+    first = pqfast.read_table(url, storage_options=opts)
+    assert first.equals(pqfast.read_table(root))
+    assert pqfast.read_table(url, storage_options=opts).equals(first)  # from the kept listing
+    extra = pa.table({"id": pa.array([10**9], pa.int64()), "s": ["new"], "v": [0.5], "q": pa.array([1], pa.int32())})
+    pq.write_table(extra, os.path.join(root, "part-999.parquet"))
+    obstore.put(store, f"{prefix}/part-999.parquet", open(os.path.join(root, "part-999.parquet"), "rb").read())
+    added = pqfast.read_table(url, storage_options=opts)
+    assert added.num_rows == first.num_rows + 1 and added.equals(pqfast.read_table(root))
+    # Replaced with other bytes (its size and ETag change).
+    pq.write_table(pa.concat_tables([extra, extra]), os.path.join(root, "part-999.parquet"))
+    obstore.put(store, f"{prefix}/part-999.parquet", open(os.path.join(root, "part-999.parquet"), "rb").read())
+    assert pqfast.read_table(url, storage_options=opts).equals(pqfast.read_table(root))
+    # Deleted: the kept listing's object is gone; the new listing decides.
+    os.remove(os.path.join(root, "part-999.parquet"))
+    obstore.delete(store, f"{prefix}/part-999.parquet")
+    assert pqfast.read_table(url, storage_options=opts).equals(first)
