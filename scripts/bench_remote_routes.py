@@ -22,6 +22,8 @@ import statistics
 import tempfile
 import time
 
+import pyarrow.fs as pafs
+
 import pqfast
 from pqfast import scan as _scan
 from pqfast._progress import Progress
@@ -49,6 +51,9 @@ def main() -> int:
         "proj": (["id", "amount"], None),
         "range": (["id", "quantity"], [("quantity", "<", 3)]),
         "lookup": (None, [("id", "=", want_id)]),
+        # The same through filesystem=pyarrow.fs.S3FileSystem (fs_driver's backend).
+        "fs-proj": (["id", "amount"], None),
+        "fs-range": (["id", "quantity"], [("quantity", "<", 3)]),
     }
     chosen = [c for c in args.cases.split(",") if c]
     with tempfile.TemporaryDirectory() as d, S3Server(data_dir=d) as s3, LatencyProxy(s3.port, 0) as proxy:
@@ -57,13 +62,18 @@ def main() -> int:
         so = s3.storage_options(endpoint=proxy.endpoint)
         url = f"s3://{s3.bucket}/bloom/"
         rows = []
+        fs = pafs.S3FileSystem(endpoint_override=proxy.endpoint.split("://", 1)[1], scheme="http",
+                               access_key=s3.access_key, secret_key=s3.secret_key, region="us-east-1")
         for case in chosen:
             cols, filt = cases[case]
+            if case.startswith("fs-"):
+                src, kw = f"{s3.bucket}/bloom/", {"filesystem": fs}
+            else:
+                src, kw = url, {"storage_options": so}
             fns = {
-                "staged (scan_table)": lambda: _scan.scan_table(url, cols, filt, storage_options=so),
-                "scanner (dataset)": lambda: pqfast.dataset(url, storage_options=so).to_table(
-                    columns=cols, filter=filt),
-                "read_table": lambda: pqfast.read_table(url, columns=cols, filters=filt, storage_options=so),
+                "staged (scan_table)": lambda: _scan.scan_table(src, cols, filt, **kw),
+                "scanner (dataset)": lambda: pqfast.dataset(src, **kw).to_table(columns=cols, filter=filt),
+                "read_table": lambda: pqfast.read_table(src, columns=cols, filters=filt, **kw),
             }
             ref = None
             ok = {}

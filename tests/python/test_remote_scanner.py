@@ -1,5 +1,5 @@
-"""read_table on s3:// (SeaweedFS behind the counting proxy) and on
-filesystem= through the dataset scan / streaming scanner (_read_remote):
+"""read_table on s3:// (SeaweedFS behind the counting proxy) through the
+dataset scan / streaming scanner (_read_remote), and filesystem= scans:
 the rows of the local read and of pyarrow.dataset, batches too; the staged
 scan kept for lookups and stats=True; sidecar indexes used by the scanner's
 filtered units (no more requests or bytes than the staged scan); a remote
@@ -119,7 +119,9 @@ def test_s3_read_table_goes_through_the_scanner_and_lookups_stay_staged(s3, opts
     assert pqfast.read_table(url, filters=[("id", "=", want)], storage_options=opts).equals(t)
 
 
-def test_filesystem_reads_through_the_scanner(tmp_path):
+def test_filesystem_reads_equal_local(tmp_path):
+    """read_table(filesystem=) (the staged scan: measured faster there) and a
+    dataset scan on it (the scanner) give the local rows."""
     import pyarrow.fs as pafs
 
     root = str(tmp_path / "lake")
