@@ -25,7 +25,7 @@ import time
 import pyarrow.fs as pafs
 
 import pqfast
-from pqfast import scan as _scan
+from pqfast import _read_remote, scan as _scan
 from pqfast._progress import Progress
 from pqfast._s3server import LatencyProxy, S3Server
 from pqfast._table import format_table
@@ -40,6 +40,8 @@ def main() -> int:
     ap.add_argument("--latency-ms", type=float, default=20.0)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--cases", default="full,proj,range,lookup")
+    ap.add_argument("--cold", action="store_true",
+                    help="forget what earlier calls kept (tails, footers, listings) before each call")
     args = ap.parse_args()
     base = L.base_dir(None)
     bar = Progress(label="remote-routes", enabled=True)
@@ -87,6 +89,9 @@ def main() -> int:
             for r in range(args.repeat):
                 bar.message(f"{case}: round {r + 1}/{args.repeat}")
                 for name, fn in fns.items():
+                    if args.cold:
+                        _scan.clear_tail_cache()
+                        _read_remote._KEPT.clear()
                     proxy.reset()
                     t0 = time.perf_counter()
                     fn()
@@ -99,8 +104,8 @@ def main() -> int:
                              f"{statistics.median(reqs[name]):.0f}", f"{statistics.median(nbytes[name]) / 1e6:,.2f}",
                              f"{ref.num_rows:,}", "yes" if ok[name] else "NO"])
     print(f"{args.files} files x {args.rows:,} rows (bench lookup's Bloom lake) on SeaweedFS, +{args.latency_ms:g} ms "
-          f"per request; medians of {args.repeat} calls, contenders alternating (warm: each route's caches as a "
-          f"process keeps them)")
+          f"per request; medians of {args.repeat} calls, contenders alternating ("
+          + ("cold: caches emptied before each call)" if args.cold else "warm: each route's caches as a process keeps them)"))
     print(format_table(["case", "route", "ms", "requests", "MB via proxy", "rows", "equal"], rows))
     return 0
 

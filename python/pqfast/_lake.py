@@ -119,12 +119,18 @@ class Lake:
 
     @classmethod
     def open(cls, source: Any, partitioning: str | None, filesystem: Any, storage_options: dict | None,
-             schema=None, read_dictionary: Sequence[str] = (), listing: tuple | None = None) -> "Lake":
+             schema=None, read_dictionary: Sequence[str] = (), listing: tuple | None = None,
+             read_footers: bool = False) -> "Lake":
         """The lake of `source`; ``listing`` (s3:// only): a listing made
-        before (``list_s3``'s), used instead of listing now."""
+        before (``list_s3``'s), used instead of listing now; ``read_footers``
+        (s3:// only): every footer now, in one round of requests (a read of
+        the whole lake needs them all: the first file's alone first, for the
+        schema, would be a round of its own)."""
         _checked_partitioning(partitioning)
+        if listing is None and read_footers and filesystem is None and _remote_urls(source):
+            listing = cls.list_s3(source, storage_options)
         if listing is not None:
-            lake = cls._from_listing(listing, partitioning, None, storage_options)
+            lake = cls._from_listing(listing, partitioning, None, storage_options, read_footers)
         elif filesystem is not None or _remote_urls(source):
             lake = cls._listed(source, partitioning, filesystem, storage_options)
         else:
@@ -171,13 +177,16 @@ class Lake:
         return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None)
 
     @classmethod
-    def _from_listing(cls, listing: tuple, partitioning, filesystem, storage_options) -> "Lake":
+    def _from_listing(cls, listing: tuple, partitioning, filesystem, storage_options,
+                      read_footers: bool = False) -> "Lake":
         items, root, urls, sidecars = listing
         kind = FS if filesystem is not None else S3
         lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
                    storage_options, filesystem, versions=[it[3] for it in items])
         if kind == S3:
             lake.source_urls, lake.sidecars = urls, sidecars
+        if read_footers and items:
+            lake.metas(range(len(items)))
         if partitioning is not None and root is not None and items:
             lake.parts = lake._partitions(discover(root, lake.names))
         return lake

@@ -110,7 +110,7 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
 
     def read(listing):
         lake = Lake.open(source, partitioning, filesystem, storage_options, None, tuple(read_dictionary or ()),
-                         listing=listing)
+                         listing=listing, read_footers=True)
         lake.strings = strings
         sc = Scanner(lake, [(i, None) for i in range(len(lake.names))], columns, filters, _BATCH_ROWS,
                      threads=threads, memory_limit=memory_limit)
