@@ -345,9 +345,10 @@ class Scanner:
         :meth:`_native_filters`; a column needing a dictionary, extension
         type or cast after the read; files unlike the reference file)."""
         if self._lake.kind != LOCAL:
-            # Every footer in one round of requests (planning reads them all:
-            # statistics, conformity), not one round per file.
-            self._lake.metas([i for i, _ in self._selection])
+            # Every footer planning reads (statistics, conformity) in one round
+            # of requests, not one round per file; none of a file the filter's
+            # partition keys rule out.
+            self._lake.metas([i for (i, _), f in zip(self._selection, self._per_file_filters()) if f is not False])
         got = self._native_filters()
         if got is None:
             return None
@@ -552,8 +553,9 @@ class Scanner:
             yield from self._native_stream(plan, ahead or self._ahead)
             return
         if (ahead or self._ahead) > 1 and self._lake.kind != "local":
-            # Every footer in one round of requests, not one round per file as planning reaches it.
-            self._lake.metas([i for i, _ in self._selection])
+            # Every footer in one round of requests, not one round per file as
+            # planning reaches it; none of a file the partition keys rule out.
+            self._lake.metas([i for (i, _), f in zip(self._selection, self._per_file_filters()) if f is not False])
         units = self._units()
         # A unit running holds its output and the pages inflated for it: counted
         # twice its estimate until it is done and measured.

@@ -185,10 +185,13 @@ class Lake:
                    storage_options, filesystem, versions=[it[3] for it in items])
         if kind == S3:
             lake.source_urls, lake.sidecars = urls, sidecars
-        if read_footers and items:
+        parts = discover(root, lake.names) if partitioning is not None and root is not None and items else None
+        if read_footers and items and parts is None:
+            # (A partitioned lake's footers are read once its keys have chosen
+            # the files: a file in a directory the filter rules out is never read.)
             lake.metas(range(len(items)))
-        if partitioning is not None and root is not None and items:
-            lake.parts = lake._partitions(discover(root, lake.names))
+        if parts is not None:
+            lake.parts = lake._partitions(parts)
         return lake
 
     def _partitions(self, parts: Partitions | None) -> Partitions | None:
