@@ -304,6 +304,16 @@ class PyScanner {
   // (plan file index, batch), False or None, as next_batch.
   nb::object next_with_file() { return next(true); }
 
+  // Runs one unit whose bytes are in (a filtered unit's engine, which then
+  // asks its next ranges, or a decode) ahead of the consumer, without the
+  // GIL; false when none could run. A remote driver's consumer runs them
+  // while it waits: otherwise only the unit at the head runs, and filtered
+  // units take their rounds of requests one unit at a time.
+  bool run_task() {
+    nb::gil_scoped_release release;
+    return scanner_->run_task(false);
+  }
+
  private:
   nb::object next(bool with_file) { return next_step(*scanner_, with_file); }
 
@@ -613,6 +623,8 @@ void bind_stream(nb::module_& m) {
       .def("next_batch", &PyScanner::next_batch,
            "The next pyarrow.RecordBatch; False when bytes must be fed first; None at the end.")
       .def("next_with_file", &PyScanner::next_with_file, "(plan file index, batch), False or None.")
+      .def("run_task", &PyScanner::run_task,
+           "Runs one unit whose bytes are in ahead of the consumer (GIL released); False when none could.")
       .def("cancel", &PyScanner::cancel)
       .def_prop_ro("stats", &PyScanner::stats)
       .def_prop_ro("held", &PyScanner::held, "bytes counted against readahead now")
