@@ -91,6 +91,11 @@ struct ScanPlanFile {
   bool pruned = false;
   ScanStats pruned_stats;
   std::shared_ptr<const PrunerVerdicts> pruner;  // the pruner's verdicts, for the units' engine runs
+  // The whole file (`size` bytes), read already with its footer (a lake of
+  // small files: one open and one read per file, not two): LocalScan takes
+  // the ranges it asks for from these bytes instead of opening the file.
+  // Null: read the file.
+  std::shared_ptr<const uint8_t> bytes;
 };
 
 struct ScanPlan {
@@ -141,6 +146,9 @@ struct FileRange {
   int32_t file = 0;
   uint64_t offset = 0;
   uint64_t length = 0;
+  // A range of an unfiltered unit's column chunks: it may be fed by
+  // feed_deferred (read when the unit is decoded) instead of with its bytes.
+  bool deferrable = false;
 };
 
 enum class ScanStep : uint8_t {
@@ -183,8 +191,12 @@ class Scanner {
 
   // Ranges not asked for before that the scan needs next, in the order
   // they will be used; empty when it waits for ranges already asked for,
-  // when readahead is full, or at the end.
-  std::vector<FileRange> needs();
+  // when readahead is full, or at the end. `max_units` > 0: the ranges of
+  // at most that many units (footers still all): a driver whose threads
+  // read and then decode asks one unit at a time, so that the thread that
+  // read a unit's bytes decodes them while they are in its cache, and the
+  // others are not kept waiting behind a read of the whole window.
+  std::vector<FileRange> needs(int max_units = 0);
 
   // Bytes at `offset` of plan file `file`: all or part of a range needs()
   // returned (one range; pieces may come in any order).
@@ -192,6 +204,15 @@ class Scanner {
   // The same for `size` bytes at `bytes`, held (not copied) until the unit
   // that needs them is decoded: a driver reads into blocks it reuses.
   Status feed(int32_t file, uint64_t offset, std::shared_ptr<const uint8_t> bytes, size_t size);
+  // The same for a deferrable range (FileRange::deferrable, whole): its
+  // bytes are read from `source` by the thread that decodes each column
+  // chunk in it, just before decoding it, into a pooled buffer freed right
+  // after, as the column reader reads a chunk. The chunk's bytes are then in
+  // that thread's cache when it decodes them (a unit read whole ahead of its
+  // decode is not), and not held while the unit waits. A read error fails
+  // the unit (naming file, row group and column). The range stays charged to
+  // the budget as if fed until the unit is decoded.
+  Status feed_deferred(int32_t file, uint64_t offset, std::shared_ptr<RandomAccessFile> source, size_t size);
 
   // The next batch (a struct array of the projected columns, and its
   // schema; the consumer releases both), or kNeedData, or kEnd. Decodes the
@@ -293,7 +314,17 @@ class LocalScan {
   static constexpr size_t kFilesKeptOpen = 16;
   std::vector<std::shared_ptr<LocalFile>> files_;
   size_t first_open_ = 0;  // files before it were closed
+  // Plain units' ranges fed deferred (Scanner::feed_deferred): each column
+  // chunk read by the thread that decodes it, as the column reader does.
+  bool defer_reads_ = false;
+  // The consumer, waiting for the next batch, first helps decode the unit
+  // that batch comes from (a stream's latency); drain() takes whole units first.
+  bool help_head_ = true;
   std::vector<std::string> paths_;
+  // Per plan file, its whole bytes read already (ScanPlanFile::bytes; null:
+  // read the file), dropped with the descriptors once the scan is past it.
+  std::vector<std::shared_ptr<const uint8_t>> wholes_;
+  std::vector<uint64_t> sizes_;
   std::mutex files_mu_;
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;

@@ -217,6 +217,7 @@ class Scanner:
                                             or batch_readahead < 0):
             raise FormatError(f"invalid argument: batch_readahead must be a count of units, not {batch_readahead!r}")
         self._ahead = 4 if batch_readahead is None else max(1, batch_readahead)
+        self._ahead_given = batch_readahead is not None
         self._strings = checked_strings(strings if strings is not None else lake.strings)
         self._out = with_strings(lake.projection(self._columns)[2], self._strings)
         # A fragment's scan of local files decodes on the consumer's thread
@@ -345,6 +346,11 @@ class Scanner:
         encoded DNF or None), or None when it takes the other routes (see
         :meth:`_native_filters`; a column needing a dictionary, extension
         type or cast after the read; files unlike the reference file)."""
+        if self._lake.kind != LOCAL:
+            # Every footer planning reads (statistics, conformity) in one round
+            # of requests, not one round per file; none of a file the filter's
+            # partition keys rule out.
+            self._lake.metas([i for (i, _), f in zip(self._selection, self._per_file_filters()) if f is not False])
         got = self._native_filters()
         if got is None:
             return None
@@ -492,8 +498,12 @@ class Scanner:
             batches = local_batches(self._lake, selection, plan, self._batch_size, threads,
                                     self._memory_limit, ahead, info, filters)
         else:
-            batches = remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, ahead, info,
-                                     filters)
+            # Remote units ahead are bounded by bytes (readahead within
+            # memory_limit), not by a count: each costs a round trip or more,
+            # so more in flight is what hides the store's latency.
+            remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
+            batches = remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, remote_ahead,
+                                     info, filters, threads=self._threads)
         if filters is None and self._filter.post is None:
             return batches
         return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))
@@ -545,8 +555,9 @@ class Scanner:
             yield from self._native_stream(plan, ahead or self._ahead)
             return
         if (ahead or self._ahead) > 1 and self._lake.kind != "local":
-            # Every footer in one round of requests, not one round per file as planning reaches it.
-            self._lake.metas([i for i, _ in self._selection])
+            # Every footer in one round of requests, not one round per file as
+            # planning reaches it; none of a file the partition keys rule out.
+            self._lake.metas([i for (i, _), f in zip(self._selection, self._per_file_filters()) if f is not False])
         units = self._units()
         # A unit running holds its output and the pages inflated for it: counted
         # twice its estimate until it is done and measured.

@@ -28,15 +28,16 @@ from typing import Any, Sequence
 
 import pyarrow as pa
 
-from . import _pqfast
+from . import _optional, _pqfast, fs_driver
 from ._file import ParquetFile
 from ._partitions import Partitions, discover
 from ._paths import expand_paths, _remote_urls
 from ._remote_file import ObjectStoreFS
 from ._scan_io import FilesystemIO, ObjectStoreIO
-from .remote import make_store, split_url
+from .remote import describe_error, make_store, normalise_options, split_url
 from .scan import (
-    _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, scan_table,
+    _TAIL, _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, _tails,
+    scan_table,
 )
 
 FormatError = _pqfast.FormatError
@@ -86,6 +87,11 @@ class Lake:
         # projections of struct fields ("s.a") and decides which files
         # conform (same column descriptors: read together by the engine).
         self.ref = ref if isinstance(ref, tuple) else ((names[ref], keys[ref], sizes[ref]) if names else None)
+        # s3:// only: the URLs the source named and the sidecar indexes its
+        # listing passed ({key: (size, ETag)}): filtered scans read the
+        # objects a fresh entry covers as object + tail (_sidecar_s3).
+        self.source_urls: list | None = None
+        self.sidecars: dict = {}
         self._init_caches()
 
     def _init_caches(self) -> None:
@@ -105,7 +111,7 @@ class Lake:
         return d
 
     def __setstate__(self, d):
-        self.read_dictionary, self.strings = (), None
+        self.read_dictionary, self.strings, self.source_urls, self.sidecars = (), None, None, {}
         self.__dict__.update(d)
         self._init_caches()
 
@@ -113,9 +119,19 @@ class Lake:
 
     @classmethod
     def open(cls, source: Any, partitioning: str | None, filesystem: Any, storage_options: dict | None,
-             schema=None, read_dictionary: Sequence[str] = ()) -> "Lake":
+             schema=None, read_dictionary: Sequence[str] = (), listing: tuple | None = None,
+             read_footers: bool = False) -> "Lake":
+        """The lake of `source`; ``listing`` (s3:// only): a listing made
+        before (``list_s3``'s), used instead of listing now; ``read_footers``
+        (s3:// only): every footer now, in one round of requests (a read of
+        the whole lake needs them all: the first file's alone first, for the
+        schema, would be a round of its own)."""
         _checked_partitioning(partitioning)
-        if filesystem is not None or _remote_urls(source):
+        if listing is None and read_footers and filesystem is None and _remote_urls(source):
+            listing = cls.list_s3(source, storage_options)
+        if listing is not None:
+            lake = cls._from_listing(listing, partitioning, None, storage_options, read_footers)
+        elif filesystem is not None or _remote_urls(source):
             lake = cls._listed(source, partitioning, filesystem, storage_options)
         else:
             lake = cls._local(source, partitioning)
@@ -136,23 +152,46 @@ class Lake:
             lake.parts = lake._partitions(discover(os.fspath(source), names))
         return lake
 
-    @classmethod
-    def _listed(cls, source: Any, partitioning, filesystem, storage_options) -> "Lake":
-        if filesystem is not None:
-            _refuse_file_objects(source)
-            io = FilesystemIO(source, filesystem)
-        else:
-            io = ObjectStoreIO(source, storage_options)
+    @staticmethod
+    def list_s3(source: Any, storage_options: dict | None) -> tuple:
+        """The listing of s3:// `source`: (items [(url, key, size, version)],
+        the prefix whose key=value levels are keys or None, the source's
+        URLs, the sidecar indexes the listing passed)."""
+        io = ObjectStoreIO(source, storage_options)
         try:
             items = io.listing()
-            root = io.directory
         finally:
             io.close()
+        return items, io.directory, list(io.urls), dict(io.sidecars)
+
+    @classmethod
+    def _listed(cls, source: Any, partitioning, filesystem, storage_options) -> "Lake":
+        if filesystem is None:
+            return cls._from_listing(cls.list_s3(source, storage_options), partitioning, None, storage_options)
+        _refuse_file_objects(source)
+        io = FilesystemIO(source, filesystem)
+        try:
+            items = io.listing()
+        finally:
+            io.close()
+        return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None)
+
+    @classmethod
+    def _from_listing(cls, listing: tuple, partitioning, filesystem, storage_options,
+                      read_footers: bool = False) -> "Lake":
+        items, root, urls, sidecars = listing
         kind = FS if filesystem is not None else S3
         lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
                    storage_options, filesystem, versions=[it[3] for it in items])
-        if partitioning is not None and root is not None and items:
-            lake.parts = lake._partitions(discover(root, lake.names))
+        if kind == S3:
+            lake.source_urls, lake.sidecars = urls, sidecars
+        parts = discover(root, lake.names) if partitioning is not None and root is not None and items else None
+        if read_footers and items and parts is None:
+            # (A partitioned lake's footers are read once its keys have chosen
+            # the files: a file in a directory the filter rules out is never read.)
+            lake.metas(range(len(items)))
+        if parts is not None:
+            lake.parts = lake._partitions(parts)
         return lake
 
     def _partitions(self, parts: Partitions | None) -> Partitions | None:
@@ -185,6 +224,7 @@ class Lake:
                     [self.sizes[i] for i in files], parts, self.storage_options, self.filesystem, self.schema,
                     self.ref, [self.versions[i] for i in files], self.read_dictionary)
         lake.strings = self.strings
+        lake.source_urls, lake.sidecars = self.source_urls, self.sidecars
         return lake
 
     # -- files and footers -------------------------------------------------------
@@ -204,14 +244,73 @@ class Lake:
         return ParquetFile(source, filesystem=fs)
 
     def open_file(self, i: int) -> ParquetFile:
-        """File i, its footer read once per lake."""
+        """File i, its footer read once per lake (an object's, once per
+        process while the listing gives it unchanged: :meth:`_s3_footer`)."""
         m = self._metas.get(i)
         if m is None:
-            with self._opener(self.keys[i], self.sizes[i]) as f:
-                m = f._meta
+            try:
+                m = self._s3_footer(i) if self.kind == S3 and self.sizes[i] >= 0 else None
+                if m is None:
+                    with self._opener(self.keys[i], self.sizes[i]) as f:
+                        m = f._meta
+            except OSError as e:
+                if self.kind == LOCAL:
+                    raise
+                raise FormatError(f"{self.names[i]}: {self._describe(e)}") from None
             with self._lock:
                 self._metas[i] = m
         return self._opener(self.keys[i], self.sizes[i], m)
+
+    def _describe(self, e: BaseException) -> str:
+        """A store's error in one line, by its type, secrets masked (as the staged scan words it)."""
+        if self.kind == FS:
+            return fs_driver.describe_error(e, fs_driver.secrets_of(self.filesystem))
+        if self._store is None:
+            self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
+        return describe_error(e, self._store)
+
+    def tail(self, i: int) -> bytes | None:
+        """The last bytes of object i (its footer at least) when this
+        process holds them (``scan._tails``), else None."""
+        if self.kind != S3 or self.sizes[i] < 0:
+            return None
+        where = (normalise_options(self.storage_options).get("endpoint", ""), self.names[i])
+        return _tails.get(where, int(self.sizes[i]), self.versions[i])
+
+    def _s3_footer(self, i: int):
+        """Object i's footer from its tail: the one the staged scans keep
+        per process (``scan._tails``: by URL, size, ETag and modification
+        time, never for an object listed without them), else read in one
+        GET (two when the footer is longer than the first read) and kept
+        there. A dataset or read_table of a lake read before then asks
+        nothing of the store but the listing and the pages."""
+        size, version = int(self.sizes[i]), self.versions[i]
+        where = (normalise_options(self.storage_options).get("endpoint", ""), self.names[i])
+        tail = _tails.get(where, size, version)
+        if tail is None:
+            obstore = _optional.load("obstore")
+            if self._store is None:
+                self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
+            n = min(size, _TAIL)
+            tail = bytes(obstore.get_range(self._store, self.keys[i], start=size - n, length=n))
+            need = self._footer_length(i, tail, size)
+            if need > len(tail):  # a footer longer than the first read
+                more = obstore.get_range(self._store, self.keys[i], start=size - need, length=need - len(tail))
+                tail = bytes(more) + tail
+            _tails.put(where, size, version, tail)
+        need = self._footer_length(i, tail, size)
+        try:
+            return _pqfast._parse_file_metadata(tail[-need:-8])
+        except (FormatError, MemoryError) as e:
+            raise FormatError(f"{self.names[i]}: {e}") from None
+
+    def _footer_length(self, i: int, tail: bytes, size: int) -> int:
+        """Bytes of footer and trailer at the end of file i, from its tail
+        (a hostile length is refused, naming the file)."""
+        try:
+            return int(_pqfast._row_group_ranges(tail, size, [])[0])
+        except (FormatError, MemoryError) as e:
+            raise FormatError(f"{self.names[i]}: {e}") from None
 
     def open_ref(self) -> ParquetFile:
         return self._opener(self.ref[1], self.ref[2])
@@ -240,13 +339,17 @@ class Lake:
                 list(pool.map(self.meta, todo))
         return [self.meta(i) for i in files]
 
-    def read_local_footers(self, threads: int) -> list:
+    def read_local_footers(self, threads: int, whole_max: int = 0, keep_max: int = 0) -> list:
         """Every file's footer (a local lake), read at once on `threads`
         threads in C++ and kept as meta() keeps them, and every file's
         conformity to the reference decided from them (conforms()), without
         a Python object per column; returns the files' sizes. A lake of
-        10,000 small files planned file by file spent ~2 s in Python here."""
-        metas, sizes = _pqfast._read_footers_local(list(self.keys), max(1, int(threads)))
+        10,000 small files planned file by file spent ~2 s in Python here.
+        Files of at most `whole_max` bytes are read whole (up to `keep_max`
+        bytes in all): their footers carry the bytes to the scan that reads
+        them next (``_scan_whole.read_whole``), which so opens them no more."""
+        metas, sizes = _pqfast._read_footers_local(list(self.keys), max(1, int(threads)), int(whole_max),
+                                                   int(keep_max))
         with self._lock:
             for i, m in enumerate(metas):
                 self._metas.setdefault(i, m)

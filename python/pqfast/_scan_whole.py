@@ -29,11 +29,12 @@ from ._strings import checked_strings
 # PQFAST_READ_ROUTE=reader keeps every whole read on the column reader (the
 # escape hatch, and what scripts/bench_read_route.py compares against);
 # =scanner sends single files to the scanner too; unset: lakes (a list, a
-# directory, a glob) go through the scanner, one file through the column
-# reader, which is still the faster for one file (scripts/bench_read_route.py,
-# lineitem SF1, 2-core VM, scanner/reader medians: all 16 columns
-# 1.01-1.05x, Q12's 5 columns 1.02-1.70x; a lake of 10,000 small files
-# 0.25x, the scanner 4x faster).
+# directory, a glob) go through the scanner (a lake of 10,000 small files 4x
+# faster than the column reader), one file through the column reader: the
+# scanner's CPU per read is at parity at 1 thread and within 0.95-1.08x at 2
+# (lineitem SF1, four writers' files, all 16 and Q12's 5 columns) but parity
+# in wall time (<= 1.02x everywhere) is not shown on the shared 2-core VM
+# (docs/reading.md).
 ROUTE_ENV = "PQFAST_READ_ROUTE"
 
 # A read decoding less than this (the footers' uncompressed bytes of the
@@ -146,9 +147,14 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
     if rgs == []:
         return schema.empty_table()  # (the schema alone: a lake's planning asks this of its first file)
     rows, nbytes = shape([meta], [rgs])
+    n_threads = n_threads or (os.cpu_count() or 1)
     if nbytes < SMALL_READ_BYTES:
         n_threads = 1
-    stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads or (os.cpu_count() or 1), limit)
+    # No more threads than column chunks to decode: a thread started for
+    # none costs a read of one chunk ~0.1 ms (a row group's column at 2
+    # threads: 0.78 ms against 0.64 on the calling thread alone).
+    n_threads = max(1, min(n_threads, (meta.num_row_groups if rgs is None else len(rgs)) * max(1, len(specs))))
+    stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads, limit)
     return pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
 
 

@@ -25,6 +25,7 @@ from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
 from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, read_source
+from ._read_remote import is_remote, remote_read
 from ._read_scan import scanner_read
 from .scan import _as_schema, _local_partitions, scan_table
 
@@ -120,6 +121,15 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     the pages' runs (no string is built), which makes group-by keys cheap for
     engines (docs/read_dictionary.md). Other columns named there keep their type.
     """
+    if not stats and row_groups is None and is_remote(source, filesystem):
+        # s3:// and filesystem= through the dataset scan (the streaming
+        # scanner fed by one I/O loop), decided before any page is read;
+        # None: the staged scan below keeps it (_read_remote's doc says when).
+        table = remote_read(source, columns, filters, filesystem=filesystem, storage_options=storage_options,
+                            memory_limit=memory_limit, partitioning=partitioning, strings=strings,
+                            read_dictionary=read_dictionary, threads=threads)
+        if table is not None:
+            return table
     if filters is not None or stats or (filesystem is None and _remote_urls(source)) \
             or _directory_on(filesystem, source):
         if row_groups is not None:

@@ -25,8 +25,6 @@
 #include "common.h"
 #include "parquet_common.h"
 #include "pqfast/scanner.h"
-#include "scan/local_units.h"
-#include "scan/parallel.h"
 #include "scan_filter_spec.h"
 
 namespace pqfast::py {
@@ -85,7 +83,14 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
     }
     if (!footers.is_none()) {
       nb::object m = footers[k];
-      if (!m.is_none()) f.footer = nb::cast<const PyMeta&>(m).m;
+      if (!m.is_none()) {
+        PyMeta& pm = nb::cast<PyMeta&>(m);
+        f.footer = pm.m;
+        // The file's bytes, read whole with its footer, go to this scan (and
+        // are dropped as it passes the file), not kept by the footer object.
+        if (pm.whole && pm.whole_size == size) f.bytes = std::move(pm.whole);
+        pm.whole.reset();
+      }
     }
     if (!file_filters.is_none()) f.filter = filter_for(file_filters[k]);
     ++k;
@@ -181,23 +186,68 @@ nb::object next_step(Scan& scan, bool with_file) {
   return with_file ? nb::object(nb::make_tuple(origin.file, batch)) : batch;
 }
 
-// Each local file's footer, parsed on up to `threads` threads (parked
-// helpers), results in the order of `paths`: from the scan engine's
-// process-wide cache when the file is unchanged (a lake read call after call:
-// lookups by read_table), kept there otherwise.
-std::vector<Result<std::shared_ptr<const pq::FileMetaData>>> read_footers(const std::vector<std::string>& paths,
-                                                                          int threads, std::vector<uint64_t>* sizes) {
+// Each local file's footer, parsed on up to `threads` threads (files taken
+// in turn from a shared counter), results in the order of `paths`.
+//
+// A file of at most `whole_max` bytes is read whole, in one read, and its
+// footer parsed from the tail of those bytes (a bounds-checked BufferFile:
+// a footer that claims more bytes than the file holds fails as it does on
+// the file); the bytes are kept in (*wholes)[i] for the scan to read its
+// ranges from, while the kept total stays within `keep_max` (then files
+// are read as before: the tail only). On the lake of 10,000 files of 57 KB
+// this spares each file a second open, read and close.
+std::vector<Result<pq::FileMetaData>> read_footers(const std::vector<std::string>& paths, int threads,
+                                                   std::vector<uint64_t>* sizes,
+                                                   std::vector<std::shared_ptr<const uint8_t>>* wholes,
+                                                   uint64_t whole_max, uint64_t keep_max) {
   sizes->assign(paths.size(), 0);
-  std::vector<Result<std::shared_ptr<const pq::FileMetaData>>> out;
+  wholes->assign(paths.size(), nullptr);
+  std::atomic<uint64_t> kept{0};
+  // A slot of `keep_max` for `n` more bytes, or false.
+  auto reserve = [&](uint64_t n) {
+    uint64_t k = kept.load();
+    while (k <= keep_max && n <= keep_max - k) {
+      if (kept.compare_exchange_weak(k, k + n)) return true;
+    }
+    return false;
+  };
+  std::vector<Result<pq::FileMetaData>> out;
   out.reserve(paths.size());
   for (size_t i = 0; i < paths.size(); ++i) out.emplace_back(Error{ErrorCode::kInvalidArgument, "not read"});
-  pq::scan::parallel_for(paths.size(), std::max(1, threads), [&](size_t i) {
-    try {
-      out[i] = pq::scan::cached_local_footer(paths[i], pq::ParseLimits{}, &(*sizes)[i]);
-    } catch (const std::bad_alloc&) {
-      out[i] = make_error(ErrorCode::kMemoryLimit, paths[i] + ": out of memory reading the footer");
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next.fetch_add(1); i < paths.size(); i = next.fetch_add(1)) {
+      try {
+        auto f = pq::LocalFile::open_for_reading(paths[i]);
+        if (!f.ok()) {
+          out[i] = f.error();
+          continue;
+        }
+        const uint64_t size = (*f)->size();
+        (*sizes)[i] = size;
+        if (size > 0 && size <= whole_max && reserve(size)) {
+          std::shared_ptr<uint8_t[]> bytes(new uint8_t[size]);
+          Status st = (*f)->read_at(0, static_cast<size_t>(size), bytes.get());
+          if (!st.ok()) {
+            out[i] = st.error();
+            continue;
+          }
+          pq::BufferFile buf(bytes.get(), static_cast<size_t>(size), paths[i]);
+          out[i] = pq::read_file_metadata(buf);
+          if (out[i].ok()) (*wholes)[i] = std::shared_ptr<const uint8_t>(bytes, bytes.get());
+          continue;
+        }
+        out[i] = pq::read_file_metadata(**f);
+      } catch (const std::bad_alloc&) {
+        out[i] = make_error(ErrorCode::kMemoryLimit, paths[i] + ": out of memory reading the footer");
+      }
     }
-  });
+  };
+  const size_t n = std::min(paths.size(), static_cast<size_t>(std::max(1, threads)));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
   return out;
 }
 
@@ -253,6 +303,16 @@ class PyScanner {
 
   // (plan file index, batch), False or None, as next_batch.
   nb::object next_with_file() { return next(true); }
+
+  // Runs one unit whose bytes are in (a filtered unit's engine, which then
+  // asks its next ranges, or a decode) ahead of the consumer, without the
+  // GIL; false when none could run. A remote driver's consumer runs them
+  // while it waits: otherwise only the unit at the head runs, and filtered
+  // units take their rounds of requests one unit at a time.
+  bool run_task() {
+    nb::gil_scoped_release release;
+    return scanner_->run_task(false);
+  }
 
  private:
   nb::object next(bool with_file) { return next_step(*scanner_, with_file); }
@@ -563,6 +623,8 @@ void bind_stream(nb::module_& m) {
       .def("next_batch", &PyScanner::next_batch,
            "The next pyarrow.RecordBatch; False when bytes must be fed first; None at the end.")
       .def("next_with_file", &PyScanner::next_with_file, "(plan file index, batch), False or None.")
+      .def("run_task", &PyScanner::run_task,
+           "Runs one unit whose bytes are in ahead of the consumer (GIL released); False when none could.")
       .def("cancel", &PyScanner::cancel)
       .def_prop_ro("stats", &PyScanner::stats)
       .def_prop_ro("held", &PyScanner::held, "bytes counted against readahead now")
@@ -570,23 +632,32 @@ void bind_stream(nb::module_& m) {
       .def_prop_ro("budget_peak", &PyScanner::budget_peak);
   m.def(
       "_read_footers_local",
-      [](const std::vector<std::string>& paths, int threads) {
-        std::vector<Result<std::shared_ptr<const pq::FileMetaData>>> got;
+      [](const std::vector<std::string>& paths, int threads, uint64_t whole_max, uint64_t keep_max) {
+        std::vector<Result<pq::FileMetaData>> got;
         std::vector<uint64_t> sizes;
+        std::vector<std::shared_ptr<const uint8_t>> wholes;
         {
           nb::gil_scoped_release release;
-          got = read_footers(paths, threads, &sizes);
+          got = read_footers(paths, threads, &sizes, &wholes, whole_max, keep_max);
         }
         nb::list out;
-        for (auto& r : got) {
+        for (size_t i = 0; i < got.size(); ++i) {
+          auto& r = got[i];
           if (!r.ok()) raise(r.error());
-          out.append(PyMeta{std::move(r).value()});
+          PyMeta pm{std::make_shared<pq::FileMetaData>(std::move(r).value())};
+          if (wholes[i]) {
+            pm.whole = std::move(wholes[i]);
+            pm.whole_size = sizes[i];
+          }
+          out.append(std::move(pm));
         }
         return nb::make_tuple(out, sizes);
       },
-      nb::arg("paths"), nb::arg("threads"),
+      nb::arg("paths"), nb::arg("threads"), nb::arg("whole_max") = 0, nb::arg("keep_max") = 0,
       "([parsed footer], [size in bytes]) of local files, read on `threads` threads (a lake's files planned at once); the first "
-      "file (in order) that fails raises its typed error.");
+      "file (in order) that fails raises its typed error. Files of at most `whole_max` bytes are read whole in one read "
+      "while the bytes kept stay within `keep_max`: a footer so read carries its file's bytes to the first _LocalScanner "
+      "given it (which reads its ranges from them).");
   m.def(
       "_same_leaves",
       [](const PyMeta& ref, const std::vector<const PyMeta*>& metas) {

@@ -33,8 +33,12 @@ inline void parse_read_layout(const std::string& layout, const std::string& form
 }
 
 struct PyMeta {
-  // Shared, never changed (footers of the scan engine's cache among them).
-  std::shared_ptr<const pq::FileMetaData> m;
+  std::shared_ptr<pq::FileMetaData> m;
+  // The whole file it was parsed from, when a lake's footers were read with
+  // their small files whole (_read_footers_local's whole_max): handed to the
+  // scan that reads the file (make_plan moves it there), then null.
+  std::shared_ptr<const uint8_t> whole;
+  uint64_t whole_size = 0;
 };
 
 // A RandomAccessFile over a Python callable read_at(offset, n) -> bytes.

@@ -45,10 +45,4 @@ Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_in
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                         const ScanOptions& options);
 
-// Local file `path`'s parsed footer as the scan engine keeps it (the
-// process-wide cache, checked against the file's size and modification
-// time; filled on a miss, with the tail read beside it), and its size.
-Result<std::shared_ptr<const FileMetaData>> cached_local_footer(const std::string& path, const ParseLimits& limits,
-                                                                uint64_t* size);
-
 }  // namespace pqfast::parquet::scan

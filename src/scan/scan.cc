@@ -1298,22 +1298,6 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
   });
 }
 
-Result<std::shared_ptr<const FileMetaData>> cached_local_footer(const std::string& path, const ParseLimits& limits,
-                                                                uint64_t* size) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
-  *size = f.id.size;
-  const std::string& key = f.id.key_or(f.file->name());
-  if (auto hit = MetadataCache::process().get(key, f.id)) return hit->meta;
-  ReadStats rs;
-  TailBuffer tail;
-  auto meta = read_file_metadata_tail(*f.file, limits, &rs, &tail);
-  if (!meta.ok()) return meta.error();
-  auto m = std::make_shared<const FileMetaData>(std::move(meta).value());
-  auto t = std::make_shared<const TailBuffer>(std::move(tail));
-  MetadataCache::process().put(key, f.id, CachedFooter{m, t}, t->size + size_t{m->footer_length} * 4 + 1024);
-  return m;
-}
-
 Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                         const ScanOptions& options) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 #include <random>
 #include <unistd.h>
 #include <string>
@@ -773,4 +774,166 @@ TEST(LocalScan, DrainReturnsTheScanErrorTyped) {
     EXPECT_EQ(st.error().code, ErrorCode::kMemoryLimit) << st.error().to_string();
     EXPECT_EQ(stream.release, nullptr);
   }
+}
+
+namespace {
+
+// Drives a Scanner feeding footers with bytes and every deferrable range
+// deferred to `source(file)`, asking `units_per_needs` units at a time.
+Pushed push_deferred(pq::ScanPlan plan, pq::ScannerOptions opts, int units_per_needs,
+                     const std::vector<std::shared_ptr<pq::RandomAccessFile>>& sources) {
+  Pushed out;
+  auto s = pq::Scanner::make(std::move(plan), opts);
+  if (!s.ok()) {
+    out.error = s.error();
+    return out;
+  }
+  for (int guard = 0; guard < 100000; ++guard) {
+    ArrowArray a;
+    ArrowSchema sc;
+    auto step = (*s)->next_batch(&a, &sc);
+    if (!step.ok()) {
+      out.error = step.error();
+      break;
+    }
+    if (*step == pq::ScanStep::kEnd) break;
+    if (*step == pq::ScanStep::kBatch) {
+      append_rows(a, sc, &out.rows);
+      a.release(&a);
+      sc.release(&sc);
+      continue;
+    }
+    auto needs = (*s)->needs(units_per_needs);
+    for (const auto& r : needs) {
+      auto& src = sources[static_cast<size_t>(r.file)];
+      pqfast::Status st = pqfast::Status::Ok();
+      if (r.deferrable) {
+        st = (*s)->feed_deferred(r.file, r.offset, src, static_cast<size_t>(r.length));
+      } else {
+        std::vector<uint8_t> b(static_cast<size_t>(r.length));
+        st = src->read_at(r.offset, b.size(), b.data());
+        if (st.ok()) st = (*s)->feed(r.file, r.offset, std::move(b));
+      }
+      if (!st.ok()) {
+        out.error = st.error();
+        return out;
+      }
+    }
+  }
+  out.stats = (*s)->stats();
+  return out;
+}
+
+std::vector<std::shared_ptr<pq::RandomAccessFile>> open_all(const std::vector<std::string>& paths) {
+  std::vector<std::shared_ptr<pq::RandomAccessFile>> out;
+  for (const auto& p : paths) {
+    auto f = pq::LocalFile::open(p);
+    if (!f.ok()) return {};
+    out.push_back(std::move(f).value());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(Scanner, DeferredRangesEqualTheColumnReader) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  const Rows want = expected_rows(kFiles, kColumns);
+  auto sources = open_all(kFiles);
+  ASSERT_EQ(sources.size(), kFiles.size());
+  for (int per : {0, 1, 2}) {
+    for (uint64_t gap : {uint64_t{0}, uint64_t{1} << 20}) {
+      pq::ScannerOptions o;
+      o.batch_size = 333;
+      o.coalesce_gap = gap;
+      Pushed got = push_deferred(plan_of(kFiles, kColumns), o, per, sources);
+      ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+      EXPECT_EQ(got.rows, want) << "units per needs " << per << ", gap " << gap;
+    }
+  }
+}
+
+TEST(Scanner, NeedsAsksAtMostTheUnitsItIsAllowed) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  auto s = pq::Scanner::make(plan_of({kFiles[0]}, kColumns), {});
+  ASSERT_TRUE(s.ok());
+  auto footer = (*s)->needs(1);
+  ASSERT_EQ(footer.size(), 1u);
+  EXPECT_FALSE(footer[0].deferrable);  // a footer is read, never deferred
+  const auto bytes = read_all(kFiles[0]);
+  {
+    const auto& r = footer[0];
+    std::vector<uint8_t> b(bytes.begin() + static_cast<ptrdiff_t>(r.offset),
+                           bytes.begin() + static_cast<ptrdiff_t>(r.offset + r.length));
+    ASSERT_TRUE((*s)->feed(r.file, r.offset, std::move(b)).ok());
+  }
+  // Units are row groups: one unit's ranges per call (coalesced: one range here).
+  auto first = (*s)->needs(1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(first[0].deferrable);
+  auto second = (*s)->needs(1);
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_GT(second[0].offset, first[0].offset);
+  auto rest = (*s)->needs();
+  EXPECT_EQ(static_cast<int64_t>(rest.size()) + 2, (*s)->stats().units_started);
+}
+
+TEST(Scanner, DeferredFeedsAreRefusedWhereBytesAreRead) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  auto sources = open_all({kFiles[0]});
+  ASSERT_EQ(sources.size(), 1u);
+  auto s = pq::Scanner::make(plan_of({kFiles[0]}, kColumns), {});
+  ASSERT_TRUE(s.ok());
+  auto footer = (*s)->needs();
+  ASSERT_EQ(footer.size(), 1u);
+  // The footer is parsed from the bytes fed: it cannot be deferred.
+  EXPECT_EQ((*s)->feed_deferred(0, footer[0].offset, sources[0], footer[0].length).error().code,
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ((*s)->feed_deferred(0, footer[0].offset, nullptr, footer[0].length).error().code,
+            ErrorCode::kInvalidArgument);
+  const auto bytes = read_all(kFiles[0]);
+  std::vector<uint8_t> b(bytes.begin() + static_cast<ptrdiff_t>(footer[0].offset), bytes.end());
+  ASSERT_TRUE((*s)->feed(0, footer[0].offset, std::move(b)).ok());
+  auto units = (*s)->needs(1);
+  ASSERT_FALSE(units.empty());
+  // Part of a range: refused (a deferred piece is a whole range).
+  EXPECT_EQ((*s)->feed_deferred(0, units[0].offset, sources[0], units[0].length - 1).error().code,
+            ErrorCode::kInvalidArgument);
+  ASSERT_TRUE((*s)->feed_deferred(0, units[0].offset, sources[0], units[0].length).ok());
+  // Twice: refused.
+  EXPECT_EQ((*s)->feed_deferred(0, units[0].offset, sources[0], units[0].length).error().code,
+            ErrorCode::kInvalidArgument);
+}
+
+TEST(Scanner, ADeferredReadThatFailsNamesTheChunk) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  // The footer reads, the chunks do not (a file cut short after its footer
+  // was read): the unit fails naming its file, row group and column.
+  auto bytes = read_all(kFiles[0]);
+  auto m = pq::read_file_metadata(*std::make_unique<pq::BufferFile>(bytes.data(), bytes.size()));
+  ASSERT_TRUE(m.ok());
+  const uint64_t footer_start = bytes.size() - 8 - m->footer_length;
+  class TailOnly final : public pq::RandomAccessFile {
+   public:
+    TailOnly(std::vector<uint8_t> b, uint64_t tail_from) : b_(std::move(b)), from_(tail_from) {}
+    uint64_t size() const override { return b_.size(); }
+    const std::string& name() const override { return name_; }
+    pqfast::Status read_at(uint64_t offset, size_t n, uint8_t* out) override {
+      if (offset < from_) return pqfast::make_error(ErrorCode::kTruncated, "cut.parquet: short read");
+      std::memcpy(out, b_.data() + offset, n);
+      return pqfast::Status::Ok();
+    }
+
+   private:
+    std::vector<uint8_t> b_;
+    uint64_t from_;
+    std::string name_ = "cut.parquet";
+  };
+  pq::ScannerOptions o;
+  o.footer_tail = bytes.size() - footer_start;  // exactly the footer and its trailer
+  Pushed got = push_deferred(plan_of({kFiles[0]}, kColumns), o, 1,
+                             {std::make_shared<TailOnly>(bytes, footer_start)});
+  ASSERT_EQ(got.error.code, ErrorCode::kTruncated) << got.error.to_string();
+  EXPECT_NE(got.error.message.find("row group 0"), std::string::npos) << got.error.message;
+  EXPECT_NE(got.error.message.find("column '"), std::string::npos) << got.error.message;
 }

@@ -1,0 +1,156 @@
+"""``read_table``'s route for ``s3://`` URLs (with and without filters):
+the dataset scan through the streaming scanner
+(``pqfast.dataset(source).to_table(columns, filter)``: one Python I/O loop
+feeding the C++ scanner, coalesced ranged GETs, many files in flight, units
+within ``memory_limit``), the lake listed once and its footers read in one
+round (kept per process while the listing gives the objects unchanged).
+
+:func:`remote_read` decides before any data page is read, from the source,
+the filter and the lake's footers; it returns None, and the caller keeps
+the staged scan (``scan.scan_table``), for:
+
+- ``stats=True`` (the caller's check): the staged scan's counts (request
+  rounds, requests, bytes fetched) are what those callers read;
+- a lookup (every AND names one ``=``/``in`` column: ``_fragments._bloom_key``):
+  the staged scan prunes every file by its Bloom filters in one round of
+  block reads (five request rounds in all); the dataset would run that same
+  staged scan after its own planning (1 id, 10 objects, +20 ms a request:
+  96 ms staged, 161 ms through the dataset);
+- projections or files the scanner does not take (``Scanner._native_plan``
+  is None: nested, dictionary or extension columns, files unlike the first,
+  a filter the engine cannot type): the dataset would read them row group
+  by row group;
+- ``filesystem=`` sources: through the scanner a pyarrow S3FileSystem over
+  the same 10 objects took 474 ms and 233 requests for 2 columns, 447 ms
+  and 153 requests for a range filter, against the staged scan's 303 ms /
+  123 and 292 ms / 123 (+20 ms a request: each footer is read through a
+  ParquetFile over the filesystem, each file opened again by the scan, and
+  nothing is kept between reads as the staged scan keeps tails); they keep
+  the staged scan (filtered, directories) and the column reader (one
+  file), as before; ``pqfast.dataset(..., filesystem=)`` scans go through
+  the scanner;
+- ``PQFAST_REMOTE_ROUTE=staged`` (benchmarks and tests compare the routes).
+
+Never by catching an error. In the lake layer, beside ``_read_scan`` (the
+same for local sources); ``reader`` (the API) calls it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any, Sequence
+
+import pyarrow as pa
+
+from . import _pqfast
+from ._dataset_scan import Scanner
+from ._fragments import _bloom_key
+from ._lake import Lake
+from ._paths import _remote_urls
+from ._strings import checked_strings
+from .remote import _selection, normalise_options
+
+FormatError = _pqfast.FormatError
+
+ROUTE_ENV = "PQFAST_REMOTE_ROUTE"
+# One read_table: the scanner's batches are concatenated, so as large as its units.
+_BATCH_ROWS = 1 << 40
+
+
+def is_remote(source: Any, filesystem: Any) -> bool:
+    """Whether read_table takes `source` from a store: paths on
+    `filesystem`, or s3:// URLs."""
+    return filesystem is not None or bool(_remote_urls(source))
+
+
+# The last listing of each s3:// pattern or prefix read here: (endpoint,
+# source) -> Lake.list_s3's tuple; only listings whose every object has a
+# version (ETag, modification time). Bounded.
+_KEPT: dict = {}
+_KEPT_MAX = 64
+_kept_lock = threading.Lock()
+
+
+def _kept_key(source: Any, storage_options: dict | None):
+    if not isinstance(source, str) or _selection(source) is None:
+        return None  # explicit URLs: no listing to keep
+    return normalise_options(storage_options).get("endpoint", ""), source
+
+
+def _keep(key, listing: tuple) -> None:
+    if key is None or not all(it[3] for it in listing[0]):
+        return
+    with _kept_lock:
+        if len(_KEPT) >= _KEPT_MAX:
+            _KEPT.pop(next(iter(_KEPT)))
+        _KEPT[key] = listing
+
+
+def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, filesystem: Any,
+                storage_options: dict | None, memory_limit: int | None, partitioning: str | None,
+                strings: str | None, read_dictionary: Sequence[str] | None, threads: int | None):
+    """`source` (s3:// URLs or paths on `filesystem`) read through the
+    dataset scan into one Table, or None when the staged scan keeps it (see
+    the module's doc).
+
+    An s3:// pattern or prefix read before is read from its last listing
+    while it is listed again (the listing's round overlaps the pages'); the
+    table is returned only when the new listing is the same (every object's
+    size, ETag and modification time), else read again from the new one."""
+    if os.environ.get(ROUTE_ENV) == "staged" or (filters is not None and _bloom_key(filters) is not None):
+        return None
+    if filesystem is not None:
+        # Measured slower through the scanner (see the module's doc): its
+        # footers and opens go through the filesystem object once per read.
+        return None
+    if hasattr(source, "read") or hasattr(source, "read_at"):
+        return None  # a file object: the staged scan says what it takes
+    checked_strings(strings)
+
+    def read(listing):
+        lake = Lake.open(source, partitioning, filesystem, storage_options, None, tuple(read_dictionary or ()),
+                         listing=listing, read_footers=True)
+        lake.strings = strings
+        sc = Scanner(lake, [(i, None) for i in range(len(lake.names))], columns, filters, _BATCH_ROWS,
+                     threads=threads, memory_limit=memory_limit)
+        plan = sc._native_plan()
+        if plan is None:
+            return None
+        return pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
+
+    key = _kept_key(source, storage_options) if filesystem is None else None
+    if key is None:
+        return read(None)
+    with _kept_lock:
+        kept = _KEPT.get(key)
+    if kept is None:
+        listing = Lake.list_s3(source, storage_options)
+        _keep(key, listing)
+        return read(listing)
+    fresh: dict = {}
+
+    def list_again():
+        try:
+            fresh["listing"] = Lake.list_s3(source, storage_options)
+        except BaseException as e:  # noqa: BLE001 - raised by the reader below
+            fresh["error"] = e
+
+    lister = threading.Thread(target=list_again, name="pqfast-relist", daemon=True)
+    lister.start()
+    try:
+        table = read(kept)
+        failed = None
+    except (FormatError, OSError) as e:
+        # An object of the kept listing gone or replaced: the new listing decides.
+        table, failed = None, e
+    lister.join()
+    if "error" in fresh:
+        raise fresh["error"]
+    listing = fresh["listing"]
+    if listing[0] == kept[0] and listing[3] == kept[3]:
+        if failed is not None:
+            raise failed
+        return table
+    _keep(key, listing)
+    return read(listing)
