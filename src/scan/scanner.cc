@@ -814,6 +814,16 @@ struct UnitColumns {
   }
 };
 
+// The engine's counts, and the one row group a unit asked for, from its run.
+void take_row_group(ScanResult& r, int64_t row_group, DecodeOutcome& out) {
+  out.stats = r.stats;
+  for (auto& p : r.pieces) {
+    if (p.row_group != row_group) continue;
+    out.rows = p.num_rows;
+    out.columns = std::move(p.columns);
+  }
+}
+
 DecodeOutcome decode_filtered(const DecodeJob& j) {
   DecodeOutcome out;
   ScanOptions o;
@@ -836,12 +846,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
       out.error = r.error();
       return out;
     }
-    out.stats = r->stats;
-    for (auto& p : r->pieces) {
-      if (p.row_group != j.row_group) continue;
-      out.rows = p.num_rows;
-      out.columns = std::move(p.columns);
-    }
+    take_row_group(*r, j.row_group, out);
     return out;
   }
   FedFile file(j.file_name, j.file_size, j.pieces);
@@ -854,12 +859,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     out.error = r.error();
     return out;
   }
-  out.stats = r->stats;
-  for (auto& p : r->pieces) {
-    if (p.row_group != j.row_group) continue;
-    out.rows = p.num_rows;
-    out.columns = std::move(p.columns);
-  }
+  take_row_group(*r, j.row_group, out);
   return out;
 }
 
