@@ -69,6 +69,21 @@ std::vector<pq::ScanColumn> scan_columns(const std::vector<std::string>& names) 
 }
 
 // The rows of `names` in the files, row group by row group, by the column reader.
+// Every batch of `ls` until its end, rows appended to *got; the first
+// failed step's error, else kOk.
+pqfast::Error drain_rows(pq::LocalScan& ls, Rows* got) {
+  for (;;) {
+    ArrowArray a;
+    ArrowSchema s;
+    auto step = ls.next_batch(&a, &s);
+    if (!step.ok()) return step.error();
+    if (*step == pq::ScanStep::kEnd) return pqfast::Error{ErrorCode::kOk, {}};
+    append_rows(a, s, got);
+    a.release(&a);
+    s.release(&s);
+  }
+}
+
 Rows expected_rows(const std::vector<std::string>& files, const std::vector<std::string>& names) {
   Rows out;
   for (const auto& p : files) {
@@ -495,16 +510,8 @@ TEST(LocalScan, EqualsColumnReaderOnEveryThreadCount) {
     auto ls = pq::LocalScan::make(plan, o, threads);
     ASSERT_TRUE(ls.ok()) << ls.error().to_string();
     Rows got;
-    for (;;) {
-      ArrowArray a;
-      ArrowSchema s;
-      auto step = (*ls)->next_batch(&a, &s);
-      ASSERT_TRUE(step.ok()) << step.error().to_string();
-      if (*step == pq::ScanStep::kEnd) break;
-      append_rows(a, s, &got);
-      a.release(&a);
-      s.release(&s);
-    }
+    const pqfast::Error drained = drain_rows(**ls, &got);
+    ASSERT_EQ(drained.code, ErrorCode::kOk) << drained.to_string();
     EXPECT_EQ(got, want) << threads << " threads";
   }
 }
@@ -567,16 +574,8 @@ TEST(LocalScan, FilteredEqualsScanFilesRowsAndReads) {
       auto ls = pq::LocalScan::make(plan, o, threads);
       ASSERT_TRUE(ls.ok()) << ls.error().to_string();
       Rows got;
-      for (;;) {
-        ArrowArray a;
-        ArrowSchema s;
-        auto step = (*ls)->next_batch(&a, &s);
-        ASSERT_TRUE(step.ok()) << step.error().to_string();
-        if (*step == pq::ScanStep::kEnd) break;
-        append_rows(a, s, &got);
-        a.release(&a);
-        s.release(&s);
-      }
+      const pqfast::Error drained = drain_rows(**ls, &got);
+      ASSERT_EQ(drained.code, ErrorCode::kOk) << drained.to_string();
       EXPECT_EQ(got, want_rows) << threads << " threads";
       const pq::ScanStats& e = (*ls)->scanner().stats().engine;
       const pq::ScanStats& w = want->stats;
@@ -660,16 +659,7 @@ pqfast::Error local_scan_one_unit_ahead(const pq::ScanPlan& plan, int threads, R
   o.max_units_ahead = 1;
   auto ls = pq::LocalScan::make(plan, o, threads);
   if (!ls.ok()) return ls.error();
-  for (;;) {
-    ArrowArray a;
-    ArrowSchema s;
-    auto step = (*ls)->next_batch(&a, &s);
-    if (!step.ok()) return step.error();
-    if (*step == pq::ScanStep::kEnd) return pqfast::Error{ErrorCode::kOk, {}};
-    append_rows(a, s, got);
-    a.release(&a);
-    s.release(&s);
-  }
+  return drain_rows(**ls, got);
 }
 
 }  // namespace
