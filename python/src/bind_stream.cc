@@ -353,9 +353,9 @@ const ArrowSchema* requested_of(const nb::object& requested_schema) {
 }
 
 // A filled stream handed to Python as an "arrow_array_stream" capsule that
-// owns it (released without the GIL).
-nb::object stream_capsule(ArrowArrayStream* stream) {
-  PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_stream_capsule);
+// owns it (by default released without the GIL; `release` says otherwise).
+nb::object stream_capsule(ArrowArrayStream* stream, PyCapsule_Destructor release = release_stream_capsule) {
+  PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release);
   if (!cap) {
     stream->release(stream);
     delete stream;
@@ -565,13 +565,7 @@ nb::object iterator_stream(nb::object iterator, nb::object schema) {
   stream->get_last_error = iterator_last_error;
   stream->release = iterator_release;
   stream->private_data = new IteratorStream{std::move(iterator), std::move(schema), {}};
-  PyObject* cap = PyCapsule_New(stream, "arrow_array_stream", release_plain_stream_capsule);
-  if (!cap) {
-    stream->release(stream);
-    delete stream;
-    throw nb::python_error();
-  }
-  return nb::steal(cap);
+  return stream_capsule(stream, release_plain_stream_capsule);
 }
 
 Settings settings_of(int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
