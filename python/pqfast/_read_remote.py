@@ -11,11 +11,6 @@ the staged scan (``scan.scan_table``), for:
 
 - ``stats=True`` (the caller's check): the staged scan's counts (request
   rounds, requests, bytes fetched) are what those callers read;
-- a lookup (every AND names one ``=``/``in`` column: ``_fragments._bloom_key``):
-  the staged scan prunes every file by its Bloom filters in one round of
-  block reads (five request rounds in all); the dataset would run that same
-  staged scan after its own planning (1 id, 10 objects, +20 ms a request:
-  96 ms staged, 161 ms through the dataset);
 - projections or files the scanner does not take (``Scanner._native_plan``
   is None: nested, dictionary or extension columns, files unlike the first,
   a filter the engine cannot type): the dataset would read them row group
@@ -45,9 +40,9 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._dataset_scan import Scanner
-from ._fragments import _bloom_key
 from ._lake import Lake
 from ._paths import _remote_urls
+from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings
 from .remote import _selection, normalise_options
 
@@ -98,7 +93,7 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
     while it is listed again (the listing's round overlaps the pages'); the
     table is returned only when the new listing is the same (every object's
     size, ETag and modification time), else read again from the new one."""
-    if os.environ.get(ROUTE_ENV) == "staged" or (filters is not None and _bloom_key(filters) is not None):
+    if os.environ.get(ROUTE_ENV) == "staged":
         return None
     if filesystem is not None:
         # Measured slower through the scanner (see the module's doc): its
@@ -109,6 +104,11 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
     checked_strings(strings)
 
     def read(listing):
+        # Tails from a sidecar index that fail the scan (a hostile or broken
+        # sidecar): a warning, and the read again without sidecars.
+        return scan_or_fallback(lambda: read_once(listing))
+
+    def read_once(listing):
         lake = Lake.open(source, partitioning, filesystem, storage_options, None, tuple(read_dictionary or ()),
                          listing=listing, read_footers=True)
         lake.strings = strings

@@ -15,6 +15,7 @@
 #include "pqfast/parquet.h"
 #include "parquet_common.h"
 #include "parquet/stats_trust.h"
+#include "scan/metadata_cache.h"
 
 namespace pqfast::py {
 
@@ -509,6 +510,9 @@ void bind_parquet_rest(nb::module_& m) {
   m.def("_footer_cache_clear", [] {
     footer_cache().clear();
     clear_column_descriptors();
+    // The scan engine's: what pruning learned of s3:// objects through the
+    // streaming scanner (lean footers, Bloom layouts) is kept there too.
+    pq::scan::process_prune_cache().clear();
   });
   // prune()'s common local call in one step: paths from a pattern (bytes,
   // expanded here) or a list of str, a short list of plain values typed by
