@@ -41,7 +41,7 @@ import pyarrow as pa
 from . import _pqfast
 from ._dataset_scan import Scanner
 from ._lake import Lake
-from ._paths import _remote_urls
+from ._paths import _has_magic, _remote_urls
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings
 from .remote import _selection, normalise_options
@@ -82,6 +82,15 @@ def _keep(key, listing: tuple) -> None:
         _KEPT[key] = listing
 
 
+def _listed_on(source: Any) -> bool:
+    """Whether a source on a filesystem is one the backend lists (a
+    directory or a glob: sizes come with the listing), not named paths."""
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    path = os.fspath(source)
+    return _has_magic(path) or not path.endswith(".parquet")
+
+
 def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, filesystem: Any,
                 storage_options: dict | None, memory_limit: int | None, partitioning: str | None,
                 strings: str | None, read_dictionary: Sequence[str] | None, threads: int | None):
@@ -95,9 +104,11 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
     size, ETag and modification time), else read again from the new one."""
     if os.environ.get(ROUTE_ENV) == "staged":
         return None
-    if filesystem is not None:
-        # Measured slower through the scanner (see the module's doc): its
-        # footers and opens go through the filesystem object once per read.
+    if filesystem is not None and not _listed_on(source):
+        # Paths named one by one: the staged scan opens each once, the open
+        # giving its size (a pyarrow S3 filesystem: a HEAD); the lake would
+        # ask each its size first. One file without a filter: the column
+        # reader (ParquetFile.read).
         return None
     if hasattr(source, "read") or hasattr(source, "read_at"):
         return None  # a file object: the staged scan says what it takes

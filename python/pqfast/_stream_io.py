@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
-from ._scan_io import FilesystemIO, ObjectStoreIO
+from ._scan_io import ObjectStoreIO
 from .scan import _Fetcher
 from ._strings import strings_type
 from ._plan import _Plan
@@ -440,7 +440,8 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
         if file_filters is not None and any(f is not None for f in file_filters):
             read = _with_sidecar(lake, selection, io, sizes, footers, tails, versions)
     else:
-        io = FilesystemIO([lake.names[i] for i, _ in selection], lake.filesystem)
+        # The lake's: the files its footers were read from are open already.
+        io = lake.fs_io()
     files = [(lake.names[i], n, None if rgs is None else [int(g) for g in rgs]) for (i, rgs), n in zip(selection, sizes)]
     # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
@@ -494,7 +495,8 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
         for t in helpers:
             t.join()
         feeder.thread.join()
-        io.close()
+        if lake.kind == S3:
+            io.close()  # (an FS lake's I/O is the lake's, kept for its next scans)
         info.update(sc)
         info._closed = True
 
