@@ -223,8 +223,9 @@ def test_s3_lookup_with_hostile_bloom_headers_reads_the_right_rows(s3, opts, tmp
 
 
 def test_filesystem_reads_equal_local(tmp_path):
-    """read_table(filesystem=) (the staged scan: measured faster there) and a
-    dataset scan on it (the scanner) give the local rows."""
+    """read_table(filesystem=) (unfiltered directories: the scanner; filters:
+    the staged scan, measured faster there) and a dataset scan on it (the
+    scanner) give the local rows."""
     import pyarrow.fs as pafs
 
     root = str(tmp_path / "lake")
