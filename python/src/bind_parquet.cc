@@ -514,6 +514,9 @@ void bind_parquet_rest(nb::module_& m) {
     // streaming scanner (lean footers, Bloom layouts) is kept there too.
     pq::scan::process_prune_cache().clear();
   });
+  m.def("_scan_prune_cache_clear", [] { pq::scan::process_prune_cache().clear(); },
+        "Forgets the scan engine's pruner footers (lean footers and learned Bloom layouts; local files' and "
+        "s3:// objects' read through the streaming scanner).");
   // prune()'s common local call in one step: paths from a pattern (bytes,
   // expanded here) or a list of str, a short list of plain values typed by
   // the first file's column (see simple_values.h), one row per row group
