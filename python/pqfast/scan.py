@@ -367,7 +367,10 @@ _footers: dict = {}
 
 def clear_tail_cache() -> None:
     """Forgets what earlier scans kept: of s3:// URLs tails, the pruner's
-    footers, listings; of local files the first file's read plans."""
+    footers (the staged scan's and the streaming scanner's, with the Bloom
+    layouts they learned), listings; of local files the first file's read
+    plans."""
+    _pqfast._scan_prune_cache_clear()
     _first_plans.clear()
     with _tails.lock:
         _tails.map.clear()
