@@ -849,12 +849,18 @@ struct UnitColumns {
   std::condition_variable cv;
   size_t done = 0;  // columns finished (under mu)
   std::vector<ColumnArray> cols;
-  std::vector<size_t> order;  // the columns in the order they are taken
+  // The columns in the order they are taken. `next` is checked against its
+  // size, never against cols.size(): outcome() moves `cols` out while a
+  // helper that finished the last column may be taking past the end in
+  // work() (or checking has_work()), and a size read torn by that move let
+  // it decode column order[n] (read past the end) and store it into the
+  // moved-out vector (a GPF in decode_plain_column; a SEGV under TSan).
+  std::vector<size_t> order;
   Error error{ErrorCode::kOk, {}};  // the first column's failure (under mu)
 
   std::atomic<int> threads{0};  // threads that took a column
 
-  bool has_work() const { return next.load(std::memory_order_relaxed) < cols.size(); }
+  bool has_work() const { return next.load(std::memory_order_relaxed) < order.size(); }
 
   // Column k into *out; what a decode throws becomes its error.
   Error decode_one(size_t k, ColumnArray* out) const {
@@ -875,7 +881,7 @@ struct UnitColumns {
     bool any = false;
     for (;;) {
       const size_t taken = next.fetch_add(1);
-      if (taken >= cols.size()) return any;
+      if (taken >= order.size()) return any;
       const size_t k = order[taken];
       if (!any) threads.fetch_add(1);
       any = true;
