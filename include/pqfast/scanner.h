@@ -139,6 +139,11 @@ struct ScannerOptions {
   // names are paths; LocalScan sets it after pruning the files): one run
   // each, footers from the process-wide cache, no bytes asked or fed.
   bool filtered_from_files = false;
+  // Filtered units from files: the threads each engine run spreads a
+  // matching row group's projected columns over (scan::parallel_for's
+  // parked helpers, as one engine call spreads them). LocalScan sets it
+  // when it runs a small plan on the consumer's thread alone.
+  int filtered_unit_threads = 1;
 };
 
 // Bytes [offset, offset + length) of plan file `file`.
@@ -308,6 +313,10 @@ class LocalScan {
   // One read+feed or one decode; false when none was possible. `consumer`:
   // the thread that takes the batches (helps the unit it waits for first).
   bool step_io_or_decode(bool consumer = false);
+  // Every file pruned (batch_threads_ > 0): the units ready run on that
+  // many threads at once (scan::parallel_for), called by the consumer.
+  void run_ready_units();
+  int batch_threads_ = 0;
   std::unique_ptr<Scanner> scanner_;
   // Open files, by plan index (shared: a read in flight keeps its file open
   // while a later read closes the files far behind it).

@@ -394,7 +394,7 @@ class Scanner:
         if self._filter.dnf is None:
             return nonempty, None
         lake = self._lake
-        if _bloom_key(self._filter.given) is not None:
+        if lake.kind != LOCAL and _bloom_key(self._filter.given) is not None:
             return None
         selection, per_file = [], []
         for (i, rgs), f in zip(self._selection, self._per_file_filters()):

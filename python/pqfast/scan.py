@@ -47,7 +47,8 @@ from ._plan import _EmptyGroupPlan, _Plan, duration_units, is_nested_plan, is_nu
 from ._pqfast import FormatError, MemoryLimitError
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
 from ._scan_io import FilesystemIO, ObjectStoreIO
-from ._sidecar import local_tails
+from ._filtered_scan import read_filtered, scanner_fields
+from ._sidecar import find as find_sidecar, local_tails
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings, table_with_strings
 from .filters import Dnf, encode_atom_values, normalize, to_expression
@@ -1136,6 +1137,13 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
     args = (kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
             _memory_limit(memory_limit), groups, bool(nested))
     use_sidecar = dnf and kept and (use_bloom or use_page_index)
+    fields = scanner_fields(plans) if dnf and kept and not (use_sidecar and find_sidecar(kept)) else None
+    if fields is not None:
+        # Flat columns read into their final types, no sidecar index: the
+        # streaming scanner (_filtered_scan), decided before any page is read.
+        got = _scan_by_scanner(paths, kept, groups, specs, pa.schema(fields, metadata=_schema_metadata(meta)), dnf,
+                               args, t0, columns, filters, _file_rows, strings, read_dictionary)
+        return got if stats else got[0]
     try:
         pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)
     except FormatError as e:
@@ -1163,6 +1171,27 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table
+
+
+def _scan_by_scanner(paths, kept, groups, specs, schema, dnf, args, t0, columns, filters, file_rows, strings,
+                     read_dictionary):
+    """The local scan through the streaming scanner (:mod:`._filtered_scan`):
+    (table, stats). Files whose schema differs from the first's (which the
+    scanner, like the engine's call, refuses as an invalid argument) are
+    read as :func:`_scan_evolved` reads them."""
+    n_threads, flags, limit = args[3], args[4:8], args[8]
+    rows: list | None = [] if file_rows is not None else None
+    try:
+        table, st = read_filtered(kept, groups, specs, schema, dnf, n_threads, flags, limit, rows)
+    except FormatError as e:
+        if len(kept) < 2 or not _is_schema_mismatch(e):
+            raise
+        return _scan_evolved(kept, columns, filters, args, t0, file_rows, strings, read_dictionary)
+    if file_rows is not None:
+        at = dict(zip(kept, rows))
+        file_rows.extend(at.get(p, 0) for p in paths)
+    st["seconds"] = time.perf_counter() - t0
+    return table, st
 
 
 def _checked_partitioning(partitioning):

@@ -838,6 +838,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
   o.limits = j.opts.limits;
   o.budget = j.budget;
   if (j.from_file) {
+    o.threads = std::max(1, j.opts.filtered_unit_threads);
     o.footer = nullptr;
     o.cache_footers = true;
     o.pruner = j.pruner;
@@ -1422,11 +1423,26 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
   if (!left.ok()) return left.error();
   if (*left >= 0) {
     options.filtered_from_files = true;
+    // A matching row group's columns go to `workers` threads, as the
+    // engine call's do: a lookup's one match is most of its work (1 id on
+    // the 100-file bench lake: 8 units, one reading 12 MB of pages).
+    options.filtered_unit_threads = workers;
     int64_t plain = 0;  // row groups of unfiltered files
     for (const ScanPlanFile& f : plan.files) {
       if (!f.pruned) plain += f.all_row_groups ? kInlineUnits + 1 : static_cast<int64_t>(f.row_groups.size());
     }
-    if (*left + plain <= kInlineUnits) threads = -1;
+    if (plain == 0) {
+      // Every file pruned: no bytes to read, each unit one engine run from
+      // its file. No threads of its own; the consumer runs the units ready
+      // on `workers` threads at once (parked helpers), as one engine call
+      // runs its row groups: threads of the scan's own, each taking a unit
+      // and waking the consumer, made a lookup wait on hand-offs (1 id on
+      // the 100-file bench lake: 8 units, 5.1 ms vs the engine's 3.0).
+      ls->batch_threads_ = std::max(1, workers);
+      threads = -1;
+    } else if (*left + plain <= kInlineUnits) {
+      threads = -1;
+    }
   }
   ls->files_.resize(plan.files.size());
   ls->wholes_.resize(plan.files.size());
@@ -1579,8 +1595,26 @@ void LocalScan::worker() {
   }
 }
 
+void LocalScan::run_ready_units() {
+  // (No ranges come back: every file's footer is in and its units read
+  // their file themselves; needs() here admits what readahead allows.)
+  if (!scanner_->needs().empty()) {
+    scanner_->fail(make_error(ErrorCode::kInvalidArgument, "local scan: a pruned plan asks for bytes"));
+    return;
+  }
+  const ScannerStats st = scanner_->stats();
+  const int64_t ready = st.units_started - st.units_decoded;
+  if (ready <= 1) return;  // (one unit: next_batch runs it here, its columns spread all the same)
+  const size_t n = static_cast<size_t>(std::min<int64_t>(ready, batch_threads_));
+  scan::parallel_for(n, static_cast<int>(n), [&](size_t) {
+    while (!stop_.load() && scanner_->run_task()) {
+    }
+  });
+}
+
 Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin) {
   for (;;) {
+    if (batch_threads_ > 1) run_ready_units();
     const uint64_t seen = scanner_->changes();
     auto r = scanner_->next_batch(array, schema, origin);
     if (!r.ok() || *r != ScanStep::kNeedData) return r;
