@@ -317,6 +317,9 @@ class LocalScan {
   // many threads at once (scan::parallel_for), called by the consumer.
   void run_ready_units();
   int batch_threads_ = 0;
+  // Per file of the scanner's plan, its index in the plan given (pruned
+  // files left with no row group are not in the scanner's); empty: the same.
+  std::vector<int32_t> plan_index_;
   std::unique_ptr<Scanner> scanner_;
   // Open files, by plan index (shared: a read in flight keeps its file open
   // while a later read closes the files far behind it).

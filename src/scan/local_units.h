@@ -19,6 +19,8 @@
 namespace pqfast::parquet::scan {
 
 struct PrunedFile {
+  // Null when the lean footer's pruner ruled every row group out and the
+  // whole footer was not wanted (prune_local_file's `footer_always`).
   std::shared_ptr<const FileMetaData> meta;
   uint64_t size = 0;  // the file's, when opened
   // The pruner's verdicts, for the units' runs (ScanOptions::pruner).
@@ -33,10 +35,14 @@ struct PrunedFile {
 // Local file `path`: its footer (cached), then the row groups of
 // `row_groups` (null: every one) that statistics and Bloom filters leave.
 // Fails as the engine does (a projected or filter column missing, a corrupt
-// footer), the error naming the file.
+// footer), the error naming the file. A file whose every row group the lean
+// footer's Bloom filters and statistics rule out gets its whole footer
+// (parsed or from the cache) only with `footer_always`; without it the
+// file is done as the engine's call is done with it (meta null, nothing
+// more checked: its columns and `row_groups` as a read of no row group).
 Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                    const ScanOptions& options);
+                                    const ScanOptions& options, bool footer_always = true);
 
 // Row group `rg` of local file `path` (pruned by prune_local_file: the
 // pruner is not run again, options.pruner carries its verdicts), its footer

@@ -1232,7 +1232,7 @@ Result<OpenedLocal> open_local(const std::string& path) {
 
 Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                    const ScanOptions& options) {
+                                    const ScanOptions& options, bool footer_always) {
   PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
   ScanOptions o = options;
   o.threads = 1;
@@ -1248,6 +1248,8 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
       // filter no row satisfies): the footer is still wanted for the plan.
       out.stats = early.stats;
       out.stats.files = 1;
+      out.size = f.id.size;
+      if (!footer_always) return out;
       ScanOptions whole = o;
       whole.use_bloom = false;
       const ScanFilter none;  // (FileScan keeps a reference)

@@ -1390,7 +1390,8 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     ran[k] = 1;
     const ScanPlanFile& f = plan.files[todo[k]];
     const ScanFilter& filter = f.filter ? *f.filter : plan.filter;
-    got[k] = scan::prune_local_file(f.name, f.all_row_groups ? nullptr : &f.row_groups, plan.columns, filter, so);
+    got[k] = scan::prune_local_file(f.name, f.all_row_groups ? nullptr : &f.row_groups, plan.columns, filter, so,
+                                    /*footer_always=*/false);
     if (!got[k].ok()) failed.store(true, std::memory_order_relaxed);
   });
   int64_t left = 0;
@@ -1411,6 +1412,58 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     left += static_cast<int64_t>(f.row_groups.size());
   }
   return left;
+}
+
+// The pruned files left with no row group leave the plan (`index` gets,
+// per file kept, its index in the plan given): the scanner plans nothing
+// for them, and needs no whole footer of a file the lean footer's Bloom
+// filters ruled out (the engine's call reads none either). Their counts
+// go to the first pruned file kept; when none is kept, the first of them
+// stays, its whole footer read (the scan's schema comes from a footer).
+Status drop_pruned_out(ScanPlan& plan, const ScannerOptions& options, std::vector<int32_t>* index) {
+  auto out = [](const ScanPlanFile& f) { return f.pruned && f.row_groups.empty(); };
+  size_t carrier = plan.files.size();
+  for (size_t i = 0; i < plan.files.size() && carrier == plan.files.size(); ++i) {
+    if (plan.files[i].pruned && !out(plan.files[i])) carrier = i;
+  }
+  if (carrier == plan.files.size()) {
+    for (size_t i = 0; i < plan.files.size() && carrier == plan.files.size(); ++i) {
+      if (out(plan.files[i])) carrier = i;
+    }
+    if (carrier == plan.files.size()) return Status::Ok();  // (nothing pruned out)
+    ScanPlanFile& c = plan.files[carrier];
+    if (!c.footer) {
+      ScanOptions so;
+      so.threads = 1;
+      so.use_statistics = options.use_statistics;
+      so.use_bloom = options.use_bloom;
+      so.cache_footers = true;
+      so.limits = options.limits;
+      so.budget = options.budget;
+      const ScanFilter& filter = c.filter ? *c.filter : plan.filter;
+      auto again = scan::prune_local_file(c.name, nullptr, plan.columns, filter, so, /*footer_always=*/true);
+      if (!again.ok()) return again.error();
+      c.footer = std::move(again->meta);
+    }
+  }
+  ScanStats dropped;
+  std::vector<ScanPlanFile> kept;
+  for (size_t i = 0; i < plan.files.size(); ++i) {
+    if (i != carrier && out(plan.files[i])) {
+      dropped.add(plan.files[i].pruned_stats);
+      continue;
+    }
+    index->push_back(static_cast<int32_t>(i));
+    kept.push_back(std::move(plan.files[i]));
+  }
+  for (ScanPlanFile& f : kept) {
+    if (f.pruned) {
+      f.pruned_stats.add(dropped);
+      break;
+    }
+  }
+  plan.files = std::move(kept);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -1443,6 +1496,7 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
     } else if (*left + plain <= kInlineUnits) {
       threads = -1;
     }
+    PQFAST_RETURN_IF_ERROR(drop_pruned_out(plan, options, &ls->plan_index_));
   }
   ls->files_.resize(plan.files.size());
   ls->wholes_.resize(plan.files.size());
@@ -1617,6 +1671,9 @@ Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, B
     if (batch_threads_ > 1) run_ready_units();
     const uint64_t seen = scanner_->changes();
     auto r = scanner_->next_batch(array, schema, origin);
+    if (r.ok() && *r == ScanStep::kBatch && origin && !plan_index_.empty()) {
+      origin->file = plan_index_[static_cast<size_t>(origin->file)];
+    }
     if (!r.ok() || *r != ScanStep::kNeedData) return r;
     if (threads_.empty()) {
       if (!step_io_or_decode(true)) {

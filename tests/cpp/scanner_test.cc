@@ -12,6 +12,7 @@
 #include <random>
 #include <unistd.h>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "parquet_test_util.h"
@@ -591,6 +592,27 @@ TEST(LocalScan, FilteredEqualsScanFilesRowsAndReads) {
       // Nothing was asked or fed: the engine read the files itself.
       EXPECT_EQ((*ls)->scanner().stats().bytes_asked, 0);
     }
+    // Each batch says the plan file and row group it comes from, as the
+    // engine's pieces do (files pruned to no row group leave the scanner's
+    // own plan; the origins still name the plan given).
+    std::vector<std::tuple<int32_t, int32_t, int64_t>> want_origins, got_origins;
+    for (const auto& piece : want->pieces) want_origins.emplace_back(piece.file, piece.row_group, piece.num_rows);
+    pq::ScanPlan plan = plan_of(kFiles, kColumns);
+    plan.filter = filter;
+    auto ls = pq::LocalScan::make(plan, {}, 2);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    for (;;) {
+      ArrowArray a;
+      ArrowSchema sc;
+      pq::BatchOrigin origin;
+      auto step = (*ls)->next_batch(&a, &sc, &origin);
+      ASSERT_TRUE(step.ok()) << step.error().to_string();
+      if (*step == pq::ScanStep::kEnd) break;
+      got_origins.emplace_back(origin.file, origin.row_group, origin.rows);
+      a.release(&a);
+      sc.release(&sc);
+    }
+    EXPECT_EQ(got_origins, want_origins);
   }
   pq::ScanPlan plan = plan_of(kFiles, kColumns);
   plan.filter.active = true;
