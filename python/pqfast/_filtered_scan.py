@@ -11,7 +11,7 @@ back through one C stream taken at once (``read_all``), with the plan file
 of each, so that ``_file_rows`` and the counts of ``stats=True`` are the
 engine call's.
 
-:func:`scanner_fields` decides before any page is read whether the scanner
+:func:`scanner_schema` decides before any page is read whether the scanner
 takes a projection (every column a flat leaf read straight into its final
 Arrow type: no dictionary, extension type or cast after the read; no name
 given twice); otherwise the caller keeps the engine's own call.
@@ -25,6 +25,7 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._plan import _Plan, _field
+from ._read import _schema_metadata
 
 # One batch per row group: the scan is taken whole, as the engine call's
 # pieces are (a chunk per row group with rows).
@@ -33,6 +34,30 @@ _WHOLE_UNITS = 1 << 62
 _COUNTS = ("files", "files_read", "row_groups", "row_groups_pruned_by_statistics", "row_groups_pruned_by_bloom",
            "row_groups_pruned_by_dictionary", "row_groups_pruned_by_page_index", "row_groups_read",
            "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
+
+
+# The output schema per plans list (scan._first_file_plans keeps one list per
+# file, projection and layout, reused by every lookup of the same lake):
+# {id(plans): (plans, schema)}, the list held so that its id stays its own.
+_schemas: dict = {}
+_SCHEMAS_MAX = 64
+
+
+def scanner_schema(plans: list, meta) -> pa.Schema | None:
+    """:func:`scanner_fields` as a schema (with the metadata of `meta`, the
+    footer the plans were made from), kept per plans list; None when the
+    scanner does not take them."""
+    hit = _schemas.get(id(plans))
+    if hit is not None and hit[0] is plans:
+        return hit[1]
+    fields = scanner_fields(plans)
+    if fields is None:
+        return None
+    schema = pa.schema(fields, metadata=_schema_metadata(meta))
+    if len(_schemas) >= _SCHEMAS_MAX:
+        _schemas.clear()
+    _schemas[id(plans)] = (plans, schema)
+    return schema
 
 
 def scanner_fields(plans: list) -> list | None:

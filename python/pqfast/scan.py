@@ -47,7 +47,7 @@ from ._plan import _EmptyGroupPlan, _Plan, duration_units, is_nested_plan, is_nu
 from ._pqfast import FormatError, MemoryLimitError
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
 from ._scan_io import FilesystemIO, ObjectStoreIO
-from ._filtered_scan import read_filtered, scanner_fields
+from ._filtered_scan import read_filtered, scanner_schema
 from ._sidecar import find as find_sidecar, local_tails
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings, table_with_strings
@@ -1137,12 +1137,12 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
     args = (kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
             _memory_limit(memory_limit), groups, bool(nested))
     use_sidecar = dnf and kept and (use_bloom or use_page_index)
-    fields = scanner_fields(plans) if dnf and kept and not (use_sidecar and find_sidecar(kept)) else None
-    if fields is not None:
+    schema = scanner_schema(plans, meta) if dnf and kept and not (use_sidecar and find_sidecar(kept)) else None
+    if schema is not None:
         # Flat columns read into their final types, no sidecar index: the
         # streaming scanner (_filtered_scan), decided before any page is read.
-        got = _scan_by_scanner(paths, kept, groups, specs, pa.schema(fields, metadata=_schema_metadata(meta)), dnf,
-                               args, t0, columns, filters, _file_rows, strings, read_dictionary)
+        got = _scan_by_scanner(paths, kept, groups, specs, schema, dnf, args, t0, columns, filters, _file_rows,
+                               strings, read_dictionary)
         return got if stats else got[0]
     try:
         pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)

@@ -119,7 +119,7 @@ def routes(monkeypatch):
 
     def engine(*a, **k):
         with monkeypatch.context() as m:
-            m.setattr(scan, "scanner_fields", lambda plans: None)
+            m.setattr(scan, "scanner_schema", lambda plans, meta: None)
             return pqfast.read_table(*a, **k)
 
     return calls, engine
