@@ -267,9 +267,14 @@ class Scanner {
 // is planned: footers from the process-wide cache the scan engine keeps,
 // then statistics and Bloom filters; each row group left is read by the
 // engine straight from its file (ScannerOptions::filtered_from_files). A
-// lookup so reads what one scan_files call reads, and a plan left with at
-// most kInlineUnits row groups runs on the consumer's thread (a round
-// handed between threads costs more than a lookup's reads).
+// lookup so reads what one scan_files call reads. A plan whose files are
+// all filtered starts no threads: the consumer runs the units ready on
+// `threads` threads at once (scan::parallel_for's parked helpers, as one
+// engine call runs its row groups), each matching row group's columns
+// spread over them too, and files pruned to no row group leave the
+// scanner's plan (batch origins still name the plan given). Otherwise a
+// plan left with at most kInlineUnits row groups runs on the consumer's
+// thread (a round handed between threads costs more than a lookup's reads).
 class LocalScan {
  public:
   static Result<std::unique_ptr<LocalScan>> make(ScanPlan plan, ScannerOptions options = {}, int threads = 0);

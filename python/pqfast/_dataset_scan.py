@@ -15,9 +15,9 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   applied by pyarrow.compute to each batch. Local files are pruned in C++
   before any unit is planned (footers cached per process, statistics, Bloom
   filters; files in parallel), each row group left read by the engine in one
-  run (it reads what one engine call reads); remote files: the footers'
-  statistics prune here. A lookup keeps the engine's one call
-  (_native_filters);
+  run (it reads what one engine call reads), lookups included; remote
+  files: the footers' statistics prune here, and a remote lookup keeps the
+  engine's staged call (_native_filters);
 - otherwise (nested, dictionary or extension columns, files unlike the
   first, a sidecar index beside local files, a filter the engine cannot
   type), without a filter row group by row group of each file by the
@@ -377,15 +377,12 @@ class Scanner:
         from the filter and the files before any data is read:
 
         - a lookup (every conjunction names one ``=``/``in`` column,
-          ``_fragments._bloom_key``): one engine call over the files. Local
-          files through the scanner are now pruned in C++ first (LocalScan),
-          which brought 1 id on the 100-file bench lake from 70 ms to the
-          engine call's time (3.6-4.4 vs 3.8-4.7 ms, 2 threads), but a
-          lookup matching several row groups is still slower there (10 ids
-          in 10 files 40-45 vs 26 ms, 1 string key 29-34 vs 21 ms): each unit
-          reads its columns on one thread, where the engine call spreads the
-          columns of every matching row group over all threads; remotely the
-          scanner's engine runs per row group and per round of bytes;
+          ``_fragments._bloom_key``) of remote files: one staged engine call
+          over the files (the scanner's engine runs per row group and per
+          round of bytes). Local lookups take the scanner: pruned in C++
+          first, the row groups left run at once on the scan's threads, each
+          matching one's columns spread over them, as the engine call does
+          (docs/streaming.md, "Lookups through the scanner");
         - a sidecar index beside local files (its tails, which the engine
           then reads, are checked there).
 

@@ -11,7 +11,10 @@ decoded and evaluated on what is left, and the projected columns read for
 the selected rows only. The pieces come back through the Arrow C Data
 Interface and are assembled here into one ``pyarrow.Table``.
 
-Local paths are one native call (``_scan_local``). ``s3://`` URLs and paths
+Local paths go to the streaming scanner (``_filtered_scan``: pruned in C++,
+the row groups left read by the same engine) when every column is a flat
+leaf read straight into its final type and no sidecar index lies beside
+the files, else to one native call (``_scan_local``). ``s3://`` URLs and paths
 on a filesystem object (pyarrow, fsspec) go through the staged scan
 (``_scan_staged``): the same engine run over the bytes fetched so far, the
 fetching done by an I/O object of ``_scan_io`` (obstore, or fs_driver's

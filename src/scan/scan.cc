@@ -552,7 +552,19 @@ Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
   std::vector<Result<ColumnArray>> got;
   for (size_t j = 0; j < columns_.size(); ++j) got.emplace_back(not_run());
   std::vector<ScanStats> col_stats(columns_.size());
-  scan::parallel_for(columns_.size(), opts_.threads, [&](size_t j) { got[j] = read_column(sel, j, &col_stats[j]); });
+  // Heaviest first (as scan_windowed orders its column tasks): a heavy
+  // column taken last leaves one thread reading it while the others wait.
+  std::vector<size_t> order(columns_.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = j;
+  if (opts_.threads > 1) {
+    std::vector<int64_t> weight(columns_.size());
+    for (size_t j = 0; j < weight.size(); ++j) weight[j] = column_weight(rg, j);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+  }
+  scan::parallel_for(order.size(), opts_.threads, [&](size_t k) {
+    const size_t j = order[k];
+    got[j] = read_column(sel, j, &col_stats[j]);
+  });
   return add_piece(sel, got, col_stats, out, st);
 }
 
