@@ -230,6 +230,13 @@ class Scanner {
   // consumer waiting for that unit), then a unit of its own.
   bool run_task(bool help_first = false);
 
+  // Filtered units read from their local files (filtered_from_files):
+  // every one ready runs now, together, as one engine call runs its row
+  // groups (scan/local_units.h, scan_local_row_groups: rows selected row
+  // group by row group in parallel, then every matching one's columns as
+  // one pool of tasks) on `threads` threads. False when none was ready.
+  bool run_filtered_units(int threads);
+
   // The scan's schema (a struct of the projected columns, as the first
   // planned file decodes them), once that file's footer is in; kNeedData
   // before (the caller feeds and asks again).
@@ -318,8 +325,8 @@ class LocalScan {
   // One read+feed or one decode; false when none was possible. `consumer`:
   // the thread that takes the batches (helps the unit it waits for first).
   bool step_io_or_decode(bool consumer = false);
-  // Every file pruned (batch_threads_ > 0): the units ready run on that
-  // many threads at once (scan::parallel_for), called by the consumer.
+  // Every file pruned (batch_threads_ > 0): the units ready run together
+  // on that many threads (Scanner::run_filtered_units), called by the consumer.
   void run_ready_units();
   int batch_threads_ = 0;
   // Per file of the scanner's plan, its index in the plan given (pruned

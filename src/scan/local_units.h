@@ -51,4 +51,22 @@ Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_in
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                         const ScanOptions& options);
 
+// One row group of a local file for scan_local_row_groups: as
+// scan_local_row_group takes it (`columns` and `filter` outlive the call).
+struct LocalRowGroup {
+  std::string path;
+  int32_t file_index = 0;
+  int32_t row_group = 0;
+  const std::vector<ScanColumn>* columns = nullptr;
+  const ScanFilter* filter = nullptr;
+  ScanOptions options;  // (threads ignored: the call's)
+};
+
+// Row groups of local files run together as one scan_files call runs its
+// row groups: 1. each one's footer (cache) and selected rows, row groups
+// in parallel on `threads`; 2. the projected columns of every row group
+// with rows, as one pool of tasks, heaviest first. Per row group its own
+// outcome, as scan_local_row_group gives it (an error fails only its own).
+std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRowGroup>& groups, int threads);
+
 }  // namespace pqfast::parquet::scan

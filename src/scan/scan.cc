@@ -1326,6 +1326,89 @@ Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_in
   });
 }
 
+std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRowGroup>& groups, int threads) {
+  struct Group {
+    std::optional<OpenedLocal> f;
+    ScanOptions o;  // (FileScan keeps a reference)
+    std::unique_ptr<FileScan> scan;
+    RowSelection sel;
+    ScanStats st;
+    std::vector<Result<ColumnArray>> got;
+    std::vector<ScanStats> col_stats;
+  };
+  const size_t n = groups.size();
+  std::vector<Group> g(n);
+  std::vector<Result<ScanResult>> out;
+  out.reserve(n);
+  for (size_t k = 0; k < n; ++k) out.emplace_back(not_run());
+  // 1. Each row group's selected rows (a file's footer from the cache).
+  parallel_for(n, threads, [&](size_t k) {
+    const LocalRowGroup& lg = groups[k];
+    Group& x = g[k];
+    out[k] = guarded_run(lg.path, [&]() -> Result<ScanResult> {
+      PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(lg.path));
+      x.f = std::move(f);
+      x.o = lg.options;
+      x.o.threads = 1;
+      x.o.use_bloom = false;  // (prune_local_file ran the pruner)
+      x.o.row_groups = {lg.row_group};
+      if (!x.o.budget) x.o.budget = MemoryBudget::make(lg.options.memory_limit);
+      x.scan = std::make_unique<FileScan>(*x.f->file, lg.file_index, *lg.columns, *lg.filter, x.o, &x.f->id);
+      ScanResult early;
+      PQFAST_ASSIGN_OR_RETURN(const bool more, x.scan->prepare(&early));
+      if (!more) {
+        x.scan.reset();
+        return early;
+      }
+      PQFAST_RETURN_IF_ERROR(x.scan->groups_to_scan());
+      PQFAST_RETURN_IF_ERROR(x.scan->select_rows(lg.row_group, &x.sel, &x.st));
+      return ScanResult{};
+    });
+  });
+  // 2. The projected columns of every row group with rows, heaviest first.
+  struct ColumnTask {
+    size_t group, column;
+    int64_t weight;
+  };
+  std::vector<ColumnTask> tasks;
+  for (size_t k = 0; k < n; ++k) {
+    Group& x = g[k];
+    if (!out[k].ok() || !x.scan || x.sel.selected == 0) continue;
+    for (size_t j = 0; j < x.scan->num_columns(); ++j) {
+      x.got.emplace_back(not_run());
+      tasks.push_back({k, j, x.scan->column_weight(groups[k].row_group, j)});
+    }
+    x.col_stats.resize(x.scan->num_columns());
+  }
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const ColumnTask& a, const ColumnTask& b) { return a.weight > b.weight; });
+  parallel_for(tasks.size(), threads, [&](size_t t) {
+    const ColumnTask& c = tasks[t];
+    Group& x = g[c.group];
+    x.got[c.column] = guarded_run(groups[c.group].path, [&]() -> Result<ColumnArray> {
+      return x.scan->read_column(x.sel, c.column, &x.col_stats[c.column]);
+    });
+  });
+  // 3. Each row group's piece and counts, as FileScan::run gives them.
+  for (size_t k = 0; k < n; ++k) {
+    Group& x = g[k];
+    if (!out[k].ok() || !x.scan) continue;
+    ScanResult r;
+    if (x.sel.selected > 0) {
+      Status st = guarded_run(groups[k].path, [&]() -> Status {
+        return x.scan->add_piece(x.sel, x.got, x.col_stats, &r, &x.st);
+      });
+      if (!st.ok()) {
+        out[k] = st.error();
+        continue;
+      }
+    }
+    r.stats = x.scan->finish(x.st);
+    out[k] = std::move(r);
+  }
+  return out;
+}
+
 }  // namespace scan
 
 }  // namespace pqfast::parquet

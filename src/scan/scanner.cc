@@ -658,8 +658,11 @@ struct DecodeJob {
   std::shared_ptr<const FileMetaData> meta;
   std::vector<int> leaves;
   std::vector<Piece> pieces;  // the unit's (and, filtered, the footer's) bytes
-  std::vector<ScanColumn> columns;
-  ScanFilter filter;
+  // The plan's columns and the unit's filter, held by the scanner's state
+  // (fixed once made; it outlives every decode): not copied per unit (a
+  // lake of 500 row groups read under a filter copied them 500 times).
+  const std::vector<ScanColumn>* columns = nullptr;
+  const ScanFilter* filter = nullptr;
   ScannerOptions opts;
   bool v2_always_compressed = false;
   bool parquet_mr_816 = false;
@@ -682,7 +685,7 @@ Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
   const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
   const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
   const std::string where = j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + d.dotted_path + "'";
-  ColumnReadOptions o = j.columns[k].options;
+  ColumnReadOptions o = (*j.columns)[k].options;
   o.budget = j.budget;
   o.v2_always_compressed = o.v2_always_compressed || j.v2_always_compressed;
   const uint8_t* bytes = nullptr;
@@ -824,8 +827,8 @@ void take_row_group(ScanResult& r, int64_t row_group, DecodeOutcome& out) {
   }
 }
 
-DecodeOutcome decode_filtered(const DecodeJob& j) {
-  DecodeOutcome out;
+// The engine's options for filtered unit `j`'s run.
+ScanOptions engine_options(const DecodeJob& j) {
   ScanOptions o;
   o.threads = 1;
   o.cache_footers = false;
@@ -842,7 +845,15 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     o.footer = nullptr;
     o.cache_footers = true;
     o.pruner = j.pruner;
-    auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, j.columns, j.filter, o);
+  }
+  return o;
+}
+
+DecodeOutcome decode_filtered(const DecodeJob& j) {
+  DecodeOutcome out;
+  const ScanOptions o = engine_options(j);
+  if (j.from_file) {
+    auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, *j.columns, *j.filter, o);
     if (!r.ok()) {
       out.error = r.error();
       return out;
@@ -851,7 +862,7 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     return out;
   }
   FedFile file(j.file_name, j.file_size, j.pieces);
-  auto r = scan_file(file, j.file_index, j.columns, j.filter, o);
+  auto r = scan_file(file, j.file_index, *j.columns, *j.filter, o);
   if (!r.ok()) {
     if (r.error().code == ErrorCode::kNotFetched) {
       out.missing = file.missing();
@@ -1095,8 +1106,8 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
     for (const Piece& p : s.requests[static_cast<size_t>(id)].pieces) j.pieces.push_back(p);
   }
   if (j.filtered && !j.from_file) j.pieces.insert(j.pieces.end(), f.footer_pieces.begin(), f.footer_pieces.end());
-  j.columns = s.plan.columns;
-  j.filter = s.filter_of(static_cast<size_t>(u.file));
+  j.columns = &s.plan.columns;
+  j.filter = &s.filter_of(static_cast<size_t>(u.file));
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
@@ -1232,6 +1243,49 @@ bool Scanner::run_task(bool help_first) {
   }
   if (ui == s.units.size()) return help_decode(s, lock);
   decode_unit(s, lock, ui);
+  return true;
+}
+
+bool Scanner::run_filtered_units(int threads) {
+  State& s = *state_;
+  std::unique_lock<std::mutex> lock(s.mu);
+  if (s.cancelled || s.failed || !s.opts.filtered_from_files) return false;
+  std::vector<size_t> taken;
+  std::vector<DecodeJob> jobs;
+  for (size_t i = s.head; i < s.units.size(); ++i) {
+    const State::Unit& u = s.units[i];
+    if (u.phase == State::UnitPhase::kPlanned) break;
+    if (u.phase != State::UnitPhase::kReady || (u.deferred && i != s.head)) continue;
+    if (!s.filtered(static_cast<size_t>(u.file))) continue;  // (a plain unit: run_task's)
+    taken.push_back(i);
+    jobs.push_back(job_for(s, i));
+  }
+  if (taken.empty()) return false;
+  lock.unlock();
+  std::vector<DecodeOutcome> outs(jobs.size());
+  try {
+    std::vector<scan::LocalRowGroup> groups(jobs.size());
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      const DecodeJob& j = jobs[k];
+      groups[k] = {j.file_name, j.file_index, j.row_group, j.columns, j.filter, engine_options(j)};
+    }
+    auto got = scan::scan_local_row_groups(groups, std::max(1, threads));
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      if (!got[k].ok()) {
+        outs[k].error = got[k].error();
+      } else {
+        take_row_group(*got[k], jobs[k].row_group, outs[k]);
+      }
+    }
+  } catch (const std::bad_alloc&) {
+    for (size_t k = 0; k < jobs.size(); ++k) {
+      outs[k] = DecodeOutcome{};
+      outs[k].error = make_error(ErrorCode::kMemoryLimit, jobs[k].file_name + ": row group " +
+                                                              std::to_string(jobs[k].row_group) + ": out of memory");
+    }
+  }
+  lock.lock();
+  for (size_t k = 0; k < jobs.size(); ++k) store_outcome(s, taken[k], jobs[k], std::move(outs[k]));
   return true;
 }
 
@@ -1656,19 +1710,12 @@ void LocalScan::run_ready_units() {
     scanner_->fail(make_error(ErrorCode::kInvalidArgument, "local scan: a pruned plan asks for bytes"));
     return;
   }
-  const ScannerStats st = scanner_->stats();
-  const int64_t ready = st.units_started - st.units_decoded;
-  if (ready <= 1) return;  // (one unit: next_batch runs it here, its columns spread all the same)
-  const size_t n = static_cast<size_t>(std::min<int64_t>(ready, batch_threads_));
-  scan::parallel_for(n, static_cast<int>(n), [&](size_t) {
-    while (!stop_.load() && scanner_->run_task()) {
-    }
-  });
+  (void)scanner_->run_filtered_units(batch_threads_);
 }
 
 Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin) {
   for (;;) {
-    if (batch_threads_ > 1) run_ready_units();
+    if (batch_threads_ > 0) run_ready_units();
     const uint64_t seen = scanner_->changes();
     auto r = scanner_->next_batch(array, schema, origin);
     if (r.ok() && *r == ScanStep::kBatch && origin && !plan_index_.empty()) {
