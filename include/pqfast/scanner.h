@@ -139,10 +139,10 @@ struct ScannerOptions {
   // names are paths; LocalScan sets it after pruning the files): one run
   // each, footers from the process-wide cache, no bytes asked or fed.
   bool filtered_from_files = false;
-  // Filtered units from files: the threads each engine run spreads a
-  // matching row group's projected columns over (scan::parallel_for's
-  // parked helpers, as one engine call spreads them). LocalScan sets it
-  // when it runs a small plan on the consumer's thread alone.
+  // Filtered units from files run one by one (next_batch, run_task): the
+  // threads each engine run spreads a matching row group's projected
+  // columns over (scan::parallel_for's parked helpers, as one engine call
+  // spreads them). LocalScan sets it to its thread count.
   int filtered_unit_threads = 1;
 };
 
@@ -275,11 +275,10 @@ class Scanner {
 // then statistics and Bloom filters; each row group left is read by the
 // engine straight from its file (ScannerOptions::filtered_from_files). A
 // lookup so reads what one scan_files call reads. A plan whose files are
-// all filtered starts no threads: the consumer runs the units ready on
-// `threads` threads at once (scan::parallel_for's parked helpers, as one
-// engine call runs its row groups), each matching row group's columns
-// spread over them too, and files pruned to no row group leave the
-// scanner's plan (batch origins still name the plan given). Otherwise a
+// all filtered starts no threads: the consumer runs the units ready
+// together on `threads` threads (Scanner::run_filtered_units, as one
+// engine call runs its row groups), and files pruned to no row group leave
+// the scanner's plan (batch origins still name the plan given). Otherwise a
 // plan left with at most kInlineUnits row groups runs on the consumer's
 // thread (a round handed between threads costs more than a lookup's reads).
 class LocalScan {

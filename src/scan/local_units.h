@@ -44,6 +44,12 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                     const ScanOptions& options, bool footer_always = true);
 
+// The whole footer of local file `path` (from the process-wide cache, or
+// read and cached), checked for `columns` as a scan of it checks them.
+Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path,
+                                                         const std::vector<ScanColumn>& columns,
+                                                         const ScanOptions& options);
+
 // Row group `rg` of local file `path` (pruned by prune_local_file: the
 // pruner is not run again, options.pruner carries its verdicts), its footer
 // from the cache; pieces carry `file_index`.

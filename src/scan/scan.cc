@@ -1312,6 +1312,24 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
   });
 }
 
+Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path,
+                                                         const std::vector<ScanColumn>& columns,
+                                                         const ScanOptions& options) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+  ScanOptions o = options;
+  o.threads = 1;
+  o.use_bloom = false;
+  o.row_groups.clear();
+  if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
+  return guarded_run(path, [&]() -> Result<std::shared_ptr<const FileMetaData>> {
+    const ScanFilter none;  // (FileScan keeps a reference)
+    FileScan s(*f.file, 0, columns, none, o, &f.id);
+    ScanResult unused;
+    PQFAST_RETURN_IF_ERROR(s.prepare(&unused));
+    return s.meta();
+  });
+}
+
 Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                         const ScanOptions& options) {

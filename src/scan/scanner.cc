@@ -1488,16 +1488,12 @@ Status drop_pruned_out(ScanPlan& plan, const ScannerOptions& options, std::vecto
     ScanPlanFile& c = plan.files[carrier];
     if (!c.footer) {
       ScanOptions so;
-      so.threads = 1;
-      so.use_statistics = options.use_statistics;
-      so.use_bloom = options.use_bloom;
       so.cache_footers = true;
       so.limits = options.limits;
       so.budget = options.budget;
-      const ScanFilter& filter = c.filter ? *c.filter : plan.filter;
-      auto again = scan::prune_local_file(c.name, nullptr, plan.columns, filter, so, /*footer_always=*/true);
-      if (!again.ok()) return again.error();
-      c.footer = std::move(again->meta);
+      auto footer = scan::local_footer(c.name, plan.columns, so);
+      if (!footer.ok()) return footer.error();
+      c.footer = std::move(footer).value();
     }
   }
   ScanStats dropped;
