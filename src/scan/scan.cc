@@ -1345,43 +1345,94 @@ Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_in
 }
 
 std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRowGroup>& groups, int threads) {
-  struct Group {
+  // Consecutive row groups of one file (ascending, same columns, filter and
+  // pruner verdicts) share one open and one FileScan, as a file of the
+  // engine's call does: its footer looked up and its columns resolved once.
+  struct File {
+    size_t first = 0, count = 0;  // its row groups: groups[first, first + count)
     std::optional<OpenedLocal> f;
     ScanOptions o;  // (FileScan keeps a reference)
     std::unique_ptr<FileScan> scan;
+    Result<ScanResult> early = not_run();  // prepare() said the file is done
+    Status error = Status::Ok();
+  };
+  struct Group {
+    size_t file = 0;
     RowSelection sel;
     ScanStats st;
     std::vector<Result<ColumnArray>> got;
     std::vector<ScanStats> col_stats;
   };
   const size_t n = groups.size();
+  std::vector<File> files;
   std::vector<Group> g(n);
-  std::vector<Result<ScanResult>> out;
-  out.reserve(n);
-  for (size_t k = 0; k < n; ++k) out.emplace_back(not_run());
-  // 1. Each row group's selected rows (a file's footer from the cache).
-  parallel_for(n, threads, [&](size_t k) {
+  for (size_t k = 0; k < n; ++k) {
     const LocalRowGroup& lg = groups[k];
-    Group& x = g[k];
-    out[k] = guarded_run(lg.path, [&]() -> Result<ScanResult> {
+    bool joins = false;
+    if (!files.empty()) {
+      const LocalRowGroup& prev = groups[k - 1];
+      joins = prev.path == lg.path && prev.row_group < lg.row_group && prev.columns == lg.columns &&
+              prev.filter == lg.filter && prev.file_index == lg.file_index &&
+              prev.options.pruner == lg.options.pruner && prev.options.budget == lg.options.budget;
+    }
+    if (!joins) {
+      files.emplace_back();
+      files.back().first = k;
+    }
+    ++files.back().count;
+    g[k].file = files.size() - 1;
+  }
+  // 1a. Each file's footer (the cache) and columns.
+  parallel_for(files.size(), threads, [&](size_t i) {
+    File& x = files[i];
+    const LocalRowGroup& lg = groups[x.first];
+    x.error = guarded_run(lg.path, [&]() -> Status {
       PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(lg.path));
       x.f = std::move(f);
       x.o = lg.options;
       x.o.threads = 1;
       x.o.use_bloom = false;  // (prune_local_file ran the pruner)
-      x.o.row_groups = {lg.row_group};
+      x.o.row_groups.clear();
+      for (size_t k = x.first; k < x.first + x.count; ++k) x.o.row_groups.push_back(groups[k].row_group);
       if (!x.o.budget) x.o.budget = MemoryBudget::make(lg.options.memory_limit);
       x.scan = std::make_unique<FileScan>(*x.f->file, lg.file_index, *lg.columns, *lg.filter, x.o, &x.f->id);
       ScanResult early;
       PQFAST_ASSIGN_OR_RETURN(const bool more, x.scan->prepare(&early));
       if (!more) {
         x.scan.reset();
-        return early;
+        x.early = std::move(early);
+        return Status::Ok();
       }
-      PQFAST_RETURN_IF_ERROR(x.scan->groups_to_scan());
-      PQFAST_RETURN_IF_ERROR(x.scan->select_rows(lg.row_group, &x.sel, &x.st));
-      return ScanResult{};
+      PQFAST_ASSIGN_OR_RETURN(const std::vector<int32_t> checked, x.scan->groups_to_scan());
+      (void)checked;
+      return Status::Ok();
     });
+  });
+  std::vector<Result<ScanResult>> out;
+  out.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    File& x = files[g[k].file];
+    if (!x.error.ok()) {
+      out.emplace_back(x.error.error());
+    } else if (!x.scan) {
+      // (the file's early result once, for its first row group)
+      if (k == x.first && x.early.ok()) {
+        out.emplace_back(std::move(x.early).value());
+      } else {
+        out.emplace_back(ScanResult{});
+      }
+    } else {
+      out.emplace_back(ScanResult{});
+    }
+  }
+  // 1b. Each row group's selected rows.
+  parallel_for(n, threads, [&](size_t k) {
+    File& x = files[g[k].file];
+    if (!x.scan) return;
+    Status st = guarded_run(groups[k].path, [&]() -> Status {
+      return x.scan->select_rows(groups[k].row_group, &g[k].sel, &g[k].st);
+    });
+    if (!st.ok()) out[k] = st.error();
   });
   // 2. The projected columns of every row group with rows, heaviest first.
   struct ColumnTask {
@@ -1390,38 +1441,48 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
   };
   std::vector<ColumnTask> tasks;
   for (size_t k = 0; k < n; ++k) {
-    Group& x = g[k];
-    if (!out[k].ok() || !x.scan || x.sel.selected == 0) continue;
-    for (size_t j = 0; j < x.scan->num_columns(); ++j) {
-      x.got.emplace_back(not_run());
-      tasks.push_back({k, j, x.scan->column_weight(groups[k].row_group, j)});
+    Group& y = g[k];
+    FileScan* fs = files[y.file].scan.get();
+    if (!out[k].ok() || !fs || y.sel.selected == 0) continue;
+    for (size_t j = 0; j < fs->num_columns(); ++j) {
+      y.got.emplace_back(not_run());
+      tasks.push_back({k, j, fs->column_weight(groups[k].row_group, j)});
     }
-    x.col_stats.resize(x.scan->num_columns());
+    y.col_stats.resize(fs->num_columns());
   }
   std::stable_sort(tasks.begin(), tasks.end(),
                    [](const ColumnTask& a, const ColumnTask& b) { return a.weight > b.weight; });
   parallel_for(tasks.size(), threads, [&](size_t t) {
     const ColumnTask& c = tasks[t];
-    Group& x = g[c.group];
-    x.got[c.column] = guarded_run(groups[c.group].path, [&]() -> Result<ColumnArray> {
-      return x.scan->read_column(x.sel, c.column, &x.col_stats[c.column]);
+    Group& y = g[c.group];
+    FileScan& fs = *files[y.file].scan;
+    y.got[c.column] = guarded_run(groups[c.group].path, [&]() -> Result<ColumnArray> {
+      return fs.read_column(y.sel, c.column, &y.col_stats[c.column]);
     });
   });
-  // 3. Each row group's piece and counts, as FileScan::run gives them.
+  // 3. Each row group's piece and counts, as scan_local_row_group gives
+  // them (the file's own reads, a footer read for the first time, with its
+  // first row group).
   for (size_t k = 0; k < n; ++k) {
-    Group& x = g[k];
+    Group& y = g[k];
+    File& x = files[y.file];
     if (!out[k].ok() || !x.scan) continue;
     ScanResult r;
-    if (x.sel.selected > 0) {
+    if (y.sel.selected > 0) {
       Status st = guarded_run(groups[k].path, [&]() -> Status {
-        return x.scan->add_piece(x.sel, x.got, x.col_stats, &r, &x.st);
+        return x.scan->add_piece(y.sel, y.got, y.col_stats, &r, &y.st);
       });
       if (!st.ok()) {
         out[k] = st.error();
         continue;
       }
     }
-    r.stats = x.scan->finish(x.st);
+    ScanStats total = k == x.first ? x.scan->own_stats() : ScanStats{};
+    total.add(y.st);
+    total.files = 1;
+    total.row_groups = 1;
+    total.files_read = total.row_groups_read > 0 ? 1 : 0;
+    r.stats = total;
     out[k] = std::move(r);
   }
   return out;

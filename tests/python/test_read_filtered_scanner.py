@@ -30,6 +30,20 @@ COUNTS = ("files", "files_read", "row_groups", "row_groups_pruned_by_statistics"
           "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
 
 
+def _engine_keeps(root: str, filters) -> bool:
+    """read_table keeps the engine's own call for a lookup (an ``=``/``in``
+    column in every conjunction) on a column the lake's first file (in
+    path order) has no Bloom filter for (see scan._lookup_without_bloom)."""
+    key = pqfast.filters.lookup_key(filters)
+    if key is None:
+        return False
+    first = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".parquet"))[0]
+    md = pq.ParquetFile(first).metadata
+    names = [md.schema.column(i).path for i in range(md.num_columns)]
+    return md.num_row_groups > 0 and key[0] in names and \
+        md.row_group(0).column(names.index(key[0])).bloom_filter_offset is None
+
+
 @pytest.fixture
 def routes(monkeypatch):
     """(calls through the scanner, engine(...): read_table by the engine's own call)."""
@@ -141,7 +155,8 @@ def test_scanner_route_equals_engine_call_and_pyarrow(tmp_path, seed, shape, rou
     part = "hive" if shape == "hive" else None
     for _ in range(5):
         filters = random_filter(rng, ids)
-        if shape == "hive" and rng.random() < 0.5:
+        keyed = shape == "hive" and rng.random() < 0.5
+        if keyed:
             key = pc.field("k") == int(rng.integers(2))
             filters = _pyarrow_expr(filters) & key
         threads = int(rng.choice([1, 2, 4]))
@@ -152,8 +167,8 @@ def test_scanner_route_equals_engine_call_and_pyarrow(tmp_path, seed, shape, rou
         old, old_st = engine(root, stats=True, **kw)
         before = len(calls)
         new, new_st = pqfast.read_table(root, stats=True, **kw)
-        if shape != "evolved":
-            assert len(calls) > before, filters  # (the scanner's route)
+        if shape != "evolved" and not keyed:  # (a key's atoms are folded per directory before the route is chosen)
+            assert (len(calls) > before) != _engine_keeps(root, filters), filters  # (the route taken)
         assert new.schema == old.schema, filters
         assert new.equals(old), filters
         want = pads.dataset(root, partitioning=part).to_table(filter=_pyarrow_expr(filters), columns=columns)
