@@ -1,8 +1,8 @@
 """Whole reads of local files through the streaming scanner
 (``_LocalScanner``, pqfast/scanner.h), taken at once into one Table: the
-route of ``ParquetFile.read`` / ``read_row_groups`` on a local file and of
-``read_table`` without filters on local paths (``_read_scan`` plans a lake's
-files and calls :func:`read_whole`).
+route of ``ParquetFile.read`` / ``read_row_groups`` on a local file (so of
+``read_table`` of one local path) and of ``read_table`` without filters on
+local lakes (``_read_scan`` plans a lake's files and calls :func:`read_whole`).
 
 Which route a read takes is decided before any page is read, never by
 catching an error: :func:`file_plan` gives the scanner's column specs when
@@ -28,13 +28,13 @@ from ._strings import checked_strings
 
 # PQFAST_READ_ROUTE=reader keeps every whole read on the column reader (the
 # escape hatch, and what scripts/bench_read_route.py compares against);
-# =scanner sends single files to the scanner too; unset: lakes (a list, a
-# directory, a glob) go through the scanner (a lake of 10,000 small files 4x
-# faster than the column reader), one file through the column reader: the
-# scanner's CPU per read is at parity at 1 thread and within 0.95-1.08x at 2
-# (lineitem SF1, four writers' files, all 16 and Q12's 5 columns) but parity
-# in wall time (<= 1.02x everywhere) is not shown on the shared 2-core VM
-# (docs/reading.md).
+# otherwise whole reads of local files, one file or a lake, go through the
+# scanner when it takes the projection (file_plan). One file took the column
+# reader until the scanner's per-unit costs were cut (LocalScan reads each
+# column chunk on the thread that decodes it, just before): lineitem SF1,
+# four writers' files, all 16 and Q12's 5 columns, CPU per read 0.99-1.01x
+# the column reader's at 1 thread, 0.95-1.08x at 2 (docs/reading.md); a lake
+# of 10,000 small files reads 4x faster through the scanner.
 ROUTE_ENV = "PQFAST_READ_ROUTE"
 
 # A read decoding less than this (the footers' uncompressed bytes of the
@@ -55,10 +55,6 @@ def _route() -> str:
 
 def wants_reader() -> bool:
     return _route() == "reader"
-
-
-def wants_scanner_for_one_file() -> bool:
-    return _route() == "scanner"
 
 
 def units_ahead(n_threads: int) -> int:
@@ -132,7 +128,7 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
               read_dictionary=None) -> pa.Table | None:
     """One local file's selected row groups through the scanner, or None
     when the column reader is to read it (see the module's doc)."""
-    if not wants_scanner_for_one_file():
+    if wants_reader():
         return None
     if not names_list(read_dictionary):
         return None  # (the column reader says what is wrong with it)

@@ -13,6 +13,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
+from pqfast import _scan_whole
+
+
+@pytest.fixture(autouse=True)
+def column_reader(monkeypatch):
+    """The ranges are the column reader's scheduling: one file's reads take
+    it (the scanner, the default for them, decodes a chunk on one thread)."""
+    monkeypatch.setenv(_scan_whole.ROUTE_ENV, "reader")
 
 
 def _table(n=30000):
