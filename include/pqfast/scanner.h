@@ -139,6 +139,12 @@ struct ScannerOptions {
   // names are paths; LocalScan sets it after pruning the files): one run
   // each, footers from the process-wide cache, no bytes asked or fed.
   bool filtered_from_files = false;
+  // Threads that decode plain units (LocalScan: its own and the consumer).
+  // From 2, a column chunk large against their share (split_parts over the
+  // file's planned chunks, as the column reader cuts a read's chunks) is cut
+  // into ranges of pages that several of them decode (SplitChunk): a file
+  // of one row group, or one large chunk, no longer decodes on one thread.
+  int decode_threads = 1;
 };
 
 // Bytes [offset, offset + length) of plan file `file`.
@@ -222,8 +228,11 @@ class Scanner {
   // Decodes one unit whose bytes are all in, ahead of the consumer (the
   // earliest such unit). False when there was none.
   // `help_first`: first the columns of a unit another thread decodes (a
-  // consumer waiting for that unit), then a unit of its own.
-  bool run_task(bool help_first = false);
+  // consumer waiting for that unit), then a unit of its own. `help`: with
+  // no unit of its own, the columns (or page ranges) of a unit another
+  // thread decodes; false: none (a driver that can still read a unit of its
+  // own asks for one first).
+  bool run_task(bool help_first = false, bool help = true);
 
   // The scan's schema (a struct of the projected columns, as the first
   // planned file decodes them), once that file's footer is in; kNeedData
