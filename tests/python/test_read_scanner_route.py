@@ -428,3 +428,63 @@ def test_a_lake_of_more_files_than_descriptors(tmp_path):
     )
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=os.environ)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_cli_head_reads_through_the_scanner(tmp_path, routed, monkeypatch):
+    # `pqfast head` reads the row groups that hold its rows by ParquetFile.read.
+    from pqfast.commands.head import head
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    p = str(tmp_path / "h.parquet")
+    t = pa.table({"id": np.arange(30_000, dtype=np.int64), "s": [f"v{i % 13}" for i in range(30_000)]})
+    pq.write_table(t, p, row_group_size=10_000)
+    assert head(p, 12_000, ["s", "id"]).equals(t.select(["s", "id"]).slice(0, 12_000))
+    assert len(routed) == 1
+
+
+def test_threads_for_one_chunk_cut_into_page_ranges(tmp_path, monkeypatch):
+    # Fewer chunks than threads: the scanner keeps as many threads as there
+    # are pieces of 4 MiB decoded (PQFAST_SPLIT_BYTES sets the piece), and
+    # no more; as many chunks as threads keep them all.
+    monkeypatch.delenv(_scan_whole.SPLIT_ENV, raising=False)
+    p = str(tmp_path / "one.parquet")
+    pq.write_table(pa.table({"x": np.arange(3_000_000, dtype=np.int64), "y": np.zeros(3_000_000, np.int8)}), p,
+                   row_group_size=3_000_000, use_dictionary=False, data_page_size=1 << 16)
+    meta = pqfast.ParquetFile(p)._meta
+    rg = pq.ParquetFile(p).metadata.row_group(0)
+    size_x, size_y = rg.column(0).total_uncompressed_size, rg.column(1).total_uncompressed_size
+    assert size_x > 20 << 20 and size_y > 8 << 20  # (int8 is stored as INT32)
+    x, y = [("x", "", "")], [("y", "", "")]
+    assert _scan_whole.useful_threads(meta, None, x, 8) == -(-size_x // (4 << 20))
+    assert _scan_whole.useful_threads(meta, None, x, 3) == 3
+    assert _scan_whole.useful_threads(meta, None, x + y, 2) == 2
+    monkeypatch.setenv(_scan_whole.SPLIT_ENV, "0")  # no chunk is cut: a thread per chunk
+    assert _scan_whole.useful_threads(meta, None, x, 8) == 1
+    assert _scan_whole.useful_threads(meta, None, x + y, 8) == 2
+    monkeypatch.setenv(_scan_whole.SPLIT_ENV, str(size_y))
+    assert _scan_whole.useful_threads(meta, [0], y, 8) == 1
+
+
+def test_one_row_group_cut_over_threads_equals_pyarrow_and_is_bounded(tmp_path, routed, monkeypatch):
+    # One row group, fewer chunks than threads: its chunks' pages are cut over
+    # the scanner's threads; values as pyarrow's; a memory limit too small is
+    # still a typed MemoryLimitError on that route.
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    monkeypatch.setenv(_scan_whole.SPLIT_ENV, str(64 << 10))
+    p = str(tmp_path / "one.parquet")
+    n = 400_000
+    t = pa.table({"x": np.arange(n, dtype=np.int64), "s": [f"comment {i} " + "x" * (i % 17) for i in range(n)],
+                  "f": pa.array([None if i % 7 == 0 else i * 0.5 for i in range(n)])})
+    pq.write_table(t, p, row_group_size=n, data_page_size=1 << 14)
+    for cols in (["s"], ["x", "f"], None):
+        for th in (2, 4):
+            got = pqfast.read_table(p, columns=cols, threads=th)
+            assert got.equals(pq.read_table(p, columns=cols)), (cols, th)
+    calls = len(routed)
+    assert calls == 6
+    # A limit the chunk's bytes fit (the unit is read) but its decoded ranges
+    # do not: refused while the ranges decode.
+    packed = pq.ParquetFile(p).metadata.row_group(0).column(1).total_compressed_size
+    with pytest.raises(pqfast.MemoryLimitError) as e:
+        pqfast.read_table(p, columns=["s"], threads=4, memory_limit=2 * packed)
+    assert e.value.code == "memory limit"
+    assert len(routed) == calls + 1
