@@ -1294,6 +1294,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   u.next_row = 0;
   u.phase = UnitPhase::kDecoded;
   ++s.stats.units_decoded;
+  s.stats.chunks_cut += std::count_if(j.parts.begin(), j.parts.end(), [](int k) { return k > 1; });
   s.changed();
 }
 
