@@ -91,6 +91,11 @@ struct ScanPlanFile {
   bool pruned = false;
   ScanStats pruned_stats;
   std::shared_ptr<const PrunerVerdicts> pruner;  // the pruner's verdicts, for the units' engine runs
+  // The object's version (its ETag and modification time; empty: none):
+  // with it, what pruning the file learns (its lean footer, its Bloom
+  // filters' header layouts) is kept per process, and a later scan of the
+  // unchanged object asks for the probed 32-byte blocks alone.
+  std::string version;
   // The whole file (`size` bytes), read already with its footer (a lake of
   // small files: one open and one read per file, not two): LocalScan takes
   // the ranges it asks for from these bytes instead of opening the file.

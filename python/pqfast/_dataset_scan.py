@@ -376,16 +376,18 @@ class Scanner:
         still refuse). None (the scan engine's own units instead), decided
         from the filter and the files before any data is read:
 
-        - a lookup (every conjunction names one ``=``/``in`` column,
-          ``_fragments._bloom_key``): one engine call over the files. Local
+        - a lookup of local files (every conjunction names one ``=``/``in``
+          column, ``_fragments._bloom_key``): one engine call over them. Local
           files through the scanner are now pruned in C++ first (LocalScan),
           which brought 1 id on the 100-file bench lake from 70 ms to the
           engine call's time (3.6-4.4 vs 3.8-4.7 ms, 2 threads), but a
           lookup matching several row groups is still slower there (10 ids
           in 10 files 40-45 vs 26 ms, 1 string key 29-34 vs 21 ms): each unit
           reads its columns on one thread, where the engine call spreads the
-          columns of every matching row group over all threads; remotely the
-          scanner's engine runs per row group and per round of bytes;
+          columns of every matching row group over all threads. Remote
+          lookups go through the scanner: it prunes each file once, before
+          its units, by statistics and the Bloom blocks the keys hash to
+          (one round of requests for the lake), as the staged scan did;
         - a sidecar index beside local files (its tails, which the engine
           then reads, are checked there).
 
@@ -394,7 +396,7 @@ class Scanner:
         if self._filter.dnf is None:
             return nonempty, None
         lake = self._lake
-        if _bloom_key(self._filter.given) is not None:
+        if lake.kind == LOCAL and _bloom_key(self._filter.given) is not None:
             return None
         selection, per_file = [], []
         for (i, rgs), f in zip(self._selection, self._per_file_filters()):

@@ -43,7 +43,7 @@ struct Request {
   int32_t file = 0;
   uint64_t offset = 0;
   uint64_t length = 0;
-  int unit = -1;  // -1: the file's footer
+  int unit = -1;  // >= 0: a unit's; kFooterRequest, kPruneRequest: the file's
   bool asked = false;
   uint64_t fed = 0;
   std::vector<Piece> pieces;
@@ -278,6 +278,44 @@ void struct_schema(const std::vector<ArrowSchema>& fields, ArrowSchema* out) {
 
 constexpr uint64_t kEngineFooterRead = uint64_t{16} << 10;
 
+// Requests of a file rather than of a unit: its footer, and what pruning it
+// reads (filtered files fed by a driver are pruned once, before their units
+// are planned: State::prune).
+constexpr int kFooterRequest = -1;
+constexpr int kPruneRequest = -2;
+// Pruning's ranges fewer than this many bytes apart are asked as one (a
+// filter's header and probed blocks, neighbouring filters': the staged
+// scan's gap); a Bloom filter is otherwise never asked for whole, which the
+// units' coalesce_gap would do to the filters of a file laid side by side.
+constexpr uint64_t kPruneGap = uint64_t{64} << 10;
+// Runs of a file's pruning that ask for bytes, at most (a lookup: one, or
+// two when a filter's header is not the size its length implies).
+constexpr int kPruneRounds = 8;
+// Filtered files fed by a driver: footers (and so pruning) asked this many
+// files ahead at least, so that a lookup's Bloom blocks of many files go
+// out in one round of requests (each file holds its tail meanwhile).
+constexpr int kPruneAhead = 64;
+
+// [b, e) spans less the bytes `pieces` hold (sorted, disjoint).
+std::vector<std::pair<uint64_t, uint64_t>> less_held(const std::vector<std::pair<uint64_t, uint64_t>>& spans,
+                                                     const std::vector<Piece>& pieces) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (auto [b, e] : spans) {
+    std::vector<std::pair<uint64_t, uint64_t>> held;
+    for (const Piece& p : pieces) {
+      const uint64_t pb = std::max(b, p.offset), pe = std::min(e, p.offset + p.size());
+      if (p.data && pb < pe) held.emplace_back(pb, pe);
+    }
+    std::sort(held.begin(), held.end());
+    for (const auto& [hb, he] : held) {
+      if (hb > b) out.emplace_back(b, hb);
+      b = std::max(b, he);
+    }
+    if (b < e) out.emplace_back(b, e);
+  }
+  return out;
+}
+
 Error cancelled_error() { return make_error(ErrorCode::kInvalidArgument, "scan cancelled"); }
 
 // The columns of one plain unit being decoded, shared so that threads with
@@ -289,13 +327,16 @@ struct UnitColumns;
 // ---- the state -----------------------------------------------------------------
 
 struct Scanner::State {
-  enum class FilePhase : uint8_t { kIdle, kTailAsked, kBodyAsked, kReady };
+  // kPruning: the footer is in, the file is pruned (its units not planned yet).
+  enum class FilePhase : uint8_t { kIdle, kTailAsked, kBodyAsked, kPruning, kReady };
   struct File {
     ScanPlanFile spec;
     FilePhase phase = FilePhase::kIdle;
     std::shared_ptr<const FileMetaData> meta;
     std::vector<int> leaves;          // per plan column
     std::vector<int> footer_requests;
+    std::vector<int> prune_requests;  // kPruneRequest: what pruning asked and reads
+    int prune_rounds = 0;
     std::vector<Piece> footer_pieces;  // kept while filtered units of the file may read the footer
     int64_t footer_held = 0;          // bytes of footer_pieces charged
     bool units_made = false;
@@ -433,7 +474,6 @@ struct Scanner::State {
   Status footer_ready(size_t fi, std::shared_ptr<const FileMetaData> meta) {
     File& f = files[fi];
     f.meta = std::move(meta);
-    f.phase = FilePhase::kReady;
     const FileMetaData& m = *f.meta;
     f.v2_always_compressed = v2_pages_always_compressed(m.created_by);
     f.parquet_mr_816 = parquet_mr_before_1_2_9(m.created_by);
@@ -461,8 +501,80 @@ struct Scanner::State {
       f.footer_held = 0;
       f.footer_pieces.clear();
     }
+    if (filtered(fi) && !opts.filtered_from_files && !f.spec.pruned) {
+      f.phase = FilePhase::kPruning;
+      return prune(fi);
+    }
+    f.phase = FilePhase::kReady;
     make_units();
     return Status::Ok();
+  }
+
+  // Filtered file fi (kPruning), fed by a driver, pruned over the bytes fed
+  // so far (its footer's, what earlier runs asked) as LocalScan prunes a
+  // local file (scan/local_units.h): statistics, then the Bloom filters'
+  // header and the 32-byte blocks the keys hash to (one read each, from the
+  // bitset the filter's length implies), not whole filters. Bytes it lacks
+  // become the file's requests and it runs again once they are all in; done,
+  // the row groups left become units, which run the engine with its
+  // verdicts (ScanOptions::pruner), not the pruner again. Under the lock: a
+  // lean footer parse and a few probes, microseconds.
+  Status prune(size_t fi) {
+    File& f = files[fi];
+    std::vector<Piece> pieces = f.footer_pieces;
+    for (int id : f.prune_requests) {
+      for (const Piece& p : requests[static_cast<size_t>(id)].pieces) pieces.push_back(p);
+    }
+    FedFile file(f.spec.name, f.spec.size, pieces);
+    ScanOptions so;
+    so.threads = 1;
+    so.cache_footers = !f.spec.version.empty();
+    so.use_statistics = opts.use_statistics;
+    so.use_bloom = opts.use_bloom;
+    so.use_dictionary = opts.use_dictionary;
+    so.use_page_index = opts.use_page_index;
+    so.predict_bloom_blocks = true;
+    so.footer = f.meta;
+    so.limits = opts.limits;
+    so.budget = MemoryBudget::make(std::max<int64_t>(1, budget->limit() - budget->used()));
+    auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
+    const auto missing = file.missing();
+    if (!missing.empty()) {
+      if (++f.prune_rounds > kPruneRounds) {
+        return make_error(ErrorCode::kLimitExceeded, f.spec.name + ": pruning still asks for bytes after " +
+                                                         std::to_string(kPruneRounds) + " rounds");
+      }
+      std::vector<std::pair<uint64_t, uint64_t>> spans;
+      for (const auto& [off, n] : missing) spans.emplace_back(off, off + n);
+      for (const auto& [b, e] : less_held(coalesce(std::move(spans), kPruneGap), pieces)) {
+        f.prune_requests.push_back(new_request(static_cast<int32_t>(fi), b, e - b, kPruneRequest));
+      }
+      return Status::Ok();
+    }
+    if (!r.ok()) return r.error();
+    for (int id : f.prune_requests) release_request(requests[static_cast<size_t>(id)]);
+    f.prune_requests.clear();
+    f.spec.row_groups = std::move(r->row_groups);
+    f.spec.pruner = std::move(r->pruner);
+    f.spec.pruned = true;
+    stats.engine.add(r->stats);
+    f.engine_counted = true;
+    if (f.spec.row_groups.empty()) {
+      // No unit will read the footer's bytes.
+      if (f.footer_held) budget->release(f.footer_held);
+      f.footer_held = 0;
+      f.footer_pieces.clear();
+    }
+    f.phase = FilePhase::kReady;
+    make_units();
+    return Status::Ok();
+  }
+
+  bool prune_fed(const File& f) const {
+    for (int id : f.prune_requests) {
+      if (!requests[static_cast<size_t>(id)].complete()) return false;
+    }
+    return true;
   }
 
   // Units of the files whose footers are in, in plan order.
@@ -555,7 +667,7 @@ struct Scanner::State {
       }
       uint64_t have = size;
       for (const Piece& p : f.footer_pieces) have = std::min(have, p.offset);
-      f.footer_requests.push_back(new_request(static_cast<int32_t>(fi), begin, have - begin, -1));
+      f.footer_requests.push_back(new_request(static_cast<int32_t>(fi), begin, have - begin, kFooterRequest));
       f.phase = FilePhase::kBodyAsked;
       return Status::Ok();
     }
@@ -974,6 +1086,12 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     take_row_group(*r, j.row_group, out);
     return out;
   }
+  if (j.pruner) {
+    // The file was pruned before its units were planned (State::prune): its
+    // verdicts, not the pruner again.
+    o.use_bloom = false;
+    o.pruner = j.pruner;
+  }
   FedFile file(j.file_name, j.file_size, j.pieces);
   auto r = scan_file(file, j.file_index, j.columns, j.filter, o);
   if (!r.ok()) {
@@ -1024,6 +1142,7 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   bool any_filtered = plan.filter.active;
   for (const ScanPlanFile& f : plan.files) any_filtered = any_filtered || (f.filter && f.filter->active);
   if (any_filtered) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
+  if (any_filtered && !options.filtered_from_files) options.footers_ahead = std::max(options.footers_ahead, kPruneAhead);
   if (options.footers_ahead < 1) options.footers_ahead = 1;
   auto st = std::make_unique<State>();
   st->budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
@@ -1070,10 +1189,11 @@ std::vector<FileRange> Scanner::needs(int max_units) {
                                                            " bytes: too small for a Parquet file"));
         return {};
       }
-      f.footer_requests.push_back(s.new_request(static_cast<int32_t>(fi), f.spec.size - n, n, -1));
+      f.footer_requests.push_back(s.new_request(static_cast<int32_t>(fi), f.spec.size - n, n, kFooterRequest));
       f.phase = State::FilePhase::kTailAsked;
     }
     for (int id : f.footer_requests) ask(id);
+    for (int id : f.prune_requests) ask(id);
   }
   // Units, in order, while readahead allows.
   s.admit();
@@ -1187,7 +1307,13 @@ Status feed_piece(Scanner::State& s, int32_t file, Piece piece) {
   s.stats.bytes_fed += static_cast<int64_t>(n);
   if (target->complete()) {
     if (target->unit < 0) {
-      Status st = s.tail_fed(static_cast<size_t>(file));
+      State::File& tf = s.files[static_cast<size_t>(file)];
+      Status st = Status::Ok();
+      if (target->unit == kFooterRequest) {
+        st = s.tail_fed(static_cast<size_t>(file));
+      } else if (tf.phase == State::FilePhase::kPruning && s.prune_fed(tf)) {
+        st = s.prune(static_cast<size_t>(file));
+      }
       if (!st.ok()) {
         s.set_failed(st.error());
         return st;
@@ -1421,7 +1547,7 @@ Result<ScanStep> Scanner::schema(ArrowSchema* out) {
   std::vector<ArrowSchema> fields;
   if (!s.files.empty()) {
     const State::File& f = s.files[0];
-    if (f.phase != State::FilePhase::kReady) return ScanStep::kNeedData;
+    if (f.phase != State::FilePhase::kReady && f.phase != State::FilePhase::kPruning) return ScanStep::kNeedData;
     const FileMetaData& m = *f.meta;
     for (size_t k = 0; k < f.leaves.size(); ++k) {
       ColumnReadOptions o = s.plan.columns[k].options;
