@@ -99,6 +99,11 @@ struct ScanOptions {
   // scanner prunes every file first): used instead of running it again, so
   // a conjunct a Bloom filter ruled out in a row group is not evaluated there.
   std::shared_ptr<const PrunerVerdicts> pruner;
+  // The pruner reads a Bloom filter's header and the blocks the length the
+  // footer gives implies in one read (PruneOptions::predict_blocks): for a
+  // staged reader (object storage fed to the streaming scanner), where a
+  // round of requests costs more than a few KiB more of one.
+  bool predict_bloom_blocks = false;
   ParseLimits limits;
   // What the scan may allocate for pages and values, shared by its threads
   // (pqfast/memory_budget.h); when null, a budget of memory_limit bytes

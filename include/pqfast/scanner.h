@@ -91,6 +91,11 @@ struct ScanPlanFile {
   bool pruned = false;
   ScanStats pruned_stats;
   std::shared_ptr<const PrunerVerdicts> pruner;  // the pruner's verdicts, for the units' engine runs
+  // The object's version (its ETag and modification time; empty: none):
+  // with it, what pruning the file learns (its lean footer, its Bloom
+  // filters' header layouts) is kept per process, and a later scan of the
+  // unchanged object asks for the probed 32-byte blocks alone.
+  std::string version;
   // The whole file (`size` bytes), read already with its footer (a lake of
   // small files: one open and one read per file, not two): LocalScan takes
   // the ranges it asks for from these bytes instead of opening the file.
@@ -144,6 +149,12 @@ struct ScannerOptions {
   // columns over (scan::parallel_for's parked helpers, as one engine call
   // spreads them). LocalScan sets it to its thread count.
   int filtered_unit_threads = 1;
+  // Threads that decode plain units (LocalScan: its own and the consumer).
+  // From 2, a column chunk large against their share (split_parts over the
+  // file's planned chunks, as the column reader cuts a read's chunks) is cut
+  // into ranges of pages that several of them decode (SplitChunk): a file
+  // of one row group, or one large chunk, no longer decodes on one thread.
+  int decode_threads = 1;
 };
 
 // Bytes [offset, offset + length) of plan file `file`.
@@ -181,6 +192,7 @@ struct ScannerStats {
   int64_t batches = 0;
   int64_t rows = 0;
   int64_t peak_held = 0;      // most bytes counted against readahead at once
+  int64_t chunks_cut = 0;     // plain units' chunks decoded as page ranges (decode_threads)
   // Filtered units: what the scan engine's completed runs read, summed (the
   // run that decided each unit; runs that stopped for bytes not fed yet are
   // not counted, the reads they made are made again).
@@ -227,8 +239,11 @@ class Scanner {
   // Decodes one unit whose bytes are all in, ahead of the consumer (the
   // earliest such unit). False when there was none.
   // `help_first`: first the columns of a unit another thread decodes (a
-  // consumer waiting for that unit), then a unit of its own.
-  bool run_task(bool help_first = false);
+  // consumer waiting for that unit), then a unit of its own. `help`: with
+  // no unit of its own, the columns (or page ranges) of a unit another
+  // thread decodes; false: none (a driver that can still read a unit of its
+  // own asks for one first).
+  bool run_task(bool help_first = false, bool help = true);
 
   // Filtered units read from their local files (filtered_from_files):
   // every one ready runs now, together, as one engine call runs its row

@@ -103,10 +103,13 @@ class Lake:
         self._lock = threading.Lock()
         self._store = None
         self._projections: dict = {}
+        self._fs_io = None  # FS lakes: the I/O footers and scans read through (files kept open)
+        self._fs_tails: dict = {}  # FS lakes: file -> its tail, read with its footer
 
     def __getstate__(self):
         d = dict(self.__dict__)
-        for k in ("_metas", "_descs", "_conforms", "_estimates", "_ref_descs", "_lock", "_store", "_projections"):
+        for k in ("_metas", "_descs", "_conforms", "_estimates", "_ref_descs", "_lock", "_store", "_projections",
+                  "_fs_io", "_fs_tails"):
             d.pop(k, None)
         return d
 
@@ -123,16 +126,16 @@ class Lake:
              read_footers: bool = False) -> "Lake":
         """The lake of `source`; ``listing`` (s3:// only): a listing made
         before (``list_s3``'s), used instead of listing now; ``read_footers``
-        (s3:// only): every footer now, in one round of requests (a read of
-        the whole lake needs them all: the first file's alone first, for the
-        schema, would be a round of its own)."""
+        (s3:// and filesystem=): every footer now, in one round of requests
+        (a read of the whole lake needs them all: the first file's alone
+        first, for the schema, would be a round of its own)."""
         _checked_partitioning(partitioning)
         if listing is None and read_footers and filesystem is None and _remote_urls(source):
             listing = cls.list_s3(source, storage_options)
         if listing is not None:
             lake = cls._from_listing(listing, partitioning, None, storage_options, read_footers)
         elif filesystem is not None or _remote_urls(source):
-            lake = cls._listed(source, partitioning, filesystem, storage_options)
+            lake = cls._listed(source, partitioning, filesystem, storage_options, read_footers)
         else:
             lake = cls._local(source, partitioning)
         if not lake.names:
@@ -165,7 +168,7 @@ class Lake:
         return items, io.directory, list(io.urls), dict(io.sidecars)
 
     @classmethod
-    def _listed(cls, source: Any, partitioning, filesystem, storage_options) -> "Lake":
+    def _listed(cls, source: Any, partitioning, filesystem, storage_options, read_footers: bool = False) -> "Lake":
         if filesystem is None:
             return cls._from_listing(cls.list_s3(source, storage_options), partitioning, None, storage_options)
         _refuse_file_objects(source)
@@ -174,7 +177,7 @@ class Lake:
             items = io.listing()
         finally:
             io.close()
-        return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None)
+        return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None, read_footers)
 
     @classmethod
     def _from_listing(cls, listing: tuple, partitioning, filesystem, storage_options,
@@ -246,10 +249,21 @@ class Lake:
     def open_file(self, i: int) -> ParquetFile:
         """File i, its footer read once per lake (an object's, once per
         process while the listing gives it unchanged: :meth:`_s3_footer`)."""
+        return self._opener(self.keys[i], self.sizes[i], self._read_meta(i))
+
+    def _read_meta(self, i: int):
+        """File i's footer, read once per lake: the file is opened for it
+        alone (a filesystem's open is a HEAD on object storage: planning
+        that needs only footers opens each file once, not twice)."""
         m = self._metas.get(i)
         if m is None:
             try:
                 m = self._s3_footer(i) if self.kind == S3 and self.sizes[i] >= 0 else None
+                if m is None and self.kind == FS and self.fs_io().kept_open():
+                    # Opened once for its footer and its pages (a HEAD each open on S3).
+                    m, tail = self.fs_io().footer(self.keys[i], _TAIL)
+                    with self._lock:
+                        self._fs_tails[i] = tail
                 if m is None:
                     with self._opener(self.keys[i], self.sizes[i]) as f:
                         m = f._meta
@@ -259,7 +273,7 @@ class Lake:
                 raise FormatError(f"{self.names[i]}: {self._describe(e)}") from None
             with self._lock:
                 self._metas[i] = m
-        return self._opener(self.keys[i], self.sizes[i], m)
+        return m
 
     def _describe(self, e: BaseException) -> str:
         """A store's error in one line, by its type, secrets masked (as the staged scan words it)."""
@@ -271,7 +285,10 @@ class Lake:
 
     def tail(self, i: int) -> bytes | None:
         """The last bytes of object i (its footer at least) when this
-        process holds them (``scan._tails``), else None."""
+        process holds them (``scan._tails``; a file on a filesystem: when
+        this lake read its footer through ``fs_io``), else None."""
+        if self.kind == FS:
+            return self._fs_tails.get(i)
         if self.kind != S3 or self.sizes[i] < 0:
             return None
         where = (normalise_options(self.storage_options).get("endpoint", ""), self.names[i])
@@ -322,13 +339,18 @@ class Lake:
             return self.open_file(0)
         return self.open_ref()
 
+    def fs_io(self) -> FilesystemIO:
+        """An FS lake's I/O (fs_driver's backend over the filesystem), made
+        once: footers read through it keep their files open for the scans
+        that read the pages next (``_stream_io.remote_batches``)."""
+        with self._lock:
+            if self._fs_io is None:
+                self._fs_io = FilesystemIO(list(self.keys), self.filesystem)
+            return self._fs_io
+
     def meta(self, i: int):
         """File i's parsed footer (read once)."""
-        m = self._metas.get(i)
-        if m is None:
-            with self.open_file(i) as f:
-                m = f._meta
-        return m
+        return self._read_meta(i)
 
     def metas(self, files: Sequence[int]) -> list:
         """The footers of `files`, read concurrently where not yet read

@@ -1,9 +1,14 @@
-"""``read_table``'s route for ``s3://`` URLs (with and without filters):
-the dataset scan through the streaming scanner
+"""``read_table``'s route for ``s3://`` URLs (with and without filters,
+lookups included) and for directories and globs on a ``filesystem=``
+(without filters): the
+dataset scan through the streaming scanner
 (``pqfast.dataset(source).to_table(columns, filter)``: one Python I/O loop
 feeding the C++ scanner, coalesced ranged GETs, many files in flight, units
 within ``memory_limit``), the lake listed once and its footers read in one
-round (kept per process while the listing gives the objects unchanged).
+round (kept per process while the listing gives the objects unchanged; on
+a filesystem, read through the lake's own I/O, whose open files the scan
+then reads). A lookup's files are pruned inside the scanner by statistics
+and the Bloom blocks its keys hash to, one round for the lake.
 
 :func:`remote_read` decides before any data page is read, from the source,
 the filter and the lake's footers; it returns None, and the caller keeps
@@ -11,28 +16,22 @@ the staged scan (``scan.scan_table``), for:
 
 - ``stats=True`` (the caller's check): the staged scan's counts (request
   rounds, requests, bytes fetched) are what those callers read;
-- a lookup (every AND names one ``=``/``in`` column: ``_fragments._bloom_key``):
-  the staged scan prunes every file by its Bloom filters in one round of
-  block reads (five request rounds in all); the dataset would run that same
-  staged scan after its own planning (1 id, 10 objects, +20 ms a request:
-  96 ms staged, 161 ms through the dataset);
 - projections or files the scanner does not take (``Scanner._native_plan``
   is None: nested, dictionary or extension columns, files unlike the first,
   a filter the engine cannot type): the dataset would read them row group
   by row group;
-- ``filesystem=`` sources: through the scanner a pyarrow S3FileSystem over
-  the same 10 objects took 474 ms and 233 requests for 2 columns, 447 ms
-  and 153 requests for a range filter, against the staged scan's 303 ms /
-  123 and 292 ms / 123 (+20 ms a request: each footer is read through a
-  ParquetFile over the filesystem, each file opened again by the scan, and
-  nothing is kept between reads as the staged scan keeps tails); they keep
-  the staged scan (filtered, directories) and the column reader (one
-  file), as before; ``pqfast.dataset(..., filesystem=)`` scans go through
-  the scanner;
+- filtered reads on a ``filesystem=`` (through the scanner 1.1-1.3x the
+  staged scan's time, the same requests and bytes: fs-range in
+  scripts/bench_remote_routes.py), paths named one by one there (the staged
+  scan's open of each gives its size; the lake would ask each first: a HEAD
+  more per file on a pyarrow S3 filesystem), and one file without a filter
+  (the column reader);
 - ``PQFAST_REMOTE_ROUTE=staged`` (benchmarks and tests compare the routes).
 
-Never by catching an error. In the lake layer, beside ``_read_scan`` (the
-same for local sources); ``reader`` (the API) calls it.
+Never by catching an error (a sidecar that fails the read is read again
+without it, as the staged scan does: ``_sidecar_s3.scan_or_fallback``, by
+type). In the lake layer, beside ``_read_scan`` (the same for local
+sources); ``reader`` (the API) calls it.
 """
 
 from __future__ import annotations
@@ -45,9 +44,9 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._dataset_scan import Scanner
-from ._fragments import _bloom_key
 from ._lake import Lake
-from ._paths import _remote_urls
+from ._paths import _has_magic, _remote_urls
+from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings
 from .remote import _selection, normalise_options
 
@@ -87,6 +86,15 @@ def _keep(key, listing: tuple) -> None:
         _KEPT[key] = listing
 
 
+def _listed_on(source: Any) -> bool:
+    """Whether a source on a filesystem is one the backend lists (a
+    directory or a glob: sizes come with the listing), not named paths."""
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    path = os.fspath(source)
+    return _has_magic(path) or not path.endswith(".parquet")
+
+
 def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, filesystem: Any,
                 storage_options: dict | None, memory_limit: int | None, partitioning: str | None,
                 strings: str | None, read_dictionary: Sequence[str] | None, threads: int | None):
@@ -98,17 +106,26 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
     while it is listed again (the listing's round overlaps the pages'); the
     table is returned only when the new listing is the same (every object's
     size, ETag and modification time), else read again from the new one."""
-    if os.environ.get(ROUTE_ENV) == "staged" or (filters is not None and _bloom_key(filters) is not None):
+    if os.environ.get(ROUTE_ENV) == "staged":
         return None
-    if filesystem is not None:
-        # Measured slower through the scanner (see the module's doc): its
-        # footers and opens go through the filesystem object once per read.
+    if filesystem is not None and (filters is not None or not _listed_on(source)):
+        # Filtered: measured 1.1-1.3x the staged scan's time through the
+        # scanner (the same requests and bytes; the filtered units' rounds,
+        # as on s3://). Paths named one by one: the staged scan opens each
+        # once, the open giving its size (a pyarrow S3 filesystem: a HEAD);
+        # the lake would ask each its size first. One file without a
+        # filter: the column reader (ParquetFile.read).
         return None
     if hasattr(source, "read") or hasattr(source, "read_at"):
         return None  # a file object: the staged scan says what it takes
     checked_strings(strings)
 
     def read(listing):
+        # Tails from a sidecar index that fail the scan (a hostile or broken
+        # sidecar): a warning, and the read again without sidecars.
+        return scan_or_fallback(lambda: read_once(listing))
+
+    def read_once(listing):
         lake = Lake.open(source, partitioning, filesystem, storage_options, None, tuple(read_dictionary or ()),
                          listing=listing, read_footers=True)
         lake.strings = strings

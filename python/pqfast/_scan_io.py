@@ -157,6 +157,7 @@ class FilesystemIO:
         self._keep_open = self.be.kind == "pyarrow" and not self.be.local
         self._pool = ThreadPoolExecutor(max_workers=fs_driver.default_threads(self.be))
         self._handles: dict = {}
+        self._opening: dict = {}  # path -> lock held while its kept handle is opened
         self._sizes: dict = {}  # from the listing or the first open: an fsspec read then asks for no info
         self._lock = threading.Lock()
         self.given = None
@@ -185,17 +186,32 @@ class FilesystemIO:
         return [(name, path, size, None) for name, path, size in items]
 
     def _opened(self, path: str):
-        """(size, handle or None) of a file, its kept handle when there is one."""
+        """(size, handle or None) of a file, its kept handle when there is one.
+        A handle kept open is opened once: reads of the file asked together
+        (the streaming scanner asks a row group's chunks of many files at
+        once, footers known) wait for that open, not each one its own (a
+        HEAD each on S3: 100 for 100 chunks of 10 files)."""
         with self._lock:
             h = self._handles.get(path)
             size = self._sizes.get(path, -1)
-        if h is not None:
+            if h is not None:
+                return size, h
+            opening = self._opening.setdefault(path, threading.Lock()) if self._keep_open else None
+        if opening is None:
+            size, h = self.be.open(path, size)
+            with self._lock:
+                self._sizes[path] = size
             return size, h
-        size, h = self.be.open(path, size)
-        with self._lock:
-            self._sizes[path] = size
-            if self._keep_open:
+        with opening:
+            with self._lock:
+                h = self._handles.get(path)
+                if h is not None:
+                    return self._sizes.get(path, -1), h
+            size, h = self.be.open(path, size)
+            with self._lock:
+                self._sizes[path] = size
                 self._handles[path] = h
+                self._opening.pop(path, None)
         return size, h
 
     def _with_file(self, path: str, fn):
@@ -206,6 +222,30 @@ class FilesystemIO:
         finally:
             if not self._keep_open:
                 self.be.close(h)
+
+    def kept_open(self) -> bool:
+        """Whether files stay open between reads (pyarrow on an object store:
+        each open is a HEAD), so that one open serves a footer and the pages."""
+        return self._keep_open
+
+    def footer(self, path: str, first: int):
+        """(parsed footer, tail bytes) of file `path`, read through this I/O
+        (blocking): its last `first` bytes, then the rest of a longer footer.
+        The file's kept handle is the one the scan's reads then use, and the
+        tail (page indexes, Bloom filters near the end) is fed to it from
+        memory."""
+        def parse(size, h):
+            n = min(size, first)
+            tail = bytes(self.be.read(h, path, size - n, n))
+            try:
+                need = int(_pqfast._row_group_ranges(tail, size, [])[0])
+                if need > len(tail):
+                    tail = bytes(self.be.read(h, path, size - need, need - len(tail))) + tail
+                return _pqfast._parse_file_metadata(tail[-need:-8]), tail
+            except (FormatError, MemoryError) as e:
+                raise FormatError(f"{path}: {e}") from None
+
+        return self._with_file(path, parse)
 
     def _read_blocking(self, path: str, offset: int, length: int):
         return self._with_file(path, lambda _, h: bytes(self.be.read(h, path, offset, length)))

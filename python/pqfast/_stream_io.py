@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
-from ._scan_io import FilesystemIO, ObjectStoreIO
+from ._scan_io import ObjectStoreIO
 from .scan import _Fetcher
 from ._strings import strings_type
 from ._plan import _Plan
@@ -347,15 +347,28 @@ def _held_tails(lake: Lake, selection: list, file_filters: list | None) -> dict:
     return out
 
 
-def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, tails: dict):
+def _versions(lake: Lake, selection: list) -> list | None:
+    """Per selected object its version as the scanner keeps what pruning
+    learns under it (ETag and modification time; None: the listing gave
+    none, nothing is kept)."""
+    if lake.kind != S3:
+        return None
+    out = []
+    for i, _ in selection:
+        v = lake.versions[i]
+        out.append("\x1f".join(str(x) for x in v) if v is not None and v[0] else None)
+    return out
+
+
+def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, tails: dict, versions: list):
     """A filtered scan of objects a sidecar index covers (``pqfast.index(...,
     sidecar=True)``, a fresh entry: same size and ETag): each read as object +
     tail (``_sidecar_s3.ScanOverlay``, as the staged scan reads them), so the
     scan engine inside the scanner prunes by the sidecar's Bloom filters and
     page indexes. `sizes`, `footers` and `tails` are changed in place for
     the covered files (the virtual size; their footer is the tail's, read
-    by the scanner); returns the overlay's read, or None when no sidecar
-    applies. Finding it costs nothing when the listing showed it; for a list
+    by the scanner; no version: the sidecar may be rewritten); returns the
+    overlay's read, or None when no sidecar applies. Finding it costs nothing when the listing showed it; for a list
     of URLs one HEAD, as the staged scan."""
     if lake.source_urls is None:
         return None
@@ -375,6 +388,7 @@ def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, t
             sizes[k] = int(it[2])
             footers[k] = None
             tails.pop(k, None)
+            versions[k] = None
 
     async def read(key, offset, length):
         return await overlay.get("scan", key, offset, length)
@@ -420,16 +434,19 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
     footers = _footers(lake, selection, file_filters)
     tails = _held_tails(lake, selection, file_filters)
     read = None
+    versions = _versions(lake, selection)
     if lake.kind == S3:
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
         if file_filters is not None and any(f is not None for f in file_filters):
-            read = _with_sidecar(lake, selection, io, sizes, footers, tails)
+            read = _with_sidecar(lake, selection, io, sizes, footers, tails, versions)
     else:
-        io = FilesystemIO([lake.names[i] for i, _ in selection], lake.filesystem)
+        # The lake's: the files its footers were read from are open already.
+        io = lake.fs_io()
     files = [(lake.names[i], n, None if rgs is None else [int(g) for g in rgs]) for (i, rgs), n in zip(selection, sizes)]
     # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
-                          footers=footers, file_filters=file_filters, **_settings(memory_limit, ahead))
+                          footers=footers, file_filters=file_filters, versions=versions,
+                          **_settings(memory_limit, ahead))
     feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, read)
     finish = _finisher(lake, plan, selection)
     feeder.start()
@@ -478,7 +495,8 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
         for t in helpers:
             t.join()
         feeder.thread.join()
-        io.close()
+        if lake.kind == S3:
+            io.close()  # (an FS lake's I/O is the lake's, kept for its next scans)
         info.update(sc)
         info._closed = True
 

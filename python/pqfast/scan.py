@@ -25,6 +25,7 @@ backends). Every reader of rows (``read_table``, ``read_pruned``,
 from __future__ import annotations
 
 import asyncio
+import atexit
 import collections
 import os
 import threading
@@ -370,7 +371,10 @@ _footers: dict = {}
 
 def clear_tail_cache() -> None:
     """Forgets what earlier scans kept: of s3:// URLs tails, the pruner's
-    footers, listings; of local files the first file's read plans."""
+    footers (the staged scan's and the streaming scanner's, with the Bloom
+    layouts they learned), listings; of local files the first file's read
+    plans."""
+    _pqfast._scan_prune_cache_clear()
     _first_plans.clear()
     with _tails.lock:
         _tails.map.clear()
@@ -847,6 +851,20 @@ def _merge(ranges, gap):
 # Only flat plans are kept (nested ones are set per read).
 _first_plans: dict = {}
 _FIRST_PLANS_MAX = 64
+
+
+def _forget_at_exit() -> None:
+    """Lets the caches' native objects (footers, read plans) go before the
+    interpreter tears the modules down, where nanobind would count those
+    still alive as leaks. No lock: a scan thread still running at exit must
+    not hang it, and each clear is one step under the GIL."""
+    _first_plans.clear()
+    _tails.map.clear()
+    _footers.clear()
+    _LISTINGS.clear()
+
+
+atexit.register(_forget_at_exit)
 
 
 def _first_file_plans(path: str, columns, strings=None, read_dictionary=None):

@@ -15,6 +15,7 @@
 #include "pqfast/parquet.h"
 #include "parquet_common.h"
 #include "parquet/stats_trust.h"
+#include "scan/metadata_cache.h"
 
 namespace pqfast::py {
 
@@ -509,7 +510,13 @@ void bind_parquet_rest(nb::module_& m) {
   m.def("_footer_cache_clear", [] {
     footer_cache().clear();
     clear_column_descriptors();
+    // The scan engine's: what pruning learned of s3:// objects through the
+    // streaming scanner (lean footers, Bloom layouts) is kept there too.
+    pq::scan::process_prune_cache().clear();
   });
+  m.def("_scan_prune_cache_clear", [] { pq::scan::process_prune_cache().clear(); },
+        "Forgets the scan engine's pruner footers (lean footers and learned Bloom layouts; local files' and "
+        "s3:// objects' read through the streaming scanner).");
   // prune()'s common local call in one step: paths from a pattern (bytes,
   // expanded here) or a list of str, a short list of plain values typed by
   // the first file's column (see simple_values.h), one row per row group

@@ -52,9 +52,15 @@ struct Settings {
 // ParquetFile.metadata holds it): a footer known already is not fetched again.
 // `file_filters`: None (every file takes `dnf`), or per file its own DNF (None:
 // no filter, every row); files given the same list object share one filter.
+// `versions`: None, or per file its version (str; None: none), what pruning
+// learns of the file kept per process under it (ScanPlanFile::version).
 pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-                       nb::object footers, nb::object file_filters = nb::none()) {
+                       nb::object footers, nb::object file_filters = nb::none(), nb::object versions = nb::none()) {
   pq::ScanPlan plan;
+  if (!versions.is_none() && nb::len(versions) != files.size()) {
+    throw FormatError("invalid argument: " + std::to_string(nb::len(versions)) + " versions for " +
+                      std::to_string(files.size()) + " files");
+  }
   if (!footers.is_none() && nb::len(footers) != files.size()) {
     throw FormatError("invalid argument: " + std::to_string(nb::len(footers)) + " footers for " +
                       std::to_string(files.size()) + " files");
@@ -93,6 +99,7 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
       }
     }
     if (!file_filters.is_none()) f.filter = filter_for(file_filters[k]);
+    if (!versions.is_none() && !versions[k].is_none()) f.version = nb::cast<std::string>(versions[k]);
     ++k;
     plan.files.push_back(std::move(f));
   }
@@ -276,8 +283,8 @@ bool same_leaves(const pq::FileMetaData& a, const pq::FileMetaData& b) {
 class PyScanner {
  public:
   PyScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-            const Settings& settings, nb::object footers, nb::object file_filters) {
-    auto s = pq::Scanner::make(make_plan(files, columns, dnf, footers, file_filters), make_options(settings));
+            const Settings& settings, nb::object footers, nb::object file_filters, nb::object versions) {
+    auto s = pq::Scanner::make(make_plan(files, columns, dnf, footers, file_filters, versions), make_options(settings));
     if (!s.ok()) raise(s.error());
     scanner_ = std::move(s).value();
   }
@@ -597,20 +604,21 @@ void bind_stream(nb::module_& m) {
           [](PyScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
              uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead, nb::object footers, nb::object file_filters) {
+             int max_units_ahead, nb::object footers, nb::object file_filters, nb::object versions) {
             new (self) PyScanner(files, columns, dnf,
                                  settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, footer_tail,
                                              use_statistics, use_bloom, use_dictionary, use_page_index,
                                              max_units_ahead),
-                                 footers, file_filters);
+                                 footers, file_filters, versions);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("coalesce_gap") = 65536,
           nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
-          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(),
+          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(), nb::arg("versions") = nb::none(),
           "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format)], filtered by "
-          "`dnf` (as _StagedScan takes it) when given, or file by file by `file_filters` (per file a DNF or None).")
+          "`dnf` (as _StagedScan takes it) when given, or file by file by `file_filters` (per file a DNF or None); "
+          "`versions`: per file its version (ETag and modification time) or None.")
       .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
       .def("feed", &PyScanner::feed, nb::arg("file"), nb::arg("offset"), nb::arg("buffer"),
            "Bytes of a range needs() asked for (all or a piece).")

@@ -191,15 +191,24 @@ void drive(FilePruner& p, RandomAccessFile& file) {
       many = needs;
       want = many.data();
     }
+    // A staged reader's bytes not fetched yet (ErrorCode::kNotFetched: the
+    // streaming scanner's fed file): every other range of the batch is
+    // still read, so that the reader records all it lacks and one round of
+    // requests fetches them, then the pruner fails (its caller runs it again).
+    Status missing = Status::Ok();
     for (size_t i = 0; i < n; ++i) {
       const ByteRange& r = want[i];
       std::unique_ptr<uint8_t[]> buf(new uint8_t[r.length ? r.length : 1]);  // filled by the read
       if (auto st = file.read_at(r.offset, static_cast<size_t>(r.length), buf.get()); !st.ok()) {
-        return p.fail(st.error());
+        if (st.error().code != ErrorCode::kNotFetched) return p.fail(st.error());
+        if (missing.ok()) missing = st;
+        continue;
       }
+      if (!missing.ok()) continue;
       p.feed(r.offset, std::move(buf), static_cast<size_t>(r.length));
       if (p.done()) return;
     }
+    if (!missing.ok()) return p.fail(missing.error());
   }
 }
 

@@ -50,6 +50,17 @@ Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path
                                                          const std::vector<ScanColumn>& columns,
                                                          const ScanOptions& options);
 
+// The same for a file read through `file` (the streaming scanner's fed
+// bytes: a read of bytes not fed yet fails kNotFetched after recording them,
+// and the scanner runs it again once they are in), its footer given by
+// options.footer. `version` (the object's ETag and modification time; empty:
+// none) keeps the pruner's lean footer and learned Bloom layouts per process
+// (the footer cache of prune_local_file, under the file's name and version).
+Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& version,
+                                   const std::vector<int32_t>* row_groups,
+                                   const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                   const ScanOptions& options);
+
 // Row group `rg` of local file `path` (pruned by prune_local_file: the
 // pruner is not run again, options.pruner carries its verdicts), its footer
 // from the cache; pieces carry `file_index`.

@@ -229,6 +229,7 @@ Status FileScan::prune_with_bloom(size_t) {
       po.use_bloom = true;
       po.threads = 1;
       po.block_reads = true;
+      po.predict_blocks = opts_.predict_bloom_blocks;
       po.limits = opts_.limits;
       FilePruneResult r;
       if (identity_ && opts_.cache_footers) {
@@ -1240,18 +1241,18 @@ Result<OpenedLocal> open_local(const std::string& path) {
   return o;
 }
 
-}  // namespace
-
-Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
-                                    const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                    const ScanOptions& options, bool footer_always) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+// prune_local_file and prune_file_scan: `file` (`id`: its identity, for the
+// footer cache; null: none) pruned.
+Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
+                                const std::vector<int32_t>* row_groups, const std::vector<ScanColumn>& columns,
+                                const ScanFilter& filter, const ScanOptions& options, bool footer_always) {
+  const std::string& path = file.name();
   ScanOptions o = options;
   o.threads = 1;
   o.row_groups.clear();
   if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
   return guarded_run(path, [&]() -> Result<PrunedFile> {
-    FileScan s(*f.file, 0, columns, filter, o, &f.id);
+    FileScan s(file, 0, columns, filter, o, id);
     ScanResult early;
     PrunedFile out;
     PQFAST_ASSIGN_OR_RETURN(const bool more, s.prepare(&early));
@@ -1260,17 +1261,17 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
       // filter no row satisfies): the footer is still wanted for the plan.
       out.stats = early.stats;
       out.stats.files = 1;
-      out.size = f.id.size;
+      out.size = file.size();
       if (!footer_always) return out;
       ScanOptions whole = o;
       whole.use_bloom = false;
       const ScanFilter none;  // (FileScan keeps a reference)
-      FileScan footer_only(*f.file, 0, columns, none, whole, &f.id);
+      FileScan footer_only(file, 0, columns, none, whole, id);
       ScanResult unused;
       auto whole_footer = footer_only.prepare(&unused);
       if (!whole_footer.ok()) return whole_footer.error();
       out.meta = footer_only.meta();
-      out.size = f.id.size;
+      out.size = file.size();
       if (row_groups) {
         for (int32_t g : *row_groups) {
           if (g < 0 || static_cast<size_t>(g) >= out.meta->row_groups.size()) {
@@ -1283,7 +1284,7 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
       return out;
     }
     out.meta = s.meta();
-    out.size = f.id.size;
+    out.size = file.size();
     out.pruner = std::make_shared<const PrunerVerdicts>(s.verdicts());
     const size_t n = out.meta->row_groups.size();
     std::vector<int32_t> all;
@@ -1310,6 +1311,24 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
     out.stats.bytes_read += own.bytes_read;
     return out;
   });
+}
+
+}  // namespace
+
+Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
+                                    const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                                    const ScanOptions& options, bool footer_always) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+  return prune_opened(*f.file, &f.id, row_groups, columns, filter, options, footer_always);
+}
+
+Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& version,
+                                   const std::vector<int32_t>* row_groups, const std::vector<ScanColumn>& columns,
+                                   const ScanFilter& filter, const ScanOptions& options) {
+  if (version.empty()) return prune_opened(file, nullptr, row_groups, columns, filter, options, true);
+  // (Never a local path's key: the name and version, apart.)
+  const FileIdentity id{file.size(), 0, file.name() + '\n' + version};
+  return prune_opened(file, &id, row_groups, columns, filter, options, true);
 }
 
 Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path,

@@ -43,7 +43,7 @@ struct Request {
   int32_t file = 0;
   uint64_t offset = 0;
   uint64_t length = 0;
-  int unit = -1;  // -1: the file's footer
+  int unit = -1;  // >= 0: a unit's; kFooterRequest, kPruneRequest: the file's
   bool asked = false;
   uint64_t fed = 0;
   std::vector<Piece> pieces;
@@ -278,6 +278,44 @@ void struct_schema(const std::vector<ArrowSchema>& fields, ArrowSchema* out) {
 
 constexpr uint64_t kEngineFooterRead = uint64_t{16} << 10;
 
+// Requests of a file rather than of a unit: its footer, and what pruning it
+// reads (filtered files fed by a driver are pruned once, before their units
+// are planned: State::prune).
+constexpr int kFooterRequest = -1;
+constexpr int kPruneRequest = -2;
+// Pruning's ranges fewer than this many bytes apart are asked as one (a
+// filter's header and probed blocks, neighbouring filters': the staged
+// scan's gap); a Bloom filter is otherwise never asked for whole, which the
+// units' coalesce_gap would do to the filters of a file laid side by side.
+constexpr uint64_t kPruneGap = uint64_t{64} << 10;
+// Runs of a file's pruning that ask for bytes, at most (a lookup: one, or
+// two when a filter's header is not the size its length implies).
+constexpr int kPruneRounds = 8;
+// Filtered files fed by a driver: footers (and so pruning) asked this many
+// files ahead at least, so that a lookup's Bloom blocks of many files go
+// out in one round of requests (each file holds its tail meanwhile).
+constexpr int kPruneAhead = 64;
+
+// [b, e) spans less the bytes `pieces` hold (sorted, disjoint).
+std::vector<std::pair<uint64_t, uint64_t>> less_held(const std::vector<std::pair<uint64_t, uint64_t>>& spans,
+                                                     const std::vector<Piece>& pieces) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (auto [b, e] : spans) {
+    std::vector<std::pair<uint64_t, uint64_t>> held;
+    for (const Piece& p : pieces) {
+      const uint64_t pb = std::max(b, p.offset), pe = std::min(e, p.offset + p.size());
+      if (p.data && pb < pe) held.emplace_back(pb, pe);
+    }
+    std::sort(held.begin(), held.end());
+    for (const auto& [hb, he] : held) {
+      if (hb > b) out.emplace_back(b, hb);
+      b = std::max(b, he);
+    }
+    if (b < e) out.emplace_back(b, e);
+  }
+  return out;
+}
+
 Error cancelled_error() { return make_error(ErrorCode::kInvalidArgument, "scan cancelled"); }
 
 // The columns of one plain unit being decoded, shared so that threads with
@@ -289,13 +327,16 @@ struct UnitColumns;
 // ---- the state -----------------------------------------------------------------
 
 struct Scanner::State {
-  enum class FilePhase : uint8_t { kIdle, kTailAsked, kBodyAsked, kReady };
+  // kPruning: the footer is in, the file is pruned (its units not planned yet).
+  enum class FilePhase : uint8_t { kIdle, kTailAsked, kBodyAsked, kPruning, kReady };
   struct File {
     ScanPlanFile spec;
     FilePhase phase = FilePhase::kIdle;
     std::shared_ptr<const FileMetaData> meta;
     std::vector<int> leaves;          // per plan column
     std::vector<int> footer_requests;
+    std::vector<int> prune_requests;  // kPruneRequest: what pruning asked and reads
+    int prune_rounds = 0;
     std::vector<Piece> footer_pieces;  // kept while filtered units of the file may read the footer
     int64_t footer_held = 0;          // bytes of footer_pieces charged
     bool units_made = false;
@@ -323,6 +364,9 @@ struct Scanner::State {
     std::shared_ptr<UnitColumns> columns;
     int64_t rows = 0, next_row = 0;
     int64_t decoded_charge = 0;  // charged to the budget until the last batch is taken
+    // Per projected column, the page ranges its chunk is cut into (empty:
+    // every chunk whole; ScannerOptions::decode_threads).
+    std::vector<int> parts;
     Error error;
   };
 
@@ -430,7 +474,6 @@ struct Scanner::State {
   Status footer_ready(size_t fi, std::shared_ptr<const FileMetaData> meta) {
     File& f = files[fi];
     f.meta = std::move(meta);
-    f.phase = FilePhase::kReady;
     const FileMetaData& m = *f.meta;
     f.v2_always_compressed = v2_pages_always_compressed(m.created_by);
     f.parquet_mr_816 = parquet_mr_before_1_2_9(m.created_by);
@@ -458,8 +501,80 @@ struct Scanner::State {
       f.footer_held = 0;
       f.footer_pieces.clear();
     }
+    if (filtered(fi) && !opts.filtered_from_files && !f.spec.pruned) {
+      f.phase = FilePhase::kPruning;
+      return prune(fi);
+    }
+    f.phase = FilePhase::kReady;
     make_units();
     return Status::Ok();
+  }
+
+  // Filtered file fi (kPruning), fed by a driver, pruned over the bytes fed
+  // so far (its footer's, what earlier runs asked) as LocalScan prunes a
+  // local file (scan/local_units.h): statistics, then the Bloom filters'
+  // header and the 32-byte blocks the keys hash to (one read each, from the
+  // bitset the filter's length implies), not whole filters. Bytes it lacks
+  // become the file's requests and it runs again once they are all in; done,
+  // the row groups left become units, which run the engine with its
+  // verdicts (ScanOptions::pruner), not the pruner again. Under the lock: a
+  // lean footer parse and a few probes, microseconds.
+  Status prune(size_t fi) {
+    File& f = files[fi];
+    std::vector<Piece> pieces = f.footer_pieces;
+    for (int id : f.prune_requests) {
+      for (const Piece& p : requests[static_cast<size_t>(id)].pieces) pieces.push_back(p);
+    }
+    FedFile file(f.spec.name, f.spec.size, pieces);
+    ScanOptions so;
+    so.threads = 1;
+    so.cache_footers = !f.spec.version.empty();
+    so.use_statistics = opts.use_statistics;
+    so.use_bloom = opts.use_bloom;
+    so.use_dictionary = opts.use_dictionary;
+    so.use_page_index = opts.use_page_index;
+    so.predict_bloom_blocks = true;
+    so.footer = f.meta;
+    so.limits = opts.limits;
+    so.budget = MemoryBudget::make(std::max<int64_t>(1, budget->limit() - budget->used()));
+    auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
+    const auto missing = file.missing();
+    if (!missing.empty()) {
+      if (++f.prune_rounds > kPruneRounds) {
+        return make_error(ErrorCode::kLimitExceeded, f.spec.name + ": pruning still asks for bytes after " +
+                                                         std::to_string(kPruneRounds) + " rounds");
+      }
+      std::vector<std::pair<uint64_t, uint64_t>> spans;
+      for (const auto& [off, n] : missing) spans.emplace_back(off, off + n);
+      for (const auto& [b, e] : less_held(coalesce(std::move(spans), kPruneGap), pieces)) {
+        f.prune_requests.push_back(new_request(static_cast<int32_t>(fi), b, e - b, kPruneRequest));
+      }
+      return Status::Ok();
+    }
+    if (!r.ok()) return r.error();
+    for (int id : f.prune_requests) release_request(requests[static_cast<size_t>(id)]);
+    f.prune_requests.clear();
+    f.spec.row_groups = std::move(r->row_groups);
+    f.spec.pruner = std::move(r->pruner);
+    f.spec.pruned = true;
+    stats.engine.add(r->stats);
+    f.engine_counted = true;
+    if (f.spec.row_groups.empty()) {
+      // No unit will read the footer's bytes.
+      if (f.footer_held) budget->release(f.footer_held);
+      f.footer_held = 0;
+      f.footer_pieces.clear();
+    }
+    f.phase = FilePhase::kReady;
+    make_units();
+    return Status::Ok();
+  }
+
+  bool prune_fed(const File& f) const {
+    for (int id : f.prune_requests) {
+      if (!requests[static_cast<size_t>(id)].complete()) return false;
+    }
+    return true;
   }
 
   // Units of the files whose footers are in, in plan order.
@@ -467,6 +582,8 @@ struct Scanner::State {
     while (next_file_for_units < files.size() && files[next_file_for_units].phase == FilePhase::kReady) {
       File& f = files[next_file_for_units];
       const FileMetaData& m = *f.meta;
+      const std::vector<int> cut = page_ranges(f, next_file_for_units);
+      size_t at = 0;  // the unit's first chunk in `cut`
       for (int32_t g : f.spec.row_groups) {
         Unit u;
         u.file = static_cast<int32_t>(next_file_for_units);
@@ -478,6 +595,11 @@ struct Scanner::State {
           u.chunk_bytes += std::max<int64_t>(0, c.total_compressed_size);
           u.estimate += std::max<int64_t>(0, c.total_compressed_size) + std::max<int64_t>(0, c.total_uncompressed_size);
         }
+        if (!cut.empty()) {
+          const auto first = cut.begin() + static_cast<std::ptrdiff_t>(at), last = first + static_cast<std::ptrdiff_t>(f.leaves.size());
+          if (std::any_of(first, last, [](int k) { return k > 1; })) u.parts.assign(first, last);
+          at += f.leaves.size();
+        }
         units.push_back(std::move(u));
         ++stats.units;
       }
@@ -486,6 +608,28 @@ struct Scanner::State {
       // bytes: dropped in unit_done().
       ++next_file_for_units;
     }
+  }
+
+  // How many page ranges each projected chunk of a plain file's planned
+  // row groups is cut into (row group by row group, column by column), as
+  // the column reader cuts the chunks of one read (split_parts); empty when
+  // none is cut. Per file: a lake's threads find other files' units.
+  std::vector<int> page_ranges(const File& f, size_t fi) const {
+    if (opts.decode_threads < 2 || filtered(fi) || f.leaves.empty()) return {};
+    const FileMetaData& m = *f.meta;
+    std::vector<int64_t> sizes;
+    sizes.reserve(f.spec.row_groups.size() * f.leaves.size());
+    for (int32_t g : f.spec.row_groups) {
+      const RowGroup& rg = m.row_groups[static_cast<size_t>(g)];
+      for (int leaf : f.leaves) {
+        sizes.push_back(static_cast<size_t>(leaf) < rg.columns.size() && rg.num_rows > 0
+                            ? std::max<int64_t>(0, rg.columns[static_cast<size_t>(leaf)].total_uncompressed_size)
+                            : 0);
+      }
+    }
+    std::vector<int> cut = split_parts(sizes, opts.decode_threads);
+    if (std::none_of(cut.begin(), cut.end(), [](int k) { return k > 1; })) return {};
+    return cut;
   }
 
   Status tail_fed(size_t fi) {
@@ -523,7 +667,7 @@ struct Scanner::State {
       }
       uint64_t have = size;
       for (const Piece& p : f.footer_pieces) have = std::min(have, p.offset);
-      f.footer_requests.push_back(new_request(static_cast<int32_t>(fi), begin, have - begin, -1));
+      f.footer_requests.push_back(new_request(static_cast<int32_t>(fi), begin, have - begin, kFooterRequest));
       f.phase = FilePhase::kBodyAsked;
       return Status::Ok();
     }
@@ -667,6 +811,7 @@ struct DecodeJob {
   bool v2_always_compressed = false;
   bool parquet_mr_816 = false;
   std::shared_ptr<MemoryBudget> budget;  // this unit's, sized to what the scan's budget had left
+  std::vector<int> parts;  // plain: page ranges per projected chunk (empty: all whole)
 };
 
 struct DecodeOutcome {
@@ -677,22 +822,31 @@ struct DecodeOutcome {
   ScanStats stats;  // filtered: what the engine's run read (when it completed)
 };
 
-// Projected column k of a plain unit, decoded.
-Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
-  const FileMetaData& m = *j.meta;
-  const RowGroup& rg = m.row_groups[static_cast<size_t>(j.row_group)];
-  const int leaf = j.leaves[k];
-  const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
-  const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
-  const std::string where = j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + d.dotted_path + "'";
-  ColumnReadOptions o = (*j.columns)[k].options;
-  o.budget = j.budget;
-  o.v2_always_compressed = o.v2_always_compressed || j.v2_always_compressed;
+// Projected column k of a plain unit: where its chunk lies, how it is read,
+// its name in errors, and (once load() ran) its bytes.
+struct PlainChunk {
+  PlainChunk(const DecodeJob& j, size_t k)
+      : rg(j.meta->row_groups[static_cast<size_t>(j.row_group)]),
+        c(rg.columns[static_cast<size_t>(j.leaves[k])]),
+        d(j.meta->columns[static_cast<size_t>(j.leaves[k])]),
+        where(j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + d.dotted_path + "'"),
+        o((*j.columns)[k].options) {
+    o.budget = j.budget;
+    o.v2_always_compressed = o.v2_always_compressed || j.v2_always_compressed;
+  }
+  const RowGroup& rg;
+  const ColumnChunk& c;
+  const ColumnDescriptor& d;
+  const std::string where;
+  ColumnReadOptions o;
   const uint8_t* bytes = nullptr;
-  std::vector<uint8_t> scratch;
-  detail::ReadBuffer chunk_read;  // a deferred chunk's bytes, back to the pool after the decode
   uint64_t start = 0, len = 0;
-  if (rg.num_rows > 0) {
+  std::vector<uint8_t> scratch;
+  detail::ReadBuffer read;  // a deferred chunk's bytes, back to the pool with this
+
+  // The chunk's bytes: a view of the pieces fed, or (deferred) read now.
+  Status load(const DecodeJob& j) {
+    if (rg.num_rows <= 0) return Status::Ok();
     Result<ChunkExtent> e = chunk_extent(c, j.file_size, j.parquet_mr_816, where);
     if (!e.ok()) return e.error();
     start = e->begin;
@@ -702,58 +856,93 @@ Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
       if (p.source && p.offset <= start && start + len <= p.offset + p.size()) deferred = &p;
     }
     if (deferred) {
-      chunk_read.resize(static_cast<size_t>(len));
-      Status st = deferred->source->read_at(start, static_cast<size_t>(len), chunk_read.data());
+      read.resize(static_cast<size_t>(len));
+      Status st = deferred->source->read_at(start, static_cast<size_t>(len), read.data());
       if (!st.ok()) return make_error(st.error().code, where + ": " + st.error().message);
-      bytes = chunk_read.data();
+      bytes = read.data();
     } else if (!view_of(j.pieces, start, len, &scratch, &bytes)) {
       return make_error(ErrorCode::kInvalidArgument, where + ": chunk bytes not fed");
     }
+    return Status::Ok();
   }
-  auto col = decode_column_chunk(bytes, static_cast<size_t>(len), start, d, c.codec, rg.num_rows, o, where);
-  if (!col.ok()) return col.error();
-  if (col->length() != rg.num_rows) {
-    return make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(col->length()) + " values for " +
-                                               std::to_string(rg.num_rows) + " rows");
+
+  // A decoded chunk of the row group's rows, or the error.
+  Result<ColumnArray> checked(Result<ColumnArray> col) const {
+    if (!col.ok()) return col.error();
+    if (col->length() != rg.num_rows) {
+      return make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(col->length()) + " values for " +
+                                                 std::to_string(rg.num_rows) + " rows");
+    }
+    return col;
   }
-  return col;
+};
+
+// Projected column k of a plain unit, decoded whole.
+Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
+  PlainChunk pc(j, k);
+  PQFAST_RETURN_IF_ERROR(pc.load(j));
+  return pc.checked(decode_column_chunk(pc.bytes, static_cast<size_t>(pc.len), pc.start, pc.d, pc.c.codec,
+                                        pc.rg.num_rows, pc.o, pc.where));
 }
 
 // A plain unit's columns, decoded by whichever threads take them: the thread
 // that took the unit, and threads of the driver that find no unit of their
 // own to decode (Scanner::run_task). A file of few row groups so still uses
-// every thread, as the column reader does with a chunk per thread.
+// every thread, as the column reader does with a chunk per thread; a chunk
+// cut into page ranges (DecodeJob::parts) is several jobs, one per range.
 struct UnitColumns {
-  explicit UnitColumns(DecodeJob job) : j(std::move(job)), cols(j.leaves.size()), order(cols.size()) {
-    // Largest chunks first (as the column reader schedules them): the last
-    // column taken is a small one, so no thread is left with a long tail.
+  struct Job {
+    size_t k;      // the projected column
+    int part = 0;  // its page range (a cut chunk), else 0
+  };
+  // A chunk cut into page ranges: the first of its jobs to run reads it and
+  // walks its page headers, the last to end joins the ranges.
+  struct Cut {
+    explicit Cut(int n) : parts(n) {}
+    const int parts;
+    std::once_flag opened;
+    std::unique_ptr<PlainChunk> chunk;
+    Result<std::unique_ptr<SplitChunk>> split{Error{ErrorCode::kInvalidArgument, "not opened"}};
+    std::atomic<int> ended{0};
+  };
+
+  explicit UnitColumns(DecodeJob job) : j(std::move(job)), cols(j.leaves.size()), cuts(cols.size()) {
+    // Largest first (as the column reader schedules them; a range costs its
+    // share of its chunk): the last job taken is a small one, so no thread
+    // is left with a long tail.
     const RowGroup& rg = j.meta->row_groups[static_cast<size_t>(j.row_group)];
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    auto size_of = [&](size_t k) { return rg.columns[static_cast<size_t>(j.leaves[k])].total_uncompressed_size; };
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return size_of(a) > size_of(b); });
+    for (size_t k = 0; k < cols.size(); ++k) {
+      const int n = k < j.parts.size() ? std::max(1, j.parts[k]) : 1;
+      if (n > 1) cuts[k] = std::make_unique<Cut>(n);
+      for (int p = 0; p < n; ++p) jobs.push_back({k, p});
+    }
+    auto cost = [&](const Job& x) {
+      const int64_t size = rg.columns[static_cast<size_t>(j.leaves[x.k])].total_uncompressed_size;
+      return cuts[x.k] ? size / cuts[x.k]->parts : size;
+    };
+    std::stable_sort(jobs.begin(), jobs.end(), [&](const Job& a, const Job& b) { return cost(a) > cost(b); });
   }
 
   const DecodeJob j;
-  std::atomic<size_t> next{0};  // the next column not taken
+  std::atomic<size_t> next{0};  // the next job not taken
   std::atomic<bool> failed{false};
   std::mutex mu;
   std::condition_variable cv;
-  size_t done = 0;  // columns finished (under mu)
+  size_t done = 0;  // jobs finished (under mu)
   std::vector<ColumnArray> cols;
-  std::vector<size_t> order;  // the columns in the order they are taken
-  Error error{ErrorCode::kOk, {}};  // the first column's failure (under mu)
+  std::vector<std::unique_ptr<Cut>> cuts;  // per column, when its chunk is cut
+  std::vector<Job> jobs;                   // in the order they are taken
+  Error error{ErrorCode::kOk, {}};  // the first job's failure (under mu)
 
-  std::atomic<int> threads{0};  // threads that took a column
+  std::atomic<int> threads{0};  // threads that took a job
 
-  bool has_work() const { return next.load(std::memory_order_relaxed) < cols.size(); }
+  bool has_work() const { return next.load(std::memory_order_relaxed) < jobs.size(); }
 
-  // Column k into *out; what a decode throws becomes its error.
-  Error decode_one(size_t k, ColumnArray* out) const {
+  // What a decode throws, as its error.
+  template <class F>
+  Error guarded(F&& f) const {
     try {
-      auto r = decode_plain_column(j, k);
-      if (!r.ok()) return r.error();
-      *out = std::move(r).value();
-      return Error{ErrorCode::kOk, {}};
+      return f();
     } catch (const std::bad_alloc&) {
       return make_error(ErrorCode::kMemoryLimit, j.file_name + ": row group " + std::to_string(j.row_group) + ": out of memory");
     } catch (const std::exception& e) {
@@ -761,48 +950,96 @@ struct UnitColumns {
     }
   }
 
-  // Decodes columns until none is left to take; true when it decoded one.
+  // Column k whole into *out.
+  Error decode_one(size_t k, ColumnArray* out) const {
+    return guarded([&] {
+      auto r = decode_plain_column(j, k);
+      if (!r.ok()) return r.error();
+      *out = std::move(r).value();
+      return Error{ErrorCode::kOk, {}};
+    });
+  }
+
+  // Range `part` of cut column k; the last range to end joins the chunk
+  // into *out (a failed or skipped range: the chunk's error).
+  Error decode_range(size_t k, int part, bool skip, ColumnArray* out, bool* joined) {
+    Cut& c = *cuts[k];
+    Error err{ErrorCode::kOk, {}};
+    if (!skip) {
+      err = guarded([&] {
+        std::call_once(c.opened, [&] {
+          Error e = guarded([&] {
+            c.chunk = std::make_unique<PlainChunk>(j, k);
+            Status st = c.chunk->load(j);
+            if (!st.ok()) return st.error();
+            c.split = SplitChunk::plan(c.chunk->bytes, static_cast<size_t>(c.chunk->len), c.chunk->start, c.chunk->d,
+                                       c.chunk->c.codec, c.chunk->rg.num_rows, c.chunk->o, c.parts, c.chunk->where);
+            return Error{ErrorCode::kOk, {}};
+          });
+          if (e.code != ErrorCode::kOk) c.split = std::move(e);
+        });
+        // (a chunk the walk leaves whole has one range: the others have none)
+        if (c.split.ok() && part < (*c.split)->parts()) (*c.split)->decode(part);
+        return Error{ErrorCode::kOk, {}};
+      });
+    }
+    if (c.ended.fetch_add(1) + 1 != c.parts) return err;
+    *joined = true;
+    if (err.code != ErrorCode::kOk || skip) return err;
+    Error fin = guarded([&] {
+      if (!c.split.ok()) return c.split.error();
+      auto r = c.chunk->checked((*c.split)->finish());
+      if (!r.ok()) return r.error();
+      *out = std::move(r).value();
+      return Error{ErrorCode::kOk, {}};
+    });
+    c.split = Error{ErrorCode::kInvalidArgument, "joined"};  // the ranges and the chunk's bytes freed now
+    c.chunk.reset();
+    return fin;
+  }
+
+  // Decodes jobs until none is left to take; true when it decoded one.
   bool work() {
     bool any = false;
     for (;;) {
       const size_t taken = next.fetch_add(1);
-      if (taken >= cols.size()) return any;
-      const size_t k = order[taken];
+      if (taken >= jobs.size()) return any;
+      const Job job = jobs[taken];
       if (!any) threads.fetch_add(1);
       any = true;
-      Error err{ErrorCode::kOk, {}};
+      // After a job failed the others are taken but not decoded.
+      const bool skip = failed.load();
       ColumnArray col;
-      if (failed.load()) {
-        // After a column failed the others are taken but not decoded.
-        std::lock_guard<std::mutex> lock(mu);
-        ++done;
-        cv.notify_all();
-        continue;
+      bool joined = !cuts[job.k];
+      Error err{ErrorCode::kOk, {}};
+      if (cuts[job.k]) {
+        err = decode_range(job.k, job.part, skip, &col, &joined);
+      } else if (!skip) {
+        err = decode_one(job.k, &col);
       }
-      err = decode_one(k, &col);
       if (err.code != ErrorCode::kOk) failed.store(true);
       std::lock_guard<std::mutex> lock(mu);
       if (err.code != ErrorCode::kOk) {
         if (error.code == ErrorCode::kOk) error = std::move(err);
-      } else {
-        cols[k] = std::move(col);
+      } else if (joined && !skip) {
+        cols[job.k] = std::move(col);
       }
       ++done;
       cv.notify_all();
     }
   }
 
-  // Once every column taken is finished: the unit's outcome.
+  // Once every job taken is finished: the unit's outcome.
   DecodeOutcome outcome() {
     DecodeOutcome out;
     std::unique_lock<std::mutex> lock(mu);
-    // Every column is taken once and counted done (decoded, failed, or
+    // Every job is taken once and counted done (decoded, failed, or
     // skipped after a failure): then no thread touches `cols` any more.
-    cv.wait(lock, [&] { return done >= cols.size(); });
+    cv.wait(lock, [&] { return done >= jobs.size(); });
     if (error.code == ErrorCode::kMemoryLimit && threads.load() > 1) {
       // Columns decoded at once hold their inflated pages at once: a unit
       // that fits decoded column after column may not. Decoded again so,
-      // on this thread alone (what was decoded is freed first).
+      // on this thread alone, chunks whole (what was decoded is freed first).
       error = Error{ErrorCode::kOk, {}};
       for (auto& c : cols) c = ColumnArray();
       for (size_t k = 0; k < cols.size() && error.code == ErrorCode::kOk; ++k) error = decode_one(k, &cols[k]);
@@ -851,7 +1088,7 @@ ScanOptions engine_options(const DecodeJob& j) {
 
 DecodeOutcome decode_filtered(const DecodeJob& j) {
   DecodeOutcome out;
-  const ScanOptions o = engine_options(j);
+  ScanOptions o = engine_options(j);
   if (j.from_file) {
     auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, *j.columns, *j.filter, o);
     if (!r.ok()) {
@@ -860,6 +1097,12 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     }
     take_row_group(*r, j.row_group, out);
     return out;
+  }
+  if (j.pruner) {
+    // The file was pruned before its units were planned (State::prune): its
+    // verdicts, not the pruner again.
+    o.use_bloom = false;
+    o.pruner = j.pruner;
   }
   FedFile file(j.file_name, j.file_size, j.pieces);
   auto r = scan_file(file, j.file_index, *j.columns, *j.filter, o);
@@ -911,6 +1154,7 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   bool any_filtered = plan.filter.active;
   for (const ScanPlanFile& f : plan.files) any_filtered = any_filtered || (f.filter && f.filter->active);
   if (any_filtered) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
+  if (any_filtered && !options.filtered_from_files) options.footers_ahead = std::max(options.footers_ahead, kPruneAhead);
   if (options.footers_ahead < 1) options.footers_ahead = 1;
   auto st = std::make_unique<State>();
   st->budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
@@ -957,10 +1201,11 @@ std::vector<FileRange> Scanner::needs(int max_units) {
                                                            " bytes: too small for a Parquet file"));
         return {};
       }
-      f.footer_requests.push_back(s.new_request(static_cast<int32_t>(fi), f.spec.size - n, n, -1));
+      f.footer_requests.push_back(s.new_request(static_cast<int32_t>(fi), f.spec.size - n, n, kFooterRequest));
       f.phase = State::FilePhase::kTailAsked;
     }
     for (int id : f.footer_requests) ask(id);
+    for (int id : f.prune_requests) ask(id);
   }
   // Units, in order, while readahead allows.
   s.admit();
@@ -1074,7 +1319,13 @@ Status feed_piece(Scanner::State& s, int32_t file, Piece piece) {
   s.stats.bytes_fed += static_cast<int64_t>(n);
   if (target->complete()) {
     if (target->unit < 0) {
-      Status st = s.tail_fed(static_cast<size_t>(file));
+      State::File& tf = s.files[static_cast<size_t>(file)];
+      Status st = Status::Ok();
+      if (target->unit == kFooterRequest) {
+        st = s.tail_fed(static_cast<size_t>(file));
+      } else if (tf.phase == State::FilePhase::kPruning && s.prune_fed(tf)) {
+        st = s.prune(static_cast<size_t>(file));
+      }
       if (!st.ok()) {
         s.set_failed(st.error());
         return st;
@@ -1112,6 +1363,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
   j.budget = MemoryBudget::make(std::max<int64_t>(1, s.budget->limit() - s.budget->used()));
+  j.parts = u.parts;
   u.phase = Scanner::State::UnitPhase::kDecoding;
   return j;
 }
@@ -1180,6 +1432,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   u.next_row = 0;
   u.phase = UnitPhase::kDecoded;
   ++s.stats.units_decoded;
+  s.stats.chunks_cut += std::count_if(j.parts.begin(), j.parts.end(), [](int k) { return k > 1; });
   s.changed();
 }
 
@@ -1192,7 +1445,7 @@ void decode_unit(Scanner::State& s, std::unique_lock<std::mutex>& lock, size_t u
   if (!j.filtered) {
     cols = std::make_shared<UnitColumns>(std::move(j));
     s.units[ui].columns = cols;
-    if (cols->cols.size() > 1) s.changed();  // idle threads may take a column
+    if (cols->jobs.size() > 1) s.changed();  // idle threads may take a column (or a page range)
   }
   lock.unlock();
   DecodeOutcome o;
@@ -1228,11 +1481,11 @@ bool help_decode(Scanner::State& s, std::unique_lock<std::mutex>& lock) {
 
 }  // namespace
 
-bool Scanner::run_task(bool help_first) {
+bool Scanner::run_task(bool help_first, bool help) {
   State& s = *state_;
   std::unique_lock<std::mutex> lock(s.mu);
   if (s.cancelled || s.failed) return false;
-  if (help_first && help_decode(s, lock)) return true;
+  if (help_first && help && help_decode(s, lock)) return true;
   size_t ui = s.units.size();
   for (size_t i = s.head; i < s.units.size(); ++i) {
     if (s.units[i].phase == State::UnitPhase::kReady && (!s.units[i].deferred || i == s.head)) {
@@ -1241,7 +1494,7 @@ bool Scanner::run_task(bool help_first) {
     }
     if (s.units[i].phase == State::UnitPhase::kPlanned) break;
   }
-  if (ui == s.units.size()) return help_decode(s, lock);
+  if (ui == s.units.size()) return help && help_decode(s, lock);
   decode_unit(s, lock, ui);
   return true;
 }
@@ -1349,7 +1602,7 @@ Result<ScanStep> Scanner::schema(ArrowSchema* out) {
   std::vector<ArrowSchema> fields;
   if (!s.files.empty()) {
     const State::File& f = s.files[0];
-    if (f.phase != State::FilePhase::kReady) return ScanStep::kNeedData;
+    if (f.phase != State::FilePhase::kReady && f.phase != State::FilePhase::kPruning) return ScanStep::kNeedData;
     const FileMetaData& m = *f.meta;
     for (size_t k = 0; k < f.leaves.size(); ++k) {
       ColumnReadOptions o = s.plan.columns[k].options;
@@ -1571,10 +1824,12 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
   // A small plan's files stay open (above), so a deferred range can hold
   // its file; a lake's would hold a descriptor per unit read ahead.
   ls->defer_reads_ = plan.files.size() <= kFilesKeptOpen;
+  if (threads == 0) threads = hardware_threads();
+  // Plain units decode on the scan's threads and the consumer's.
+  options.decode_threads = std::max(1, threads + 1);
   auto s = Scanner::make(std::move(plan), std::move(options));
   if (!s.ok()) return s.error();
   ls->scanner_ = std::move(s).value();
-  if (threads == 0) threads = hardware_threads();
   for (int t = 0; t < threads; ++t) ls->threads_.emplace_back([p = ls.get()] { p->worker(); });
   return ls;
 }
@@ -1592,7 +1847,12 @@ void LocalScan::cancel() {
 }
 
 bool LocalScan::step_io_or_decode(bool consumer) {
-  if (scanner_->run_task(consumer)) return true;
+  // A unit of its own first (a stream's consumer first helps the unit it
+  // waits for), then a read of the next unit, and only when there is
+  // neither the columns of a unit another thread decodes: threads that
+  // share every unit's columns end each unit with one waiting for the
+  // other's last column, where the column reader's threads never wait.
+  if (scanner_->run_task(consumer, consumer)) return true;
   // One unit's ranges (and any footers) per step: the thread then decodes
   // what it read (run_task takes the earliest unit whose bytes are in)
   // while those bytes are still in its cache, and a second thread finds a
@@ -1600,7 +1860,7 @@ bool LocalScan::step_io_or_decode(bool consumer) {
   // readahead window (lineitem SF1, Q12's columns at 2 threads: 3-5% more
   // CPU than the column reader when one thread read 16 units ahead).
   std::vector<FileRange> rs = scanner_->needs(1);
-  if (rs.empty()) return false;
+  if (rs.empty()) return scanner_->run_task(false, true);
   for (const FileRange& r : rs) {
     if (stop_.load()) return true;
     std::shared_ptr<LocalFile> f;

@@ -4,7 +4,9 @@ the thread settings. (Nothing here is timed.)"""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -128,3 +130,22 @@ def test_bench_read_times_the_lake(tmp_path):
     assert {(r["file"], r["columns"], r["contender"]) for r in rows} == {
         ("lake", cs, c) for cs in ("all 16", "Q12's 5") for c in ("pqfast", "pyarrow")}
     assert len(list((tmp_path / "lakes").rglob("part-*.parquet"))) == 5
+
+
+def test_a_setting_whose_process_dies_keeps_the_others_rows(tmp_path, monkeypatch):
+    """A worker killed by a signal is named with the cell it was in, and the
+    other thread settings' rows still come back (the run then fails)."""
+
+    def fake_run(cmd, env, capture_output, text):
+        spec = json.loads(cmd[-1])
+        if spec["threads"] == 2:
+            return subprocess.CompletedProcess(cmd, -11, "", "round 1: pqfast on lake, all 16\n")
+        row = {"file": "tpchgen", "columns": "all 16", "threads": spec["threads"], "contender": "pqfast", "ms": 1.0}
+        return subprocess.CompletedProcess(cmd, 0, json.dumps([row]) + "\n", "")
+
+    monkeypatch.setattr(bench, "ensure_files", lambda *a, **k: {"tpchgen": tmp_path / "x.parquet"})
+    monkeypatch.setattr(bench.subprocess, "run", fake_run)
+    logged, failures = [], []
+    rows = bench.measure(1.0, 1, tmp_path, [1, 2], ["tpchgen"], ["pqfast"], log=logged.append, failures=failures)
+    assert [r["threads"] for r in rows] == [1] and failures == [2]
+    assert "killed by SIGSEGV" in logged[-1] and "pqfast on lake, all 16" in logged[-1]

@@ -90,7 +90,7 @@ def test_s3_read_table_and_batches_equal_local_and_pyarrow(s3, opts, tmp_path, s
             assert pa.Table.from_batches(batches, schema=sc.projected_schema).equals(got), (f, cols)
 
 
-def test_s3_read_table_goes_through_the_scanner_and_lookups_stay_staged(s3, opts, proxy, tmp_path):  # noqa: F811
+def test_s3_read_table_goes_through_the_scanner(s3, opts, proxy, tmp_path):  # noqa: F811
     root = str(tmp_path / "lake")
     paths = _lake(root, 5, hive=False)
     url = _upload(s3, root, paths, f"route-{tmp_path.name}")
@@ -112,16 +112,120 @@ def test_s3_read_table_goes_through_the_scanner_and_lookups_stay_staged(s3, opts
     # stats=True: the staged scan's counts (request rounds).
     t, st = pqfast.read_table(url, filters=[("q", "<", 5)], storage_options=opts, stats=True)
     assert "rounds" in st and t.equals(pqfast.read_table(url, filters=[("q", "<", 5)], storage_options=opts))
-    # A lookup: the staged scan, five request rounds at most.
+    # A lookup: five request rounds at most.
     want = pq.read_table(paths[1]).slice(7, 1)["id"][0].as_py()
     t, st = pqfast.read_table(url, filters=[("id", "=", want)], storage_options=opts, stats=True)
     assert t["id"].to_pylist() == [want] and st["rounds"] <= 5
     assert pqfast.read_table(url, filters=[("id", "=", want)], storage_options=opts).equals(t)
 
 
+def _staged(fn):
+    os.environ[ROUTE_ENV] = "staged"
+    try:
+        return fn()
+    finally:
+        del os.environ[ROUTE_ENV]
+
+
+def test_s3_lookups_on_a_bloom_lake_through_the_scanner(s3, opts, proxy, tmp_path):  # noqa: F811
+    """Lookups (``=``/``in`` on a Bloom-filtered column, ORs of them, with a
+    range beside) through the scanner: the local rows, the dataset's route
+    the scanner's, and no more requests nor bytes than the staged scan asks,
+    warm (each route's caches as a process keeps them: the Bloom layouts
+    learned, blocks alone) and cold (nothing kept: header and predicted
+    blocks in one read per filter)."""
+    from pqfast import _testlake, scan as _scan
+
+    root = tmp_path / "bloom"
+    root.mkdir()
+    paths = []
+    for i in range(4):
+        p = str(root / f"part-{i}.parquet")
+        _testlake.write_pyarrow(p, i, row_groups=4, rows_per_group=3000)
+        paths.append(p)
+    prefix = f"bloom-{tmp_path.name}"
+    _testlake.upload(s3.store(), paths, prefix)
+    url = f"s3://{s3.bucket}/{prefix}/"
+    ids = [int(x) for x in pq.read_table(paths[1], columns=["id"])["id"].to_numpy()[[5, 4000, 11999]]]
+    other = int(pq.read_table(paths[3], columns=["id"])["id"][77].as_py())
+    key = pq.read_table(paths[2], columns=["key"])["key"][123].as_py()
+    # Each matches one row group per file (or none) but the third, whose ids
+    # lie in three row groups of a file: the scanner's units ask each its own
+    # pages (two requests more than the staged scan's engine run over the
+    # file, which merges neighbouring row groups' ranges; bytes the same).
+    lookups = [
+        [("id", "=", ids[0])],
+        [("id", "=", 12345)],  # absent: every row group ruled out
+        [("id", "in", ids + [other])],
+        [("key", "=", key)],
+        [[("id", "=", ids[1])], [("key", "=", key)]],
+        [("id", "in", [ids[2], other]), ("amount", "<", 0.5)],
+    ]
+    several_row_groups = lookups[2]
+    for f in lookups:
+        for cols in (None, ["amount"]):
+            local = pqfast.read_table(str(root), columns=cols, filters=f, partitioning=None)
+            d = pqfast.dataset(url, storage_options=opts)
+            got = d.to_table(columns=cols, filter=pq.filters_to_expression(f))
+            assert got.equals(local), (f, cols)
+            # (An id the statistics rule out everywhere: planning reads nothing, no route runs.)
+            assert d.scan_stats.get("route") == "scanner" or (f[0][2] == 12345 and not d.scan_stats), f
+            assert pqfast.read_table(url, columns=cols, filters=f, storage_options=opts).equals(local), (f, cols)
+        for cold in (False, True):
+            def call(route_staged):
+                if cold:
+                    pqfast.clear_footer_cache()
+                    _scan.clear_tail_cache()
+                proxy.reset()
+                read = lambda: pqfast.read_table(url, filters=f, storage_options=opts)  # noqa: E731
+                t = _staged(read) if route_staged else read()
+                return t, proxy.stats()
+
+            for staged in (False, True):
+                call(staged)  # (warm: what each route keeps)
+            t, mine = call(False)
+            ts, theirs = call(True)
+            assert t.equals(ts), f
+            extra = 2 if f is several_row_groups else 0
+            assert mine["requests"] <= theirs["requests"] + extra, (f, cold, mine, theirs)
+            # (An answer's headers: ~450 bytes a request.)
+            assert mine["bytes_out"] <= theirs["bytes_out"] + 512 * extra, (f, cold, mine, theirs)
+
+
+def test_s3_lookup_with_hostile_bloom_headers_reads_the_right_rows(s3, opts, tmp_path):  # noqa: F811
+    """Bloom filter headers that do not parse, or announce a bitset past the
+    file, on the scanner's pruning of remote files: no crash, the row groups
+    they cannot rule out are read, the rows the local read's."""
+    from pqfast import _testlake
+
+    root = tmp_path / "hostile"
+    root.mkdir()
+    paths = []
+    for i in range(2):
+        p = str(root / f"part-{i}.parquet")
+        _testlake.write_pyarrow(p, i, row_groups=3, rows_per_group=3000)
+        paths.append(p)
+    md = pq.ParquetFile(paths[0]).metadata
+    data = bytearray(open(paths[0], "rb").read())
+    at0 = md.row_group(0).column(0).bloom_filter_offset
+    at1 = md.row_group(1).column(0).bloom_filter_offset
+    data[at0:at0 + 16] = b"\xff" * 16  # garbage: no header parses
+    data[at1:at1 + 3] = b"\x15\xfe\xff"  # numBytes: a zigzag varint left unfinished
+    open(paths[0], "wb").write(bytes(data))
+    prefix = f"hostile-{tmp_path.name}"
+    _testlake.upload(s3.store(), paths, prefix)
+    url = f"s3://{s3.bucket}/{prefix}/"
+    ids = pq.read_table(paths[0], columns=["id"])["id"].to_pylist()
+    for f in ([("id", "=", ids[10])], [("id", "=", ids[3500])], [("id", "in", [ids[7000], 1])]):
+        got = pqfast.read_table(url, filters=f, storage_options=opts)
+        want = pq.read_table(paths, filters=f)
+        assert got["id"].to_pylist() == want["id"].to_pylist() and got.num_rows == 1, f
+
+
 def test_filesystem_reads_equal_local(tmp_path):
-    """read_table(filesystem=) (the staged scan: measured faster there) and a
-    dataset scan on it (the scanner) give the local rows."""
+    """read_table(filesystem=) (unfiltered directories: the scanner; filters:
+    the staged scan, measured faster there) and a dataset scan on it (the
+    scanner) give the local rows."""
     import pyarrow.fs as pafs
 
     root = str(tmp_path / "lake")

@@ -20,6 +20,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -270,6 +271,8 @@ def _worker(spec_json: str) -> None:
         random.Random(run).shuffle(order)
         for cell in order:
             f, cs, r = cell
+            # (the parent shows the last of these when this process dies)
+            print(f"round {run + 1}: {r} on {f}, {cs}", file=sys.stderr, flush=True)
             readers[r](spec["files"][f], COLUMN_SETS[cs])
             t0 = time.perf_counter()
             res = readers[r](spec["files"][f], COLUMN_SETS[cs])
@@ -300,8 +303,11 @@ def _thread_counts(arg: str) -> list[int]:
 
 
 def measure(scale: float, runs: int, data, threads: list[int], writers, contenders, log=None,
-            lake_spec=None) -> list[dict]:
+            lake_spec=None, failures: list | None = None) -> list[dict]:
+    """Rows of every thread setting; a setting whose process dies is named in
+    the log and appended to `failures`."""
     log = log or (lambda s: print(s, file=sys.stderr))
+    failures = failures if failures is not None else []
     files = ensure_files(data_dir(data, scale), scale, writers, log, lake_spec)
     rows = []
     for n in threads:
@@ -312,9 +318,22 @@ def measure(scale: float, runs: int, data, threads: list[int], writers, contende
         proc = subprocess.run([sys.executable, "-c", "import sys; from pqfast.benches.read import _worker; "
                                "_worker(sys.argv[1])", spec], env=env, capture_output=True, text=True)
         if proc.returncode != 0:
-            raise SystemExit(f"error: the {n}-thread run failed:\n{proc.stderr[-4000:]}")
+            # The other settings' rows are still printed; the run fails at the end.
+            log(f"error: the {n}-thread run {_death(proc.returncode)}; its last lines:\n"
+                + "\n".join(proc.stderr.strip().splitlines()[-12:]))
+            failures.append(n)
+            continue
         rows.extend(json.loads(proc.stdout.strip().splitlines()[-1]))
     return rows
+
+
+def _death(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"was killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"was killed by signal {-returncode}"
+    return f"exited with status {returncode}"
 
 
 def summary(rows: list[dict]) -> list[dict]:
@@ -350,12 +369,16 @@ def run(args) -> int:
     lake_files = args.lake_files if args.lake_files is not None else (
         QUICK["lake_files"] if args.quick else LAKE_FILES)
     lake_spec = (args.lake_dir, lake_files, args.lake_rows)
+    failures: list = []
     rows = measure(scale, runs, args.data, _thread_counts(args.threads), writers, contenders,
-                   lake_spec=lake_spec)
+                   lake_spec=lake_spec, failures=failures)
+    status = 1 if failures else 0
     if args.json:
         for r in rows:
             print(json.dumps(r))
-        return 0
+        return status
+    if not rows:
+        return status
 
     n = pq.ParquetFile(lineitem(data_dir(args.data, scale), scale, lambda s: None)).metadata.num_rows
     lake_note = (f"; lake = {lake_files:,} files of {args.lake_rows:,} rows cut from pyarrow's file, "
@@ -392,7 +415,9 @@ def run(args) -> int:
                   + (f"; view {s['view_ratio']:.2f}x (goal >= 1.6x) "
                      f"{'met' if s['view_ratio'] >= 1.6 else 'MISSED'}"
                      if "view_ratio" in s and s["columns"] == "all 16" else ""))
-    return 0
+    if failures:
+        print(f"error: no rows for {', '.join(map(str, failures))} thread(s): the run's process died (above)")
+    return status
 
 
 def _versions() -> str:
