@@ -144,6 +144,17 @@ struct ScannerOptions {
   // names are paths; LocalScan sets it after pruning the files): one run
   // each, footers from the process-wide cache, no bytes asked or fed.
   bool filtered_from_files = false;
+  // Filtered units from files run one by one (next_batch, run_task): the
+  // threads each engine run spreads a matching row group's projected
+  // columns over (scan::parallel_for's parked helpers, as one engine call
+  // spreads them). LocalScan sets it to its thread count.
+  int filtered_unit_threads = 1;
+  // Threads that decode plain units (LocalScan: its own and the consumer).
+  // From 2, a column chunk large against their share (split_parts over the
+  // file's planned chunks, as the column reader cuts a read's chunks) is cut
+  // into ranges of pages that several of them decode (SplitChunk): a file
+  // of one row group, or one large chunk, no longer decodes on one thread.
+  int decode_threads = 1;
 };
 
 // Bytes [offset, offset + length) of plan file `file`.
@@ -181,6 +192,7 @@ struct ScannerStats {
   int64_t batches = 0;
   int64_t rows = 0;
   int64_t peak_held = 0;      // most bytes counted against readahead at once
+  int64_t chunks_cut = 0;     // plain units' chunks decoded as page ranges (decode_threads)
   // Filtered units: what the scan engine's completed runs read, summed (the
   // run that decided each unit; runs that stopped for bytes not fed yet are
   // not counted, the reads they made are made again).
@@ -227,8 +239,18 @@ class Scanner {
   // Decodes one unit whose bytes are all in, ahead of the consumer (the
   // earliest such unit). False when there was none.
   // `help_first`: first the columns of a unit another thread decodes (a
-  // consumer waiting for that unit), then a unit of its own.
-  bool run_task(bool help_first = false);
+  // consumer waiting for that unit), then a unit of its own. `help`: with
+  // no unit of its own, the columns (or page ranges) of a unit another
+  // thread decodes; false: none (a driver that can still read a unit of its
+  // own asks for one first).
+  bool run_task(bool help_first = false, bool help = true);
+
+  // Filtered units read from their local files (filtered_from_files):
+  // every one ready runs now, together, as one engine call runs its row
+  // groups (scan/local_units.h, scan_local_row_groups: rows selected row
+  // group by row group in parallel, then every matching one's columns as
+  // one pool of tasks) on `threads` threads. False when none was ready.
+  bool run_filtered_units(int threads);
 
   // The scan's schema (a struct of the projected columns, as the first
   // planned file decodes them), once that file's footer is in; kNeedData
@@ -267,9 +289,13 @@ class Scanner {
 // is planned: footers from the process-wide cache the scan engine keeps,
 // then statistics and Bloom filters; each row group left is read by the
 // engine straight from its file (ScannerOptions::filtered_from_files). A
-// lookup so reads what one scan_files call reads, and a plan left with at
-// most kInlineUnits row groups runs on the consumer's thread (a round
-// handed between threads costs more than a lookup's reads).
+// lookup so reads what one scan_files call reads. A plan whose files are
+// all filtered starts no threads: the consumer runs the units ready
+// together on `threads` threads (Scanner::run_filtered_units, as one
+// engine call runs its row groups), and files pruned to no row group leave
+// the scanner's plan (batch origins still name the plan given). Otherwise a
+// plan left with at most kInlineUnits row groups runs on the consumer's
+// thread (a round handed between threads costs more than a lookup's reads).
 class LocalScan {
  public:
   static Result<std::unique_ptr<LocalScan>> make(ScanPlan plan, ScannerOptions options = {}, int threads = 0);
@@ -313,6 +339,13 @@ class LocalScan {
   // One read+feed or one decode; false when none was possible. `consumer`:
   // the thread that takes the batches (helps the unit it waits for first).
   bool step_io_or_decode(bool consumer = false);
+  // Every file pruned (batch_threads_ > 0): the units ready run together
+  // on that many threads (Scanner::run_filtered_units), called by the consumer.
+  void run_ready_units();
+  int batch_threads_ = 0;
+  // Per file of the scanner's plan, its index in the plan given (pruned
+  // files left with no row group are not in the scanner's); empty: the same.
+  std::vector<int32_t> plan_index_;
   std::unique_ptr<Scanner> scanner_;
   // Open files, by plan index (shared: a read in flight keeps its file open
   // while a later read closes the files far behind it).

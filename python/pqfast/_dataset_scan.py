@@ -15,9 +15,9 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   applied by pyarrow.compute to each batch. Local files are pruned in C++
   before any unit is planned (footers cached per process, statistics, Bloom
   filters; files in parallel), each row group left read by the engine in one
-  run (it reads what one engine call reads); remote files: the footers'
-  statistics prune here. A lookup keeps the engine's one call
-  (_native_filters);
+  run (it reads what one engine call reads), lookups included; remote
+  files: the footers' statistics prune here, and the scanner prunes each
+  file once by the Bloom blocks its keys hash to (_native_filters);
 - otherwise (nested, dictionary or extension columns, files unlike the
   first, a sidecar index beside local files, a filter the engine cannot
   type), without a filter row group by row group of each file by the
@@ -38,7 +38,6 @@ import pyarrow.compute as pc
 
 from . import _pqfast
 from ._errors import UNSUPPORTED, code_of
-from ._fragments import _bloom_key
 from ._lake import FS, LOCAL, Lake
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
@@ -374,30 +373,22 @@ class Scanner:
         files a filter's partition keys rule out left out, each other file's
         filter what its keys leave (encoded by :meth:`_encoded`, which may
         still refuse). None (the scan engine's own units instead), decided
-        from the filter and the files before any data is read:
+        from the filter and the files before any data is read: a sidecar
+        index beside local files (its tails, which the engine then reads,
+        are checked there).
 
-        - a lookup of local files (every conjunction names one ``=``/``in``
-          column, ``_fragments._bloom_key``): one engine call over them. Local
-          files through the scanner are now pruned in C++ first (LocalScan),
-          which brought 1 id on the 100-file bench lake from 70 ms to the
-          engine call's time (3.6-4.4 vs 3.8-4.7 ms, 2 threads), but a
-          lookup matching several row groups is still slower there (10 ids
-          in 10 files 40-45 vs 26 ms, 1 string key 29-34 vs 21 ms): each unit
-          reads its columns on one thread, where the engine call spreads the
-          columns of every matching row group over all threads. Remote
-          lookups go through the scanner: it prunes each file once, before
-          its units, by statistics and the Bloom blocks the keys hash to
-          (one round of requests for the lake), as the staged scan did;
-        - a sidecar index beside local files (its tails, which the engine
-          then reads, are checked there).
-
-        Local files are not pruned here: LocalScan prunes them in C++."""
+        A lookup (every conjunction names one ``=``/``in`` column,
+        ``filters.lookup_key``) takes the scanner like any other filter:
+        local files pruned in C++ first, the row groups left run together as
+        the engine call runs its row groups (docs/streaming.md, "Lookups
+        through the scanner"); remote files pruned once each, before their
+        units, by statistics and the Bloom blocks the keys hash to (one
+        round of requests for the lake). Local files are not pruned here:
+        LocalScan prunes them in C++."""
         nonempty = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
         if self._filter.dnf is None:
             return nonempty, None
         lake = self._lake
-        if lake.kind == LOCAL and _bloom_key(self._filter.given) is not None:
-            return None
         selection, per_file = [], []
         for (i, rgs), f in zip(self._selection, self._per_file_filters()):
             if f is not False and (rgs is None or len(rgs)):

@@ -10,38 +10,8 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ._pqfast import FormatError
-from .filters import normalize
+from .filters import lookup_key as _bloom_key  # (the name the lake layer knows it by)
 from ._prune import kept_row_groups, prune
-
-
-def _bloom_key(filters) -> tuple[str, list] | None:
-    """(column, values) when every conjunction of ``filters`` holds an ``=``
-    or ``in`` atom on one column: a row can match only if that column holds
-    one of the values, so Bloom filters and statistics (pqfast.prune) can
-    rule files out before any fragment is made. None otherwise."""
-    if filters is None:
-        return None
-    try:
-        dnf = normalize(filters)
-    except FormatError:  # a filter pqfast applies after reading (pyarrow.compute): no pruning here
-        return None
-    if not dnf:
-        return None
-    common = None
-    for conj in dnf:
-        cols = {a.column for a in conj if a.op in ("eq", "in") and not a.negate}
-        common = cols if common is None else common & cols
-    if not common:
-        return None
-    col = sorted(common)[0]
-    values = []
-    for conj in dnf:
-        for a in conj:
-            if a.column == col and a.op in ("eq", "in") and not a.negate:
-                if any(v is None for v in a.values):
-                    return None  # "in" a set holding None matches null rows: no value to probe for
-                values.extend(a.values)
-    return col, list(dict.fromkeys(values))
 
 
 def bloom_kept_files(files: list, schema_names: list, partition_keys: list, filters: Any,

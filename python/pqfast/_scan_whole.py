@@ -1,8 +1,8 @@
 """Whole reads of local files through the streaming scanner
 (``_LocalScanner``, pqfast/scanner.h), taken at once into one Table: the
-route of ``ParquetFile.read`` / ``read_row_groups`` on a local file and of
-``read_table`` without filters on local paths (``_read_scan`` plans a lake's
-files and calls :func:`read_whole`).
+route of ``ParquetFile.read`` / ``read_row_groups`` on a local file (so of
+``read_table`` of one local path) and of ``read_table`` without filters on
+local lakes (``_read_scan`` plans a lake's files and calls :func:`read_whole`).
 
 Which route a read takes is decided before any page is read, never by
 catching an error: :func:`file_plan` gives the scanner's column specs when
@@ -28,19 +28,25 @@ from ._strings import checked_strings
 
 # PQFAST_READ_ROUTE=reader keeps every whole read on the column reader (the
 # escape hatch, and what scripts/bench_read_route.py compares against);
-# =scanner sends single files to the scanner too; unset: lakes (a list, a
-# directory, a glob) go through the scanner (a lake of 10,000 small files 4x
-# faster than the column reader), one file through the column reader: the
-# scanner's CPU per read is at parity at 1 thread and within 0.95-1.08x at 2
-# (lineitem SF1, four writers' files, all 16 and Q12's 5 columns) but parity
-# in wall time (<= 1.02x everywhere) is not shown on the shared 2-core VM
-# (docs/reading.md).
+# otherwise whole reads of local files, one file or a lake, go through the
+# scanner when it takes the projection (file_plan). One file took the column
+# reader until the scanner's per-unit costs were cut (LocalScan reads each
+# column chunk on the thread that decodes it, just before): lineitem SF1,
+# four writers' files, all 16 and Q12's 5 columns, CPU per read 0.99-1.01x
+# the column reader's at 1 thread, 0.95-1.08x at 2 (docs/reading.md); a lake
+# of 10,000 small files reads 4x faster through the scanner.
 ROUTE_ENV = "PQFAST_READ_ROUTE"
 
 # A read decoding less than this (the footers' uncompressed bytes of the
 # selected row groups) runs on the calling thread: handing a few hundred KB
 # to the scanner's threads and back costs more than decoding it.
 SMALL_READ_BYTES = 2 << 20
+
+# The least bytes (decoded) of a range of pages that a thread decodes of a
+# chunk cut over several (split_parts' piece, src/parquet/column_reader.cc;
+# PQFAST_SPLIT_BYTES sets it there, and so here: tests cut small chunks).
+SPLIT_PIECE_BYTES = 4 << 20
+SPLIT_ENV = "PQFAST_SPLIT_BYTES"
 
 # Ranges of one row group closer than this are read as one pread.
 LOCAL_GAP = 64 << 10
@@ -55,10 +61,6 @@ def _route() -> str:
 
 def wants_reader() -> bool:
     return _route() == "reader"
-
-
-def wants_scanner_for_one_file() -> bool:
-    return _route() == "scanner"
 
 
 def units_ahead(n_threads: int) -> int:
@@ -128,11 +130,40 @@ def shape(metas: list, selections: list) -> tuple[int, int]:
     return most, nbytes
 
 
+def useful_threads(meta, rgs, specs, n_threads: int) -> int:
+    """At most `n_threads`, and no more than there are pieces of work: a
+    thread started for none costs a read of one chunk ~0.1 ms (a row group's
+    column at 2 threads: 0.78 ms against 0.64 on the calling thread alone).
+    A piece is a column chunk, or with fewer chunks than threads a range of
+    its pages of at least 4 MiB decoded (the scanner cuts such a chunk over
+    its threads, pqfast::parquet::split_parts)."""
+    groups = range(meta.num_row_groups) if rgs is None else rgs
+    chunks = len(groups) * max(1, len(specs))
+    piece = split_piece_bytes()
+    if chunks >= n_threads or piece <= 0:
+        return max(1, min(n_threads, chunks))
+    pieces = 0
+    for g in groups:
+        for name, _, _ in specs:
+            size = int(meta.column_chunk(g, meta.find_column(name))["total_uncompressed_size"] or 0)
+            pieces += max(1, -(-size // piece))
+    return max(1, min(n_threads, pieces))
+
+
+def split_piece_bytes() -> int:
+    """SPLIT_PIECE_BYTES, or what PQFAST_SPLIT_BYTES says (<= 0: no chunk is cut)."""
+    raw = os.environ.get(SPLIT_ENV, "").strip()
+    try:
+        return int(raw) if raw else SPLIT_PIECE_BYTES
+    except ValueError:
+        return SPLIT_PIECE_BYTES
+
+
 def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_limit, threads, strings,
               read_dictionary=None) -> pa.Table | None:
     """One local file's selected row groups through the scanner, or None
     when the column reader is to read it (see the module's doc)."""
-    if not wants_scanner_for_one_file():
+    if wants_reader():
         return None
     if not names_list(read_dictionary):
         return None  # (the column reader says what is wrong with it)
@@ -150,10 +181,7 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
     n_threads = n_threads or (os.cpu_count() or 1)
     if nbytes < SMALL_READ_BYTES:
         n_threads = 1
-    # No more threads than column chunks to decode: a thread started for
-    # none costs a read of one chunk ~0.1 ms (a row group's column at 2
-    # threads: 0.78 ms against 0.64 on the calling thread alone).
-    n_threads = max(1, min(n_threads, (meta.num_row_groups if rgs is None else len(rgs)) * max(1, len(specs))))
+    n_threads = useful_threads(meta, rgs, specs, n_threads)
     stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads, limit)
     return pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
 

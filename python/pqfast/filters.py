@@ -677,3 +677,33 @@ def encode_atom_values(desc: dict, atom: Atom) -> tuple[np.ndarray, np.ndarray |
     if offsets is not None:
         offsets = np.ascontiguousarray(np.asarray(offsets, dtype=np.int64))
     return data, offsets, int(tl or 0), has_null
+
+
+def lookup_key(filters) -> tuple[str, list] | None:
+    """(column, values) when every conjunction of ``filters`` holds an ``=``
+    or ``in`` atom on one column: a row can match only if that column holds
+    one of the values, so Bloom filters and statistics (pqfast.prune) can
+    rule files out before any fragment is made. None otherwise."""
+    if filters is None:
+        return None
+    try:
+        dnf = normalize(filters)
+    except FormatError:  # a filter pqfast applies after reading (pyarrow.compute): no pruning here
+        return None
+    if not dnf:
+        return None
+    common = None
+    for conj in dnf:
+        cols = {a.column for a in conj if a.op in ("eq", "in") and not a.negate}
+        common = cols if common is None else common & cols
+    if not common:
+        return None
+    col = sorted(common)[0]
+    values = []
+    for conj in dnf:
+        for a in conj:
+            if a.column == col and a.op in ("eq", "in") and not a.negate:
+                if any(v is None for v in a.values):
+                    return None  # "in" a set holding None matches null rows: no value to probe for
+                values.extend(a.values)
+    return col, list(dict.fromkeys(values))

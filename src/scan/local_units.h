@@ -19,6 +19,8 @@
 namespace pqfast::parquet::scan {
 
 struct PrunedFile {
+  // Null when the lean footer's pruner ruled every row group out and the
+  // whole footer was not wanted (prune_local_file's `footer_always`).
   std::shared_ptr<const FileMetaData> meta;
   uint64_t size = 0;  // the file's, when opened
   // The pruner's verdicts, for the units' runs (ScanOptions::pruner).
@@ -33,10 +35,20 @@ struct PrunedFile {
 // Local file `path`: its footer (cached), then the row groups of
 // `row_groups` (null: every one) that statistics and Bloom filters leave.
 // Fails as the engine does (a projected or filter column missing, a corrupt
-// footer), the error naming the file.
+// footer), the error naming the file. A file whose every row group the lean
+// footer's Bloom filters and statistics rule out gets its whole footer
+// (parsed or from the cache) only with `footer_always`; without it the
+// file is done as the engine's call is done with it (meta null, nothing
+// more checked: its columns and `row_groups` as a read of no row group).
 Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                    const ScanOptions& options);
+                                    const ScanOptions& options, bool footer_always = true);
+
+// The whole footer of local file `path` (from the process-wide cache, or
+// read and cached), checked for `columns` as a scan of it checks them.
+Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path,
+                                                         const std::vector<ScanColumn>& columns,
+                                                         const ScanOptions& options);
 
 // The same for a file read through `file` (the streaming scanner's fed
 // bytes: a read of bytes not fed yet fails kNotFetched after recording them,
@@ -55,5 +67,23 @@ Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& ve
 Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                         const ScanOptions& options);
+
+// One row group of a local file for scan_local_row_groups: as
+// scan_local_row_group takes it (`columns` and `filter` outlive the call).
+struct LocalRowGroup {
+  std::string path;
+  int32_t file_index = 0;
+  int32_t row_group = 0;
+  const std::vector<ScanColumn>* columns = nullptr;
+  const ScanFilter* filter = nullptr;
+  ScanOptions options;  // (threads ignored: the call's)
+};
+
+// Row groups of local files run together as one scan_files call runs its
+// row groups: 1. each one's footer (cache) and selected rows, row groups
+// in parallel on `threads`; 2. the projected columns of every row group
+// with rows, as one pool of tasks, heaviest first. Per row group its own
+// outcome, as scan_local_row_group gives it (an error fails only its own).
+std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRowGroup>& groups, int threads);
 
 }  // namespace pqfast::parquet::scan

@@ -553,7 +553,19 @@ Status FileScan::scan_row_group(int rg, ScanResult* out, ScanStats* st) {
   std::vector<Result<ColumnArray>> got;
   for (size_t j = 0; j < columns_.size(); ++j) got.emplace_back(not_run());
   std::vector<ScanStats> col_stats(columns_.size());
-  scan::parallel_for(columns_.size(), opts_.threads, [&](size_t j) { got[j] = read_column(sel, j, &col_stats[j]); });
+  // Heaviest first (as scan_windowed orders its column tasks): a heavy
+  // column taken last leaves one thread reading it while the others wait.
+  std::vector<size_t> order(columns_.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = j;
+  if (opts_.threads > 1) {
+    std::vector<int64_t> weight(columns_.size());
+    for (size_t j = 0; j < weight.size(); ++j) weight[j] = column_weight(rg, j);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return weight[a] > weight[b]; });
+  }
+  scan::parallel_for(order.size(), opts_.threads, [&](size_t k) {
+    const size_t j = order[k];
+    got[j] = read_column(sel, j, &col_stats[j]);
+  });
   return add_piece(sel, got, col_stats, out, st);
 }
 
@@ -1233,7 +1245,7 @@ Result<OpenedLocal> open_local(const std::string& path) {
 // footer cache; null: none) pruned.
 Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
                                 const std::vector<int32_t>* row_groups, const std::vector<ScanColumn>& columns,
-                                const ScanFilter& filter, const ScanOptions& options) {
+                                const ScanFilter& filter, const ScanOptions& options, bool footer_always) {
   const std::string& path = file.name();
   ScanOptions o = options;
   o.threads = 1;
@@ -1249,6 +1261,8 @@ Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
       // filter no row satisfies): the footer is still wanted for the plan.
       out.stats = early.stats;
       out.stats.files = 1;
+      out.size = file.size();
+      if (!footer_always) return out;
       ScanOptions whole = o;
       whole.use_bloom = false;
       const ScanFilter none;  // (FileScan keeps a reference)
@@ -1303,18 +1317,36 @@ Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
 
 Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                    const ScanOptions& options) {
+                                    const ScanOptions& options, bool footer_always) {
   PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
-  return prune_opened(*f.file, &f.id, row_groups, columns, filter, options);
+  return prune_opened(*f.file, &f.id, row_groups, columns, filter, options, footer_always);
 }
 
 Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& version,
                                    const std::vector<int32_t>* row_groups, const std::vector<ScanColumn>& columns,
                                    const ScanFilter& filter, const ScanOptions& options) {
-  if (version.empty()) return prune_opened(file, nullptr, row_groups, columns, filter, options);
+  if (version.empty()) return prune_opened(file, nullptr, row_groups, columns, filter, options, true);
   // (Never a local path's key: the name and version, apart.)
   const FileIdentity id{file.size(), 0, file.name() + '\n' + version};
-  return prune_opened(file, &id, row_groups, columns, filter, options);
+  return prune_opened(file, &id, row_groups, columns, filter, options, true);
+}
+
+Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path,
+                                                         const std::vector<ScanColumn>& columns,
+                                                         const ScanOptions& options) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+  ScanOptions o = options;
+  o.threads = 1;
+  o.use_bloom = false;
+  o.row_groups.clear();
+  if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
+  return guarded_run(path, [&]() -> Result<std::shared_ptr<const FileMetaData>> {
+    const ScanFilter none;  // (FileScan keeps a reference)
+    FileScan s(*f.file, 0, columns, none, o, &f.id);
+    ScanResult unused;
+    PQFAST_RETURN_IF_ERROR(s.prepare(&unused));
+    return s.meta();
+  });
 }
 
 Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
@@ -1329,6 +1361,150 @@ Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_in
     FileScan s(*f.file, file_index, columns, filter, o, &f.id);
     return s.run();
   });
+}
+
+std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRowGroup>& groups, int threads) {
+  // Consecutive row groups of one file (ascending, same columns, filter and
+  // pruner verdicts) share one open and one FileScan, as a file of the
+  // engine's call does: its footer looked up and its columns resolved once.
+  struct File {
+    size_t first = 0, count = 0;  // its row groups: groups[first, first + count)
+    std::optional<OpenedLocal> f;
+    ScanOptions o;  // (FileScan keeps a reference)
+    std::unique_ptr<FileScan> scan;
+    Result<ScanResult> early = not_run();  // prepare() said the file is done
+    Status error = Status::Ok();
+  };
+  struct Group {
+    size_t file = 0;
+    RowSelection sel;
+    ScanStats st;
+    std::vector<Result<ColumnArray>> got;
+    std::vector<ScanStats> col_stats;
+  };
+  const size_t n = groups.size();
+  std::vector<File> files;
+  std::vector<Group> g(n);
+  for (size_t k = 0; k < n; ++k) {
+    const LocalRowGroup& lg = groups[k];
+    bool joins = false;
+    if (!files.empty()) {
+      const LocalRowGroup& prev = groups[k - 1];
+      joins = prev.path == lg.path && prev.row_group < lg.row_group && prev.columns == lg.columns &&
+              prev.filter == lg.filter && prev.file_index == lg.file_index &&
+              prev.options.pruner == lg.options.pruner && prev.options.budget == lg.options.budget;
+    }
+    if (!joins) {
+      files.emplace_back();
+      files.back().first = k;
+    }
+    ++files.back().count;
+    g[k].file = files.size() - 1;
+  }
+  // 1a. Each file's footer (the cache) and columns.
+  parallel_for(files.size(), threads, [&](size_t i) {
+    File& x = files[i];
+    const LocalRowGroup& lg = groups[x.first];
+    x.error = guarded_run(lg.path, [&]() -> Status {
+      PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(lg.path));
+      x.f = std::move(f);
+      x.o = lg.options;
+      x.o.threads = 1;
+      x.o.use_bloom = false;  // (prune_local_file ran the pruner)
+      x.o.row_groups.clear();
+      for (size_t k = x.first; k < x.first + x.count; ++k) x.o.row_groups.push_back(groups[k].row_group);
+      if (!x.o.budget) x.o.budget = MemoryBudget::make(lg.options.memory_limit);
+      x.scan = std::make_unique<FileScan>(*x.f->file, lg.file_index, *lg.columns, *lg.filter, x.o, &x.f->id);
+      ScanResult early;
+      PQFAST_ASSIGN_OR_RETURN(const bool more, x.scan->prepare(&early));
+      if (!more) {
+        x.scan.reset();
+        x.early = std::move(early);
+        return Status::Ok();
+      }
+      PQFAST_ASSIGN_OR_RETURN(const std::vector<int32_t> checked, x.scan->groups_to_scan());
+      (void)checked;
+      return Status::Ok();
+    });
+  });
+  std::vector<Result<ScanResult>> out;
+  out.reserve(n);
+  for (size_t k = 0; k < n; ++k) {
+    File& x = files[g[k].file];
+    if (!x.error.ok()) {
+      out.emplace_back(x.error.error());
+    } else if (!x.scan) {
+      // (the file's early result once, for its first row group)
+      if (k == x.first && x.early.ok()) {
+        out.emplace_back(std::move(x.early).value());
+      } else {
+        out.emplace_back(ScanResult{});
+      }
+    } else {
+      out.emplace_back(ScanResult{});
+    }
+  }
+  // 1b. Each row group's selected rows.
+  parallel_for(n, threads, [&](size_t k) {
+    File& x = files[g[k].file];
+    if (!x.scan) return;
+    Status st = guarded_run(groups[k].path, [&]() -> Status {
+      return x.scan->select_rows(groups[k].row_group, &g[k].sel, &g[k].st);
+    });
+    if (!st.ok()) out[k] = st.error();
+  });
+  // 2. The projected columns of every row group with rows, heaviest first.
+  struct ColumnTask {
+    size_t group, column;
+    int64_t weight;
+  };
+  std::vector<ColumnTask> tasks;
+  for (size_t k = 0; k < n; ++k) {
+    Group& y = g[k];
+    FileScan* fs = files[y.file].scan.get();
+    if (!out[k].ok() || !fs || y.sel.selected == 0) continue;
+    for (size_t j = 0; j < fs->num_columns(); ++j) {
+      y.got.emplace_back(not_run());
+      tasks.push_back({k, j, fs->column_weight(groups[k].row_group, j)});
+    }
+    y.col_stats.resize(fs->num_columns());
+  }
+  std::stable_sort(tasks.begin(), tasks.end(),
+                   [](const ColumnTask& a, const ColumnTask& b) { return a.weight > b.weight; });
+  parallel_for(tasks.size(), threads, [&](size_t t) {
+    const ColumnTask& c = tasks[t];
+    Group& y = g[c.group];
+    FileScan& fs = *files[y.file].scan;
+    y.got[c.column] = guarded_run(groups[c.group].path, [&]() -> Result<ColumnArray> {
+      return fs.read_column(y.sel, c.column, &y.col_stats[c.column]);
+    });
+  });
+  // 3. Each row group's piece and counts, as scan_local_row_group gives
+  // them (the file's own reads, a footer read for the first time, with its
+  // first row group).
+  for (size_t k = 0; k < n; ++k) {
+    Group& y = g[k];
+    File& x = files[y.file];
+    if (!out[k].ok() || !x.scan) continue;
+    ScanResult r;
+    if (y.sel.selected > 0) {
+      Status st = guarded_run(groups[k].path, [&]() -> Status {
+        return x.scan->add_piece(y.sel, y.got, y.col_stats, &r, &y.st);
+      });
+      if (!st.ok()) {
+        out[k] = st.error();
+        continue;
+      }
+    }
+    ScanStats total = k == x.first ? x.scan->own_stats() : ScanStats{};
+    total.add(y.st);
+    total.files = 1;
+    total.row_groups = 1;
+    total.files_read = total.row_groups_read > 0 ? 1 : 0;
+    r.stats = total;
+    out[k] = std::move(r);
+  }
+  return out;
 }
 
 }  // namespace scan

@@ -12,6 +12,7 @@
 #include <random>
 #include <unistd.h>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "parquet_test_util.h"
@@ -591,6 +592,27 @@ TEST(LocalScan, FilteredEqualsScanFilesRowsAndReads) {
       // Nothing was asked or fed: the engine read the files itself.
       EXPECT_EQ((*ls)->scanner().stats().bytes_asked, 0);
     }
+    // Each batch says the plan file and row group it comes from, as the
+    // engine's pieces do (files pruned to no row group leave the scanner's
+    // own plan; the origins still name the plan given).
+    std::vector<std::tuple<int32_t, int32_t, int64_t>> want_origins, got_origins;
+    for (const auto& piece : want->pieces) want_origins.emplace_back(piece.file, piece.row_group, piece.num_rows);
+    pq::ScanPlan plan = plan_of(kFiles, kColumns);
+    plan.filter = filter;
+    auto ls = pq::LocalScan::make(plan, {}, 2);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    for (;;) {
+      ArrowArray a;
+      ArrowSchema sc;
+      pq::BatchOrigin origin;
+      auto step = (*ls)->next_batch(&a, &sc, &origin);
+      ASSERT_TRUE(step.ok()) << step.error().to_string();
+      if (*step == pq::ScanStep::kEnd) break;
+      got_origins.emplace_back(origin.file, origin.row_group, origin.rows);
+      a.release(&a);
+      sc.release(&sc);
+    }
+    EXPECT_EQ(got_origins, want_origins);
   }
   pq::ScanPlan plan = plan_of(kFiles, kColumns);
   plan.filter.active = true;
@@ -695,6 +717,75 @@ TEST(LocalScan, HelpersEndingAUnitTouchNothingOfItAfterItsOutcome) {
       ASSERT_EQ(got, want) << threads << " threads, round " << round;
     }
   }
+}
+
+TEST(LocalScan, ChunksCutIntoPageRangesEqualTheColumnReader) {
+  // PQFAST_SPLIT_BYTES=1 cuts every chunk of several data pages (split_parts):
+  // the scan's threads (and the consumer) decode its page ranges apart;
+  // rows as the column reader's whole chunks, on every thread count.
+  const std::string dir = PQFAST_TEST_DATA_DIR;
+  const std::vector<std::string> files = {dir + "/alltypes_tiny_pages_plain.parquet", dir + "/alltypes_tiny_pages.parquet"};
+  const std::vector<std::string> names = {"id", "bool_col", "int_col", "bigint_col", "double_col", "string_col"};
+  const Rows want = expected_rows(files, names);
+  ASSERT_GT(want.size(), 1000u);
+  ::setenv("PQFAST_SPLIT_BYTES", "1", 1);
+  for (int threads : {-1, 1, 2, 4}) {
+    pq::ScannerOptions o;
+    o.batch_size = 777;
+    auto ls = pq::LocalScan::make(plan_of(files, names), o, threads);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    Rows got;
+    auto err = drain_rows(**ls, &got);
+    ASSERT_EQ(err.code, ErrorCode::kOk) << err.to_string();
+    EXPECT_EQ(got, want) << threads << " threads";
+    const auto st = (*ls)->scanner().stats();
+    if (threads < 0) {
+      EXPECT_EQ(st.chunks_cut, 0);  // (one thread: nothing to share)
+    } else {
+      EXPECT_GT(st.chunks_cut, 0) << threads << " threads";
+    }
+  }
+  ::unsetenv("PQFAST_SPLIT_BYTES");
+}
+
+TEST(LocalScan, CorruptPagesInCutChunksFailWithoutHanging) {
+  // Garbage over the pages of chunks cut into ranges: each read ends, with
+  // rows or an error naming the file, whichever thread decoded what.
+  const std::string src = std::string(PQFAST_TEST_DATA_DIR) + "/alltypes_tiny_pages_plain.parquet";
+  const auto a = read_all(src);
+  const fs::path dir = fs::temp_directory_path() / ("pqfast_scanner_cut_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::vector<std::string> names = {"id", "int_col", "bigint_col", "double_col", "string_col"};
+  std::mt19937 rng(17);
+  ::setenv("PQFAST_SPLIT_BYTES", "1", 1);
+  int errors = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    auto victim = a;
+    const size_t at = 4 + rng() % (victim.size() * 3 / 4);
+    const size_t n = std::min<size_t>(victim.size() - at, 1 + rng() % 512);
+    for (size_t i = 0; i < n; ++i) victim[at + i] = static_cast<uint8_t>(rng());
+    const std::string p = (dir / "victim.parquet").string();
+    {
+      std::FILE* f = std::fopen(p.c_str(), "wb");
+      ASSERT_NE(f, nullptr);
+      std::fwrite(victim.data(), 1, victim.size(), f);
+      std::fclose(f);
+    }
+    auto ls = pq::LocalScan::make(plan_of({p}, names), pq::ScannerOptions{}, 3);
+    if (!ls.ok()) {
+      ++errors;
+      continue;
+    }
+    Rows got;
+    auto err = drain_rows(**ls, &got);
+    if (err.code != ErrorCode::kOk) {
+      ++errors;
+      EXPECT_NE(err.message.find("victim.parquet"), std::string::npos) << err.to_string();
+    }
+  }
+  ::unsetenv("PQFAST_SPLIT_BYTES");
+  fs::remove_all(dir);
+  EXPECT_GT(errors, 5);
 }
 
 TEST(LocalScan, ACorruptColumnFailsTheUnitWithoutHangingItsHelpers) {

@@ -4,12 +4,13 @@ groups and pages; ids shuffled so that statistics rarely decide and Bloom
 filters do; some files with Bloom filters, page indexes, dictionary or
 plain encoding, nulls) and random ``=`` / ``in`` / range filters (and ORs):
 
-- a ``pqfast.dataset`` scan equals the scan engine's one call
-  (``read_table(filters=)``) and ``pyarrow.dataset``, row for row in order;
-- a filter that is not a lookup goes through the scanner, and with warm
+- a ``pqfast.dataset`` scan and ``read_table(filters=)`` (both through
+  the scanner) equal the scan engine's one call (``read_table``'s old
+  route, taken here by declining the scanner's projection) and
+  ``pyarrow.dataset``, row for row in order;
+- every filter, lookups included, goes through the scanner, and with warm
   caches it reads what the engine call reads: the same row groups pruned
-  (statistics, Bloom, dictionary, page index), pages and bytes; a lookup
-  keeps the engine's call (decided from the filter before any read).
+  (statistics, Bloom, dictionary, page index), pages and bytes.
 
 Lakes are written under tmp_path by the test itself (a few thousand rows)."""
 
@@ -25,6 +26,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
+from pqfast import _filtered_scan, scan
 
 N_SEEDS = 40 if os.environ.get("PQFAST_LONG_TESTS") == "1" else 8
 
@@ -101,13 +103,45 @@ def _rows(t: pa.Table) -> list:
     return t.select(["id", "g", "v", "key"]).to_pylist()
 
 
-def _is_lookup(filters) -> bool:
-    conj = filters if isinstance(filters[0], list) else [filters]
-    return all(len(c) == 1 and c[0][1] in ("=", "in") for c in conj)
+def _engine_keeps(root: str, filters) -> bool:
+    """read_table keeps the engine's own call for a lookup (an ``=``/``in``
+    column in every conjunction) on a column the lake's first file (in
+    path order) has no Bloom filter for (see scan._lookup_without_bloom)."""
+    key = pqfast.filters.lookup_key(filters)
+    if key is None:
+        return False
+    first = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".parquet"))[0]
+    md = pq.ParquetFile(first).metadata
+    names = [md.schema.column(i).path for i in range(md.num_columns)]
+    return md.num_row_groups > 0 and key[0] in names and \
+        md.row_group(0).column(names.index(key[0])).bloom_filter_offset is None
+
+
+@pytest.fixture
+def routes(monkeypatch):
+    """read_table's route per call: ``engine(...)`` reads by the engine's own
+    call (the scanner declines every projection); ``calls`` counts reads
+    through the scanner (_filtered_scan.read_filtered)."""
+    calls = []
+    real = _filtered_scan.read_filtered
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(scan, "read_filtered", counting)
+
+    def engine(*a, **k):
+        with monkeypatch.context() as m:
+            m.setattr(scan, "scanner_schema", lambda plans, meta: None)
+            return pqfast.read_table(*a, **k)
+
+    return calls, engine
 
 
 @pytest.mark.parametrize("seed", range(N_SEEDS))
-def test_dataset_scan_equals_engine_call_and_pyarrow(tmp_path, seed):
+def test_dataset_scan_equals_engine_call_and_pyarrow(tmp_path, seed, routes):
+    calls, engine = routes
     rng = np.random.default_rng(1000 + seed)
     root = str(tmp_path / "lake")
     ids = write_lake(root, rng)
@@ -117,18 +151,22 @@ def test_dataset_scan_equals_engine_call_and_pyarrow(tmp_path, seed):
         expr = _arrow_filter(filters)
         want = pads.dataset(root).to_table(filter=expr)
         threads = int(rng.choice([1, 2, 4]))
-        # Both routes once first: footers and lean footers are then cached for both.
+        # Every route once first: footers and lean footers are then cached for all.
+        engine(root, filters=filters, threads=threads)
         pqfast.read_table(root, filters=filters, threads=threads)
         ds.to_table(filter=expr, threads=threads)
-        old, old_st = pqfast.read_table(root, filters=filters, threads=threads, stats=True)
+        old, old_st = engine(root, filters=filters, threads=threads, stats=True)
+        before = len(calls)
+        new, new_st = pqfast.read_table(root, filters=filters, threads=threads, stats=True)
+        assert len(calls) == before + (0 if _engine_keeps(root, filters) else 1), filters  # (the route taken)
         ds.reset_scan_stats()
         got = ds.to_table(filter=expr, threads=threads)
         st = ds.scan_stats
-        assert _rows(got) == _rows(old) == _rows(want), filters
-        assert got.schema == old.schema
-        assert (st.get("route") == "scanner") == (not _is_lookup(filters)), (filters, st)
+        assert _rows(got) == _rows(new) == _rows(old) == _rows(want), filters
+        assert got.schema == new.schema == old.schema
+        assert st.get("route") == "scanner", (filters, st)
         for k in COUNTS:
-            assert st[k] == old_st[k], (k, filters, st, old_st)
+            assert st[k] == new_st[k] == old_st[k], (k, filters, st, new_st, old_st)
 
 
 def test_bloom_filters_prune_through_the_scanner(tmp_path):

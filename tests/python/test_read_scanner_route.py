@@ -239,10 +239,10 @@ def test_route_env_keeps_the_column_reader(tmp_path, routed, monkeypatch):
     assert routed
 
 
-def test_default_route_is_the_scanner_for_lakes(tmp_path, routed, monkeypatch):
-    # Unset, whole reads of a local lake (a glob, a list, a directory) go
-    # through the scanner; one file keeps the column reader (still the
-    # faster for one file) unless PQFAST_READ_ROUTE=scanner asks.
+def test_default_route_is_the_scanner_for_lakes_and_one_file(tmp_path, routed, monkeypatch):
+    # Unset, whole reads of local files, a lake (a glob, a list, a
+    # directory) or one file, go through the scanner; PQFAST_READ_ROUTE=reader
+    # keeps the column reader.
     monkeypatch.delenv(_read_scan.ROUTE_ENV)
     for i in range(2):
         pq.write_table(pa.table({"a": [i, i + 1]}), tmp_path / f"p{i}.parquet")
@@ -254,12 +254,74 @@ def test_default_route_is_the_scanner_for_lakes(tmp_path, routed, monkeypatch):
     assert len(routed) == 2
     one = str(tmp_path / "p0.parquet")
     assert pqfast.read_table(one).column("a").to_pylist() == [0, 1]
+    assert len(routed) == 3
     with pqfast.ParquetFile(one) as f:
         assert f.read().column("a").to_pylist() == [0, 1]
-    assert len(routed) == 2
-    monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
+        assert f.read_row_groups([0]).column("a").to_pylist() == [0, 1]
+    assert len(routed) == 5
+    monkeypatch.setenv(_read_scan.ROUTE_ENV, "reader")
     assert pqfast.read_table(one).column("a").to_pylist() == [0, 1]
-    assert len(routed) == 3
+    with pqfast.ParquetFile(one) as f:
+        assert f.read().column("a").to_pylist() == [0, 1]
+    assert len(routed) == 5
+
+
+def test_one_file_by_default_keeps_orders_and_types(tmp_path, routed, threaded, monkeypatch):
+    # One file through the scanner with the route unset: row_groups= in the
+    # order given (repeats and negatives as the column reader takes them),
+    # columns= in the order given, the schema's metadata, equal to the
+    # column reader's table.
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    p = str(tmp_path / "o.parquet")
+    n = 30_000
+    t = pa.table({"id": np.arange(n, dtype=np.int64), "s": [f"k{i % 13}" for i in range(n)],
+                  "d": pa.array([datetime.date(2020, 1, 1) + datetime.timedelta(days=i % 400) for i in range(n)]),
+                  "x": pa.array([None if i % 7 == 0 else i * 0.5 for i in range(n)])})
+    pq.write_table(t, p, row_group_size=4_000)
+    for kw in ({}, {"columns": ["x", "id"]}, {"columns": ["s"]}, {"row_groups": [6, 0, 3]},
+               {"row_groups": [-1, 2], "columns": ["d", "s", "id"]}, {"threads": 2}, {"use_threads": False}):
+        got = pqfast.read_table(p, **kw)
+        calls = len(routed)
+        want = _old(monkeypatch, p, **kw)
+        monkeypatch.delenv(_read_scan.ROUTE_ENV)
+        assert got.equals(want), kw
+        assert got.schema.equals(want.schema, check_metadata=True), kw
+        assert calls == len(routed)  # (the column reader's read did not count)
+    assert got.column_names == list(t.column_names)
+    with pqfast.ParquetFile(p) as f:
+        g = f.read_row_groups([5, 1], columns=["id"])
+        assert g.column("id").to_pylist()[:2] == [20_000, 20_001]
+        assert g.column("id").to_pylist()[4_000:4_002] == [4_000, 4_001]
+        assert f.read(columns=["x", "d"]).column_names == ["x", "d"]
+    assert len(routed) == 7 + 2
+
+
+def test_one_file_memory_limit_by_default_is_typed(tmp_path, routed, threaded, monkeypatch):
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    p = str(tmp_path / "big.parquet")
+    pq.write_table(pa.table({"x": np.arange(400_000, dtype=np.int64)}), p, row_group_size=100_000)
+    with pytest.raises(pqfast.MemoryLimitError) as e:
+        pqfast.read_table(p, memory_limit=64 << 10)
+    assert e.value.code == "memory limit"
+    with pqfast.ParquetFile(p) as f, pytest.raises(pqfast.MemoryLimitError):
+        f.read(memory_limit=64 << 10)
+    assert len(routed) == 2
+    assert pqfast.read_table(p, memory_limit=64 << 20).num_rows == 400_000
+
+
+def test_one_file_the_scanner_does_not_take_keeps_the_column_reader(tmp_path, routed, monkeypatch):
+    # Decided before the read from the footer and the projection: nested,
+    # read_dictionary= and extension columns go to the column reader.
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    p = str(tmp_path / "n.parquet")
+    t = pa.table({"id": [1, 2, 3], "l": [[1], None, [2, 3]], "s": ["a", "b", "a"]})
+    pq.write_table(t, p)
+    assert pqfast.read_table(p).equals(pq.read_table(p))
+    assert pqfast.read_table(p, columns=["s"], read_dictionary=["s"]).equals(
+        pq.read_table(p, columns=["s"], read_dictionary=["s"]))
+    assert not routed
+    assert pqfast.read_table(p, columns=["id", "s"]).equals(pq.read_table(p, columns=["id", "s"]))
+    assert len(routed) == 1
 
 
 def test_parquet_file_reads_go_through_the_scanner(tmp_path, routed, threaded, monkeypatch):
@@ -366,3 +428,63 @@ def test_a_lake_of_more_files_than_descriptors(tmp_path):
     )
     r = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=os.environ)
     assert r.returncode == 0, r.stderr[-2000:]
+
+
+def test_cli_head_reads_through_the_scanner(tmp_path, routed, monkeypatch):
+    # `pqfast head` reads the row groups that hold its rows by ParquetFile.read.
+    from pqfast.commands.head import head
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    p = str(tmp_path / "h.parquet")
+    t = pa.table({"id": np.arange(30_000, dtype=np.int64), "s": [f"v{i % 13}" for i in range(30_000)]})
+    pq.write_table(t, p, row_group_size=10_000)
+    assert head(p, 12_000, ["s", "id"]).equals(t.select(["s", "id"]).slice(0, 12_000))
+    assert len(routed) == 1
+
+
+def test_threads_for_one_chunk_cut_into_page_ranges(tmp_path, monkeypatch):
+    # Fewer chunks than threads: the scanner keeps as many threads as there
+    # are pieces of 4 MiB decoded (PQFAST_SPLIT_BYTES sets the piece), and
+    # no more; as many chunks as threads keep them all.
+    monkeypatch.delenv(_scan_whole.SPLIT_ENV, raising=False)
+    p = str(tmp_path / "one.parquet")
+    pq.write_table(pa.table({"x": np.arange(3_000_000, dtype=np.int64), "y": np.zeros(3_000_000, np.int8)}), p,
+                   row_group_size=3_000_000, use_dictionary=False, data_page_size=1 << 16)
+    meta = pqfast.ParquetFile(p)._meta
+    rg = pq.ParquetFile(p).metadata.row_group(0)
+    size_x, size_y = rg.column(0).total_uncompressed_size, rg.column(1).total_uncompressed_size
+    assert size_x > 20 << 20 and size_y > 8 << 20  # (int8 is stored as INT32)
+    x, y = [("x", "", "")], [("y", "", "")]
+    assert _scan_whole.useful_threads(meta, None, x, 8) == -(-size_x // (4 << 20))
+    assert _scan_whole.useful_threads(meta, None, x, 3) == 3
+    assert _scan_whole.useful_threads(meta, None, x + y, 2) == 2
+    monkeypatch.setenv(_scan_whole.SPLIT_ENV, "0")  # no chunk is cut: a thread per chunk
+    assert _scan_whole.useful_threads(meta, None, x, 8) == 1
+    assert _scan_whole.useful_threads(meta, None, x + y, 8) == 2
+    monkeypatch.setenv(_scan_whole.SPLIT_ENV, str(size_y))
+    assert _scan_whole.useful_threads(meta, [0], y, 8) == 1
+
+
+def test_one_row_group_cut_over_threads_equals_pyarrow_and_is_bounded(tmp_path, routed, monkeypatch):
+    # One row group, fewer chunks than threads: its chunks' pages are cut over
+    # the scanner's threads; values as pyarrow's; a memory limit too small is
+    # still a typed MemoryLimitError on that route.
+    monkeypatch.delenv(_read_scan.ROUTE_ENV)
+    monkeypatch.setenv(_scan_whole.SPLIT_ENV, str(64 << 10))
+    p = str(tmp_path / "one.parquet")
+    n = 400_000
+    t = pa.table({"x": np.arange(n, dtype=np.int64), "s": [f"comment {i} " + "x" * (i % 17) for i in range(n)],
+                  "f": pa.array([None if i % 7 == 0 else i * 0.5 for i in range(n)])})
+    pq.write_table(t, p, row_group_size=n, data_page_size=1 << 14)
+    for cols in (["s"], ["x", "f"], None):
+        for th in (2, 4):
+            got = pqfast.read_table(p, columns=cols, threads=th)
+            assert got.equals(pq.read_table(p, columns=cols)), (cols, th)
+    calls = len(routed)
+    assert calls == 6
+    # A limit the chunk's bytes fit (the unit is read) but its decoded ranges
+    # do not: refused while the ranges decode.
+    packed = pq.ParquetFile(p).metadata.row_group(0).column(1).total_compressed_size
+    with pytest.raises(pqfast.MemoryLimitError) as e:
+        pqfast.read_table(p, columns=["s"], threads=4, memory_limit=2 * packed)
+    assert e.value.code == "memory limit"
+    assert len(routed) == calls + 1

@@ -2,7 +2,8 @@
 (PQFAST_SPLIT_BYTES small cuts every chunk of several pages): the same table
 as pyarrow's, for every string layout, encodings, nulls and codecs; corrupt
 pages are still FormatErrors. (The C++ tests check every parquet-testing
-chunk cut; this checks the read_table route that schedules the ranges.)"""
+chunk cut; this checks the read_table routes that schedule the ranges: the
+column reader's jobs and the scanner's units.)"""
 
 from __future__ import annotations
 
@@ -13,6 +14,17 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
+from pqfast import _scan_whole
+
+
+@pytest.fixture(autouse=True, params=["reader", "scanner"])
+def route(request, monkeypatch):
+    """Both routes of a local file cut chunks into page ranges. The scanner
+    reads a file this small on the calling thread alone (SMALL_READ_BYTES):
+    not here, so that its threads share the ranges."""
+    monkeypatch.setenv(_scan_whole.ROUTE_ENV, request.param)
+    monkeypatch.setattr(_scan_whole, "SMALL_READ_BYTES", 0)
+    return request.param
 
 
 def _table(n=30000):
@@ -65,3 +77,21 @@ def test_corrupt_page_in_a_cut_chunk_is_a_format_error(tmp_path, monkeypatch):
     monkeypatch.setenv("PQFAST_SPLIT_BYTES", "4096")
     with pytest.raises(pqfast.FormatError):
         pqfast.read_table(str(p), threads=4)
+
+
+def test_few_chunks_cut_over_threads_read_as_pyarrow(tmp_path, monkeypatch):
+    """Fewer chunks than threads (one or two columns of one row group): the
+    threads share the chunks' page ranges, on either route; the row groups
+    asked come back in the order asked."""
+    monkeypatch.setenv("PQFAST_SPLIT_BYTES", "8192")
+    p = tmp_path / "one.parquet"
+    t = _table(60000)
+    pq.write_table(t, p, compression="snappy", data_page_size=4096, row_group_size=30000)
+    exp = pq.read_table(p)
+    for cols in (["s_plain"], ["i64", "s_dict"], None):
+        got = pqfast.read_table(str(p), columns=cols, threads=4)
+        assert got.equals(exp.select(cols) if cols else exp), cols
+    f = pq.ParquetFile(p)
+    for rgs in ([1], [1, 0]):
+        got = pqfast.ParquetFile(str(p)).read_row_groups(rgs, columns=["s_plain", "i64"], threads=3)
+        assert got.equals(f.read_row_groups(rgs, columns=["s_plain", "i64"])), rgs

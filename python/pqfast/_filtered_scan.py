@@ -1,0 +1,107 @@
+"""``read_table(filters=)`` of local files through the streaming scanner
+(``_LocalScanner``, pqfast/scanner.h): the lean route ``scan.scan_table``
+takes for local paths, planned from what it holds already (the first
+file's cached column plans and the filter it encoded), without a Lake, a
+dataset schema or a Python object per file.
+
+In C++ the scan prunes every file first (footers from the process-wide
+cache, statistics and Bloom filters, files in parallel), then runs the scan
+engine on each row group left, as one engine call does; the batches come
+back through one C stream taken at once (``read_all``), with the plan file
+of each, so that ``_file_rows`` and the counts of ``stats=True`` are the
+engine call's.
+
+:func:`scanner_schema` decides before any page is read whether the scanner
+takes a projection (every column a flat leaf read straight into its final
+Arrow type: no dictionary, extension type or cast after the read; no name
+given twice); otherwise the caller keeps the engine's own call.
+
+Below the scan (``scan``); imports the column plans only.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from . import _pqfast
+from ._plan import _Plan, _field
+from ._read import _schema_metadata
+
+# One batch per row group: the scan is taken whole, as the engine call's
+# pieces are (a chunk per row group with rows).
+_WHOLE_UNITS = 1 << 62
+# The engine's counts, as read_table(stats=True) names them.
+_COUNTS = ("files", "files_read", "row_groups", "row_groups_pruned_by_statistics", "row_groups_pruned_by_bloom",
+           "row_groups_pruned_by_dictionary", "row_groups_pruned_by_page_index", "row_groups_read",
+           "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
+
+
+# The output schema per plans list (scan._first_file_plans keeps one list per
+# file, projection and layout, reused by every lookup of the same lake):
+# {id(plans): (plans, schema)}, the list held so that its id stays its own.
+_schemas: dict = {}
+_SCHEMAS_MAX = 64
+
+
+def scanner_schema(plans: list, meta) -> pa.Schema | None:
+    """:func:`scanner_fields` as a schema (with the metadata of `meta`, the
+    footer the plans were made from), kept per plans list; None when the
+    scanner does not take them."""
+    hit = _schemas.get(id(plans))
+    if hit is not None and hit[0] is plans:
+        return hit[1]
+    fields = scanner_fields(plans)
+    if fields is None:
+        return None
+    schema = pa.schema(fields, metadata=_schema_metadata(meta))
+    if len(_schemas) >= _SCHEMAS_MAX:
+        _schemas.clear()
+    _schemas[id(plans)] = (plans, schema)
+    return schema
+
+
+def scanner_fields(plans: list) -> list | None:
+    """The output fields of a projection the scanner reads (see the
+    module's doc), or None when some column needs the engine's own call."""
+    if not plans:
+        return None  # (no column: the row count alone, which the engine call gives)
+    fields, names = [], set()
+    for p in plans:
+        if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None or \
+                p.native_dictionary or not p.read_type.equals(p.final_type) or not p.format or p.name in names:
+            return None
+        names.add(p.name)
+        fields.append(_field(p.name, p.final_type, p.nullable, p.field_metadata))
+    return fields
+
+
+def scanner_threads(threads: int) -> int:
+    """The engine call's thread count (0: every core) as ``_LocalScanner``
+    takes it: one thread is the calling thread alone (-1)."""
+    return -1 if threads == 1 else int(threads)
+
+
+def read_filtered(paths: list, groups: list | None, specs: list, schema: pa.Schema, dnf, threads: int,
+                  flags: tuple, memory_limit: int, file_rows: list | None = None) -> tuple[pa.Table, dict]:
+    """The rows `dnf` (encoded for the engine) keeps in local files `paths`
+    (``groups[i]``: only those row groups of file i; None: all), the columns
+    `specs` in `schema`; (table, the engine's counts). `flags`: use_statistics,
+    use_bloom, use_dictionary, use_page_index. `file_rows` gets the rows
+    given from each file, in order."""
+    use_statistics, use_bloom, use_dictionary, use_page_index = flags
+    files = [(p, 0, None if groups is None else [int(g) for g in groups[i]]) for i, p in enumerate(paths)]
+    sc = _pqfast._LocalScanner(files, specs, dnf, batch_size=_WHOLE_UNITS, memory_limit=memory_limit,
+                               threads=scanner_threads(threads), use_statistics=use_statistics, use_bloom=use_bloom,
+                               use_dictionary=use_dictionary, use_page_index=use_page_index)
+    try:
+        stream, batch_files = sc.read_all(schema.__arrow_c_schema__())
+        table = pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
+        engine = sc.stats["engine"]
+    finally:
+        sc.cancel()
+    if file_rows is not None:
+        rows = [0] * len(paths)
+        for k, b in zip(batch_files, table.to_batches()):
+            rows[k] += b.num_rows
+        file_rows.extend(rows)
+    return table, {k: engine[k] for k in _COUNTS}
