@@ -26,7 +26,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _filtered_scan, scan
+
+from filtered_routes import engine_keeps, routes  # noqa: F401
 
 N_SEEDS = 40 if os.environ.get("PQFAST_LONG_TESTS") == "1" else 8
 
@@ -103,42 +104,6 @@ def _rows(t: pa.Table) -> list:
     return t.select(["id", "g", "v", "key"]).to_pylist()
 
 
-def _engine_keeps(root: str, filters) -> bool:
-    """read_table keeps the engine's own call for a lookup (an ``=``/``in``
-    column in every conjunction) on a column the lake's first file (in
-    path order) has no Bloom filter for (see scan._lookup_without_bloom)."""
-    key = pqfast.filters.lookup_key(filters)
-    if key is None:
-        return False
-    first = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".parquet"))[0]
-    md = pq.ParquetFile(first).metadata
-    names = [md.schema.column(i).path for i in range(md.num_columns)]
-    return md.num_row_groups > 0 and key[0] in names and \
-        md.row_group(0).column(names.index(key[0])).bloom_filter_offset is None
-
-
-@pytest.fixture
-def routes(monkeypatch):
-    """read_table's route per call: ``engine(...)`` reads by the engine's own
-    call (the scanner declines every projection); ``calls`` counts reads
-    through the scanner (_filtered_scan.read_filtered)."""
-    calls = []
-    real = _filtered_scan.read_filtered
-
-    def counting(*a, **k):
-        calls.append(1)
-        return real(*a, **k)
-
-    monkeypatch.setattr(scan, "read_filtered", counting)
-
-    def engine(*a, **k):
-        with monkeypatch.context() as m:
-            m.setattr(scan, "scanner_schema", lambda plans, meta: None)
-            return pqfast.read_table(*a, **k)
-
-    return calls, engine
-
-
 @pytest.mark.parametrize("seed", range(N_SEEDS))
 def test_dataset_scan_equals_engine_call_and_pyarrow(tmp_path, seed, routes):
     calls, engine = routes
@@ -158,7 +123,7 @@ def test_dataset_scan_equals_engine_call_and_pyarrow(tmp_path, seed, routes):
         old, old_st = engine(root, filters=filters, threads=threads, stats=True)
         before = len(calls)
         new, new_st = pqfast.read_table(root, filters=filters, threads=threads, stats=True)
-        assert len(calls) == before + (0 if _engine_keeps(root, filters) else 1), filters  # (the route taken)
+        assert len(calls) == before + (0 if engine_keeps(root, filters) else 1), filters  # (the route taken)
         ds.reset_scan_stats()
         got = ds.to_table(filter=expr, threads=threads)
         st = ds.scan_stats

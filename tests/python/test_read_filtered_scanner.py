@@ -21,47 +21,15 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _filtered_scan, scan
+from pqfast import scan
+
+from filtered_routes import engine_keeps, routes  # noqa: F401
 
 N_SEEDS = 30 if os.environ.get("PQFAST_LONG_TESTS") == "1" else 6
 
 COUNTS = ("files", "files_read", "row_groups", "row_groups_pruned_by_statistics", "row_groups_pruned_by_bloom",
           "row_groups_pruned_by_dictionary", "row_groups_pruned_by_page_index", "row_groups_read",
           "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
-
-
-def _engine_keeps(root: str, filters) -> bool:
-    """read_table keeps the engine's own call for a lookup (an ``=``/``in``
-    column in every conjunction) on a column the lake's first file (in
-    path order) has no Bloom filter for (see scan._lookup_without_bloom)."""
-    key = pqfast.filters.lookup_key(filters)
-    if key is None:
-        return False
-    first = sorted(os.path.join(d, f) for d, _, fs in os.walk(root) for f in fs if f.endswith(".parquet"))[0]
-    md = pq.ParquetFile(first).metadata
-    names = [md.schema.column(i).path for i in range(md.num_columns)]
-    return md.num_row_groups > 0 and key[0] in names and \
-        md.row_group(0).column(names.index(key[0])).bloom_filter_offset is None
-
-
-@pytest.fixture
-def routes(monkeypatch):
-    """(calls through the scanner, engine(...): read_table by the engine's own call)."""
-    calls = []
-    real = _filtered_scan.read_filtered
-
-    def counting(*a, **k):
-        calls.append(1)
-        return real(*a, **k)
-
-    monkeypatch.setattr(scan, "read_filtered", counting)
-
-    def engine(*a, **k):
-        with monkeypatch.context() as m:
-            m.setattr(scan, "scanner_schema", lambda plans, meta: None)
-            return pqfast.read_table(*a, **k)
-
-    return calls, engine
 
 
 def _table(rng, ids: np.ndarray) -> pa.Table:
@@ -168,7 +136,7 @@ def test_scanner_route_equals_engine_call_and_pyarrow(tmp_path, seed, shape, rou
         before = len(calls)
         new, new_st = pqfast.read_table(root, stats=True, **kw)
         if shape != "evolved" and not keyed:  # (a key's atoms are folded per directory before the route is chosen)
-            assert (len(calls) > before) != _engine_keeps(root, filters), filters  # (the route taken)
+            assert (len(calls) > before) != engine_keeps(root, filters), filters  # (the route taken)
         assert new.schema == old.schema, filters
         assert new.equals(old), filters
         want = pads.dataset(root, partitioning=part).to_table(filter=_pyarrow_expr(filters), columns=columns)
