@@ -278,6 +278,19 @@ void struct_schema(const std::vector<ArrowSchema>& fields, ArrowSchema* out) {
 
 constexpr uint64_t kEngineFooterRead = uint64_t{16} << 10;
 
+// The scan engine's options for one file's pruning or one filtered unit's
+// run: one thread, the scan's pruning switches and limits.
+ScanOptions pruning_options(const ScannerOptions& o) {
+  ScanOptions so;
+  so.threads = 1;
+  so.use_statistics = o.use_statistics;
+  so.use_bloom = o.use_bloom;
+  so.use_dictionary = o.use_dictionary;
+  so.use_page_index = o.use_page_index;
+  so.limits = o.limits;
+  return so;
+}
+
 // Requests of a file rather than of a unit: its footer, and what pruning it
 // reads (filtered files fed by a driver are pruned once, before their units
 // are planned: State::prune).
@@ -526,16 +539,10 @@ struct Scanner::State {
       for (const Piece& p : requests[static_cast<size_t>(id)].pieces) pieces.push_back(p);
     }
     FedFile file(f.spec.name, f.spec.size, pieces);
-    ScanOptions so;
-    so.threads = 1;
+    ScanOptions so = pruning_options(opts);
     so.cache_footers = !f.spec.version.empty();
-    so.use_statistics = opts.use_statistics;
-    so.use_bloom = opts.use_bloom;
-    so.use_dictionary = opts.use_dictionary;
-    so.use_page_index = opts.use_page_index;
     so.predict_bloom_blocks = true;
     so.footer = f.meta;
-    so.limits = opts.limits;
     so.budget = MemoryBudget::make(std::max<int64_t>(1, budget->limit() - budget->used()));
     auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
     const auto missing = file.missing();
@@ -1072,16 +1079,10 @@ void take_row_group(ScanResult& r, int64_t row_group, DecodeOutcome& out) {
 
 // The engine's options for filtered unit `j`'s run.
 ScanOptions engine_options(const DecodeJob& j) {
-  ScanOptions o;
-  o.threads = 1;
+  ScanOptions o = pruning_options(j.opts);
   o.cache_footers = false;
-  o.use_statistics = j.opts.use_statistics;
-  o.use_bloom = j.opts.use_bloom;
-  o.use_dictionary = j.opts.use_dictionary;
-  o.use_page_index = j.opts.use_page_index;
   o.row_groups = {j.row_group};
   o.footer = j.meta;  // parsed once per file, not again by each run
-  o.limits = j.opts.limits;
   o.budget = j.budget;
   if (j.from_file) {
     o.threads = std::max(1, j.opts.filtered_unit_threads);
@@ -1684,14 +1685,8 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     if (f.active) todo.push_back(i);
   }
   if (todo.empty()) return int64_t{-1};
-  ScanOptions so;
-  so.threads = 1;
-  so.use_statistics = options.use_statistics;
-  so.use_bloom = options.use_bloom;
-  so.use_dictionary = options.use_dictionary;
-  so.use_page_index = options.use_page_index;
+  ScanOptions so = pruning_options(options);
   so.cache_footers = true;
-  so.limits = options.limits;
   so.budget = options.budget;
   std::vector<Result<scan::PrunedFile>> got;
   got.reserve(todo.size());
