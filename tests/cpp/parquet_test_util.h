@@ -1,4 +1,4 @@
-// Test helpers for the Parquet layer: a file's bytes, and BYTE_ARRAY probe values.
+// Test helpers for the Parquet layer: a file's bytes (read or written), and BYTE_ARRAY probe values.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +15,13 @@ namespace pqfast::testing {
 inline std::vector<uint8_t> read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Writes `bytes` as the whole file at `path`; false when it cannot.
+inline bool write_all(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  return static_cast<bool>(out.flush());
 }
 
 // Strings as BYTE_ARRAY probe values (data + n + 1 offsets).

@@ -25,6 +25,7 @@ namespace pq = pqfast::parquet;
 namespace fs = std::filesystem;
 using pqfast::ErrorCode;
 using pqfast::testing::read_all;
+using pqfast::testing::write_all;
 
 namespace {
 
@@ -765,12 +766,7 @@ TEST(LocalScan, CorruptPagesInCutChunksFailWithoutHanging) {
     const size_t n = std::min<size_t>(victim.size() - at, 1 + rng() % 512);
     for (size_t i = 0; i < n; ++i) victim[at + i] = static_cast<uint8_t>(rng());
     const std::string p = (dir / "victim.parquet").string();
-    {
-      std::FILE* f = std::fopen(p.c_str(), "wb");
-      ASSERT_NE(f, nullptr);
-      std::fwrite(victim.data(), 1, victim.size(), f);
-      std::fclose(f);
-    }
+    ASSERT_TRUE(write_all(p, victim));
     auto ls = pq::LocalScan::make(plan_of({p}, names), pq::ScannerOptions{}, 3);
     if (!ls.ok()) {
       ++errors;
@@ -802,12 +798,7 @@ TEST(LocalScan, ACorruptColumnFailsTheUnitWithoutHangingItsHelpers) {
     const size_t n = std::min<size_t>(victim.size() - at, 1 + rng() % 256);
     for (size_t i = 0; i < n; ++i) victim[at + i] = static_cast<uint8_t>(rng());
     const std::string p = (dir / "victim.parquet").string();
-    {
-      std::FILE* f = std::fopen(p.c_str(), "wb");
-      ASSERT_NE(f, nullptr);
-      std::fwrite(victim.data(), 1, victim.size(), f);
-      std::fclose(f);
-    }
+    ASSERT_TRUE(write_all(p, victim));
     Rows got;
     auto err = local_scan_one_unit_ahead(plan_of({p}, kColumns), 4, &got);
     if (err.code != ErrorCode::kOk) {
