@@ -64,6 +64,22 @@ void append_rows(const ArrowArray& batch, const ArrowSchema& schema, Rows* out) 
   }
 }
 
+// The rows of a scan engine's piece (its columns moved out), appended to *out.
+void append_piece_rows(pq::ScanPiece& piece, Rows* out) {
+  std::vector<ArrowArray> arrays(piece.columns.size());
+  std::vector<ArrowSchema> schemas(piece.columns.size());
+  for (size_t c = 0; c < piece.columns.size(); ++c) std::move(piece.columns[c]).export_to(&arrays[c], &schemas[c]);
+  for (int64_t row = 0; row < piece.num_rows; ++row) {
+    std::vector<std::string> cells;
+    for (size_t c = 0; c < arrays.size(); ++c) cells.push_back(cell(arrays[c], schemas[c], row));
+    out->push_back(std::move(cells));
+  }
+  for (size_t c = 0; c < arrays.size(); ++c) {
+    arrays[c].release(&arrays[c]);
+    schemas[c].release(&schemas[c]);
+  }
+}
+
 std::vector<pq::ScanColumn> scan_columns(const std::vector<std::string>& names) {
   std::vector<pq::ScanColumn> out;
   for (const auto& n : names) out.push_back({n, {}});
@@ -301,20 +317,7 @@ TEST(Scanner, FilteredEqualsScanFile) {
       ASSERT_TRUE(f.ok());
       auto r = pq::scan_file(**f, static_cast<int32_t>(i), scan_columns(kColumns), filter, {});
       ASSERT_TRUE(r.ok()) << r.error().to_string();
-      for (auto& piece : r->pieces) {
-        std::vector<ArrowArray> arrays(piece.columns.size());
-        std::vector<ArrowSchema> schemas(piece.columns.size());
-        for (size_t c = 0; c < piece.columns.size(); ++c) std::move(piece.columns[c]).export_to(&arrays[c], &schemas[c]);
-        for (int64_t row = 0; row < piece.num_rows; ++row) {
-          std::vector<std::string> cells;
-          for (size_t c = 0; c < arrays.size(); ++c) cells.push_back(cell(arrays[c], schemas[c], row));
-          want.push_back(cells);
-        }
-        for (size_t c = 0; c < arrays.size(); ++c) {
-          arrays[c].release(&arrays[c]);
-          schemas[c].release(&schemas[c]);
-        }
-      }
+      for (auto& piece : r->pieces) append_piece_rows(piece, &want);
     }
     pq::ScanPlan plan = plan_of(kFiles, kColumns);
     plan.filter = filter;
@@ -552,20 +555,7 @@ TEST(LocalScan, FilteredEqualsScanFilesRowsAndReads) {
     want = pq::scan_files(kFiles, scan_columns(kColumns), filter, {});
     ASSERT_TRUE(want.ok()) << want.error().to_string();
     Rows want_rows;
-    for (auto& piece : want->pieces) {
-      std::vector<ArrowArray> arrays(piece.columns.size());
-      std::vector<ArrowSchema> schemas(piece.columns.size());
-      for (size_t c = 0; c < piece.columns.size(); ++c) std::move(piece.columns[c]).export_to(&arrays[c], &schemas[c]);
-      for (int64_t row = 0; row < piece.num_rows; ++row) {
-        std::vector<std::string> cells;
-        for (size_t c = 0; c < arrays.size(); ++c) cells.push_back(cell(arrays[c], schemas[c], row));
-        want_rows.push_back(cells);
-      }
-      for (size_t c = 0; c < arrays.size(); ++c) {
-        arrays[c].release(&arrays[c]);
-        schemas[c].release(&schemas[c]);
-      }
-    }
+    for (auto& piece : want->pieces) append_piece_rows(piece, &want_rows);
     EXPECT_EQ(want_rows.size(), want_count[&dnf - dnfs.data()]);
     for (int threads : {-1, 1, 2, 4}) {
       pq::ScanPlan plan = plan_of(kFiles, kColumns);
