@@ -109,6 +109,16 @@ struct ScanPlan {
   // (Arrow layout, format string); a file that lacks one is an error.
   // Empty: no column, batches carry row counts only.
   std::vector<ScanColumn> columns;
+  // Per plan column, when it is a nested top-level field (a list, struct or
+  // map; its ScanColumn::name is the field's name, its options unused): the
+  // read options of the leaves below it, in schema order
+  // (NestedNode::leaves). Each unit decodes the leaves with their levels and
+  // assembles the field's Arrow tree (parquet_nested.h: decode_leaf_chunk,
+  // assemble_nested, as the column reader's read_nested_chunk); batches
+  // slice it by top-level rows. An empty entry, or none: a flat leaf.
+  // Filtered files take no nested column (make() refuses the plan,
+  // kUnsupported): the scan engine's units read flat leaves only.
+  std::vector<std::vector<ColumnReadOptions>> nested;
   // Inactive: every row of every planned row group.
   ScanFilter filter;
 };

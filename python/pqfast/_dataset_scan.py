@@ -18,9 +18,12 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   run (it reads what one engine call reads), lookups included; remote
   files: the footers' statistics prune here, and the scanner prunes each
   file once by the Bloom blocks its keys hash to (_native_filters);
-- otherwise (nested, dictionary or extension columns, files unlike the
-  first, a sidecar index beside local files, a filter the engine cannot
-  type), without a filter row group by row group of each file by the
+- nested columns (lists, structs, maps) go through the scanner too, which
+  assembles them in C++, unless a filter goes to the scan engine (which
+  reads flat leaves only);
+- otherwise (dictionary or extension columns, nested columns under a
+  filter the engine runs, files unlike the first, a sidecar index beside
+  local files, a filter the engine cannot type), without a filter row group by row group of each file by the
   column reader; with one, the files and row groups that fit the memory
   budget in one call of the native scan engine, the results cut into
   batches; units read ahead on a pool of threads (:mod:`pqfast._readahead`);
@@ -360,6 +363,11 @@ class Scanner:
             return plan
         plan = native_plan(self._lake, selection, self._read_columns(), self._strings)
         if plan is None:
+            return None
+        if plan.nested and filters is not None and any(f is not None for f in filters):
+            # The scan engine (filtered units) reads flat leaves only: a
+            # filtered scan of nested columns keeps the engine's units, which
+            # take the matching rows of each nested column after it.
             return None
         if filters is not None:
             filters = self._encoded(selection, filters)

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 import pyarrow.types as pt
 
 from . import _pqfast
-from ._plan import _Plan, dictionary_array
+from ._plan import _Plan, _field, dictionary_array
 from ._pqfast import FormatError
 from ._strings import strings_type
 
@@ -106,6 +106,24 @@ def _retype(arr, t, pages=None):
     return arr.cast(t)
 
 
+def _read_type(node: dict, plans):
+    """The Arrow type the C++ assembly gives `node` (``assemble_nested``, as
+    pyarrow imports it): the shape's names and nullability, each leaf in its
+    plan's read type (`plans`: an iterator over the leaf plans, in order)."""
+    kind = node["kind"]
+    if kind == "leaf":
+        return next(plans).read_type
+    kids = [_field(c["name"], _read_type(c, plans), c["nullable"]) for c in node["children"]]
+    if kind == "struct":
+        return pa.struct(kids)
+    if kind == "list":
+        return pa.list_(kids[0])
+    if kind == "map":
+        entries = kids[0].type
+        return pa.map_(entries.field(0), entries.field(1))
+    raise FormatError(f"unknown nested kind {kind}")
+
+
 class NestedPlan:
     """One nested top-level column: its shape, its leaves' plans, then its final type."""
 
@@ -152,6 +170,31 @@ class NestedPlan:
 
     def nested_spec(self, rg: int):
         return (rg, self.field_index, [(p.layout, p.format) for p in self.leaf_plans])
+
+    def scanner_spec(self):
+        """The column as the streaming scanner takes a nested field: its name
+        and each leaf's (layout, format), in schema order."""
+        return (self.name, [(p.layout, p.format) for p in self.leaf_plans])
+
+    def scanner_type(self, target=None):
+        """The column's type in the streaming scanner's batches (the C++
+        assembly of the leaves as read), when no retyping is left for after
+        the read: equal to `target` (a dataset's type for the column) or,
+        without one, to what :meth:`finish` gives. None otherwise (a struct
+        field reference, a dictionary or extension leaf, large, fixed-size or
+        view lists the embedded schema asks for, a map whose pyarrow type is
+        not set): the read keeps the column reader."""
+        if self.ref is not None or any(p.dictionary is not None or p.extension is not None for p in self.leaf_plans):
+            return None
+        t = _read_type(self.shape, iter(self.leaf_plans))
+        if target is None:
+            if self.pyarrow_type is not None:
+                target = strings_type(self.pyarrow_type, self.strings)
+            elif self.has_map:
+                return None
+            else:
+                target = self._final(t, self.shape, self.origin, iter(self.leaf_plans))
+        return t if t.equals(target) else None
 
     def _final(self, t, node: dict, origin, plans):
         """The type the column ends with: `t` (as read) with the embedded schema's changes."""

@@ -3,9 +3,12 @@ dataset scans it runs, its column specs, and what feeds it.
 
 - :func:`native_plan`: the column specs (name, Arrow layout, format) of a
   projection, from the footer of the scan's first file, when every column
-  is a flat leaf read straight into the dataset's type (no dictionary,
+  is a flat leaf or a nested field (its leaves' layouts; the scanner
+  assembles it) read straight into the dataset's type (no dictionary,
   extension or cast after) and every file conforms to the reference file;
-  otherwise None and the scan keeps the dataset's other routes.
+  otherwise None and the scan keeps the dataset's other routes. A plan with
+  a nested field says so (``NativePlan.nested``): filtered scans keep the
+  engine's route for it (the engine reads flat leaves only).
 - :func:`local_batches`: local files through ``_LocalScanner`` (pread and
   decoding on its own threads, or on the consumer's; without key columns
   the batches come through its C stream, no Python per batch but the batch).
@@ -33,6 +36,7 @@ from ._lake import FS, LOCAL, S3, Lake
 from ._scan_io import ObjectStoreIO
 from .scan import _Fetcher
 from ._strings import strings_type
+from ._nested import NestedPlan
 from ._plan import _Plan
 from ._read import _plans
 
@@ -65,6 +69,8 @@ class NativePlan:
         self.file_schema = file_schema
         self.out = out
         self.keys = keys
+        # Whether a column is a nested field (the scanner then takes no filter).
+        self.nested = any(len(s) != 3 for s in specs)
 
 
 def with_strings(schema: pa.Schema, strings) -> pa.Schema:
@@ -91,12 +97,18 @@ def native_plan(lake: Lake, selection: list, columns, strings) -> NativePlan | N
     file_schema = with_strings(file_schema, strings)
     if len(plans) != len(file_schema):
         return None
+    specs = []
     for p, f in zip(plans, file_schema):
+        if isinstance(p, NestedPlan):
+            if p.name != f.name or p.scanner_type(f.type) is None:
+                return None
+            specs.append(p.scanner_spec())
+            continue
         if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None:
             return None
         if not p.read_type.equals(p.final_type) or p.name != f.name or not p.final_type.equals(f.type):
             return None
-    specs = [(p.name, p.layout, p.format) for p in plans]
+        specs.append((p.name, p.layout, p.format))
     return NativePlan(specs, file_schema, with_strings(out, strings), list(keys))
 
 

@@ -8,7 +8,9 @@
 // while waiting for the threads.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
@@ -19,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "arrow_capsules.h"
@@ -35,7 +38,10 @@ namespace {
 
 // (name, size, row groups or None): size 0 for a local file means "stat it".
 using FileSpec = std::tuple<std::string, uint64_t, std::optional<std::vector<int32_t>>>;
-using ColumnSpec = std::tuple<std::string, std::string, std::string>;  // name, layout, format
+using FlatSpec = std::tuple<std::string, std::string, std::string>;  // name, layout, format
+// A nested top-level field: name, [(layout, format) per leaf, in schema order].
+using NestedSpec = std::tuple<std::string, std::vector<std::pair<std::string, std::string>>>;
+using ColumnSpec = std::variant<FlatSpec, NestedSpec>;
 using Dnf = std::optional<std::vector<std::vector<AtomSpec>>>;
 
 struct Settings {
@@ -103,14 +109,31 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
     ++k;
     plan.files.push_back(std::move(f));
   }
-  for (const auto& [name, layout, format] : columns) {
-    pq::ScanColumn c;
-    c.name = name;
-    if (!pq::parse_arrow_layout(layout, &c.options.layout)) {
+  auto layout_of = [](const std::string& layout, const std::string& format, pq::ColumnReadOptions* o) {
+    if (!pq::parse_arrow_layout(layout, &o->layout)) {
       throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
     }
-    c.options.format = format;
+    o->format = format;
+  };
+  for (const ColumnSpec& spec : columns) {
+    pq::ScanColumn c;
+    std::vector<pq::ColumnReadOptions> leaves;
+    if (const auto* flat = std::get_if<FlatSpec>(&spec)) {
+      const auto& [name, layout, format] = *flat;
+      c.name = name;
+      layout_of(layout, format, &c.options);
+    } else {
+      // A nested field: its leaves' layouts (the scanner assembles the tree).
+      const auto& [name, leaf_specs] = std::get<NestedSpec>(spec);
+      c.name = name;
+      if (leaf_specs.empty()) throw FormatError("invalid argument: nested column '" + name + "' without leaves");
+      for (const auto& [layout, format] : leaf_specs) {
+        leaves.emplace_back();
+        layout_of(layout, format, &leaves.back());
+      }
+    }
     plan.columns.push_back(std::move(c));
+    plan.nested.push_back(std::move(leaves));
   }
   plan.filter = make_filter(dnf);
   return plan;
@@ -616,7 +639,8 @@ void bind_stream(nb::module_& m) {
           nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
           nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(), nb::arg("versions") = nb::none(),
-          "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format)], filtered by "
+          "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format), or "
+          "(name, [(layout, format) per leaf]) for a nested field, unfiltered scans only], filtered by "
           "`dnf` (as _StagedScan takes it) when given, or file by file by `file_filters` (per file a DNF or None); "
           "`versions`: per file its version (ETag and modification time) or None.")
       .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
