@@ -43,8 +43,8 @@ def _origin_children(node: dict, origin) -> list:
     return none
 
 
-def _has_map(node: dict) -> bool:
-    return node["kind"] == "map" or any(_has_map(c) for c in node["children"])
+def _shape_has_map(node: dict) -> bool:
+    return node["kind"] == "map" or any(_shape_has_map(c) for c in node["children"])
 
 
 def _fixed_size(arr, t):
@@ -124,6 +124,32 @@ def _read_type(node: dict, plans):
     raise FormatError(f"unknown nested kind {kind}")
 
 
+def _has_map(t) -> bool:
+    """Whether Arrow type `t` holds a map at any depth."""
+    if pt.is_map(t):
+        return True
+    if pt.is_struct(t):
+        return any(_has_map(t.field(i).type) for i in range(t.num_fields))
+    if pt.is_list(t) or pt.is_large_list(t):
+        return _has_map(t.value_type)
+    return False
+
+
+def with_map_names(table, schema):
+    """`table` (imported from the streaming scanner) with the map entries'
+    names of `schema`: Arrow's C Data import names every map's entries
+    "entries", pyarrow's reader names them after the map field. Each chunk
+    (a whole row group: offset 0 at every level) retyped on the same
+    buffers; columns without a map are left as they are."""
+    cols, changed = [], False
+    for col, f in zip(table.columns, schema):
+        if _has_map(f.type):
+            col = pa.chunked_array([_retype(c, f.type) for c in col.chunks], type=f.type)
+            changed = True
+        cols.append(col)
+    return pa.Table.from_arrays(cols, schema=schema) if changed else table
+
+
 class NestedPlan:
     """One nested top-level column: its shape, its leaves' plans, then its final type."""
 
@@ -145,7 +171,7 @@ class NestedPlan:
         # Maps: Arrow's C Data import names a map's entries "entries"; pyarrow
         # names them after the map field. The type pyarrow derives for the
         # column is set here by the reader (pyarrow_type) and cast to.
-        self.has_map = _has_map(shape)
+        self.has_map = _shape_has_map(shape)
         self.pyarrow_type = None
 
     def set_field_ref(self, fields: list, path: str) -> None:
@@ -194,7 +220,9 @@ class NestedPlan:
                 return None
             else:
                 target = self._final(t, self.shape, self.origin, iter(self.leaf_plans))
-        return t if t.equals(target) else None
+        # (the target's own names where Arrow's type equality ignores them: a
+        # map's entries, which pyarrow names after the map field)
+        return target if t.equals(target) else None
 
     def _final(self, t, node: dict, origin, plans):
         """The type the column ends with: `t` (as read) with the embedded schema's changes."""

@@ -26,6 +26,7 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._lake import LOCAL, Lake
+from ._nested import with_map_names
 from ._paths import _has_magic, _remote_urls
 from ._read import _memory_limit, _thread_count
 from ._strings import checked_strings
@@ -120,13 +121,14 @@ def _read_lake(lake: Lake, selection: list, plan, batch_size: int, n_threads: in
                                      plan.file_schema if keys else plan.out, batch_size, n_threads, limit)
     reader = pa.RecordBatchReader._import_from_c_capsule(stream)
     if len(plan.out) and not keys:
-        return reader.read_all()
+        return with_map_names(reader.read_all(), plan.out)
     batches = list(reader)
     if not len(plan.out):
         # No column: the row count only (a table of no columns keeps it so).
         rows = sum(b.num_rows for b in batches)
         return pa.table({"_": pa.nulls(rows)}).drop_columns(["_"])
-    return pa.Table.from_batches(_with_keys(lake, selection, plan, batches, batch_files), schema=plan.out)
+    return with_map_names(pa.Table.from_batches(_with_keys(lake, selection, plan, batches, batch_files),
+                                                schema=plan.out), plan.out)
 
 
 def _with_keys(lake: Lake, selection: list, plan, batches: list, batch_files: list) -> list:

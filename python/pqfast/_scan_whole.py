@@ -23,7 +23,7 @@ from typing import Sequence
 import pyarrow as pa
 
 from . import _pqfast
-from ._nested import NestedPlan
+from ._nested import NestedPlan, with_map_names
 from ._plan import _Plan, _field
 from ._read import _memory_limit, _plans, _pyarrow_types_path, _schema_metadata, _thread_count
 from ._strings import checked_strings
@@ -203,7 +203,7 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
         n_threads = 1
     n_threads = useful_threads(meta, rgs, specs, n_threads)
     stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads, limit)
-    return pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
+    return with_map_names(pa.RecordBatchReader._import_from_c_capsule(stream).read_all(), schema)
 
 
 def read_whole(files: list, footers: list, specs: list, schema: pa.Schema, batch_size: int, n_threads: int,
