@@ -543,7 +543,7 @@ struct Scanner::State {
     so.cache_footers = !f.spec.version.empty();
     so.predict_bloom_blocks = true;
     so.footer = f.meta;
-    so.budget = MemoryBudget::make(std::max<int64_t>(1, budget->limit() - budget->used()));
+    so.budget = budget->share_of_rest();
     auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
     const auto missing = file.missing();
     if (!missing.empty()) {
@@ -1369,7 +1369,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
-  j.budget = MemoryBudget::make(std::max<int64_t>(1, s.budget->limit() - s.budget->used()));
+  j.budget = s.budget->share_of_rest();
   j.parts = u.parts;
   u.phase = Scanner::State::UnitPhase::kDecoding;
   return j;
