@@ -385,3 +385,21 @@ def test_s3_evolved_lake_through_the_scanner(s3, opts, tmp_path):  # noqa: F811
         want = local.to_table(columns=columns, filter=flt)
         assert _same(got, want), columns
     assert info.scanners >= 2
+
+
+def test_read_table_of_an_evolved_lake_reads_runs(tmp_path, monkeypatch):
+    """read_table of several local files takes the same runs: one scan each, conformed."""
+    from pqfast import _read_scan
+
+    root = str(tmp_path / "rt")
+    paths = write_evolved(root, 11)
+    calls = []
+    real = _read_scan.read_whole
+    monkeypatch.setattr(_read_scan, "read_whole", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
+    for columns in (None, ["id", "cat", "ts"]):
+        calls.clear()
+        got = pqfast.read_table(root, columns=columns)
+        want = pqfast.dataset(root).to_table(columns=columns)
+        assert _same(got, want), columns
+        assert len(calls) == len(paths)  # (every file unlike the one before)
