@@ -403,3 +403,21 @@ def test_read_table_of_an_evolved_lake_reads_runs(tmp_path, monkeypatch):
         want = pqfast.dataset(root).to_table(columns=columns)
         assert _same(got, want), columns
         assert len(calls) == len(paths)  # (every file unlike the one before)
+
+
+def test_runs_stay_within_the_memory_limit_and_stop_with_the_consumer(tmp_path):
+    root = str(tmp_path / "mem")
+    paths = write_evolved(root, 12)
+    ds = pqfast.dataset(root)
+    sc = ds.scanner(batch_size=100, memory_limit=1 << 20)
+    got = sc.to_table()
+    assert _same(got, ds.to_table())
+    info = sc.last_readahead
+    assert info.scanners == len(paths) and 0 < info.peak_held <= 1 << 20
+    # A reader closed after its first batch: the first run's scanner is
+    # cancelled, no later run starts.
+    sc = ds.scanner(batch_size=10, batch_readahead=1)
+    r = sc.to_reader()
+    assert r.read_next_batch().num_rows == 10
+    r.close()
+    assert sc.last_readahead._closed and sc.last_readahead.scanners == 1
