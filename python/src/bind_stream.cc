@@ -109,19 +109,15 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
     ++k;
     plan.files.push_back(std::move(f));
   }
-  auto layout_of = [](const std::string& layout, const std::string& format, pq::ColumnReadOptions* o) {
-    if (!pq::parse_arrow_layout(layout, &o->layout)) {
-      throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
-    }
-    o->format = format;
-  };
   for (const ColumnSpec& spec : columns) {
     pq::ScanColumn c;
     std::vector<pq::ColumnReadOptions> leaves;
     if (const auto* flat = std::get_if<FlatSpec>(&spec)) {
       const auto& [name, layout, format] = *flat;
       c.name = name;
-      layout_of(layout, format, &c.options);
+      // (a "dictionary:<layout>" column comes out as Arrow dictionary arrays:
+      // int32 indices over its chunk's dictionary, shared by the chunk's batches)
+      parse_read_layout(layout, format, &c.options);
     } else {
       // A nested field: its leaves' layouts (the scanner assembles the tree).
       const auto& [name, leaf_specs] = std::get<NestedSpec>(spec);
@@ -129,7 +125,7 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
       if (leaf_specs.empty()) throw FormatError("invalid argument: nested column '" + name + "' without leaves");
       for (const auto& [layout, format] : leaf_specs) {
         leaves.emplace_back();
-        layout_of(layout, format, &leaves.back());
+        parse_read_layout(layout, format, &leaves.back());
       }
     }
     plan.columns.push_back(std::move(c));

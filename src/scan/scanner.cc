@@ -612,7 +612,7 @@ struct Scanner::State {
     so.cache_footers = !f.spec.version.empty();
     so.predict_bloom_blocks = true;
     so.footer = f.meta;
-    so.budget = MemoryBudget::make(std::max<int64_t>(1, budget->limit() - budget->used()));
+    so.budget = budget->share_of_rest();
     auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
     const auto missing = file.missing();
     if (!missing.empty()) {
@@ -706,8 +706,13 @@ struct Scanner::State {
       }
     }
     std::vector<int> cut = split_parts(sizes, opts.decode_threads);
-    for (size_t i = 0; i < cut.size(); ++i) {
-      if (f.shapes[i % f.leaves.size()]) cut[i] = 1;
+    // A chunk read as dictionary indices is decoded whole (its dictionary
+    // is the chunk's, built page after page: SplitChunk leaves it whole), so
+    // it is one job, not one that decodes and several that do nothing; a
+    // nested field's leaves are decoded whole, one after the other.
+    for (size_t at = 0; at < cut.size(); ++at) {
+      const ColumnReadOptions& o = plan.columns[at % f.leaves.size()].options;
+      if (o.dictionary_indices || o.dictionary_values || f.shapes[at % f.leaves.size()]) cut[at] = 1;
     }
     if (std::none_of(cut.begin(), cut.end(), [](int k) { return k > 1; })) return {};
     return cut;
@@ -1503,7 +1508,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
-  j.budget = MemoryBudget::make(std::max<int64_t>(1, s.budget->limit() - s.budget->used()));
+  j.budget = s.budget->share_of_rest();
   j.parts = u.parts;
   u.phase = Scanner::State::UnitPhase::kDecoding;
   return j;
@@ -2244,22 +2249,26 @@ void stream_release(ArrowArrayStream* s) {
 }
 
 
-// Whether two schemas have the same Arrow formats, child for child at every
-// depth (a nested column's children too: a consumer reading a list's
-// values as another type would read its buffers wrong).
-bool same_formats(const ArrowSchema& a, const ArrowSchema& b) {
-  if (std::string(a.format) != b.format || a.n_children != b.n_children) return false;
-  for (int64_t i = 0; i < a.n_children; ++i) {
-    if (!same_formats(*a.children[i], *b.children[i])) return false;
+// Whether two fields have one Arrow format, child for child at every depth
+// (a nested column's children too: a consumer reading a list's values as
+// another type would read its buffers wrong), and, for dictionary arrays,
+// dictionaries of one format (an int32-indexed dictionary of strings is
+// not one of binary).
+bool same_format(const ArrowSchema& a, const ArrowSchema& b) {
+  if (std::string(a.format) != b.format || !a.dictionary != !b.dictionary || a.n_children != b.n_children) {
+    return false;
   }
-  return true;
+  for (int64_t i = 0; i < a.n_children; ++i) {
+    if (!same_format(*a.children[i], *b.children[i])) return false;
+  }
+  return !a.dictionary || same_format(*a.dictionary, *b.dictionary);
 }
 
 // Whether the consumer's schema has the scan's Arrow types, child for child.
 Status check_requested(LocalScan& scan, const ArrowSchema& requested) {
   ArrowSchema own;
   PQFAST_RETURN_IF_ERROR(scan.schema(&own));
-  const bool same = std::string(requested.format) == "+s" && same_formats(requested, own);
+  const bool same = std::string(requested.format) == "+s" && same_format(requested, own);
   own.release(&own);
   if (!same) {
     return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
