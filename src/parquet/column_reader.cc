@@ -838,9 +838,13 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     {
       // The longest entry bounds what a batch of indices gathers (dictionary.cc).
       const int64_t* o = dict_.offsets.as<int64_t>();
-      int64_t m = 0;
-      for (size_t i = 0; i < n; ++i) m = std::max(m, o[i + 1] - o[i]);
+      int64_t m = 0, least = INT64_MAX;
+      for (size_t i = 0; i < n; ++i) {
+        m = std::max(m, o[i + 1] - o[i]);
+        least = std::min(least, o[i + 1] - o[i]);
+      }
       dict_.max_len = static_cast<size_t>(m);
+      dict_.same_len = n > 0 && least == m && (m == 1 || m == 2 || m == 4 || m == 8) ? static_cast<size_t>(m) : 0;
     }
     if (family_ == Family::kFixed) {  // decimals
       dict_.fixed.resize(n * static_cast<size_t>(out_->width));
