@@ -11,7 +11,7 @@ decompressed, best of 3); the write is a fill of as many bytes as the
 table's buffers hold, into memory written once before (best of 3).
 
     python scripts/bench_read_cpu.py --build A=/path/build/dev --build B=... \
-        [--rounds 3] [--reads 3] [--threads 1] [--cells all] [--columns]
+        [--rounds 3] [--reads 3] [--threads 1,2] [--files tpchgen,...] [--sets all,q12] [--columns]
 
 --columns: each column of each file alone too (1 thread), for the
 per-column table of where the time above the floor goes.
@@ -26,6 +26,8 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+import pyarrow.parquet as pq
 
 Q12 = ["l_orderkey", "l_shipmode", "l_commitdate", "l_receiptdate", "l_shipdate"]
 DATA = Path.home() / ".cache/pqfast/keep/bench-read/whole-sf1-v1"
@@ -97,7 +99,6 @@ def main() -> None:
             if "q12" in a.sets.split(","):
                 cells.append((f, f"{key} Q12's 5", Q12, th))
             if a.columns and th == 1:
-                import pyarrow.parquet as pq
                 for c in pq.ParquetFile(f).schema_arrow.names:
                     cells.append((f, f"{key} {c}", [c], th))
     res: dict = {}
@@ -107,20 +108,20 @@ def main() -> None:
         # buffer pool changed a later one's time by up to 1.6x), builds in
         # turns, the order reversed every round.
         for cell in cells:
-          for name, d in order:
-            env = dict(os.environ, PQFAST_BUILD_DIR=d, PYTHONPATH=str(Path(d) / "python"), **envs.get(name, {}))
-            spec = {"cells": [cell], "reads": a.reads, "extras": r == 0}
-            o = subprocess.run([sys.executable, "-c", WORKER, json.dumps(spec)], env=env, capture_output=True, text=True)
-            if o.returncode != 0:
-                sys.exit(o.stderr)
-            for row in json.loads(o.stdout.strip().splitlines()[-1]):
-                k = (row["label"], row["threads"])
-                e = res.setdefault(k, {}).setdefault(name, {"wall": [], "cpu": []})
-                e["wall"] += row["wall"]
-                e["cpu"] += row["cpu"]
-                for x in ("floor", "write", "out_bytes"):
-                    if x in row:
-                        res[k].setdefault(x, []).append(row[x])
+            for name, d in order:
+                env = dict(os.environ, PQFAST_BUILD_DIR=d, PYTHONPATH=str(Path(d) / "python"), **envs.get(name, {}))
+                spec = {"cells": [cell], "reads": a.reads, "extras": r == 0}
+                o = subprocess.run([sys.executable, "-c", WORKER, json.dumps(spec)], env=env, capture_output=True, text=True)
+                if o.returncode != 0:
+                    sys.exit(o.stderr)
+                for row in json.loads(o.stdout.strip().splitlines()[-1]):
+                    k = (row["label"], row["threads"])
+                    e = res.setdefault(k, {}).setdefault(name, {"wall": [], "cpu": []})
+                    e["wall"] += row["wall"]
+                    e["cpu"] += row["cpu"]
+                    for x in ("floor", "write", "out_bytes"):
+                        if x in row:
+                            res[k].setdefault(x, []).append(row[x])
         print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
     names = [n for n, _ in builds]
     hdr = ["cell", "threads"] + [f"{n} wall ms" for n in names] + [f"{n} CPU ms" for n in names]
