@@ -107,7 +107,12 @@ struct ScanPlan {
   std::vector<ScanPlanFile> files;
   // The projected flat leaves (dotted paths), each read with its options
   // (Arrow layout, format string); a file that lacks one is an error.
-  // Empty: no column, batches carry row counts only.
+  // Empty: no column, batches carry row counts only. A column read with
+  // ColumnReadOptions::dictionary_indices comes out as Arrow dictionary
+  // arrays: int32 indices over the chunk's dictionary (its dictionary page,
+  // then what plain pages add, as the column reader builds it), that one
+  // dictionary shared, not copied, by every batch of the row group; batches
+  // of other row groups carry their own.
   std::vector<ScanColumn> columns;
   // Inactive: every row of every planned row group.
   ScanFilter filter;

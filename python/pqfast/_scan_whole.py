@@ -186,12 +186,13 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
     return pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
 
 
-def read_whole(files: list, footers: list, specs: list, schema: pa.Schema, batch_size: int, n_threads: int,
+def read_whole(files: list, footers: list, specs: list, schema: pa.Schema | None, batch_size: int, n_threads: int,
                limit: int):
     """(an arrow_array_stream capsule over every batch, [plan file of each
     batch]) of `files` [(path, size or 0, [row group] or None)] read by one
     ``_LocalScanner`` whole (``read_all``: no Python per batch; an error is
-    raised typed before any batch is handed out).
+    raised typed before any batch is handed out). `schema`: the stream's
+    (the scan's Arrow types); None or empty: the scan's own.
 
     One thread: the calling thread reads and decodes (no threads of the
     scanner's own, one unit at a time). More: ``n_threads - 1`` threads of
@@ -205,6 +206,6 @@ def read_whole(files: list, footers: list, specs: list, schema: pa.Schema, batch
                                footers=footers, readahead_bytes=lim // 2 if lim else DEFAULT_READAHEAD_BYTES,
                                memory_limit=lim, max_units_ahead=ahead)
     try:
-        return sc.read_all(schema.__arrow_c_schema__() if len(schema) else None)
+        return sc.read_all(schema.__arrow_c_schema__() if schema is not None and len(schema) else None)
     finally:
         sc.cancel()

@@ -2,10 +2,10 @@
 dataset scans it runs, its column specs, and what feeds it.
 
 - :func:`native_plan`: the column specs (name, Arrow layout, format) of a
-  projection, from the footer of the scan's first file, when every column
-  is a flat leaf read straight into the dataset's type (no dictionary,
-  extension or cast after) and every file conforms to the reference file;
-  otherwise None and the scan keeps the dataset's other routes.
+  projection, per run of files read alike (``_stream_plan``: files unlike
+  the first, dictionary, extension and cast columns, each batch conformed
+  to the dataset's schema), when every column is a flat leaf; otherwise
+  None and the scan keeps the dataset's other routes.
 - :func:`local_batches`: local files through ``_LocalScanner`` (pread and
   decoding on its own threads, or on the consumer's; without key columns
   the batches come through its C stream, no Python per batch but the batch).
@@ -33,8 +33,7 @@ from ._lake import FS, LOCAL, S3, Lake
 from ._scan_io import ObjectStoreIO
 from ._requests import Fetcher, data_round
 from ._strings import strings_type
-from ._plan import _Plan
-from ._read import _plans
+from ._stream_plan import plan_runs
 
 FormatError = _pqfast.FormatError
 
@@ -56,15 +55,23 @@ _CUT_FROM = 131072
 
 
 class NativePlan:
-    """A projection the C++ scanner reads: ``specs`` for it, the schema its
-    batches come in (``file_schema``) and the one they are finished into
-    (``out``, the key columns ``keys`` appended)."""
+    """A projection the C++ scanner reads: the schema its batches are
+    finished into (``out``, the key columns ``keys`` appended, the others
+    ``file_schema``), and ``runs`` (``_stream_plan.Run``): the selected
+    files cut where their column plan changes, one scanner each. ``specs``
+    and ``convert`` are those of the run a scanner reads (``for_run``)."""
 
-    def __init__(self, specs: list, file_schema: pa.Schema, out: pa.Schema, keys: list):
+    def __init__(self, specs: list, file_schema: pa.Schema, out: pa.Schema, keys: list, runs: list | None = None,
+                 convert=None):
         self.specs = specs
         self.file_schema = file_schema
         self.out = out
         self.keys = keys
+        self.runs = runs or []
+        self.convert = convert  # batch -> file_schema's arrays; None: the batch's columns are
+
+    def for_run(self, run) -> "NativePlan":
+        return NativePlan(run.specs, self.file_schema, self.out, self.keys, [run], run.convert)
 
 
 def with_strings(schema: pa.Schema, strings) -> pa.Schema:
@@ -74,30 +81,20 @@ def with_strings(schema: pa.Schema, strings) -> pa.Schema:
     return pa.schema([f.with_type(strings_type(f.type, strings)) for f in schema], metadata=schema.metadata)
 
 
-def native_plan(lake: Lake, selection: list, columns, strings) -> NativePlan | None:
-    """The scanner's plan of a projection over the selected files, or None
-    when some column or file needs another route (see the module's doc)."""
+def native_plan(lake: Lake, selection: list, columns, strings, merge: bool = True) -> NativePlan | None:
+    """The scanner's plan of a projection over the selected files (runs of
+    files read alike: ``_stream_plan.plan_runs``, ``merge`` as it takes
+    it), or None when some column needs another route (nested columns)."""
     if not selection or lake.kind not in (LOCAL, S3, FS):
         return None
     file_cols, keys, out, file_schema = lake.projection(columns)
     if any(lake.sizes[i] < 0 for i, _ in selection) and lake.kind != LOCAL:
         return None
-    if not all(lake.conforms(i) for i, _ in selection):
-        return None
-    if lake.read_dictionary and any(c in lake.read_dictionary for c in (file_cols or file_schema.names)):
-        return None  # dictionary output: the column reader builds it (the scanner slices plain arrays)
-    first = selection[0][0]
-    plans = _plans(lake.meta(first), lake.names[first], file_cols, strings)
     file_schema = with_strings(file_schema, strings)
-    if len(plans) != len(file_schema):
+    runs = plan_runs(lake, selection, file_cols, file_schema, strings, merge)
+    if runs is None:
         return None
-    for p, f in zip(plans, file_schema):
-        if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None:
-            return None
-        if not p.read_type.equals(p.final_type) or p.name != f.name or not p.final_type.equals(f.type):
-            return None
-    specs = [(p.name, p.layout, p.format) for p in plans]
-    return NativePlan(specs, file_schema, with_strings(out, strings), list(keys))
+    return NativePlan(runs[0].specs, file_schema, with_strings(out, strings), list(keys), runs, runs[0].convert)
 
 
 class StreamInfo:
@@ -112,31 +109,44 @@ class StreamInfo:
         self._closed = False
         self.stats: dict = {}
         self._before = 0  # units started by the scanners before this one (head: one per file)
+        self._engine_before: dict = {}  # their scan engine's counts
+        self.scanners = 1  # scanners the stream ran (one per run of files read alike; head: per file)
 
     def next_scanner(self) -> None:
-        """A further scanner of the same stream begins: counts add up."""
+        """A further scanner of the same stream begins: counts add up (the
+        scan engine's too: a filtered scan of several runs reports them all)."""
         self._before = self.started
         self._closed = False
+        self.scanners += 1
+        self._engine_before = dict(self.stats.get("engine", {}))
 
     def update(self, scanner) -> None:
         self.stats = scanner.stats
+        before = self._engine_before
+        if before:
+            engine = dict(self.stats.get("engine", {}))
+            for k, v in before.items():
+                engine[k] = engine.get(k, 0) + v
+            self.stats = dict(self.stats, engine=engine)
         self.started = self._before + self.stats.get("units_started", 0)
         self.peak_held = max(self.peak_held, scanner.budget_peak)
 
 
 def _finisher(lake: Lake, plan: NativePlan, selection: list):
-    """finish(plan file index, batch): the batch in the dataset's schema."""
+    """finish(plan file index, batch): the batch in the dataset's schema
+    (its run's conversion first: ``NativePlan.convert``)."""
     out, keys = plan.out, plan.keys
+    conv = plan.convert or (lambda b: b.columns)
     if not len(out):
         # No column: the batch is its row count (from_arrays would lose it).
         return lambda k, b: b.replace_schema_metadata(out.metadata)
     if not keys:
-        return lambda k, b: pa.RecordBatch.from_arrays(b.columns, schema=out)
+        return lambda k, b: pa.RecordBatch.from_arrays(conv(b), schema=out)
     parts = lake.parts
 
     def finish(k: int, b: pa.RecordBatch) -> pa.RecordBatch:
         i = selection[k][0]
-        cols = dict(zip(plan.file_schema.names, b.columns))
+        cols = dict(zip(plan.file_schema.names, conv(b)))
         for name in keys:
             cols[name] = parts.column_chunk(name, i, b.num_rows)
         return pa.RecordBatch.from_arrays([cols[f.name] for f in out], schema=out)
@@ -173,7 +183,7 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
     scan engine inside the scanner."""
     files = [(lake.keys[i], 0, None if rgs is None else [int(g) for g in rgs]) for i, rgs in selection]
     n_threads = -1 if ahead == 1 or (threads is not None and threads < 0) else int(threads or 0)
-    streamed = not plan.keys and len(plan.out)
+    streamed = not plan.keys and len(plan.out) and plan.convert is None
     read_size = max(batch_size, _CUT_FROM) if streamed else batch_size
     sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
                                coalesce_gap=_LOCAL_GAP, footers=_footers(lake, selection, file_filters),

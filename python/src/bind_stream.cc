@@ -106,10 +106,9 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
   for (const auto& [name, layout, format] : columns) {
     pq::ScanColumn c;
     c.name = name;
-    if (!pq::parse_arrow_layout(layout, &c.options.layout)) {
-      throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
-    }
-    c.options.format = format;
+    // (a "dictionary:<layout>" column comes out as Arrow dictionary arrays:
+    // int32 indices over its chunk's dictionary, shared by the chunk's batches)
+    parse_read_layout(layout, format, &c.options);
     plan.columns.push_back(std::move(c));
   }
   plan.filter = make_filter(dnf);

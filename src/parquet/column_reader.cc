@@ -400,8 +400,8 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
       if (need > static_cast<double>(budget->limit() - budget->used())) {
         MemoryLimitExceeded e;
         e.asked = need > 9.0e18 ? INT64_MAX : static_cast<int64_t>(need);
-        e.limit = budget->limit();
-        e.used = budget->used();
+        e.limit = budget->reported_limit();
+        e.used = budget->reported_used();
         throw e;
       }
     }

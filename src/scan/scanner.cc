@@ -543,7 +543,7 @@ struct Scanner::State {
     so.cache_footers = !f.spec.version.empty();
     so.predict_bloom_blocks = true;
     so.footer = f.meta;
-    so.budget = MemoryBudget::make(std::max<int64_t>(1, budget->limit() - budget->used()));
+    so.budget = budget->share_of_rest();
     auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
     const auto missing = file.missing();
     if (!missing.empty()) {
@@ -635,6 +635,13 @@ struct Scanner::State {
       }
     }
     std::vector<int> cut = split_parts(sizes, opts.decode_threads);
+    // A chunk read as dictionary indices is decoded whole (its dictionary
+    // is the chunk's, built page after page: SplitChunk leaves it whole), so
+    // it is one job, not one that decodes and several that do nothing.
+    for (size_t at = 0; at < cut.size(); ++at) {
+      const ColumnReadOptions& o = plan.columns[at % f.leaves.size()].options;
+      if (o.dictionary_indices || o.dictionary_values) cut[at] = 1;
+    }
     if (std::none_of(cut.begin(), cut.end(), [](int k) { return k > 1; })) return {};
     return cut;
   }
@@ -1369,7 +1376,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
-  j.budget = MemoryBudget::make(std::max<int64_t>(1, s.budget->limit() - s.budget->used()));
+  j.budget = s.budget->share_of_rest();
   j.parts = u.parts;
   u.phase = Scanner::State::UnitPhase::kDecoding;
   return j;
@@ -2084,13 +2091,21 @@ void stream_release(ArrowArrayStream* s) {
 }
 
 
+// Whether two fields have one Arrow format, and, for dictionary arrays,
+// dictionaries of one format (an int32-indexed dictionary of strings is
+// not one of binary).
+bool same_format(const ArrowSchema& a, const ArrowSchema& b) {
+  if (std::string(a.format) != b.format || !a.dictionary != !b.dictionary) return false;
+  return !a.dictionary || same_format(*a.dictionary, *b.dictionary);
+}
+
 // Whether the consumer's schema has the scan's Arrow types, child for child.
 Status check_requested(LocalScan& scan, const ArrowSchema& requested) {
   ArrowSchema own;
   PQFAST_RETURN_IF_ERROR(scan.schema(&own));
   bool same = std::string(requested.format) == "+s" && requested.n_children == own.n_children;
   for (int64_t i = 0; same && i < own.n_children; ++i) {
-    same = std::string(requested.children[i]->format) == own.children[i]->format;
+    same = same_format(*requested.children[i], *own.children[i]);
   }
   own.release(&own);
   if (!same) {

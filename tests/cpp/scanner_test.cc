@@ -39,6 +39,7 @@ std::string cell(const ArrowArray& a, const ArrowSchema& s, int64_t i) {
   const int64_t j = a.offset + i;
   const auto* validity = static_cast<const uint8_t*>(a.buffers[0]);
   if (validity && !((validity[j >> 3] >> (j & 7)) & 1)) return "null";
+  if (s.dictionary) return cell(*a.dictionary, *s.dictionary, static_cast<const int32_t*>(a.buffers[1])[j]);
   const std::string f = s.format;
   if (f == "l") return std::to_string(static_cast<const int64_t*>(a.buffers[1])[j]);
   if (f == "i") return std::to_string(static_cast<const int32_t*>(a.buffers[1])[j]);
@@ -737,6 +738,95 @@ TEST(LocalScan, ChunksCutIntoPageRangesEqualTheColumnReader) {
     }
   }
   ::unsetenv("PQFAST_SPLIT_BYTES");
+}
+
+TEST(LocalScan, DictionaryColumnsComeOutAsDictionaryArraysSharedByTheirBatches) {
+  // A column read with dictionary_indices: batches of dictionary arrays
+  // (int32 indices) whose values are the column reader's; the batches of
+  // one row group share its one dictionary (the same buffers, not copies);
+  // its chunks are never cut into page ranges (one job each), the plain
+  // column beside it still is; a requested schema must name the same
+  // dictionary format.
+  const std::string dir = PQFAST_TEST_DATA_DIR;
+  const std::vector<std::string> files = {dir + "/alltypes_tiny_pages_plain.parquet", dir + "/alltypes_tiny_pages.parquet"};
+  const std::vector<std::string> names = {"id", "string_col"};
+  const Rows want = expected_rows(files, names);
+  ::setenv("PQFAST_SPLIT_BYTES", "1", 1);
+  for (int threads : {-1, 2}) {
+    pq::ScanPlan plan = plan_of(files, names);
+    plan.columns[1].options.dictionary_indices = true;
+    pq::ScannerOptions o;
+    o.batch_size = 333;
+    auto ls = pq::LocalScan::make(std::move(plan), o, threads);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    Rows got;
+    const void* dict_values = nullptr;
+    int32_t last_rg = -1, last_file = -1;
+    int shared = 0;
+    for (;;) {
+      ArrowArray a;
+      ArrowSchema s;
+      pq::BatchOrigin origin;
+      auto step = (*ls)->next_batch(&a, &s, &origin);
+      ASSERT_TRUE(step.ok()) << step.error().to_string();
+      if (*step == pq::ScanStep::kEnd) break;
+      ASSERT_EQ(std::string(s.children[1]->format), "i");
+      ASSERT_NE(s.children[1]->dictionary, nullptr);
+      ASSERT_NE(a.children[1]->dictionary, nullptr);
+      const void* values = a.children[1]->dictionary->buffers[2];
+      if (origin.file == last_file && origin.row_group == last_rg) {
+        EXPECT_EQ(values, dict_values);
+        ++shared;
+      }
+      dict_values = values;
+      last_file = origin.file;
+      last_rg = origin.row_group;
+      append_rows(a, s, &got);
+      a.release(&a);
+      s.release(&s);
+    }
+    EXPECT_EQ(got, want) << threads << " threads";
+    EXPECT_GT(shared, 0);
+    if (threads > 0) {
+      // Chunks cut: the id column's, as many as when it is read alone;
+      // never the dictionary column's.
+      auto alone = pq::LocalScan::make(plan_of(files, {"id"}), o, threads);
+      ASSERT_TRUE(alone.ok());
+      Rows ids;
+      ASSERT_EQ(drain_rows(**alone, &ids).code, ErrorCode::kOk);
+      const int64_t cut = (*ls)->scanner().stats().chunks_cut;
+      EXPECT_GT(cut, 0);
+      EXPECT_EQ(cut, (*alone)->scanner().stats().chunks_cut);
+    }
+  }
+  ::unsetenv("PQFAST_SPLIT_BYTES");
+  // The C stream: a requested schema of the same dictionary format is
+  // taken, one whose dictionary is of another format refused.
+  for (const char* values : {"z", "u"}) {
+    pq::ScanPlan plan = plan_of(files, {"string_col"});
+    plan.columns[0].options.dictionary_indices = true;
+    auto ls = pq::LocalScan::make(std::move(plan), {}, 1);
+    ASSERT_TRUE(ls.ok());
+    ArrowSchema own;
+    ASSERT_TRUE((*ls)->schema(&own).ok());
+    ArrowSchema dict{}, child{}, top{};
+    dict.format = values;
+    dict.name = "";
+    child.format = "i";
+    child.name = "string_col";
+    child.dictionary = &dict;
+    ArrowSchema* children[] = {&child};
+    top.format = "+s";
+    top.name = "";
+    top.n_children = 1;
+    top.children = children;
+    const bool same = std::string(own.children[0]->dictionary->format) == values;
+    own.release(&own);
+    ArrowArrayStream stream;
+    auto st = pq::LocalScan::export_stream(std::move(ls).value(), &stream, &top);
+    EXPECT_EQ(st.ok(), same) << values;
+    if (st.ok()) stream.release(&stream);
+  }
 }
 
 TEST(LocalScan, CorruptPagesInCutChunksFailWithoutHanging) {

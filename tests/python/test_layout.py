@@ -45,7 +45,7 @@ LAYERS = [
     ("one file", ["_nested", "_read", "_scan_whole", "_file"]),
     ("planning", ["_partitions", "_rowgroup_stats", "_sidecar", "_sidecar_s3", "_scan_io"]),
     ("scan", ["scan", "_filtered_scan", "_prune"]),
-    ("lake", ["_lake", "_stream_io", "_read_scan", "_fragments", "_dataset_scan", "_read_remote"]),
+    ("lake", ["_lake", "_stream_plan", "_stream_io", "_read_scan", "_fragments", "_dataset_scan", "_read_remote"]),
     ("API", ["reader", "parquet", "_dataset", "_index", "_index_sidecar", "__init__"]),
     ("engine adapters", ["polars", "dask", "ray"]),
     ("CLI and tools", ["cli", "__main__", "commands", "benches", "_s3server", "_testlake", "_latency_proxy"]),
