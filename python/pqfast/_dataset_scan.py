@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 from . import _pqfast
 from ._errors import UNSUPPORTED, code_of
 from ._lake import FS, LOCAL, Lake
+from ._paths import _remote_urls
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from ._sidecar import find as find_sidecar
@@ -78,22 +79,25 @@ _WORKING_FACTOR = 2
 _MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
 
 
-def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | None, partitioning):
-    """``read_pruned(filter_rows=False)`` of local paths as a caller of the
-    dataset scan: the row groups ``row_groups`` ({path: [row group]}, as
-    pqfast.prune reports the source's files) read whole, files in the
-    source's order, through the streaming scanner; None when the scan would
-    not take them there (checked before any data is read), or a path is not
-    one of the source's files."""
-    if not _local_paths(source):
+def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | None, partitioning,
+                    filters: Any = None, filesystem: Any = None, storage_options: dict | None = None):
+    """``read_pruned(filter_rows=False)`` (and pqfast.dask's parts) as a
+    caller of the dataset scan: the row groups ``row_groups`` ({name: [row
+    group]}, as pqfast.prune reports the source's files: paths, ``s3://``
+    URLs, paths on ``filesystem``) read whole, or their rows ``filters``
+    keeps, files in the source's order, through the streaming scanner; None
+    when the scan would not take them there (checked before any data is
+    read), or a name is not one of the source's files."""
+    remote = filesystem is not None or bool(_remote_urls(source))
+    if not remote and not _local_paths(source):
         return None
-    lake = Lake.open(source, partitioning, None, None, None)
+    lake = Lake.open(source, partitioning, filesystem, storage_options, None)
     at = {name: i for i, name in enumerate(lake.names)}
     if any(p not in at for p in row_groups):
         return None
     selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
                  if row_groups.get(name)]
-    sc = Scanner(lake, selection, columns, None, _WHOLE_ROW_GROUPS, threads=threads)
+    sc = Scanner(lake, selection, columns, filters, _WHOLE_ROW_GROUPS, threads=threads)
     plan = sc._native_plan()
     if plan is None:
         return None

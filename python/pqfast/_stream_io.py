@@ -35,7 +35,7 @@ import pyarrow as pa
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
 from ._scan_io import ObjectStoreIO
-from .scan import _Fetcher
+from ._requests import Fetcher, data_round
 from ._strings import strings_type
 from ._stream_plan import plan_runs
 
@@ -255,12 +255,15 @@ class _Feeder:
     """The asyncio loop (on a thread of its own) that fetches what a
     ``_Scanner`` needs and feeds it; the consumer waits on ``progress``."""
 
-    def __init__(self, scanner, io, keys: list, tails: dict | None = None, read=None):
+    def __init__(self, scanner, io, keys: list, tails: dict | None = None, fetcher=None):
         self.scanner = scanner
         self.io = io
-        # read(key, offset, length): the store's ranged read (an overlay's
-        # where a sidecar covers objects: object + tail)
-        self.read = read if read is not None else io.read
+        # The store's ranged reads, counted by round (_requests; an overlay's
+        # where a sidecar covers objects: object + tail).
+        self.fetcher = fetcher if fetcher is not None else Fetcher(io)
+        # The deepest round whose read came back (see _requests: a range
+        # asked now is in the round after it).
+        self.depth = 0
         self.keys = keys
         # Per plan file, (offset, bytes) of its tail held already (read for
         # planning, kept per process): ranges within it are fed from memory.
@@ -303,13 +306,14 @@ class _Feeder:
         self.stopped = True
         self.poke()
 
-    async def _fetch(self, file: int, offset: int, length: int) -> None:
+    async def _fetch(self, file: int, offset: int, length: int, depth: int) -> None:
         held = self.tails.get(file)
         if held is not None and offset >= held[0] and offset + length <= held[0] + len(held[1]):
             at = offset - held[0]
             data = held[1][at:at + length]
         else:
-            data = await self.read(self.keys[file], offset, length)
+            data = await self.fetcher.get(data_round(depth), self.keys[file], offset, length)
+            self.depth = max(self.depth, depth)
         if self.stopped:
             return
         self.scanner.feed(file, offset, data)
@@ -323,28 +327,34 @@ class _Feeder:
         sem = asyncio.Semaphore(_REMOTE_CONCURRENCY)
         pending: set = set()
 
-        async def one(r):
+        async def one(r, depth):
             async with sem:
-                await self._fetch(*r)
+                await self._fetch(*r, depth)
 
+        wake = None
         try:
             while not self.stopped:
+                # Cleared before needs() is asked: a unit run after it (a
+                # filtered unit's engine asking its next ranges) sets it again.
+                self._wake.clear()
                 for r in self.scanner.needs():
-                    pending.add(asyncio.ensure_future(one(r)))
-                if not pending:
-                    self._wake.clear()
-                    if self.stopped:
-                        break
-                    # Nothing in flight: wait until the consumer takes a batch.
-                    try:
-                        await asyncio.wait_for(self._wake.wait(), 0.05)
-                    except asyncio.TimeoutError:
-                        pass
-                    continue
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                    pending.add(asyncio.ensure_future(one(r, self.depth + 1)))
+                if wake is None or wake.done():
+                    wake = asyncio.ensure_future(self._wake.wait())
+                # Woken by a read's answer, or by the consumer or a helper
+                # having run a unit (new ranges to ask): not by the next
+                # answer alone, which kept a unit's next round waiting up to
+                # a round trip behind the reads in flight.
+                done, _ = await asyncio.wait(pending | {wake}, timeout=None if pending else 0.05,
+                                             return_when=asyncio.FIRST_COMPLETED)
                 for t in done:
-                    t.result()  # (a failed GET ends the loop; the consumer raises it)
+                    if t is not wake:
+                        pending.discard(t)
+                        t.result()  # (a failed GET ends the loop; the consumer raises it)
         finally:
+            if wake is not None:
+                wake.cancel()
+                pending.add(wake)
             for t in pending:
                 t.cancel()
             if pending:
@@ -378,7 +388,8 @@ def _versions(lake: Lake, selection: list) -> list | None:
     return out
 
 
-def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, tails: dict, versions: list):
+def _with_sidecar(lake: Lake, selection: list, io, fetcher: Fetcher, sizes: list, footers: list, tails: dict,
+                  versions: list):
     """A filtered scan of objects a sidecar index covers (``pqfast.index(...,
     sidecar=True)``, a fresh entry: same size and ETag): each read as object +
     tail (``_sidecar_s3.ScanOverlay``, as the staged scan reads them), so the
@@ -386,11 +397,12 @@ def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, t
     page indexes. `sizes`, `footers` and `tails` are changed in place for
     the covered files (the virtual size; their footer is the tail's, read
     by the scanner; no version: the sidecar may be rewritten); returns the
-    overlay's read, or None when no sidecar applies. Finding it costs nothing when the listing showed it; for a list
+    overlay over `fetcher` (its reads counted there), or None when no
+    sidecar applies. Finding it costs nothing when the listing showed it; for a list
     of URLs one HEAD, as the staged scan."""
     if lake.source_urls is None:
         return None
-    overlay = io.fetcher(_Fetcher(io))
+    overlay = io.fetcher(fetcher)
     overlay.listed = lake.sidecars
     items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i]) for i, _ in selection]
     got: list = []
@@ -407,11 +419,7 @@ def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, t
             footers[k] = None
             tails.pop(k, None)
             versions[k] = None
-
-    async def read(key, offset, length):
-        return await overlay.get("scan", key, offset, length)
-
-    return read
+    return overlay
 
 
 def _decode_ahead(sc, feeder: _Feeder) -> None:
@@ -451,21 +459,22 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
     sizes = [int(lake.sizes[i]) for i, _ in selection]
     footers = _footers(lake, selection, file_filters)
     tails = _held_tails(lake, selection, file_filters)
-    read = None
     versions = _versions(lake, selection)
     if lake.kind == S3:
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
-        if file_filters is not None and any(f is not None for f in file_filters):
-            read = _with_sidecar(lake, selection, io, sizes, footers, tails, versions)
     else:
         # The lake's: the files its footers were read from are open already.
         io = lake.fs_io()
+    # Requests counted by round: in the read's own log when it asked for stats.
+    fetcher = Fetcher(io) if lake.fetch_log is None else lake.fetch_log.over(io)
+    if lake.kind == S3 and file_filters is not None and any(f is not None for f in file_filters):
+        fetcher = _with_sidecar(lake, selection, io, fetcher, sizes, footers, tails, versions) or fetcher
     files = [(lake.names[i], n, None if rgs is None else [int(g) for g in rgs]) for (i, rgs), n in zip(selection, sizes)]
     # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
                           footers=footers, file_filters=file_filters, versions=versions,
                           **_settings(memory_limit, ahead))
-    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, read)
+    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, fetcher)
     finish = _finisher(lake, plan, selection)
     feeder.start()
     helpers = [threading.Thread(target=_decode_ahead, args=(sc, feeder), name="pqfast-stream-decode", daemon=True)

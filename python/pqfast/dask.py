@@ -40,13 +40,15 @@ import pyarrow.compute as pc
 
 from . import _pqfast
 from ._dataset import dataset as _dataset
+from ._dataset_scan import read_row_groups
 from ._encode import _as_list_or_array
 from ._file import _column_descriptor
 from ._paths import expand_paths, _remote_urls
 from .filters import normalize, to_expression
 from .parquet import kept_row_groups, prune as prune_local
 from .remote import column_descriptor, prune_remote, resolve
-from .scan import partitioned_lake, scan_table
+from ._lake import partitioned_lake
+from .scan import scan_table
 
 FormatError = _pqfast.FormatError
 
@@ -126,10 +128,16 @@ def prune(paths_or_glob: Any, column: str, values: Any, *, client=None, files_pe
 
 def _read_part(part, columns, column: str, values, filter_rows: bool, storage_options):
     """One partition: a file's row groups the cluster kept, read by the scan
-    engine (local paths natively, s3:// URLs by the staged scan), the rows
-    filtered to ``column`` in ``values`` unless ``filter_rows=False``."""
+    engine (local paths natively; an s3:// URL by the streaming scanner, the
+    dataset scan, where it takes the projection), the rows filtered to
+    ``column`` in ``values`` unless ``filter_rows=False``."""
     path, row_groups = part
     filters = [(column, "in", list(values))] if filter_rows else None
+    if row_groups and _remote_urls(path):
+        got = read_row_groups(path, {path: list(row_groups)}, columns, threads=1, partitioning=None, filters=filters,
+                              storage_options=storage_options)
+        if got is not None:
+            return got.to_pandas()
     return scan_table(path, columns, filters, threads=1, storage_options=storage_options,
                       row_groups={path: list(row_groups)}).to_pandas()
 
@@ -188,7 +196,7 @@ def _read_key_part(part, parts, columns, storage_options):
 
 def _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, storage_options, files_per_task):
     """read_pruned over a partitioned lake ((files, Partitions) from
-    scan.partitioned_lake): files chosen by the key directories when
+    _lake.partitioned_lake): files chosen by the key directories when
     ``column`` is a key, else pruned on the cluster as files are."""
     import dask.dataframe as dd
 

@@ -41,7 +41,7 @@ LAYERS = [
                 "_dictionaries", "_values", "_paths", "_readahead", "_remote_file", "_index_run"]),
     ("kernels", ["sbbf", "local_bloom", "delta"]),
     ("values and types", ["_encode", "_plan", "filters", "_assemble"]),
-    ("I/O backends", ["remote", "sansio", "fs_driver", "_index_s3"]),
+    ("I/O backends", ["remote", "sansio", "fs_driver", "_index_s3", "_requests"]),
     ("one file", ["_nested", "_read", "_scan_whole", "_file"]),
     ("planning", ["_partitions", "_rowgroup_stats", "_sidecar", "_sidecar_s3", "_scan_io"]),
     ("scan", ["scan", "_filtered_scan", "_prune"]),
