@@ -49,6 +49,7 @@ from ._partitions import discover, has_keys
 from ._paths import expand_paths, _remote_urls
 from ._plan import _EmptyGroupPlan, _Plan, duration_units, is_nested_plan, is_null_typed
 from ._pqfast import FormatError, MemoryLimitError
+from ._requests import Fetcher
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
 from ._scan_io import FilesystemIO, ObjectStoreIO
 from ._filtered_scan import read_filtered, scanner_schema
@@ -383,60 +384,24 @@ def clear_tail_cache() -> None:
         _LISTINGS.clear()
 
 
-class _Fetcher:
-    """Ranged reads of one store (``_scan_io``), many in flight, counted by
-    step: each file goes through the same steps (tail, Bloom blocks, engine
-    runs), one request round per step, the files' rounds overlapping; a
-    step's figures sum its requests and bytes over the files, its ms span its
-    first request to its last answer."""
+class _Fetcher(Fetcher):
+    """The staged scan's fetcher: :class:`_requests.Fetcher`'s counting by
+    step (each file goes through the same steps: tail, Bloom blocks, engine
+    runs, one request round per step, the files' rounds overlapping), with
+    at most ``_IN_FLIGHT`` requests in flight."""
 
     def __init__(self, io):
-        self.io = io
+        super().__init__(io)
         self.gate = asyncio.Semaphore(_IN_FLIGHT)
-        self.steps: dict[str, dict] = {}
-
-    def step(self, what: str) -> dict:
-        r = self.steps.get(what)
-        if r is None:
-            r = self.steps[what] = {"what": what, "requests": 0, "bytes": 0, "ms": 0.0, "_t0": None, "_t1": None}
-        return r
-
-    @staticmethod
-    def _started(rnd: dict) -> None:
-        t = time.perf_counter()
-        if rnd["_t0"] is None or t < rnd["_t0"]:
-            rnd["_t0"] = t
-        rnd["requests"] += 1
-
-    @staticmethod
-    def _done(rnd: dict, nbytes: int) -> None:
-        rnd["bytes"] += nbytes
-        rnd["_t1"] = max(rnd["_t1"] or 0.0, time.perf_counter())
 
     async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
-        rnd = self.step(what)
         async with self.gate:
-            self._started(rnd)
-            data = await self.io.read(key, offset, length)
-        self._done(rnd, len(data))
-        return data
+            return await super().get(what, key, offset, length)
 
     async def suffix(self, what: str, key: str, n: int):
         """(object size, its last n bytes or fewer)."""
-        rnd = self.step(what)
         async with self.gate:
-            self._started(rnd)
-            size, data = await self.io.suffix(key, n)
-        self._done(rnd, len(data))
-        return size, data
-
-    def detail(self) -> list[dict]:
-        out = []
-        for r in self.steps.values():
-            if r["requests"]:
-                ms = (r["_t1"] - r["_t0"]) * 1e3 if r["_t0"] is not None and r["_t1"] is not None else 0.0
-                out.append({"what": r["what"], "requests": r["requests"], "bytes": r["bytes"], "ms": round(ms, 1)})
-        return out
+            return await super().suffix(what, key, n)
 
 
 # The last listing of each pattern (endpoint, pattern) -> [(url, key, size, version)]:
