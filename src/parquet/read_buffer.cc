@@ -104,6 +104,9 @@ constexpr size_t kCacheMaxBytes = size_t{32} << 20;
 constexpr int kCacheFirstPow = 10;  // log2(kCacheMinBytes)
 constexpr size_t kCacheClasses = 8 * (17 - kCacheFirstPow);  // up to kPoolMinBytes (2^17)
 constexpr size_t kCacheClassBlocks = 256;  // blocks kept per class at most
+// The largest class (7/8 past 64 KiB): requests above it, up to
+// kPoolMinBytes, are rounded to 64 bytes and not cached.
+constexpr size_t kCacheTopBytes = (size_t{1} << 16) + 7 * (size_t{1} << 13);
 
 // The class of a cached size (a multiple of its power of two's eighth).
 size_t cache_class(size_t size) {
@@ -155,7 +158,7 @@ ThreadCache::~ThreadCache() {
 }  // namespace
 
 size_t pool_class_size(size_t bytes) {
-  if (bytes >= kCacheMinBytes && bytes < kPoolMinBytes) {
+  if (bytes >= kCacheMinBytes && bytes <= kCacheTopBytes) {
     // (the thread caches' classes: an eighth of the power of two at most more)
     const size_t step = std::bit_floor(bytes) / 8;
     const size_t size = (bytes + step - 1) / step * step;
@@ -170,7 +173,7 @@ size_t pool_class_size(size_t bytes) {
 
 uint8_t* pool_allocate(size_t bytes, size_t* got) {
   const size_t size = pool_class_size(bytes);
-  if (size >= kCacheMinBytes && size < kPoolMinBytes && !t_cache_gone) {
+  if (size >= kCacheMinBytes && size <= kCacheTopBytes && !t_cache_gone) {
     auto& v = t_cache.blocks[cache_class(size)];
     *got = size;
     if (!v.empty()) {
@@ -203,7 +206,7 @@ uint8_t* pool_allocate(size_t bytes, size_t* got) {
 }
 
 void pool_free(uint8_t* p, size_t bytes) {
-  if (bytes >= kCacheMinBytes && bytes < kPoolMinBytes && !t_cache_gone && pool_class_size(bytes) == bytes) {
+  if (bytes >= kCacheMinBytes && bytes <= kCacheTopBytes && !t_cache_gone && pool_class_size(bytes) == bytes) {
     auto& v = t_cache.blocks[cache_class(bytes)];
     if (t_cache.bytes + bytes <= kCacheMaxBytes && v.size() < kCacheClassBlocks) {
       v.push_back(p);
