@@ -1,9 +1,12 @@
 """``read_table``'s route through the streaming scanner for local sources
 of several files without a filter (a list of files, a directory, a glob):
-their footers read at once, the files planned as one lake (as
-``pqfast.dataset`` opens it) and read whole by :func:`._scan_whole.read_whole`
-into one Table (a single file goes the same way through
-``ParquetFile.read``).
+without ``row_groups=`` read file by file (:func:`._scan_whole.read_files_whole`:
+each file opened once, a small one read in one read and decoded by the
+thread that read it, the plan from the first file's footer); otherwise, or
+when a file's columns differ from the first file's, their footers read at
+once, the files planned as one lake (as ``pqfast.dataset`` opens it) and read
+whole by :func:`._scan_whole.read_whole` into one Table (a single file goes
+the same way through ``ParquetFile.read``).
 
 :func:`scanner_read` decides before any data page is read: it returns None
 (the caller keeps the column reader) when the source is not local paths,
