@@ -39,7 +39,7 @@ def main() -> int:
     ap.add_argument("--rows", type=int, default=100_000)
     ap.add_argument("--latency-ms", type=float, default=20.0)
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--cases", default="full,proj,range,lookup")
+    ap.add_argument("--cases", default="full,proj,range,lookup,fs-proj,fs-range,fs-lookup")
     ap.add_argument("--cold", action="store_true",
                     help="forget what earlier calls kept (tails, footers, listings) before each call")
     args = ap.parse_args()
@@ -56,6 +56,7 @@ def main() -> int:
         # The same through filesystem=pyarrow.fs.S3FileSystem (fs_driver's backend).
         "fs-proj": (["id", "amount"], None),
         "fs-range": (["id", "quantity"], [("quantity", "<", 3)]),
+        "fs-lookup": (None, [("id", "=", want_id)]),
     }
     chosen = [c for c in args.cases.split(",") if c]
     with tempfile.TemporaryDirectory() as d, S3Server(data_dir=d) as s3, LatencyProxy(s3.port, 0) as proxy:

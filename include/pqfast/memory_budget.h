@@ -37,6 +37,17 @@ class MemoryBudget {
   MemoryBudget& operator=(const MemoryBudget&) = delete;
 
   int64_t limit() const { return limit_; }
+  // A budget for one task of a read: as much as this one has left now. Its
+  // errors name the read's own limit, and count as in use what the read
+  // already held besides (the task's share is an internal detail: a user
+  // who set 256 KiB is told of 256 KiB, not of the 137 KiB a row group
+  // found left).
+  std::shared_ptr<MemoryBudget> share_of_rest() const;
+  // The limit and the bytes in use that errors report: limit() and used()
+  // for a read's own budget; for a share, the read's limit and what the
+  // read held outside the share when the share was made, plus the share's use.
+  int64_t reported_limit() const { return reported_limit_ > 0 ? reported_limit_ : limit_; }
+  int64_t reported_used() const { return held_outside_ + used(); }
   // Bytes charged now, and the most ever charged at once.
   int64_t used() const { return used_.load(std::memory_order_relaxed); }
   int64_t peak() const { return peak_.load(std::memory_order_relaxed); }
@@ -51,6 +62,8 @@ class MemoryBudget {
 
  private:
   int64_t limit_;
+  int64_t reported_limit_ = 0;  // (a share: the read's limit)
+  int64_t held_outside_ = 0;    // (a share: the read's bytes outside it)
   std::atomic<int64_t> used_{0};
   std::atomic<int64_t> peak_{0};
 };

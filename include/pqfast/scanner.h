@@ -107,8 +107,23 @@ struct ScanPlan {
   std::vector<ScanPlanFile> files;
   // The projected flat leaves (dotted paths), each read with its options
   // (Arrow layout, format string); a file that lacks one is an error.
-  // Empty: no column, batches carry row counts only.
+  // Empty: no column, batches carry row counts only. A column read with
+  // ColumnReadOptions::dictionary_indices comes out as Arrow dictionary
+  // arrays: int32 indices over the chunk's dictionary (its dictionary page,
+  // then what plain pages add, as the column reader builds it), that one
+  // dictionary shared, not copied, by every batch of the row group; batches
+  // of other row groups carry their own.
   std::vector<ScanColumn> columns;
+  // Per plan column, when it is a nested top-level field (a list, struct or
+  // map; its ScanColumn::name is the field's name, its options unused): the
+  // read options of the leaves below it, in schema order
+  // (NestedNode::leaves). Each unit decodes the leaves with their levels and
+  // assembles the field's Arrow tree (parquet_nested.h: decode_leaf_chunk,
+  // assemble_nested, as the column reader's read_nested_chunk); batches
+  // slice it by top-level rows. An empty entry, or none: a flat leaf.
+  // Filtered files take no nested column (make() refuses the plan,
+  // kUnsupported): the scan engine's units read flat leaves only.
+  std::vector<std::vector<ColumnReadOptions>> nested;
   // Inactive: every row of every planned row group.
   ScanFilter filter;
 };

@@ -6,21 +6,29 @@ the ``Dataset`` class (``_dataset``), and free of pyarrow.dataset, so that
 ``pqfast.parquet`` uses it without importing that (~88 MiB, 0.4 s).
 
 How a scan runs (see docs/streaming.md, docs/architecture.md):
-- when every column is a flat leaf read straight into the dataset's type
-  and the files conform, by the one C++ streaming scanner
+- when every column is a flat leaf, by the one C++ streaming scanner
   (:mod:`pqfast._stream_io`: local files on its own threads, ``s3://`` and
   ``filesystem=`` fed by one I/O loop), batches out in order within
-  ``memory_limit``; with a filter, each file's (its hive keys folded in) is
+  ``memory_limit``; files unlike the first, dictionary, extension and cast
+  columns too: the files cut into runs read alike, one scanner after the
+  other, each batch conformed to the dataset's schema
+  (:mod:`pqfast._stream_plan`); with a filter, each file's (its hive keys,
+  and the columns its run lacks, folded in) is
   run by the scan engine inside the scanner, and what pqfast cannot push
   applied by pyarrow.compute to each batch. Local files are pruned in C++
   before any unit is planned (footers cached per process, statistics, Bloom
   filters; files in parallel), each row group left read by the engine in one
   run (it reads what one engine call reads), lookups included; remote
   files: the footers' statistics prune here, and the scanner prunes each
-  file once by the Bloom blocks its keys hash to (_native_filters);
-- otherwise (nested, dictionary or extension columns, files unlike the
-  first, a sidecar index beside local files, a filter the engine cannot
-  type), without a filter row group by row group of each file by the
+  file once by the Bloom blocks its keys hash to (_native_filters).
+  A filter the engine cannot type for the files (a BYTE_ARRAY DECIMAL
+  column) is applied by pyarrow.compute to each batch, as ``post`` is;
+- nested columns (lists, structs, maps) go through the scanner too, which
+  assembles them in C++, unless a filter goes to the scan engine (which
+  reads flat leaves only);
+- otherwise (nested columns under a filter the engine runs, a sidecar
+  index beside local files), without
+  a filter row group by row group of each file by the
   column reader; with one, the files and row groups that fit the memory
   budget in one call of the native scan engine, the results cut into
   batches; units read ahead on a pool of threads (:mod:`pqfast._readahead`);
@@ -39,12 +47,14 @@ import pyarrow.compute as pc
 from . import _pqfast
 from ._errors import UNSUPPORTED, code_of
 from ._lake import FS, LOCAL, Lake
+from ._paths import _remote_urls
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from ._sidecar import find as find_sidecar
 from ._stream_io import NativePlan, StreamInfo, local_batches, native_plan, remote_batches, with_strings
+from ._stream_plan import fold_missing
 from ._strings import checked_strings, table_with_strings
-from .filters import Dnf, normalize
+from .filters import Dnf, normalize, to_expression
 from .scan import (
     _add_stats, _descs_with_units, _encode_filter, _local_paths, _memory_limit, _per_file_filters,
 )
@@ -69,22 +79,25 @@ _WORKING_FACTOR = 2
 _MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
 
 
-def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | None, partitioning):
-    """``read_pruned(filter_rows=False)`` of local paths as a caller of the
-    dataset scan: the row groups ``row_groups`` ({path: [row group]}, as
-    pqfast.prune reports the source's files) read whole, files in the
-    source's order, through the streaming scanner; None when the scan would
-    not take them there (checked before any data is read), or a path is not
-    one of the source's files."""
-    if not _local_paths(source):
+def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | None, partitioning,
+                    filters: Any = None, filesystem: Any = None, storage_options: dict | None = None):
+    """``read_pruned(filter_rows=False)`` (and pqfast.dask's parts) as a
+    caller of the dataset scan: the row groups ``row_groups`` ({name: [row
+    group]}, as pqfast.prune reports the source's files: paths, ``s3://``
+    URLs, paths on ``filesystem``) read whole, or their rows ``filters``
+    keeps, files in the source's order, through the streaming scanner; None
+    when the scan would not take them there (checked before any data is
+    read), or a name is not one of the source's files."""
+    remote = filesystem is not None or bool(_remote_urls(source))
+    if not remote and not _local_paths(source):
         return None
-    lake = Lake.open(source, partitioning, None, None, None)
+    lake = Lake.open(source, partitioning, filesystem, storage_options, None)
     at = {name: i for i, name in enumerate(lake.names)}
     if any(p not in at for p in row_groups):
         return None
     selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
                  if row_groups.get(name)]
-    sc = Scanner(lake, selection, columns, None, _WHOLE_ROW_GROUPS, threads=threads)
+    sc = Scanner(lake, selection, columns, filters, _WHOLE_ROW_GROUPS, threads=threads)
     plan = sc._native_plan()
     if plan is None:
         return None
@@ -135,6 +148,13 @@ class _Filter:
                 self.post = filter
             return
         self.dnf = Dnf(normalize(filter))
+
+    def untyped(self, schema: pa.Schema) -> None:
+        """The engine cannot type the filter for the files (a BYTE_ARRAY
+        DECIMAL column): pyarrow.compute evaluates it on each batch, as it
+        does an Expression the engines do not take (``schema`` types its literals)."""
+        self.post = to_expression(self.dnf, schema)
+        self.dnf = None
 
 
 def _estimates(meta, descs: list, groups, file_cols) -> list:
@@ -343,8 +363,8 @@ class Scanner:
         """The C++ scanner's plan of this scan (with ``selection``, the files
         the filter's partition keys leave, and ``filters``, per file its
         encoded DNF or None), or None when it takes the other routes (see
-        :meth:`_native_filters`; a column needing a dictionary, extension
-        type or cast after the read; files unlike the reference file)."""
+        :meth:`_native_filters`; a nested column). Files unlike the first
+        are runs of the plan (``NativePlan.runs``), each with its filters."""
         if self._lake.kind != LOCAL:
             # Every footer planning reads (statistics, conformity) in one round
             # of requests, not one round per file; none of a file the filter's
@@ -358,15 +378,50 @@ class Scanner:
             plan = NativePlan([], self._out, self._out, [])
             plan.selection, plan.filters = [], []
             return plan
-        plan = native_plan(self._lake, selection, self._read_columns(), self._strings)
+        plan = native_plan(self._lake, selection, self._read_columns(), self._strings, merge=filters is None)
         if plan is None:
             return None
-        if filters is not None:
-            filters = self._encoded(selection, filters)
-            if filters is None:
-                return None
-        plan.selection, plan.filters = selection, filters
+        if plan.nested and filters is not None and any(f is not None for f in filters):
+            # The scan engine (filtered units) reads flat leaves only: a
+            # filtered scan of nested columns keeps the engine's units, which
+            # take the matching rows of each nested column after it.
+            return None
+        if filters is not None and not self._run_filters(plan, filters):
+            self._filter.untyped(self._lake.schema)
+            return self._native_plan()
+        plan.selection = [item for run in plan.runs for item in run.selection]
+        plan.filters = None if filters is None else [f for run in plan.runs for f in run.filters]
         return plan
+
+    def _run_filters(self, plan, per_file: list) -> bool:
+        """Each run's filters (``per_file``: per selected file, in the runs'
+        order), folded for the columns its files lack (a file no row of
+        which can match leaves the run) and encoded for its files' types;
+        False when the engine cannot type one (pyarrow.compute decides)."""
+        at, kept = 0, []
+        for run in plan.runs:
+            mine = per_file[at:at + len(run.selection)]
+            at += len(run.selection)
+            selection, filters, folded = [], [], {}
+            for item, f in zip(run.selection, mine):
+                if f is not None and run.missing:
+                    key = id(f)
+                    if key not in folded:
+                        folded[key] = (f, fold_missing(f, run.missing))  # (f held: its id stays its own)
+                    f = folded[key][1]
+                    if f is False:
+                        continue
+                selection.append(item)
+                filters.append(f)
+            if not selection:
+                continue
+            encoded = self._encoded(selection, filters)
+            if encoded is None:
+                return False
+            run.selection, run.filters = selection, encoded
+            kept.append(run)
+        plan.runs = kept
+        return True
 
     def _native_filters(self):
         """(selection, per file its filter or None) for the scanner: the
@@ -487,19 +542,35 @@ class Scanner:
             # flight. Its batches are read and decoded when the consumer asks,
             # in C++ without the GIL.
             ahead = 1
-        if self._lake.kind == LOCAL:
-            batches = local_batches(self._lake, selection, plan, self._batch_size, threads,
-                                    self._memory_limit, ahead, info, filters)
+        if len(plan.runs) == 1:
+            batches = self._run_batches(plan, plan.runs[0], ahead, threads, info)
         else:
-            # Remote units ahead are bounded by bytes (readahead within
-            # memory_limit), not by a count: each costs a round trip or more,
-            # so more in flight is what hides the store's latency.
-            remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
-            batches = remote_batches(self._lake, selection, plan, self._batch_size, self._memory_limit, remote_ahead,
-                                     info, filters, threads=self._threads)
+            batches = self._chained(plan, ahead, threads, info)
         if filters is None and self._filter.post is None:
             return batches
         return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))
+
+    def _run_batches(self, plan, run, ahead: int, threads, info: StreamInfo) -> Iterator[pa.RecordBatch]:
+        """The batches of one run of the plan (one scanner), finished into the dataset's schema."""
+        one = plan.for_run(run)
+        if self._lake.kind == LOCAL:
+            return local_batches(self._lake, run.selection, one, self._batch_size, threads,
+                                 self._memory_limit, ahead, info, run.filters)
+        # Remote units ahead are bounded by bytes (readahead within
+        # memory_limit), not by a count: each costs a round trip or more,
+        # so more in flight is what hides the store's latency.
+        remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
+        return remote_batches(self._lake, run.selection, one, self._batch_size, self._memory_limit, remote_ahead,
+                              info, run.filters, threads=self._threads)
+
+    def _chained(self, plan, ahead: int, threads, info: StreamInfo) -> Iterator[pa.RecordBatch]:
+        """The runs' scanners one after the other (files in order): each
+        holds its budget only while it runs, so the scan stays within
+        memory_limit; a consumer that stops closes the one running."""
+        for n, run in enumerate(plan.runs):
+            if n:
+                info.next_scanner()
+            yield from self._run_batches(plan, run, ahead, threads, info)
 
     def _filtered_batches(self, batches, info: StreamInfo, n_filtered: int) -> Iterator[pa.RecordBatch]:
         """A filtered native stream: the part of the filter pqfast cannot push

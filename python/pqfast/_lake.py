@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
@@ -31,18 +32,28 @@ import pyarrow as pa
 from . import _optional, _pqfast, fs_driver
 from ._file import ParquetFile
 from ._partitions import Partitions, discover
-from ._paths import expand_paths, _remote_urls
+from ._paths import _has_magic, expand_paths, _remote_urls
 from ._remote_file import ObjectStoreFS
+from ._requests import LISTING, TAILS, Fetcher
 from ._scan_io import FilesystemIO, ObjectStoreIO
 from .remote import describe_error, make_store, normalise_options, split_url
 from .scan import (
     _TAIL, _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, _tails,
-    scan_table,
+    local_partitioned_lake, scan_table,
 )
 
 FormatError = _pqfast.FormatError
 
 LOCAL, S3, FS = "local", "s3", "fs"
+
+
+def _lists(source: Any) -> bool:
+    """Whether a source on a filesystem is one its backend lists (a
+    directory or a glob), not paths named one by one."""
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    path = os.fspath(source)
+    return _has_magic(path) or not path.endswith(".parquet")
 
 
 def _top_names(meta) -> set:
@@ -105,11 +116,13 @@ class Lake:
         self._projections: dict = {}
         self._fs_io = None  # FS lakes: the I/O footers and scans read through (files kept open)
         self._fs_tails: dict = {}  # FS lakes: file -> its tail, read with its footer
+        # A read asking for stats: its requests counted by round (_requests.Fetcher).
+        self.fetch_log = None
 
     def __getstate__(self):
         d = dict(self.__dict__)
         for k in ("_metas", "_descs", "_conforms", "_estimates", "_ref_descs", "_lock", "_store", "_projections",
-                  "_fs_io", "_fs_tails"):
+                  "_fs_io", "_fs_tails", "fetch_log"):
             d.pop(k, None)
         return d
 
@@ -123,19 +136,21 @@ class Lake:
     @classmethod
     def open(cls, source: Any, partitioning: str | None, filesystem: Any, storage_options: dict | None,
              schema=None, read_dictionary: Sequence[str] = (), listing: tuple | None = None,
-             read_footers: bool = False) -> "Lake":
+             read_footers: bool = False, fetch_log: Fetcher | None = None) -> "Lake":
         """The lake of `source`; ``listing`` (s3:// only): a listing made
         before (``list_s3``'s), used instead of listing now; ``read_footers``
         (s3:// and filesystem=): every footer now, in one round of requests
         (a read of the whole lake needs them all: the first file's alone
-        first, for the schema, would be a round of its own)."""
+        first, for the schema, would be a round of its own). ``fetch_log``:
+        where the listing's, the footers' and the scans' requests are
+        counted (read_table(stats=True))."""
         _checked_partitioning(partitioning)
         if listing is None and read_footers and filesystem is None and _remote_urls(source):
-            listing = cls.list_s3(source, storage_options)
+            listing = cls.list_s3(source, storage_options, fetch_log)
         if listing is not None:
-            lake = cls._from_listing(listing, partitioning, None, storage_options, read_footers)
+            lake = cls._from_listing(listing, partitioning, None, storage_options, read_footers, fetch_log)
         elif filesystem is not None or _remote_urls(source):
-            lake = cls._listed(source, partitioning, filesystem, storage_options, read_footers)
+            lake = cls._listed(source, partitioning, filesystem, storage_options, read_footers, fetch_log)
         else:
             lake = cls._local(source, partitioning)
         if not lake.names:
@@ -156,36 +171,48 @@ class Lake:
         return lake
 
     @staticmethod
-    def list_s3(source: Any, storage_options: dict | None) -> tuple:
+    def list_s3(source: Any, storage_options: dict | None, fetch_log: Fetcher | None = None) -> tuple:
         """The listing of s3:// `source`: (items [(url, key, size, version)],
         the prefix whose key=value levels are keys or None, the source's
-        URLs, the sidecar indexes the listing passed)."""
+        URLs, the sidecar indexes the listing passed); its pages counted in
+        `fetch_log`."""
         io = ObjectStoreIO(source, storage_options)
+        t0 = time.perf_counter()
         try:
             items = io.listing()
         finally:
             io.close()
+        if fetch_log is not None and io.list_requests:
+            fetch_log.count(LISTING, io.list_requests, 0, t0, time.perf_counter())
         return items, io.directory, list(io.urls), dict(io.sidecars)
 
     @classmethod
-    def _listed(cls, source: Any, partitioning, filesystem, storage_options, read_footers: bool = False) -> "Lake":
+    def _listed(cls, source: Any, partitioning, filesystem, storage_options, read_footers: bool = False,
+                fetch_log: Fetcher | None = None) -> "Lake":
         if filesystem is None:
-            return cls._from_listing(cls.list_s3(source, storage_options), partitioning, None, storage_options)
+            return cls._from_listing(cls.list_s3(source, storage_options, fetch_log), partitioning, None,
+                                     storage_options, fetch_log=fetch_log)
         _refuse_file_objects(source)
         io = FilesystemIO(source, filesystem)
+        t0 = time.perf_counter()
         try:
             items = io.listing()
         finally:
             io.close()
-        return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None, read_footers)
+        if fetch_log is not None and _lists(source):
+            # (The backend does not count its listing's calls: one, as the staged scan took it.)
+            fetch_log.count(LISTING, 1, 0, t0, time.perf_counter())
+        return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None, read_footers,
+                                 fetch_log)
 
     @classmethod
     def _from_listing(cls, listing: tuple, partitioning, filesystem, storage_options,
-                      read_footers: bool = False) -> "Lake":
+                      read_footers: bool = False, fetch_log: Fetcher | None = None) -> "Lake":
         items, root, urls, sidecars = listing
         kind = FS if filesystem is not None else S3
         lake = cls(kind, [it[0] for it in items], [it[1] for it in items], [int(it[2]) for it in items], None,
                    storage_options, filesystem, versions=[it[3] for it in items])
+        lake.fetch_log = fetch_log
         if kind == S3:
             lake.source_urls, lake.sidecars = urls, sidecars
         parts = discover(root, lake.names) if partitioning is not None and root is not None and items else None
@@ -209,7 +236,7 @@ class Lake:
             return
         if self.schema is not None:
             return
-        with self._open_ref_cached() as f:
+        with self._schema_file() as f:
             files = f.read(row_groups=[], read_dictionary=self._dictionaries()).schema
         fields = list(files) + [self.parts.field(n) for n in (self.parts.names if self.parts else ())]
         self.schema = pa.schema(fields, metadata=files.metadata)
@@ -258,12 +285,20 @@ class Lake:
         m = self._metas.get(i)
         if m is None:
             try:
-                m = self._s3_footer(i) if self.kind == S3 and self.sizes[i] >= 0 else None
-                if m is None and self.kind == FS and self.fs_io().kept_open():
-                    # Opened once for its footer and its pages (a HEAD each open on S3).
-                    m, tail = self.fs_io().footer(self.keys[i], _TAIL)
+                m = self._s3_footer(i) if self.kind == S3 else None
+                if m is None and self.kind == FS:
+                    # Through the lake's I/O: on a pyarrow object store opened
+                    # once for its footer and its pages (a HEAD each open); a
+                    # path named alone: the open gives its size too; the tail
+                    # is fed to the scan from memory.
+                    io, t0 = self.fs_io(), time.perf_counter()
+                    m, tail = io.footer(self.keys[i], _TAIL)
+                    self._count_tail(len(tail), t0, 2 if len(tail) > _TAIL else 1)
+                    size = io.size_of(self.keys[i])
                     with self._lock:
                         self._fs_tails[i] = tail
+                        if self.sizes[i] < 0:
+                            self.sizes[i] = size
                 if m is None:
                     with self._opener(self.keys[i], self.sizes[i]) as f:
                         m = f._meta
@@ -303,23 +338,44 @@ class Lake:
         nothing of the store but the listing and the pages."""
         size, version = int(self.sizes[i]), self.versions[i]
         where = (normalise_options(self.storage_options).get("endpoint", ""), self.names[i])
-        tail = _tails.get(where, size, version)
+        tail = _tails.get(where, size, version) if size >= 0 else None
         if tail is None:
             obstore = _optional.load("obstore")
             if self._store is None:
                 self._store = make_store(split_url(self.ref[0])[0], self.storage_options)
-            n = min(size, _TAIL)
-            tail = bytes(obstore.get_range(self._store, self.keys[i], start=size - n, length=n))
+            t0 = time.perf_counter()
+            if size < 0:
+                # A URL named alone (not listed): one suffix GET gives its size too.
+                # Its ETag and modification time as a listing gives them: a
+                # sidecar entry is checked by them (no HEAD per object).
+                r = obstore.get(self._store, self.keys[i], options={"range": {"suffix": _TAIL}})
+                size, tail = int(r.meta["size"]), bytes(r.bytes())
+                version = (r.meta.get("e_tag"), str(r.meta.get("last_modified")))
+                with self._lock:
+                    self.sizes[i], self.versions[i] = size, version
+            else:
+                n = min(size, _TAIL)
+                tail = bytes(obstore.get_range(self._store, self.keys[i], start=size - n, length=n))
             need = self._footer_length(i, tail, size)
             if need > len(tail):  # a footer longer than the first read
                 more = obstore.get_range(self._store, self.keys[i], start=size - need, length=need - len(tail))
+                self._count_tail(len(tail), t0)
+                t0 = time.perf_counter()
                 tail = bytes(more) + tail
+                self._count_tail(len(more), t0)
+            else:
+                self._count_tail(len(tail), t0)
             _tails.put(where, size, version, tail)
         need = self._footer_length(i, tail, size)
         try:
             return _pqfast._parse_file_metadata(tail[-need:-8])
         except (FormatError, MemoryError) as e:
             raise FormatError(f"{self.names[i]}: {e}") from None
+
+    def _count_tail(self, nbytes: int, t0: float, requests: int = 1) -> None:
+        """A footer's reads in the read's request log, if any."""
+        if self.fetch_log is not None:
+            self.fetch_log.count(TAILS, requests, nbytes, t0, time.perf_counter())
 
     def _footer_length(self, i: int, tail: bytes, size: int) -> int:
         """Bytes of footer and trailer at the end of file i, from its tail
@@ -331,6 +387,17 @@ class Lake:
 
     def open_ref(self) -> ParquetFile:
         return self._opener(self.ref[1], self.ref[2])
+
+    def _schema_file(self) -> ParquetFile:
+        """The reference file for its schema alone: a remote lake's first file
+        of flat columns from its footer, not opened (a read of no row group
+        of flat columns reads no byte; on object storage an open is a HEAD);
+        nested columns' empty arrays are assembled from the file."""
+        if self.kind != LOCAL and self.names and self.ref[1] == self.keys[0]:
+            meta = self.meta(0)
+            if all(len(d["path"]) == 1 for d in self.descs(0)):
+                return ParquetFile._with_metadata(self.keys[0], None, meta)
+        return self._open_ref_cached()
 
     def _open_ref_cached(self) -> ParquetFile:
         """The reference file, its footer kept as file 0's when it is the
@@ -346,6 +413,8 @@ class Lake:
         with self._lock:
             if self._fs_io is None:
                 self._fs_io = FilesystemIO(list(self.keys), self.filesystem)
+                # Sizes the listing gave: an fsspec read then asks for no info first.
+                self._fs_io.known_sizes(zip(self.keys, self.sizes))
             return self._fs_io
 
     def meta(self, i: int):
@@ -593,6 +662,25 @@ class Lake:
         full = full.filter(_filter_expression(filters, full.schema))
         full = full.select(list(file_schema.names))
         return self._finish(full, [i], [full.num_rows], columns, self.names[i])
+
+
+def partitioned_lake(source, storage_options=None, filesystem=None):
+    """(files, Partitions) of a hive-partitioned local directory, s3://
+    prefix or directory on `filesystem` (files as read_table names them, in
+    its order), or None when `source` is none of them or has no key=value
+    level (pqfast.dask's plan, read_pruned's). Remote: the lake listed once
+    and its first file's footer read (keys the files hold as columns too are
+    the files' columns)."""
+    if filesystem is None and not _remote_urls(source):
+        return local_partitioned_lake(source)
+    if filesystem is not None:
+        _refuse_file_objects(source)
+    io = FilesystemIO(source, filesystem) if filesystem is not None else ObjectStoreIO(source, storage_options)
+    io.close()
+    if io.directory is None:
+        return None  # a pattern or a list: no key=value level is a column (nothing listed)
+    lake = Lake._listed(source, "hive", filesystem, storage_options)
+    return (list(lake.names), lake.parts) if lake.parts is not None else None
 
 
 class _SpanFS:

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 import pyarrow.types as pt
 
 from . import _pqfast
-from ._plan import _Plan, dictionary_array
+from ._plan import _Plan, _field, dictionary_array
 from ._pqfast import FormatError
 from ._strings import strings_type
 
@@ -43,8 +43,8 @@ def _origin_children(node: dict, origin) -> list:
     return none
 
 
-def _has_map(node: dict) -> bool:
-    return node["kind"] == "map" or any(_has_map(c) for c in node["children"])
+def _shape_has_map(node: dict) -> bool:
+    return node["kind"] == "map" or any(_shape_has_map(c) for c in node["children"])
 
 
 def _fixed_size(arr, t):
@@ -106,6 +106,50 @@ def _retype(arr, t, pages=None):
     return arr.cast(t)
 
 
+def _read_type(node: dict, plans):
+    """The Arrow type the C++ assembly gives `node` (``assemble_nested``, as
+    pyarrow imports it): the shape's names and nullability, each leaf in its
+    plan's read type (`plans`: an iterator over the leaf plans, in order)."""
+    kind = node["kind"]
+    if kind == "leaf":
+        return next(plans).read_type
+    kids = [_field(c["name"], _read_type(c, plans), c["nullable"]) for c in node["children"]]
+    if kind == "struct":
+        return pa.struct(kids)
+    if kind == "list":
+        return pa.list_(kids[0])
+    if kind == "map":
+        entries = kids[0].type
+        return pa.map_(entries.field(0), entries.field(1))
+    raise FormatError(f"unknown nested kind {kind}")
+
+
+def _has_map(t) -> bool:
+    """Whether Arrow type `t` holds a map at any depth."""
+    if pt.is_map(t):
+        return True
+    if pt.is_struct(t):
+        return any(_has_map(t.field(i).type) for i in range(t.num_fields))
+    if pt.is_list(t) or pt.is_large_list(t):
+        return _has_map(t.value_type)
+    return False
+
+
+def with_map_names(table, schema):
+    """`table` (imported from the streaming scanner) with the map entries'
+    names of `schema`: Arrow's C Data import names every map's entries
+    "entries", pyarrow's reader names them after the map field. Each chunk
+    (a whole row group: offset 0 at every level) retyped on the same
+    buffers; columns without a map are left as they are."""
+    cols, changed = [], False
+    for col, f in zip(table.columns, schema):
+        if _has_map(f.type):
+            col = pa.chunked_array([_retype(c, f.type) for c in col.chunks], type=f.type)
+            changed = True
+        cols.append(col)
+    return pa.Table.from_arrays(cols, schema=schema) if changed else table
+
+
 class NestedPlan:
     """One nested top-level column: its shape, its leaves' plans, then its final type."""
 
@@ -127,7 +171,7 @@ class NestedPlan:
         # Maps: Arrow's C Data import names a map's entries "entries"; pyarrow
         # names them after the map field. The type pyarrow derives for the
         # column is set here by the reader (pyarrow_type) and cast to.
-        self.has_map = _has_map(shape)
+        self.has_map = _shape_has_map(shape)
         self.pyarrow_type = None
 
     def set_field_ref(self, fields: list, path: str) -> None:
@@ -152,6 +196,33 @@ class NestedPlan:
 
     def nested_spec(self, rg: int):
         return (rg, self.field_index, [(p.layout, p.format) for p in self.leaf_plans])
+
+    def scanner_spec(self):
+        """The column as the streaming scanner takes a nested field: its name
+        and each leaf's (layout, format), in schema order."""
+        return (self.name, [(p.layout, p.format) for p in self.leaf_plans])
+
+    def scanner_type(self, target=None):
+        """The column's type in the streaming scanner's batches (the C++
+        assembly of the leaves as read), when no retyping is left for after
+        the read: equal to `target` (a dataset's type for the column) or,
+        without one, to what :meth:`finish` gives. None otherwise (a struct
+        field reference, a dictionary or extension leaf, large, fixed-size or
+        view lists the embedded schema asks for, a map whose pyarrow type is
+        not set): the read keeps the column reader."""
+        if self.ref is not None or any(p.dictionary is not None or p.extension is not None for p in self.leaf_plans):
+            return None
+        t = _read_type(self.shape, iter(self.leaf_plans))
+        if target is None:
+            if self.pyarrow_type is not None:
+                target = strings_type(self.pyarrow_type, self.strings)
+            elif self.has_map:
+                return None
+            else:
+                target = self._final(t, self.shape, self.origin, iter(self.leaf_plans))
+        # (the target's own names where Arrow's type equality ignores them: a
+        # map's entries, which pyarrow names after the map field)
+        return target if t.equals(target) else None
 
     def _final(self, t, node: dict, origin, plans):
         """The type the column ends with: `t` (as read) with the embedded schema's changes."""

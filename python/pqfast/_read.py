@@ -165,16 +165,25 @@ def _pyarrow_types(source, meta):
     """The Arrow schema pyarrow derives from the file's footer (map entries are
     named there as pyarrow names them, which no Arrow type constructor in
     Python can do): the footer read again and handed to pyarrow's parser."""
-    size = os.path.getsize(source.path) if source.local else source.size
-    n = meta.footer_length + 8
     if source.local:
-        with open(source.path, "rb") as fh:
-            fh.seek(size - n)
-            tail = fh.read(n)
-    else:
-        tail = bytes(source.read_at(size - n, n))
+        return _pyarrow_types_path(source.path, meta)
+    n = meta.footer_length + 8
+    return _pyarrow_types_of(source.path, meta, bytes(source.read_at(source.size - n, n)))
+
+
+def _pyarrow_types_path(path: str, meta):
+    """:func:`_pyarrow_types` of a local file by its path."""
+    n = meta.footer_length + 8
+    with open(path, "rb") as fh:
+        fh.seek(max(0, os.path.getsize(path) - n))
+        tail = fh.read(n)
+    return _pyarrow_types_of(path, meta, tail)
+
+
+def _pyarrow_types_of(path: str, meta, tail: bytes):
+    n = meta.footer_length + 8
     if len(tail) != n or struct.unpack("<I", tail[-8:-4])[0] != meta.footer_length:
-        raise FormatError(f"{source.path}: the footer changed while it was read")
+        raise FormatError(f"{path}: the footer changed while it was read")
     return pq.read_metadata(io.BytesIO(b"PAR1" + tail)).schema.to_arrow_schema()
 
 

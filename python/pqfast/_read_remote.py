@@ -1,31 +1,35 @@
-"""``read_table``'s route for ``s3://`` URLs (with and without filters,
-lookups included) and for directories and globs on a ``filesystem=``
-(without filters): the
-dataset scan through the streaming scanner
+"""``read_table``'s route for ``s3://`` URLs and for paths on a
+``filesystem=`` (directories, globs, paths named one by one; with and
+without filters, lookups included; ``stats=True`` too): the dataset scan
+through the streaming scanner
 (``pqfast.dataset(source).to_table(columns, filter)``: one Python I/O loop
 feeding the C++ scanner, coalesced ranged GETs, many files in flight, units
 within ``memory_limit``), the lake listed once and its footers read in one
 round (kept per process while the listing gives the objects unchanged; on
 a filesystem, read through the lake's own I/O, whose open files the scan
 then reads). A lookup's files are pruned inside the scanner by statistics
-and the Bloom blocks its keys hash to, one round for the lake.
+and the Bloom blocks its keys hash to, one round for the lake. A path or URL
+named alone (not listed) is opened once: its footer's read gives its size
+(a suffix GET on ``s3://``; the open on a filesystem).
+
+``stats=True``: ``(table, dict)``, the dict the scan engine's counts over
+the filtered units (``_dataset_scan.ScanStats``: row groups pruned by
+statistics / Bloom filters / dictionaries / the page index, pages read and
+skipped, bytes read...), ``rows``, ``files``, ``seconds``, the scanner's
+own counts (``scanner``: units, engine runs, ranges and bytes asked...) and
+the requests by round (``_requests``: ``requests``, ``bytes_fetched``,
+``rounds``, ``round_detail``: listing, tails, then the scanner's rounds).
 
 :func:`remote_read` decides before any data page is read, from the source,
 the filter and the lake's footers; it returns None, and the caller keeps
 the staged scan (``scan.scan_table``), for:
 
-- ``stats=True`` (the caller's check): the staged scan's counts (request
-  rounds, requests, bytes fetched) are what those callers read;
 - projections or files the scanner does not take (``Scanner._native_plan``
   is None: nested, dictionary or extension columns, files unlike the first,
   a filter the engine cannot type): the dataset would read them row group
   by row group;
-- filtered reads on a ``filesystem=`` (through the scanner 1.1-1.3x the
-  staged scan's time, the same requests and bytes: fs-range in
-  scripts/bench_remote_routes.py), paths named one by one there (the staged
-  scan's open of each gives its size; the lake would ask each first: a HEAD
-  more per file on a pyarrow S3 filesystem), and one file without a filter
-  (the column reader);
+- one file on a ``filesystem=`` read whole (no filter, no stats): the
+  column reader (``ParquetFile.read``), as before;
 - ``PQFAST_REMOTE_ROUTE=staged`` (benchmarks and tests compare the routes).
 
 Never by catching an error (a sidecar that fails the read is read again
@@ -38,14 +42,16 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from typing import Any, Sequence
 
 import pyarrow as pa
 
 from . import _pqfast
-from ._dataset_scan import Scanner
+from ._dataset_scan import _ENGINE_COUNTS, ScanStats, Scanner
 from ._lake import Lake
 from ._paths import _has_magic, _remote_urls
+from ._requests import Fetcher
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings
 from .remote import _selection, normalise_options
@@ -95,12 +101,20 @@ def _listed_on(source: Any) -> bool:
     return _has_magic(path) or not path.endswith(".parquet")
 
 
+def _one_file(source: Any) -> bool:
+    """Whether `source` names one file (a path, or a list of one)."""
+    if isinstance(source, (list, tuple)):
+        return len(source) == 1 and not _listed_on(source[0])
+    return not _listed_on(source)
+
+
 def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, filesystem: Any,
                 storage_options: dict | None, memory_limit: int | None, partitioning: str | None,
-                strings: str | None, read_dictionary: Sequence[str] | None, threads: int | None):
+                strings: str | None, read_dictionary: Sequence[str] | None, threads: int | None,
+                stats: bool = False):
     """`source` (s3:// URLs or paths on `filesystem`) read through the
-    dataset scan into one Table, or None when the staged scan keeps it (see
-    the module's doc).
+    dataset scan into one Table (with ``stats``: (table, dict)), or None
+    when the staged scan keeps it (see the module's doc).
 
     An s3:// pattern or prefix read before is read from its last listing
     while it is listed again (the listing's round overlaps the pages'); the
@@ -108,17 +122,14 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
     size, ETag and modification time), else read again from the new one."""
     if os.environ.get(ROUTE_ENV) == "staged":
         return None
-    if filesystem is not None and (filters is not None or not _listed_on(source)):
-        # Filtered: measured 1.1-1.3x the staged scan's time through the
-        # scanner (the same requests and bytes; the filtered units' rounds,
-        # as on s3://). Paths named one by one: the staged scan opens each
-        # once, the open giving its size (a pyarrow S3 filesystem: a HEAD);
-        # the lake would ask each its size first. One file without a
-        # filter: the column reader (ParquetFile.read).
-        return None
+    if filesystem is not None and filters is None and not stats and _one_file(source):
+        return None  # one file read whole: the column reader (ParquetFile.read)
     if hasattr(source, "read") or hasattr(source, "read_at"):
         return None  # a file object: the staged scan says what it takes
     checked_strings(strings)
+    t0 = time.perf_counter()
+    # With stats: the requests counted by round, the scan engine's counts summed.
+    log = Fetcher() if stats else None
 
     def read(listing):
         # Tails from a sidecar index that fail the scan (a hostile or broken
@@ -127,47 +138,83 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
 
     def read_once(listing):
         lake = Lake.open(source, partitioning, filesystem, storage_options, None, tuple(read_dictionary or ()),
-                         listing=listing, read_footers=True)
+                         listing=listing, read_footers=True, fetch_log=log)
         lake.strings = strings
+        counts = ScanStats() if stats else None
         sc = Scanner(lake, [(i, None) for i in range(len(lake.names))], columns, filters, _BATCH_ROWS,
-                     threads=threads, memory_limit=memory_limit)
+                     threads=threads, memory_limit=memory_limit, scan_stats=counts)
         plan = sc._native_plan()
         if plan is None:
             return None
-        return pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
+        table = pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
+        if not stats:
+            return table
+        return table, _stats(table, lake, sc, counts)
 
-    key = _kept_key(source, storage_options) if filesystem is None else None
-    if key is None:
-        return read(None)
-    with _kept_lock:
-        kept = _KEPT.get(key)
-    if kept is None:
-        listing = Lake.list_s3(source, storage_options)
+    overlapped = [False]  # read from the kept listing while it was listed again
+
+    def listed_and_read():
+        key = _kept_key(source, storage_options) if filesystem is None else None
+        if key is None:
+            return read(None)
+        with _kept_lock:
+            kept = _KEPT.get(key)
+        if kept is None:
+            listing = Lake.list_s3(source, storage_options, log)
+            _keep(key, listing)
+            return read(listing)
+        fresh: dict = {}
+
+        def list_again():
+            try:
+                fresh["listing"] = Lake.list_s3(source, storage_options, log)
+            except BaseException as e:  # noqa: BLE001 - raised by the reader below
+                fresh["error"] = e
+
+        lister = threading.Thread(target=list_again, name="pqfast-relist", daemon=True)
+        lister.start()
+        overlapped[0] = True
+        try:
+            table = read(kept)
+            failed = None
+        except (FormatError, OSError) as e:
+            # An object of the kept listing gone or replaced: the new listing decides.
+            table, failed = None, e
+        lister.join()
+        if "error" in fresh:
+            raise fresh["error"]
+        listing = fresh["listing"]
+        if listing[0] == kept[0] and listing[3] == kept[3]:
+            if failed is not None:
+                raise failed
+            return table
         _keep(key, listing)
         return read(listing)
-    fresh: dict = {}
 
-    def list_again():
-        try:
-            fresh["listing"] = Lake.list_s3(source, storage_options)
-        except BaseException as e:  # noqa: BLE001 - raised by the reader below
-            fresh["error"] = e
+    got = listed_and_read()
+    if got is not None and stats:
+        # (After the listing made again beside the read, when there was one: its requests counted.)
+        got[1].update(log.totals(), listing_overlapped=overlapped[0])
+        got[1]["seconds"] = time.perf_counter() - t0
+    return got
 
-    lister = threading.Thread(target=list_again, name="pqfast-relist", daemon=True)
-    lister.start()
-    try:
-        table = read(kept)
-        failed = None
-    except (FormatError, OSError) as e:
-        # An object of the kept listing gone or replaced: the new listing decides.
-        table, failed = None, e
-    lister.join()
-    if "error" in fresh:
-        raise fresh["error"]
-    listing = fresh["listing"]
-    if listing[0] == kept[0] and listing[3] == kept[3]:
-        if failed is not None:
-            raise failed
-        return table
-    _keep(key, listing)
-    return read(listing)
+
+def _stats(table: pa.Table, lake: Lake, sc: Scanner, counts: ScanStats) -> dict:
+    """read_table(stats=True)'s dict of a read through the scanner (see the
+    module's doc): the names the staged scan gave, from the scanner's counts
+    (docs/remote.md has the mapping); the requests and the time are added
+    by the caller."""
+    ran = counts.snapshot()  # the scan engine's, over filtered units (none: no filter, or none left)
+    info = sc.last_readahead
+    scanner = dict(info.stats) if info is not None else {}
+    scanner.pop("engine", None)
+    st = dict.fromkeys(_ENGINE_COUNTS, 0)
+    st.update(ran)
+    st.pop("route", None)
+    if not ran and sc._filter.dnf is None:  # every unit read whole
+        st.update(row_groups=scanner.get("units", 0), row_groups_read=scanner.get("units_decoded", 0))
+    elif not ran:  # the footers' statistics ruled out every row group: nothing ran
+        st.update(row_groups=sc._ruled_out, row_groups_pruned_by_statistics=sc._ruled_out)
+    st.update(route="scanner", files=len(lake.names), rows=table.num_rows, scanner=scanner,
+              engine_runs=scanner.get("engine_runs", 0))
+    return st

@@ -12,9 +12,10 @@ the same way through ``ParquetFile.read``).
 (the caller keeps the column reader) when the source is not local paths,
 or ``PQFAST_READ_ROUTE=reader`` asks for the column reader, or when the
 scanner does not take the projection (:func:`._stream_io.native_plan`:
-nested, dictionary (``read_dictionary=`` included) or extension columns, a
-cast after the read, files whose columns differ from the first file's).
-Never by catching an error.
+nested columns). Files whose columns differ from the first file's are runs
+of their own (a scan each, conformed to the first's schema); dictionary
+(``read_dictionary=`` included), extension and cast columns are finished
+batch by batch. Never by catching an error.
 
 In the lake layer: it opens a :class:`._lake.Lake` over the source, as
 ``pqfast.dataset`` does; ``reader`` (the API) calls it.
@@ -29,8 +30,9 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._lake import LOCAL, Lake
+from ._nested import with_map_names
 from ._paths import _has_magic, _remote_urls
-from ._read import _memory_limit, _thread_count
+from ._read import _concat, _memory_limit, _thread_count
 from ._strings import checked_strings
 from ._scan_whole import (
     DEFAULT_READAHEAD_BYTES, ROUTE_ENV, SMALL_READ_BYTES, names_list, read_files_whole, read_whole, selected_row_groups,
@@ -83,7 +85,6 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     # A directory's hive levels are columns (partitioning=None: none); a
     # file, a list or a glob has none, as the column reader reads them.
     is_dir = isinstance(source, (str, os.PathLike)) and os.path.isdir(os.fspath(source))
-    # Columns read as dictionaries make native_plan decline (the column reader builds them).
     lake = Lake.open(source, partitioning if is_dir else None, None, None, read_dictionary=read_dictionary or ())
     if lake.kind != LOCAL:
         return None
@@ -116,9 +117,11 @@ def _read_files(lake: Lake, cols, strings, n_threads: int, limit: int) -> pa.Tab
     one read into a buffer its thread reuses and decoded at once by that
     thread; no footer read ahead, no Python object per file. None when the
     scanner does not take the projection (decided from the first file, as
-    native_plan decides) or a file's columns are not the first file's."""
+    native_plan decides) or a file's columns are not the first file's;
+    also for nested columns and columns finished after the read (dictionary
+    output, casts: ``NativePlan.convert``), which the scanner's runs take."""
     plan = native_plan(lake, [(0, None)], cols, strings)
-    if plan is None:
+    if plan is None or plan.nested or plan.convert is not None or len(plan.runs) != 1:
         return None
     keys = plan.keys
     got = read_files_whole(list(lake.keys), plan.specs, lake.meta(0), plan.file_schema if keys else plan.out,
@@ -147,29 +150,45 @@ def _kept_bytes(limit: int) -> int:
 def _read_lake(lake: Lake, selection: list, plan, batch_size: int, n_threads: int, limit: int,
                sizes: list | None) -> pa.Table:
     """The selected row groups of a lake read whole (:func:`read_whole`)
-    into a Table of a chunk per row group, the partition keys appended."""
+    into a Table of a chunk per row group, the partition keys appended:
+    each run of files read alike (``NativePlan.runs``: files unlike the
+    first start a new one) by a scan of its own, its batches conformed to
+    the lake's schema."""
+    if len(plan.runs) == 1:
+        return _read_run(lake, plan.runs[0].selection, plan, batch_size, n_threads, limit, sizes)
+    return _concat([_read_run(lake, run.selection, plan.for_run(run), batch_size, n_threads, limit, sizes)
+                    for run in plan.runs])
+
+
+def _read_run(lake: Lake, selection: list, plan, batch_size: int, n_threads: int, limit: int,
+              sizes: list | None) -> pa.Table:
     files = [(lake.keys[i], int(sizes[i]) if sizes else 0, None if rgs is None else [int(g) for g in rgs])
              for i, rgs in selection]
     keys = plan.keys
+    # (a run whose batches are converted comes in the scan's own types)
+    requested = None if plan.convert is not None else (plan.file_schema if keys else plan.out)
     stream, batch_files = read_whole(files, [lake.meta(i) for i, _ in selection], plan.specs,
-                                     plan.file_schema if keys else plan.out, batch_size, n_threads, limit)
+                                     requested, batch_size, n_threads, limit)
     reader = pa.RecordBatchReader._import_from_c_capsule(stream)
-    if len(plan.out) and not keys:
-        return reader.read_all()
+    if len(plan.out) and not keys and plan.convert is None:
+        return with_map_names(reader.read_all(), plan.out)
     batches = list(reader)
     if not len(plan.out):
         # No column: the row count only (a table of no columns keeps it so).
         rows = sum(b.num_rows for b in batches)
         return pa.table({"_": pa.nulls(rows)}).drop_columns(["_"])
-    return pa.Table.from_batches(_with_keys(lake, selection, plan, batches, batch_files), schema=plan.out)
+    return with_map_names(pa.Table.from_batches(_with_keys(lake, selection, plan, batches, batch_files),
+                                                schema=plan.out), plan.out)
 
 
 def _with_keys(lake: Lake, selection: list, plan, batches: list, batch_files: list) -> list:
-    """The batches with their files' partition keys appended, in the output schema."""
+    """The batches (converted to the lake's types: ``plan.convert``) with
+    their files' partition keys appended, in the output schema."""
     out = []
+    conv = plan.convert or (lambda b: b.columns)
     for k, b in zip(batch_files, batches):
         i = selection[k][0]
-        cols = dict(zip(plan.file_schema.names, b.columns))
+        cols = dict(zip(plan.file_schema.names, conv(b)))
         for name in plan.keys:
             cols[name] = lake.parts.column_chunk(name, i, b.num_rows)
         out.append(pa.RecordBatch.from_arrays([cols[f.name] for f in plan.out], schema=plan.out))

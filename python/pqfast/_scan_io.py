@@ -223,6 +223,16 @@ class FilesystemIO:
             if not self._keep_open:
                 self.be.close(h)
 
+    def known_sizes(self, sizes) -> None:
+        """(path, size) pairs known already (a listing's; -1: not known)."""
+        with self._lock:
+            self._sizes.update((p, int(n)) for p, n in sizes if n >= 0)
+
+    def size_of(self, path: str) -> int:
+        """A file's size as its listing or its open gave it (-1: not known yet)."""
+        with self._lock:
+            return self._sizes.get(path, -1)
+
     def kept_open(self) -> bool:
         """Whether files stay open between reads (pyarrow on an object store:
         each open is a HEAD), so that one open serves a footer and the pages."""

@@ -6,9 +6,10 @@ local lakes (``_read_scan`` plans a lake's files and calls :func:`read_whole`).
 
 Which route a read takes is decided before any page is read, never by
 catching an error: :func:`file_plan` gives the scanner's column specs when
-every projected column is a flat leaf read straight into its final Arrow
-type (no dictionary output, no extension type, no cast after the read);
-otherwise None and the caller keeps the column reader (nested columns...).
+every projected column is a flat leaf or a nested field (list, struct, map;
+the scanner assembles it in C++) read straight into its final Arrow type
+(no dictionary output, no extension type, no cast or retyping after the
+read); otherwise None and the caller keeps the column reader.
 ``PQFAST_READ_ROUTE=reader`` keeps every whole read on the column reader.
 
 Below the file and the lake (imports the column reader's planning only).
@@ -22,8 +23,9 @@ from typing import Sequence
 import pyarrow as pa
 
 from . import _pqfast
+from ._nested import NestedPlan, with_map_names
 from ._plan import _Plan, _field
-from ._read import _memory_limit, _plans, _schema_metadata, _thread_count
+from ._read import _memory_limit, _plans, _pyarrow_types_path, _schema_metadata, _thread_count
 from ._strings import checked_strings
 
 # PQFAST_READ_ROUTE=reader keeps every whole read on the column reader (the
@@ -92,14 +94,28 @@ def file_plan(meta, path: str, columns: Sequence[str] | None, strings, read_dict
         # one name (legal in Parquet) keeps the column reader, which reads
         # by position.
         return None
+    if any(isinstance(p, NestedPlan) and p.has_map for p in plans):
+        # A map's type is the one pyarrow derives from the footer (its
+        # entries' names), as the column reader sets it.
+        arrow_types = _pyarrow_types_path(path, meta)
+        for p in plans:
+            if isinstance(p, NestedPlan) and p.has_map:
+                p.pyarrow_type = arrow_types.field(p.field_index).type
+    specs, fields = [], []
     for p in plans:
+        if isinstance(p, NestedPlan):
+            t = p.scanner_type()
+            if t is None:
+                return None
+            specs.append(p.scanner_spec())
+            fields.append(_field(p.name, t, p.nullable, p.field_metadata))
+            continue
         if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None \
                 or not p.read_type.equals(p.final_type):
             return None
-    specs = [(p.name, p.layout, p.format) for p in plans]
-    schema = pa.schema([_field(p.name, p.final_type, p.nullable, p.field_metadata) for p in plans],
-                       metadata=_schema_metadata(meta))
-    return specs, schema
+        specs.append((p.name, p.layout, p.format))
+        fields.append(_field(p.name, p.final_type, p.nullable, p.field_metadata))
+    return specs, pa.schema(fields, metadata=_schema_metadata(meta))
 
 
 def selected_row_groups(meta, row_groups: Sequence[int] | None) -> list | None:
@@ -144,7 +160,11 @@ def useful_threads(meta, rgs, specs, n_threads: int) -> int:
         return max(1, min(n_threads, chunks))
     pieces = 0
     for g in groups:
-        for name, _, _ in specs:
+        for spec in specs:
+            if len(spec) != 3:
+                pieces += 1  # a nested field: its leaves decoded one after the other, never cut
+                continue
+            name = spec[0]
             size = int(meta.column_chunk(g, meta.find_column(name))["total_uncompressed_size"] or 0)
             pieces += max(1, -(-size // piece))
     return max(1, min(n_threads, pieces))
@@ -183,7 +203,7 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
         n_threads = 1
     n_threads = useful_threads(meta, rgs, specs, n_threads)
     stream, _ = read_whole([(path, 0, rgs)], [meta], specs, schema, rows, n_threads, limit)
-    return pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
+    return with_map_names(pa.RecordBatchReader._import_from_c_capsule(stream).read_all(), schema)
 
 
 def read_files_whole(paths: list, specs: list, reference, schema: pa.Schema, n_threads: int, limit: int,
@@ -202,12 +222,13 @@ def read_files_whole(paths: list, specs: list, reference, schema: pa.Schema, n_t
                                      with_files=bool(with_files))
 
 
-def read_whole(files: list, footers: list, specs: list, schema: pa.Schema, batch_size: int, n_threads: int,
+def read_whole(files: list, footers: list, specs: list, schema: pa.Schema | None, batch_size: int, n_threads: int,
                limit: int):
     """(an arrow_array_stream capsule over every batch, [plan file of each
     batch]) of `files` [(path, size or 0, [row group] or None)] read by one
     ``_LocalScanner`` whole (``read_all``: no Python per batch; an error is
-    raised typed before any batch is handed out).
+    raised typed before any batch is handed out). `schema`: the stream's
+    (the scan's Arrow types); None or empty: the scan's own.
 
     One thread: the calling thread reads and decodes (no threads of the
     scanner's own, one unit at a time). More: ``n_threads - 1`` threads of
@@ -221,6 +242,6 @@ def read_whole(files: list, footers: list, specs: list, schema: pa.Schema, batch
                                footers=footers, readahead_bytes=lim // 2 if lim else DEFAULT_READAHEAD_BYTES,
                                memory_limit=lim, max_units_ahead=ahead)
     try:
-        return sc.read_all(schema.__arrow_c_schema__() if len(schema) else None)
+        return sc.read_all(schema.__arrow_c_schema__() if schema is not None and len(schema) else None)
     finally:
         sc.cancel()

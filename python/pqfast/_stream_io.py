@@ -2,10 +2,14 @@
 dataset scans it runs, its column specs, and what feeds it.
 
 - :func:`native_plan`: the column specs (name, Arrow layout, format) of a
-  projection, from the footer of the scan's first file, when every column
-  is a flat leaf read straight into the dataset's type (no dictionary,
-  extension or cast after) and every file conforms to the reference file;
-  otherwise None and the scan keeps the dataset's other routes.
+  projection, per run of files read alike (``_stream_plan``: files unlike
+  the first, dictionary, extension and cast columns, each batch conformed
+  to the dataset's schema), when every column is a flat leaf or a nested
+  field read straight into the dataset's type (its leaves' layouts; the
+  scanner assembles it); otherwise None and the scan keeps the dataset's
+  other routes. A plan with a nested field says so (``NativePlan.nested``):
+  filtered scans keep the engine's route for it (the engine reads flat
+  leaves only).
 - :func:`local_batches`: local files through ``_LocalScanner`` (pread and
   decoding on its own threads, or on the consumer's; without key columns
   the batches come through its C stream, no Python per batch but the batch).
@@ -31,10 +35,9 @@ import pyarrow as pa
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
 from ._scan_io import ObjectStoreIO
-from .scan import _Fetcher
+from ._requests import Fetcher, data_round
 from ._strings import strings_type
-from ._plan import _Plan
-from ._read import _plans
+from ._stream_plan import plan_runs
 
 FormatError = _pqfast.FormatError
 
@@ -56,15 +59,25 @@ _CUT_FROM = 131072
 
 
 class NativePlan:
-    """A projection the C++ scanner reads: ``specs`` for it, the schema its
-    batches come in (``file_schema``) and the one they are finished into
-    (``out``, the key columns ``keys`` appended)."""
+    """A projection the C++ scanner reads: the schema its batches are
+    finished into (``out``, the key columns ``keys`` appended, the others
+    ``file_schema``), and ``runs`` (``_stream_plan.Run``): the selected
+    files cut where their column plan changes, one scanner each. ``specs``
+    and ``convert`` are those of the run a scanner reads (``for_run``)."""
 
-    def __init__(self, specs: list, file_schema: pa.Schema, out: pa.Schema, keys: list):
+    def __init__(self, specs: list, file_schema: pa.Schema, out: pa.Schema, keys: list, runs: list | None = None,
+                 convert=None):
         self.specs = specs
         self.file_schema = file_schema
         self.out = out
         self.keys = keys
+        self.runs = runs or []
+        self.convert = convert  # batch -> file_schema's arrays; None: the batch's columns are
+        # Whether a column is a nested field (the scanner then takes no filter).
+        self.nested = any(len(s) != 3 for s in specs) or any(len(s) != 3 for r in self.runs for s in r.specs)
+
+    def for_run(self, run) -> "NativePlan":
+        return NativePlan(run.specs, self.file_schema, self.out, self.keys, [run], run.convert)
 
 
 def with_strings(schema: pa.Schema, strings) -> pa.Schema:
@@ -74,30 +87,22 @@ def with_strings(schema: pa.Schema, strings) -> pa.Schema:
     return pa.schema([f.with_type(strings_type(f.type, strings)) for f in schema], metadata=schema.metadata)
 
 
-def native_plan(lake: Lake, selection: list, columns, strings) -> NativePlan | None:
-    """The scanner's plan of a projection over the selected files, or None
-    when some column or file needs another route (see the module's doc)."""
+def native_plan(lake: Lake, selection: list, columns, strings, merge: bool = True) -> NativePlan | None:
+    """The scanner's plan of a projection over the selected files (runs of
+    files read alike: ``_stream_plan.plan_runs``, ``merge`` as it takes
+    it), or None when some column needs another route (a nested column
+    retyped after the read)."""
     if not selection or lake.kind not in (LOCAL, S3, FS):
         return None
     file_cols, keys, out, file_schema = lake.projection(columns)
     if any(lake.sizes[i] < 0 for i, _ in selection) and lake.kind != LOCAL:
         return None
-    if not all(lake.conforms(i) for i, _ in selection):
-        return None
-    if lake.read_dictionary and any(c in lake.read_dictionary for c in (file_cols or file_schema.names)):
-        return None  # dictionary output: the column reader builds it (the scanner slices plain arrays)
-    first = selection[0][0]
-    plans = _plans(lake.meta(first), lake.names[first], file_cols, strings)
     file_schema = with_strings(file_schema, strings)
-    if len(plans) != len(file_schema):
+    runs = plan_runs(lake, selection, file_cols, file_schema, strings, merge)
+    if runs is None:
         return None
-    for p, f in zip(plans, file_schema):
-        if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None:
-            return None
-        if not p.read_type.equals(p.final_type) or p.name != f.name or not p.final_type.equals(f.type):
-            return None
-    specs = [(p.name, p.layout, p.format) for p in plans]
-    return NativePlan(specs, file_schema, with_strings(out, strings), list(keys))
+    plan = NativePlan(runs[0].specs, file_schema, with_strings(out, strings), list(keys), runs, runs[0].convert)
+    return plan
 
 
 class StreamInfo:
@@ -112,31 +117,44 @@ class StreamInfo:
         self._closed = False
         self.stats: dict = {}
         self._before = 0  # units started by the scanners before this one (head: one per file)
+        self._engine_before: dict = {}  # their scan engine's counts
+        self.scanners = 1  # scanners the stream ran (one per run of files read alike; head: per file)
 
     def next_scanner(self) -> None:
-        """A further scanner of the same stream begins: counts add up."""
+        """A further scanner of the same stream begins: counts add up (the
+        scan engine's too: a filtered scan of several runs reports them all)."""
         self._before = self.started
         self._closed = False
+        self.scanners += 1
+        self._engine_before = dict(self.stats.get("engine", {}))
 
     def update(self, scanner) -> None:
         self.stats = scanner.stats
+        before = self._engine_before
+        if before:
+            engine = dict(self.stats.get("engine", {}))
+            for k, v in before.items():
+                engine[k] = engine.get(k, 0) + v
+            self.stats = dict(self.stats, engine=engine)
         self.started = self._before + self.stats.get("units_started", 0)
         self.peak_held = max(self.peak_held, scanner.budget_peak)
 
 
 def _finisher(lake: Lake, plan: NativePlan, selection: list):
-    """finish(plan file index, batch): the batch in the dataset's schema."""
+    """finish(plan file index, batch): the batch in the dataset's schema
+    (its run's conversion first: ``NativePlan.convert``)."""
     out, keys = plan.out, plan.keys
+    conv = plan.convert or (lambda b: b.columns)
     if not len(out):
         # No column: the batch is its row count (from_arrays would lose it).
         return lambda k, b: b.replace_schema_metadata(out.metadata)
     if not keys:
-        return lambda k, b: pa.RecordBatch.from_arrays(b.columns, schema=out)
+        return lambda k, b: pa.RecordBatch.from_arrays(conv(b), schema=out)
     parts = lake.parts
 
     def finish(k: int, b: pa.RecordBatch) -> pa.RecordBatch:
         i = selection[k][0]
-        cols = dict(zip(plan.file_schema.names, b.columns))
+        cols = dict(zip(plan.file_schema.names, conv(b)))
         for name in keys:
             cols[name] = parts.column_chunk(name, i, b.num_rows)
         return pa.RecordBatch.from_arrays([cols[f.name] for f in out], schema=out)
@@ -173,7 +191,7 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
     scan engine inside the scanner."""
     files = [(lake.keys[i], 0, None if rgs is None else [int(g) for g in rgs]) for i, rgs in selection]
     n_threads = -1 if ahead == 1 or (threads is not None and threads < 0) else int(threads or 0)
-    streamed = not plan.keys and len(plan.out)
+    streamed = not plan.keys and len(plan.out) and plan.convert is None
     read_size = max(batch_size, _CUT_FROM) if streamed else batch_size
     sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
                                coalesce_gap=_LOCAL_GAP, footers=_footers(lake, selection, file_filters),
@@ -237,12 +255,15 @@ class _Feeder:
     """The asyncio loop (on a thread of its own) that fetches what a
     ``_Scanner`` needs and feeds it; the consumer waits on ``progress``."""
 
-    def __init__(self, scanner, io, keys: list, tails: dict | None = None, read=None):
+    def __init__(self, scanner, io, keys: list, tails: dict | None = None, fetcher=None):
         self.scanner = scanner
         self.io = io
-        # read(key, offset, length): the store's ranged read (an overlay's
-        # where a sidecar covers objects: object + tail)
-        self.read = read if read is not None else io.read
+        # The store's ranged reads, counted by round (_requests; an overlay's
+        # where a sidecar covers objects: object + tail).
+        self.fetcher = fetcher if fetcher is not None else Fetcher(io)
+        # The deepest round whose read came back (see _requests: a range
+        # asked now is in the round after it).
+        self.depth = 0
         self.keys = keys
         # Per plan file, (offset, bytes) of its tail held already (read for
         # planning, kept per process): ranges within it are fed from memory.
@@ -285,13 +306,14 @@ class _Feeder:
         self.stopped = True
         self.poke()
 
-    async def _fetch(self, file: int, offset: int, length: int) -> None:
+    async def _fetch(self, file: int, offset: int, length: int, depth: int) -> None:
         held = self.tails.get(file)
         if held is not None and offset >= held[0] and offset + length <= held[0] + len(held[1]):
             at = offset - held[0]
             data = held[1][at:at + length]
         else:
-            data = await self.read(self.keys[file], offset, length)
+            data = await self.fetcher.get(data_round(depth), self.keys[file], offset, length)
+            self.depth = max(self.depth, depth)
         if self.stopped:
             return
         self.scanner.feed(file, offset, data)
@@ -305,28 +327,34 @@ class _Feeder:
         sem = asyncio.Semaphore(_REMOTE_CONCURRENCY)
         pending: set = set()
 
-        async def one(r):
+        async def one(r, depth):
             async with sem:
-                await self._fetch(*r)
+                await self._fetch(*r, depth)
 
+        wake = None
         try:
             while not self.stopped:
+                # Cleared before needs() is asked: a unit run after it (a
+                # filtered unit's engine asking its next ranges) sets it again.
+                self._wake.clear()
                 for r in self.scanner.needs():
-                    pending.add(asyncio.ensure_future(one(r)))
-                if not pending:
-                    self._wake.clear()
-                    if self.stopped:
-                        break
-                    # Nothing in flight: wait until the consumer takes a batch.
-                    try:
-                        await asyncio.wait_for(self._wake.wait(), 0.05)
-                    except asyncio.TimeoutError:
-                        pass
-                    continue
-                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                    pending.add(asyncio.ensure_future(one(r, self.depth + 1)))
+                if wake is None or wake.done():
+                    wake = asyncio.ensure_future(self._wake.wait())
+                # Woken by a read's answer, or by the consumer or a helper
+                # having run a unit (new ranges to ask): not by the next
+                # answer alone, which kept a unit's next round waiting up to
+                # a round trip behind the reads in flight.
+                done, _ = await asyncio.wait(pending | {wake}, timeout=None if pending else 0.05,
+                                             return_when=asyncio.FIRST_COMPLETED)
                 for t in done:
-                    t.result()  # (a failed GET ends the loop; the consumer raises it)
+                    if t is not wake:
+                        pending.discard(t)
+                        t.result()  # (a failed GET ends the loop; the consumer raises it)
         finally:
+            if wake is not None:
+                wake.cancel()
+                pending.add(wake)
             for t in pending:
                 t.cancel()
             if pending:
@@ -360,7 +388,8 @@ def _versions(lake: Lake, selection: list) -> list | None:
     return out
 
 
-def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, tails: dict, versions: list):
+def _with_sidecar(lake: Lake, selection: list, io, fetcher: Fetcher, sizes: list, footers: list, tails: dict,
+                  versions: list):
     """A filtered scan of objects a sidecar index covers (``pqfast.index(...,
     sidecar=True)``, a fresh entry: same size and ETag): each read as object +
     tail (``_sidecar_s3.ScanOverlay``, as the staged scan reads them), so the
@@ -368,11 +397,12 @@ def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, t
     page indexes. `sizes`, `footers` and `tails` are changed in place for
     the covered files (the virtual size; their footer is the tail's, read
     by the scanner; no version: the sidecar may be rewritten); returns the
-    overlay's read, or None when no sidecar applies. Finding it costs nothing when the listing showed it; for a list
+    overlay over `fetcher` (its reads counted there), or None when no
+    sidecar applies. Finding it costs nothing when the listing showed it; for a list
     of URLs one HEAD, as the staged scan."""
     if lake.source_urls is None:
         return None
-    overlay = io.fetcher(_Fetcher(io))
+    overlay = io.fetcher(fetcher)
     overlay.listed = lake.sidecars
     items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i]) for i, _ in selection]
     got: list = []
@@ -389,11 +419,7 @@ def _with_sidecar(lake: Lake, selection: list, io, sizes: list, footers: list, t
             footers[k] = None
             tails.pop(k, None)
             versions[k] = None
-
-    async def read(key, offset, length):
-        return await overlay.get("scan", key, offset, length)
-
-    return read
+    return overlay
 
 
 def _decode_ahead(sc, feeder: _Feeder) -> None:
@@ -433,21 +459,22 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
     sizes = [int(lake.sizes[i]) for i, _ in selection]
     footers = _footers(lake, selection, file_filters)
     tails = _held_tails(lake, selection, file_filters)
-    read = None
     versions = _versions(lake, selection)
     if lake.kind == S3:
         io = ObjectStoreIO([lake.names[i] for i, _ in selection], lake.storage_options)
-        if file_filters is not None and any(f is not None for f in file_filters):
-            read = _with_sidecar(lake, selection, io, sizes, footers, tails, versions)
     else:
         # The lake's: the files its footers were read from are open already.
         io = lake.fs_io()
+    # Requests counted by round: in the read's own log when it asked for stats.
+    fetcher = Fetcher(io) if lake.fetch_log is None else lake.fetch_log.over(io)
+    if lake.kind == S3 and file_filters is not None and any(f is not None for f in file_filters):
+        fetcher = _with_sidecar(lake, selection, io, fetcher, sizes, footers, tails, versions) or fetcher
     files = [(lake.names[i], n, None if rgs is None else [int(g) for g in rgs]) for (i, rgs), n in zip(selection, sizes)]
     # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
                           footers=footers, file_filters=file_filters, versions=versions,
                           **_settings(memory_limit, ahead))
-    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, read)
+    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, fetcher)
     finish = _finisher(lake, plan, selection)
     feeder.start()
     helpers = [threading.Thread(target=_decode_ahead, args=(sc, feeder), name="pqfast-stream-decode", daemon=True)

@@ -36,16 +36,19 @@ from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _pqfast
 from ._dataset import dataset as _dataset
+from ._dataset_scan import read_row_groups
 from ._encode import _as_list_or_array
 from ._file import _column_descriptor
 from ._paths import expand_paths, _remote_urls
-from .filters import normalize
+from .filters import normalize, to_expression
 from .parquet import kept_row_groups, prune as prune_local
 from .remote import column_descriptor, prune_remote, resolve
-from .scan import partitioned_lake, scan_table
+from ._lake import partitioned_lake
+from .scan import scan_table
 
 FormatError = _pqfast.FormatError
 
@@ -125,10 +128,16 @@ def prune(paths_or_glob: Any, column: str, values: Any, *, client=None, files_pe
 
 def _read_part(part, columns, column: str, values, filter_rows: bool, storage_options):
     """One partition: a file's row groups the cluster kept, read by the scan
-    engine (local paths natively, s3:// URLs by the staged scan), the rows
-    filtered to ``column`` in ``values`` unless ``filter_rows=False``."""
+    engine (local paths natively; an s3:// URL by the streaming scanner, the
+    dataset scan, where it takes the projection), the rows filtered to
+    ``column`` in ``values`` unless ``filter_rows=False``."""
     path, row_groups = part
     filters = [(column, "in", list(values))] if filter_rows else None
+    if row_groups and _remote_urls(path):
+        got = read_row_groups(path, {path: list(row_groups)}, columns, threads=1, partitioning=None, filters=filters,
+                              storage_options=storage_options)
+        if got is not None:
+            return got.to_pandas()
     return scan_table(path, columns, filters, threads=1, storage_options=storage_options,
                       row_groups={path: list(row_groups)}).to_pandas()
 
@@ -187,7 +196,7 @@ def _read_key_part(part, parts, columns, storage_options):
 
 def _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, storage_options, files_per_task):
     """read_pruned over a partitioned lake ((files, Partitions) from
-    scan.partitioned_lake): files chosen by the key directories when
+    _lake.partitioned_lake): files chosen by the key directories when
     ``column`` is a key, else pruned on the cluster as files are."""
     import dask.dataframe as dd
 
@@ -212,6 +221,79 @@ def _read_pruned_partitioned(lake, column, vals, client, columns, filter_rows, s
 
 
 # -- read_parquet: dask.dataframe.read_parquet through pqfast.dataset -------------------------------------------
+
+
+# Dask's own filter operators: besides pyarrow's, a null test written as
+# ("column", "is", None) / ("column", "is not", None).
+_NULL_TESTS = ("is", "is not")
+# Where Dask's meaning of a DNF filter differs from pyarrow's (and so from
+# pqfast.read_table's): these keep the rows whose value is null.
+_NULL_KEEPING = ("!=", "not in")
+
+
+def _is_missing(value) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value))
+
+
+def dask_filters(filters: Any, schema: pa.Schema) -> Any:
+    """``filters`` as ``dask.dataframe.read_parquet`` means them, in a form
+    pqfast's scan takes. Dask keeps null rows for ``!=`` and ``not in`` where
+    pyarrow drops them (``("g", "!=", 5)`` keeps a null ``g``). It also has
+    ``("g", "is", None)`` and ``("g", "is not", None)``, and counts NaN as
+    null in both cases. A DNF list that uses none of these is returned as
+    given, so the lookup's pruning sees the same tuples. Otherwise the result
+    is the pyarrow Expression Dask builds for these filters."""
+    if filters is None or isinstance(filters, pc.Expression):
+        return filters
+    disjunction = [filters] if filters and isinstance(filters[0], tuple) and isinstance(filters[0][0], str) \
+        else filters
+    preds = [p for conj in disjunction for p in conj]
+    if not any(isinstance(p, (tuple, list)) and len(p) == 3 and isinstance(p[1], str)
+               and (p[1].lower() in _NULL_KEEPING + _NULL_TESTS or _is_missing(p[2])) for p in preds):
+        return filters
+    conjunctions = []
+    for conj in disjunction:
+        terms = [_dask_predicate(p, schema) for p in conj]
+        expr = terms[0]
+        for t in terms[1:]:
+            expr = expr & t
+        conjunctions.append(expr)
+    out = conjunctions[0]
+    for e in conjunctions[1:]:
+        out = out | e
+    return out
+
+
+def _null_test(column: str, schema: pa.Schema, nan: bool) -> pc.Expression:
+    """Dask's null test (``nan``: NaN counts as null in a floating-point
+    column, as Dask's ``is`` tests count it)."""
+    f = pc.field(column)
+    i = schema.get_field_index(column)
+    if nan and i >= 0 and pa.types.is_floating(schema.field(i).type):
+        return f.is_null() | f.is_nan()
+    return f.is_null()
+
+
+def _dask_predicate(pred, schema: pa.Schema) -> pc.Expression:
+    if not isinstance(pred, (tuple, list)) or len(pred) != 3 or not isinstance(pred[1], str):
+        raise FormatError(f"invalid argument: malformed filters: predicate {pred!r} is not a (column, op, value) tuple")
+    col, op, val = pred
+    op_l = op.lower()
+    if _is_missing(val):
+        if op_l not in _NULL_TESTS:
+            raise FormatError(f"invalid argument: filter {tuple(pred)!r}: compare with None by 'is' or 'is not'")
+        test = _null_test(col, schema, nan=True)
+        return test if op_l == "is" else ~test
+    if op_l in _NULL_TESTS:
+        raise FormatError(f"invalid argument: filter {tuple(pred)!r}: 'is' and 'is not' take None")
+    # The comparison itself as pqfast.read_table means it (its checks, errors and literal types).
+    expr = to_expression(normalize([[tuple(pred)]]), schema)
+    if op_l in _NULL_KEEPING:
+        # (A NaN already passes `!=` and `not in` unless the values hold NaN: only then is it tested.)
+        values = val if op_l == "not in" else [val]
+        nan_listed = any(isinstance(v, float) and np.isnan(v) for v in values)
+        return _null_test(col, schema, nan=nan_listed) | expr
+    return expr
 
 
 def _read_fragments(group: list, columns, filters, schema):
@@ -254,11 +336,16 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any
     or on the cluster (``client`` or the default client) in tasks of
     ``files_per_task`` files when the lake is unpartitioned and larger than
     that (``prune_on_cluster`` forces either). No fragment kept: one empty
-    partition with the projected columns."""
+    partition with the projected columns.
+
+    A DNF filter means what it means to Dask (:func:`dask_filters`): ``!=``
+    and ``not in`` keep null rows, and ``("c", "is", None)`` /
+    ``("c", "is not", None)`` test nullness."""
     import dask.dataframe as dd
 
     dataset_kw = {"partitioning": partitioning, "filesystem": filesystem, "storage_options": storage_options}
     ds = _dataset(source, **dataset_kw)
+    filters = dask_filters(filters, ds.schema)
     cols = None if columns is None else list(columns)
     schema = ds.schema if cols is None else pa.schema([ds.schema.field(c) for c in cols])
     meta = schema.empty_table().to_pandas()

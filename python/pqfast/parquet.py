@@ -13,7 +13,7 @@ Local paths are read by C++ (pread, a thread pool over files, the GIL
 released). A pyarrow ``FileSystem`` or an fsspec filesystem (``filesystem=``),
 or an open binary file object, is read through Python and parsed by the same
 C++ code; ``prune`` drives such filesystems with :mod:`pqfast.fs_driver`,
-``read_pruned`` reads them with the staged scan (:mod:`pqfast.scan`).
+``read_pruned`` reads them with the streaming scanner (the dataset scan).
 """
 
 from __future__ import annotations
@@ -25,10 +25,11 @@ import numpy as np
 from ._encode import _as_list_or_array, encode_values
 from ._dataset_scan import read_row_groups
 from ._file import ColumnChunkMetaData, ParquetFile, RowGroupMetaData, Statistics
-from ._paths import expand_paths, _remote_urls
+from ._paths import expand_paths
 from ._prune import clear_footer_cache, judge, kept_row_groups, prune
 from .reader import read_table
-from .scan import partitioned_lake, scan_table
+from ._lake import partitioned_lake
+from .scan import scan_table
 
 # Re-exported where users found them (pqfast.parquet.ParquetFile, .expand_paths, .encode_values).
 __all__ = ["ParquetFile", "RowGroupMetaData", "ColumnChunkMetaData", "Statistics", "prune", "read_pruned",
@@ -61,12 +62,11 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     table = prune(lake[0] if lake is not None else paths_or_glob, column, values, filesystem, threads=threads,
                   storage_options=storage_options)
     kept = kept_row_groups(table)
-    if filesystem is None and not _remote_urls(paths_or_glob):
-        # Local paths: the dataset scan's one route (the streaming scanner), where it takes them.
-        got = read_row_groups(paths_or_glob, kept, cols, threads=threads,
-                              partitioning="hive" if lake is not None else None)
-        if got is not None:
-            return got
+    # The dataset scan's one route (the streaming scanner), where it takes them.
+    got = read_row_groups(paths_or_glob, kept, cols, threads=threads, partitioning="hive" if lake is not None else None,
+                          filesystem=filesystem, storage_options=storage_options)
+    if got is not None:
+        return got
     if lake is not None:
         return scan_table(paths_or_glob, cols, threads=threads, filesystem=filesystem,
                           storage_options=storage_options, row_groups=kept)

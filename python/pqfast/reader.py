@@ -1,10 +1,12 @@
 """``pqfast.read_table``: a source (a file, a file object, a list, a
 directory, a glob, ``s3://`` URLs, paths on a ``filesystem=``) read into one
 pyarrow Table. Plain local reads of flat columns go to the streaming scanner
-(``_read_scan``); the others (nested, dictionary or extension columns, files
-unlike the first, file objects, ``filesystem=`` files) to the column reader
-(``_read``, through ``ParquetFile.read``); filters, statistics, remote sources
-and lakes to the scan (``scan.scan_table``).
+(``_read_scan``); ``s3://`` and ``filesystem=`` sources to the dataset scan
+through the same scanner (``_read_remote``, ``stats=True`` too); the others
+(nested, dictionary or extension columns, files unlike the first, file
+objects, one ``filesystem=`` file read whole) to the column reader (``_read``,
+through ``ParquetFile.read``); local filters and statistics, and what the
+remote route does not take, to the scan (``scan.scan_table``).
 
 An API module: above the scan and the file; nothing in the package below it
 imports it. The column reader's names are re-exported here, where they were
@@ -78,17 +80,17 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     Bloom filters, chunks by dictionaries, pages by the page index, filter
     columns decoded first and the projected columns read only for matching
     rows. ``source`` may then also be a directory or a glob, or ``s3://`` URLs
-    (``storage_options`` as ``prune`` takes them), read in stages of ranged
-    GETs, many files in flight: the listing, every file's tail (footer, page
-    index), the Bloom blocks of ``=``/``in`` atoms, then the same engine over
-    the bytes fetched so far, fetching what it lacks in one round per step:
-    the filter columns' dictionaries and candidate pages, then the projected
-    pages of the selected rows (a lookup: five rounds). With ``filesystem``
-    (a pyarrow ``FileSystem`` or an fsspec filesystem, async ones such as
-    s3fs included) paths on it go through that same staged scan, listed and
-    read by :mod:`pqfast.fs_driver`'s backends. ``stats=True`` returns
-    ``(table, dict)``, the dict saying what was read (on S3 also ``rounds``,
-    ``round_detail``, ``requests`` and ``bytes_fetched``).
+    (``storage_options`` as ``prune`` takes them), read by the streaming
+    scanner fed with ranged GETs, many files in flight: the listing, every
+    file's tail (footer, page index), the Bloom blocks of ``=``/``in`` atoms,
+    then the filter columns' dictionaries and candidate pages, then the
+    projected pages of the selected rows (a lookup: five rounds;
+    docs/remote.md). With ``filesystem`` (a pyarrow ``FileSystem`` or an
+    fsspec filesystem, async ones such as s3fs included) paths on it go the
+    same way, listed and read by :mod:`pqfast.fs_driver`'s backends.
+    ``stats=True`` returns ``(table, dict)``, the dict saying what was read
+    (remote reads also ``rounds``, ``round_detail``, ``requests`` and
+    ``bytes_fetched``).
 
     A directory is read as ``pyarrow.parquet.read_table`` reads it: every
     ``*.parquet`` file under it, in path order, none under a name starting
@@ -121,15 +123,16 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     the pages' runs (no string is built), which makes group-by keys cheap for
     engines (docs/read_dictionary.md). Other columns named there keep their type.
     """
-    if not stats and row_groups is None and is_remote(source, filesystem):
+    if row_groups is None and is_remote(source, filesystem):
         # s3:// and filesystem= through the dataset scan (the streaming
-        # scanner fed by one I/O loop), decided before any page is read;
-        # None: the staged scan below keeps it (_read_remote's doc says when).
-        table = remote_read(source, columns, filters, filesystem=filesystem, storage_options=storage_options,
-                            memory_limit=memory_limit, partitioning=partitioning, strings=strings,
-                            read_dictionary=read_dictionary, threads=threads)
-        if table is not None:
-            return table
+        # scanner fed by one I/O loop), stats=True too, decided before any
+        # page is read; None: the staged scan below keeps it (_read_remote's
+        # doc says when).
+        got = remote_read(source, columns, filters, filesystem=filesystem, storage_options=storage_options,
+                          memory_limit=memory_limit, partitioning=partitioning, strings=strings,
+                          read_dictionary=read_dictionary, threads=threads, stats=stats)
+        if got is not None:
+            return got
     if filters is not None or stats or (filesystem is None and _remote_urls(source)) \
             or _directory_on(filesystem, source):
         if row_groups is not None:

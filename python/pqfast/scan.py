@@ -1437,23 +1437,10 @@ def _listed_partitions(io, root, items, args, st_all=None):
     return parts
 
 
-def partitioned_lake(source, storage_options=None, filesystem=None):
-    """(files, Partitions) of a hive-partitioned local directory, s3://
-    prefix or directory on `filesystem` (files as scan_table names them, in
-    its order), or None when `source` is none of them or has no key=value
-    level (pqfast.dask's plan, read_pruned's)."""
-    if filesystem is not None or _remote_urls(source):
-        if filesystem is not None:
-            _refuse_file_objects(source)
-        io = FilesystemIO(source, filesystem) if filesystem is not None else ObjectStoreIO(source, storage_options)
-        try:
-            if io.directory is None:
-                return None
-            items = io.listing()
-            parts = _listed_partitions(io, io.directory, items, (None, (True, False, True, True), None))
-            return ([it[0] for it in items], parts) if parts is not None else None
-        finally:
-            io.close()
+def local_partitioned_lake(source):
+    """(files, Partitions) of a hive-partitioned local directory, or None
+    (not a directory, or no key=value level): ``_lake.partitioned_lake``'s
+    for local sources."""
     if not isinstance(source, (str, os.PathLike)) or not os.path.isdir(os.fspath(source)):
         return None
     paths = expand_paths(source)

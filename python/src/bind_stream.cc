@@ -8,7 +8,9 @@
 // while waiting for the threads.
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/variant.h>
 #include <nanobind/stl/vector.h>
 
 #include <atomic>
@@ -19,6 +21,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <variant>
 #include <vector>
 
 #include "arrow_capsules.h"
@@ -35,7 +38,10 @@ namespace {
 
 // (name, size, row groups or None): size 0 for a local file means "stat it".
 using FileSpec = std::tuple<std::string, uint64_t, std::optional<std::vector<int32_t>>>;
-using ColumnSpec = std::tuple<std::string, std::string, std::string>;  // name, layout, format
+using FlatSpec = std::tuple<std::string, std::string, std::string>;  // name, layout, format
+// A nested top-level field: name, [(layout, format) per leaf, in schema order].
+using NestedSpec = std::tuple<std::string, std::vector<std::pair<std::string, std::string>>>;
+using ColumnSpec = std::variant<FlatSpec, NestedSpec>;
 using Dnf = std::optional<std::vector<std::vector<AtomSpec>>>;
 
 struct Settings {
@@ -103,14 +109,27 @@ pq::ScanPlan make_plan(const std::vector<FileSpec>& files, const std::vector<Col
     ++k;
     plan.files.push_back(std::move(f));
   }
-  for (const auto& [name, layout, format] : columns) {
+  for (const ColumnSpec& spec : columns) {
     pq::ScanColumn c;
-    c.name = name;
-    if (!pq::parse_arrow_layout(layout, &c.options.layout)) {
-      throw FormatError("invalid argument: unknown Arrow layout '" + layout + "'");
+    std::vector<pq::ColumnReadOptions> leaves;
+    if (const auto* flat = std::get_if<FlatSpec>(&spec)) {
+      const auto& [name, layout, format] = *flat;
+      c.name = name;
+      // (a "dictionary:<layout>" column comes out as Arrow dictionary arrays:
+      // int32 indices over its chunk's dictionary, shared by the chunk's batches)
+      parse_read_layout(layout, format, &c.options);
+    } else {
+      // A nested field: its leaves' layouts (the scanner assembles the tree).
+      const auto& [name, leaf_specs] = std::get<NestedSpec>(spec);
+      c.name = name;
+      if (leaf_specs.empty()) throw FormatError("invalid argument: nested column '" + name + "' without leaves");
+      for (const auto& [layout, format] : leaf_specs) {
+        leaves.emplace_back();
+        parse_read_layout(layout, format, &leaves.back());
+      }
     }
-    c.options.format = format;
     plan.columns.push_back(std::move(c));
+    plan.nested.push_back(std::move(leaves));
   }
   plan.filter = make_filter(dnf);
   return plan;
@@ -594,7 +613,8 @@ void bind_stream(nb::module_& m) {
           nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
           nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(), nb::arg("versions") = nb::none(),
-          "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format)], filtered by "
+          "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format), or "
+          "(name, [(layout, format) per leaf]) for a nested field, unfiltered scans only], filtered by "
           "`dnf` (as _StagedScan takes it) when given, or file by file by `file_filters` (per file a DNF or None); "
           "`versions`: per file its version (ETag and modification time) or None.")
       .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
@@ -655,7 +675,11 @@ void bind_stream(nb::module_& m) {
          int threads, uint64_t whole_max, int64_t memory_limit, nb::object requested_schema,
          bool with_files) -> nb::object {
         pq::LocalScan::WholeFilesOptions o;
-        o.columns = make_plan({}, columns, std::nullopt, nb::none()).columns;
+        pq::ScanPlan plan = make_plan({}, columns, std::nullopt, nb::none());
+        for (const auto& leaves : plan.nested) {
+          if (!leaves.empty()) throw FormatError("invalid argument: _read_whole_files reads flat columns only");
+        }
+        o.columns = std::move(plan.columns);
         o.reference = reference.m;
         o.threads = threads;
         o.whole_max = whole_max;

@@ -400,8 +400,8 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
       if (need > static_cast<double>(budget->limit() - budget->used())) {
         MemoryLimitExceeded e;
         e.asked = need > 9.0e18 ? INT64_MAX : static_cast<int64_t>(need);
-        e.limit = budget->limit();
-        e.used = budget->used();
+        e.limit = budget->reported_limit();
+        e.used = budget->reported_used();
         throw e;
       }
     }
@@ -802,6 +802,32 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
   PQFAST_ASSIGN_OR_RETURN(const uint8_t* p, decompressed(body, csize, usize, where));
   const size_t len = codec_ == 0 ? csize : usize;
   const std::string w = where + " (dictionary)";
+  if (family_ == Family::kView && d_.physical_type == PhysicalType::kByteArray) {
+    // Views of the entries straight from the page (the decompressed page
+    // becomes a view buffer, as a PLAIN data page's does): no copy of the
+    // entries into the dictionary's bytes and a second into a view buffer.
+    if (n > len / 4) {
+      return make_error(ErrorCode::kTruncated, w + ": " + std::to_string(n) + " values cannot fit " +
+                                                   std::to_string(len) + " bytes");
+    }
+    const int32_t index = static_cast<int32_t>(out_->view_buffers.size());
+    const bool own_page = codec_ != 0 && p == page_.data();
+    dict_.views.resize(n * 16);
+    bool refers = false;
+    PQFAST_RETURN_IF_ERROR(plain_binary_views(p, len, n, dict_.views.as<BinaryViewElem>(), index, 0, &refers, w));
+    if (refers && own_page) {
+      page_.resize(len);  // (within its capacity: the bytes stay where they are)
+      out_->view_buffers.push_back(std::move(page_));
+    } else if (refers) {
+      ReadBuffer copy;
+      copy.resize(len);
+      if (len) std::memcpy(copy.data(), p, len);
+      out_->view_buffers.push_back(std::move(copy));
+    }
+    dict_.size = n;
+    dict_.present = true;
+    return Status::Ok();
+  }
   if (d_.physical_type == PhysicalType::kByteArray) {
     if (n > len / 4) {
       return make_error(ErrorCode::kTruncated, w + ": " + std::to_string(n) + " values cannot fit " +
@@ -812,9 +838,13 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
     {
       // The longest entry bounds what a batch of indices gathers (dictionary.cc).
       const int64_t* o = dict_.offsets.as<int64_t>();
-      int64_t m = 0;
-      for (size_t i = 0; i < n; ++i) m = std::max(m, o[i + 1] - o[i]);
+      int64_t m = 0, least = INT64_MAX;
+      for (size_t i = 0; i < n; ++i) {
+        m = std::max(m, o[i + 1] - o[i]);
+        least = std::min(least, o[i + 1] - o[i]);
+      }
       dict_.max_len = static_cast<size_t>(m);
+      dict_.same_len = n > 0 && least == m && (m == 1 || m == 2 || m == 4 || m == 8) ? static_cast<size_t>(m) : 0;
     }
     if (family_ == Family::kFixed) {  // decimals
       dict_.fixed.resize(n * static_cast<size_t>(out_->width));
@@ -1121,9 +1151,14 @@ Status ChunkReader::fixed_values(int32_t enc, const uint8_t* p, size_t len, size
     PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, scratch_.as<int64_t>(), scratch2_.data(), nonnull, dst, where));
   } else if (is_identity(layout_, d_.physical_type, d_.type_length)) {
     PQFAST_RETURN_IF_ERROR(physical_values(enc, p, len, nonnull, dst, where));
+  } else if (enc == kPlain) {
+    // Converted straight from the page (decimals widened, INT96 timestamps,
+    // narrowed integers): no copy of the page's values into scratch first.
+    const size_t pw = static_cast<size_t>(phys_width_);
+    if (nonnull > len / pw) return plain_fixed(p, len, nonnull, phys_width_, dst, where);
+    PQFAST_RETURN_IF_ERROR(convert_fixed(d_, layout_, p, nonnull, dst, where));
   } else {
     const size_t pw = static_cast<size_t>(phys_width_);
-    if (enc == kPlain && nonnull > len / pw) return plain_fixed(p, len, nonnull, phys_width_, dst, where);
     scratch_.reserve_exact(nonnull * pw);
     PQFAST_RETURN_IF_ERROR(physical_values(enc, p, len, nonnull, scratch_.data(), where));
     PQFAST_RETURN_IF_ERROR(convert_fixed(d_, layout_, scratch_.data(), nonnull, dst, where));

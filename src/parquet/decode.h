@@ -205,6 +205,9 @@ struct Dictionary {
   ReadBuffer bytes;
   static constexpr size_t kUnknownLength = ~size_t{0};
   size_t max_len = kUnknownLength;
+  // Every entry exactly this long (1, 2, 4 or 8 bytes, such as one-letter
+  // flags), else 0: a batch then gathers its bytes as fixed-width values.
+  size_t same_len = 0;
   // binary_view: the views, referring to bytes moved into the output's
   // view buffer `view_buffer` (set when the output is binary_view).
   ReadBuffer views;

@@ -21,6 +21,14 @@ std::shared_ptr<MemoryBudget> MemoryBudget::make(int64_t limit_bytes) {
 
 MemoryBudget::MemoryBudget(int64_t limit_bytes) : limit_(limit_bytes > 0 ? limit_bytes : default_memory_limit()) {}
 
+std::shared_ptr<MemoryBudget> MemoryBudget::share_of_rest() const {
+  const int64_t held = used();
+  auto share = std::make_shared<MemoryBudget>(std::max<int64_t>(1, limit_ - held));
+  share->reported_limit_ = reported_limit();
+  share->held_outside_ = held_outside_ + held;
+  return share;
+}
+
 bool MemoryBudget::try_charge(int64_t bytes) {
   int64_t now = used_.load(std::memory_order_relaxed);
   do {
@@ -134,8 +142,8 @@ void charge_or_throw(int64_t bytes) {
   if (b == nullptr || b->try_charge(bytes)) return;
   MemoryLimitExceeded e;
   e.asked = bytes;
-  e.limit = b->limit();
-  e.used = b->used();
+  e.limit = b->reported_limit();
+  e.used = b->reported_used();
   throw e;
 }
 

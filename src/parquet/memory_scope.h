@@ -67,8 +67,8 @@ class ScopedCharge {
   MemoryLimitExceeded refusal() const {
     MemoryLimitExceeded e;
     e.asked = bytes_;
-    e.limit = budget_ ? budget_->limit() : 0;
-    e.used = budget_ ? budget_->used() : 0;
+    e.limit = budget_ ? budget_->reported_limit() : 0;
+    e.used = budget_ ? budget_->reported_used() : 0;
     return e;
   }
 

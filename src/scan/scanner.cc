@@ -21,6 +21,8 @@
 #include "parquet/chunk_extent.h"
 #include "parquet/decode.h"
 #include "parquet/read_buffer.h"
+#include "parquet/thrift_util.h"
+#include "pqfast/parquet_nested.h"
 #include "scan/local_units.h"
 #include "scan/parallel.h"
 
@@ -293,6 +295,28 @@ ScanOptions pruning_options(const ScannerOptions& o) {
   return so;
 }
 
+// A plan the scanner refuses for its nested columns: more nested entries
+// than columns, or a nested column in a plan with a filtered file (the scan
+// engine, which runs filtered units, reads flat leaves only: such a read
+// keeps the engine's route, decided before the scan).
+Status check_nested(const ScanPlan& plan) {
+  if (plan.nested.size() > plan.columns.size()) {
+    return make_error(ErrorCode::kInvalidArgument, "scan plan: " + std::to_string(plan.nested.size()) +
+                                                       " nested entries for " + std::to_string(plan.columns.size()) +
+                                                       " columns");
+  }
+  const bool any_nested =
+      std::any_of(plan.nested.begin(), plan.nested.end(), [](const auto& n) { return !n.empty(); });
+  if (!any_nested) return Status::Ok();
+  bool filtered = plan.filter.active;
+  for (const ScanPlanFile& f : plan.files) filtered = filtered || (f.filter && f.filter->active);
+  if (filtered) {
+    return make_error(ErrorCode::kUnsupported, "scan plan: nested columns under a filter (the scan engine "
+                                               "reads flat leaves only)");
+  }
+  return Status::Ok();
+}
+
 // Requests of a file rather than of a unit: its footer, and what pruning it
 // reads (filtered files fed by a driver are pruned once, before their units
 // are planned: State::prune).
@@ -348,7 +372,12 @@ struct Scanner::State {
     ScanPlanFile spec;
     FilePhase phase = FilePhase::kIdle;
     std::shared_ptr<const FileMetaData> meta;
-    std::vector<int> leaves;          // per plan column
+    std::vector<int> leaves;          // per plan column (a nested field: its first leaf)
+    // Per plan column, a nested field's Arrow tree (null: a flat leaf).
+    std::vector<std::shared_ptr<const NestedNode>> shapes;
+    // Every leaf the plan's columns read (a nested field's all), in order:
+    // the chunks a unit asks for and its estimate counts.
+    std::vector<int> chunk_leaves;
     std::vector<int> footer_requests;
     std::vector<int> prune_requests;  // kPruneRequest: what pruning asked and reads
     int prune_rounds = 0;
@@ -486,6 +515,32 @@ struct Scanner::State {
 
   // ---- footers ----
 
+  bool is_nested_column(size_t k) const { return k < plan.nested.size() && !plan.nested[k].empty(); }
+
+  // The tree of nested top-level field `name` of a file, checked against the
+  // plan: a field of that name holding a nested column (a group, or a
+  // repeated leaf) with `leaves` leaves below it.
+  static Result<std::shared_ptr<const NestedNode>> nested_column(const FileMetaData& m, const std::string& name,
+                                                                 size_t leaves, const std::string& file) {
+    const std::vector<TopLevelField> fields = top_level_fields(m);
+    for (size_t i = 0; i < fields.size(); ++i) {
+      const TopLevelField& t = fields[i];
+      if (t.name != name || t.leaves.empty()) continue;
+      if (!t.group && t.leaves.size() == 1 && !is_nested_leaf(m, t.leaves[0])) {
+        return make_error(ErrorCode::kInvalidArgument, file + ": column '" + name + "' is a flat leaf, not a nested field");
+      }
+      Result<NestedNode> shape = nested_field(m, static_cast<int>(i));
+      if (!shape.ok()) return make_error(shape.error().code, file + ": " + shape.error().message);
+      if (static_cast<size_t>(shape->leaf_count()) != leaves) {
+        return make_error(ErrorCode::kInvalidArgument, file + ": nested column '" + name + "' has " +
+                                                           std::to_string(shape->leaf_count()) + " leaves, the plan " +
+                                                           std::to_string(leaves));
+      }
+      return std::make_shared<const NestedNode>(std::move(shape).value());
+    }
+    return make_error(ErrorCode::kInvalidArgument, file + ": no column '" + name + "'");
+  }
+
   Status footer_ready(size_t fi, std::shared_ptr<const FileMetaData> meta) {
     File& f = files[fi];
     f.meta = std::move(meta);
@@ -493,12 +548,26 @@ struct Scanner::State {
     f.v2_always_compressed = v2_pages_always_compressed(m.created_by);
     f.parquet_mr_816 = parquet_mr_before_1_2_9(m.created_by);
     f.leaves.clear();
-    for (const ScanColumn& c : plan.columns) {
+    f.shapes.clear();
+    f.chunk_leaves.clear();
+    for (size_t k = 0; k < plan.columns.size(); ++k) {
+      const ScanColumn& c = plan.columns[k];
+      if (is_nested_column(k)) {
+        PQFAST_ASSIGN_OR_RETURN(auto shape, nested_column(m, c.name, plan.nested[k].size(), f.spec.name));
+        std::vector<int> below;
+        shape->leaves(&below);
+        f.leaves.push_back(below.front());
+        f.chunk_leaves.insert(f.chunk_leaves.end(), below.begin(), below.end());
+        f.shapes.push_back(std::move(shape));
+        continue;
+      }
       const int leaf = m.find_column(c.name);
       if (leaf < 0) return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": no column '" + c.name + "'");
       const std::string problem = flat_column_problem(m, leaf);
       if (!problem.empty()) return make_error(ErrorCode::kUnsupported, f.spec.name + ": " + problem);
       f.leaves.push_back(leaf);
+      f.shapes.push_back(nullptr);
+      f.chunk_leaves.push_back(leaf);
     }
     if (f.spec.all_row_groups) {
       f.spec.row_groups.clear();
@@ -545,7 +614,7 @@ struct Scanner::State {
     so.cache_footers = !f.spec.version.empty();
     so.predict_bloom_blocks = true;
     so.footer = f.meta;
-    so.budget = MemoryBudget::make(std::max<int64_t>(1, budget->limit() - budget->used()));
+    so.budget = budget->share_of_rest();
     auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
     const auto missing = file.missing();
     if (!missing.empty()) {
@@ -598,7 +667,7 @@ struct Scanner::State {
         u.file = static_cast<int32_t>(next_file_for_units);
         u.row_group = g;
         const RowGroup& rg = m.row_groups[static_cast<size_t>(g)];
-        for (int leaf : f.leaves) {
+        for (int leaf : f.chunk_leaves) {
           if (static_cast<size_t>(leaf) >= rg.columns.size()) continue;
           const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
           u.chunk_bytes += std::max<int64_t>(0, c.total_compressed_size);
@@ -630,13 +699,23 @@ struct Scanner::State {
     sizes.reserve(f.spec.row_groups.size() * f.leaves.size());
     for (int32_t g : f.spec.row_groups) {
       const RowGroup& rg = m.row_groups[static_cast<size_t>(g)];
-      for (int leaf : f.leaves) {
-        sizes.push_back(static_cast<size_t>(leaf) < rg.columns.size() && rg.num_rows > 0
+      for (size_t k = 0; k < f.leaves.size(); ++k) {
+        const int leaf = f.leaves[k];
+        // (a nested field's leaves are decoded whole, one after the other: never cut)
+        sizes.push_back(static_cast<size_t>(leaf) < rg.columns.size() && rg.num_rows > 0 && !f.shapes[k]
                             ? std::max<int64_t>(0, rg.columns[static_cast<size_t>(leaf)].total_uncompressed_size)
                             : 0);
       }
     }
     std::vector<int> cut = split_parts(sizes, opts.decode_threads);
+    // A chunk read as dictionary indices is decoded whole (its dictionary
+    // is the chunk's, built page after page: SplitChunk leaves it whole), so
+    // it is one job, not one that decodes and several that do nothing; a
+    // nested field's leaves are decoded whole, one after the other.
+    for (size_t at = 0; at < cut.size(); ++at) {
+      const ColumnReadOptions& o = plan.columns[at % f.leaves.size()].options;
+      if (o.dictionary_indices || o.dictionary_values || f.shapes[at % f.leaves.size()]) cut[at] = 1;
+    }
     if (std::none_of(cut.begin(), cut.end(), [](int k) { return k > 1; })) return {};
     return cut;
   }
@@ -695,9 +774,9 @@ struct Scanner::State {
     const RowGroup& rg = m.row_groups[static_cast<size_t>(u.row_group)];
     std::vector<std::pair<uint64_t, uint64_t>> spans;
     if (rg.num_rows > 0) {
-      for (size_t k = 0; k < f.leaves.size(); ++k) {
+      for (int leaf : f.chunk_leaves) {
         uint64_t b = 0, n = 0;
-        PQFAST_RETURN_IF_ERROR(chunk_span(u, f.leaves[k], &b, &n));
+        PQFAST_RETURN_IF_ERROR(chunk_span(u, leaf, &b, &n));
         if (n) spans.emplace_back(b, b + n);
       }
     }
@@ -810,6 +889,10 @@ struct DecodeJob {
   int32_t row_group = 0;
   std::shared_ptr<const FileMetaData> meta;
   std::vector<int> leaves;
+  // Per projected column, a nested field's tree (null: flat); its leaves'
+  // options are (*nested)[k] (the plan's, held by the scanner's state).
+  std::vector<std::shared_ptr<const NestedNode>> shapes;
+  const std::vector<std::vector<ColumnReadOptions>>* nested = nullptr;
   std::vector<Piece> pieces;  // the unit's (and, filtered, the footer's) bytes
   // The plan's columns and the unit's filter, held by the scanner's state
   // (fixed once made; it outlives every decode): not copied per unit (a
@@ -834,12 +917,14 @@ struct DecodeOutcome {
 // Projected column k of a plain unit: where its chunk lies, how it is read,
 // its name in errors, and (once load() ran) its bytes.
 struct PlainChunk {
-  PlainChunk(const DecodeJob& j, size_t k)
+  PlainChunk(const DecodeJob& j, size_t k) : PlainChunk(j, j.leaves[k], (*j.columns)[k].options) {}
+  // Leaf `leaf` read with `options` (a nested field's leaf).
+  PlainChunk(const DecodeJob& j, int leaf, const ColumnReadOptions& options)
       : rg(j.meta->row_groups[static_cast<size_t>(j.row_group)]),
-        c(rg.columns[static_cast<size_t>(j.leaves[k])]),
-        d(j.meta->columns[static_cast<size_t>(j.leaves[k])]),
+        c(rg.columns[static_cast<size_t>(leaf)]),
+        d(j.meta->columns[static_cast<size_t>(leaf)]),
         where(j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + d.dotted_path + "'"),
-        o((*j.columns)[k].options) {
+        o(options) {
     o.budget = j.budget;
     o.v2_always_compressed = o.v2_always_compressed || j.v2_always_compressed;
   }
@@ -894,6 +979,58 @@ Result<ColumnArray> decode_plain_column(const DecodeJob& j, size_t k) {
                                         pc.rg.num_rows, pc.o, pc.where));
 }
 
+// The leaf nodes of a nested field's tree, in schema order (its leaves()).
+void leaf_nodes_of(const NestedNode& n, std::vector<const NestedNode*>* out) {
+  if (n.kind == NestedNode::Kind::kLeaf) {
+    out->push_back(&n);
+    return;
+  }
+  for (const NestedNode& c : n.children) leaf_nodes_of(c, out);
+}
+
+// Projected column k of a plain unit that is a nested field: each leaf's
+// chunk decoded with its levels (one at a time: a leaf's chunk bytes are
+// freed before the next is read), then the Arrow tree assembled from them,
+// as the column reader's read_nested_chunk does. The levels are checked
+// there (each below its maximum, records begun where the chunk begins, the
+// records counted against the row group's rows, every child's slots
+// against its parent's): a hostile chunk fails the unit, naming it.
+Result<ColumnArray> decode_nested_column(const DecodeJob& j, size_t k) {
+  const NestedNode& shape = *j.shapes[k];
+  const std::vector<ColumnReadOptions>& options = (*j.nested)[k];
+  std::vector<const NestedNode*> nodes;
+  leaf_nodes_of(shape, &nodes);
+  const RowGroup& rg = j.meta->row_groups[static_cast<size_t>(j.row_group)];
+  const std::string where = j.file_name + ": row group " + std::to_string(j.row_group) + ", column '" + shape.name + "'";
+  if (nodes.size() != options.size()) {
+    return make_error(ErrorCode::kInvalidArgument, where + ": " + std::to_string(options.size()) +
+                                                       " leaf options for " + std::to_string(nodes.size()) + " leaves");
+  }
+  std::vector<LeafChunk> leaves;
+  leaves.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    PlainChunk pc(j, nodes[i]->leaf, options[i]);
+    PQFAST_RETURN_IF_ERROR(pc.load(j));
+    PQFAST_ASSIGN_OR_RETURN(LeafChunk c, decode_leaf_chunk(pc.bytes, static_cast<size_t>(pc.len), pc.start, pc.d,
+                                                           pc.c.codec, rg.num_rows, nodes[i]->slot_def,
+                                                           pc.c.num_values, pc.o, pc.where));
+    leaves.push_back(std::move(c));
+  }
+  return assemble_nested(shape, leaves, rg.num_rows, where);
+}
+
+// What decoding projected column k of a unit costs, about (its chunks'
+// decoded bytes, as the footer gives them): the order jobs are taken in.
+int64_t column_cost(const DecodeJob& j, size_t k) {
+  const RowGroup& rg = j.meta->row_groups[static_cast<size_t>(j.row_group)];
+  if (k >= j.shapes.size() || !j.shapes[k]) return rg.columns[static_cast<size_t>(j.leaves[k])].total_uncompressed_size;
+  std::vector<int> below;
+  j.shapes[k]->leaves(&below);
+  int64_t n = 0;
+  for (int leaf : below) n += rg.columns[static_cast<size_t>(leaf)].total_uncompressed_size;
+  return n;
+}
+
 // A plain unit's columns, decoded by whichever threads take them: the thread
 // that took the unit, and threads of the driver that find no unit of their
 // own to decode (Scanner::run_task). A file of few row groups so still uses
@@ -919,14 +1056,13 @@ struct UnitColumns {
     // Largest first (as the column reader schedules them; a range costs its
     // share of its chunk): the last job taken is a small one, so no thread
     // is left with a long tail.
-    const RowGroup& rg = j.meta->row_groups[static_cast<size_t>(j.row_group)];
     for (size_t k = 0; k < cols.size(); ++k) {
       const int n = k < j.parts.size() ? std::max(1, j.parts[k]) : 1;
       if (n > 1) cuts[k] = std::make_unique<Cut>(n);
       for (int p = 0; p < n; ++p) jobs.push_back({k, p});
     }
     auto cost = [&](const Job& x) {
-      const int64_t size = rg.columns[static_cast<size_t>(j.leaves[x.k])].total_uncompressed_size;
+      const int64_t size = column_cost(j, x.k);
       return cuts[x.k] ? size / cuts[x.k]->parts : size;
     };
     std::stable_sort(jobs.begin(), jobs.end(), [&](const Job& a, const Job& b) { return cost(a) > cost(b); });
@@ -968,7 +1104,7 @@ struct UnitColumns {
   // Column k whole into *out.
   Error decode_one(size_t k, ColumnArray* out) const {
     return guarded([&] {
-      auto r = decode_plain_column(j, k);
+      auto r = k < j.shapes.size() && j.shapes[k] ? decode_nested_column(j, k) : decode_plain_column(j, k);
       if (!r.ok()) return r.error();
       *out = std::move(r).value();
       return Error{ErrorCode::kOk, {}};
@@ -1156,6 +1292,7 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   if (options.batch_size <= 0) {
     return make_error(ErrorCode::kInvalidArgument, "batch_size must be a positive number of rows, not " + std::to_string(options.batch_size));
   }
+  PQFAST_RETURN_IF_ERROR(check_nested(plan));
   if (options.footer_tail < 8) options.footer_tail = 8;
   // Filtered units run the scan engine, which reads a footer with one
   // speculative read of the file's last 16 KiB (read_file_metadata): a tail
@@ -1362,6 +1499,8 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.row_group = u.row_group;
   j.meta = f.meta;
   j.leaves = f.leaves;
+  j.shapes = f.shapes;
+  j.nested = &s.plan.nested;
   for (int id : u.requests) {
     for (const Piece& p : s.requests[static_cast<size_t>(id)].pieces) j.pieces.push_back(p);
   }
@@ -1371,7 +1510,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
-  j.budget = MemoryBudget::make(std::max<int64_t>(1, s.budget->limit() - s.budget->used()));
+  j.budget = s.budget->share_of_rest();
   j.parts = u.parts;
   u.phase = Scanner::State::UnitPhase::kDecoding;
   return j;
@@ -1604,6 +1743,29 @@ Result<ScanStep> Scanner::next_batch(ArrowArray* array, ArrowSchema* schema, Bat
   }
 }
 
+namespace {
+
+// A nested field of no rows (its type): each leaf decoded from no bytes,
+// then assembled.
+Result<ColumnArray> empty_nested(const FileMetaData& m, const NestedNode& shape,
+                                 const std::vector<ColumnReadOptions>& options,
+                                 const std::shared_ptr<MemoryBudget>& budget, const std::string& where) {
+  std::vector<const NestedNode*> nodes;
+  leaf_nodes_of(shape, &nodes);
+  std::vector<LeafChunk> leaves;
+  for (size_t i = 0; i < nodes.size() && i < options.size(); ++i) {
+    ColumnReadOptions o = options[i];
+    o.budget = budget;
+    o.dictionary_values = nullptr;
+    PQFAST_ASSIGN_OR_RETURN(LeafChunk c, decode_leaf_chunk(nullptr, 0, 0, m.columns[static_cast<size_t>(nodes[i]->leaf)],
+                                                           0, 0, nodes[i]->slot_def, 0, o, where));
+    leaves.push_back(std::move(c));
+  }
+  return assemble_nested(shape, leaves, 0, where);
+}
+
+}  // namespace
+
 Result<ScanStep> Scanner::schema(ArrowSchema* out) {
   State& s = *state_;
   std::lock_guard<std::mutex> lock(s.mu);
@@ -1617,7 +1779,9 @@ Result<ScanStep> Scanner::schema(ArrowSchema* out) {
       ColumnReadOptions o = s.plan.columns[k].options;
       o.budget = s.budget;
       o.dictionary_values = nullptr;
-      auto col = decode_column_chunk(nullptr, 0, 0, m.columns[static_cast<size_t>(f.leaves[k])], 0, 0, o, f.spec.name);
+      auto col = f.shapes[k] ? empty_nested(m, *f.shapes[k], s.plan.nested[k], s.budget, f.spec.name)
+                             : decode_column_chunk(nullptr, 0, 0, m.columns[static_cast<size_t>(f.leaves[k])], 0, 0, o,
+                                                   f.spec.name);
       if (!col.ok()) {
         for (auto& sc : fields) sc.release(&sc);
         return col.error();
@@ -1775,6 +1939,7 @@ Status drop_pruned_out(ScanPlan& plan, const ScannerOptions& options, std::vecto
 }  // namespace
 
 Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions options, int threads) {
+  PQFAST_RETURN_IF_ERROR(check_nested(plan));
   std::unique_ptr<LocalScan> ls(new LocalScan());
   if (!options.budget) options.budget = MemoryBudget::make(options.memory_limit);
   const int workers = threads == 0 ? hardware_threads() : threads;
@@ -2086,14 +2251,26 @@ void stream_release(ArrowArrayStream* s) {
 }
 
 
+// Whether two fields have one Arrow format, child for child at every depth
+// (a nested column's children too: a consumer reading a list's values as
+// another type would read its buffers wrong), and, for dictionary arrays,
+// dictionaries of one format (an int32-indexed dictionary of strings is
+// not one of binary).
+bool same_format(const ArrowSchema& a, const ArrowSchema& b) {
+  if (std::string(a.format) != b.format || !a.dictionary != !b.dictionary || a.n_children != b.n_children) {
+    return false;
+  }
+  for (int64_t i = 0; i < a.n_children; ++i) {
+    if (!same_format(*a.children[i], *b.children[i])) return false;
+  }
+  return !a.dictionary || same_format(*a.dictionary, *b.dictionary);
+}
+
 // Whether the consumer's schema has the scan's Arrow types, child for child.
 Status check_requested(LocalScan& scan, const ArrowSchema& requested) {
   ArrowSchema own;
   PQFAST_RETURN_IF_ERROR(scan.schema(&own));
-  bool same = std::string(requested.format) == "+s" && requested.n_children == own.n_children;
-  for (int64_t i = 0; same && i < own.n_children; ++i) {
-    same = std::string(requested.children[i]->format) == own.children[i]->format;
-  }
+  const bool same = std::string(requested.format) == "+s" && same_format(requested, own);
   own.release(&own);
   if (!same) {
     return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");

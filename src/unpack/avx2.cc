@@ -5,6 +5,8 @@
 // are left to the scalar table.
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "unpack/kernels.h"
 #include "unpack/pdep_bytes.h"
 
@@ -52,8 +54,30 @@ uint32_t max32(const uint32_t* v, size_t n) {
   return r;
 }
 
+// vpgatherdd / vpgatherdq, 8 and 4 entries a time (indices below 2^31: a
+// dictionary holds at most INT32_MAX entries); the tail one by one.
+void gather4(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
+  const int* d = reinterpret_cast<const int*>(dict);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i vi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i * 4), _mm256_i32gather_epi32(d, vi, 4));
+  }
+  for (; i < n; ++i) std::memcpy(out + i * 4, dict + size_t{idx[i]} * 4, 4);
+}
+
+void gather8(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
+  const long long* d = reinterpret_cast<const long long*>(dict);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128i vi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(idx + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i * 8), _mm256_i32gather_epi64(d, vi, 8));
+  }
+  for (; i < n; ++i) std::memcpy(out + i * 8, dict + size_t{idx[i]} * 8, 8);
+}
+
 }  // namespace
 
-const UnpackKernels kAvx2UnpackKernels{unpack32, unpack8_pdep, max32};
+const UnpackKernels kAvx2UnpackKernels{unpack32, unpack8_pdep, max32, gather4, gather8};
 
 }  // namespace pqfast::unpack

@@ -3,6 +3,8 @@
 // vpsrlvq, a mask, and vpmovqd narrowing the 8 values to 32 bits.
 #include <immintrin.h>
 
+#include <cstring>
+
 // GCC 12's AVX-512 headers build their unmasked forms on an "undefined"
 // vector that -Wuninitialized reports inside them (as in local_bloom/ and
 // delta/avx512.cc).
@@ -55,8 +57,28 @@ uint32_t max32(const uint32_t* v, size_t n) {
   return static_cast<uint32_t>(_mm_cvtsi128_si32(h));
 }
 
+// vpgatherdd / vpgatherdq, 16 and 8 entries a time (indices below 2^31: a
+// dictionary holds at most INT32_MAX entries); the tail one by one.
+void gather4(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i vi = _mm512_loadu_si512(idx + i);
+    _mm512_storeu_si512(out + i * 4, _mm512_i32gather_epi32(vi, dict, 4));
+  }
+  for (; i < n; ++i) std::memcpy(out + i * 4, dict + size_t{idx[i]} * 4, 4);
+}
+
+void gather8(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i vi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(idx + i));
+    _mm512_storeu_si512(out + i * 8, _mm512_i32gather_epi64(vi, dict, 8));
+  }
+  for (; i < n; ++i) std::memcpy(out + i * 8, dict + size_t{idx[i]} * 8, 8);
+}
+
 }  // namespace
 
-const UnpackKernels kAvx512UnpackKernels{unpack32, unpack8_pdep, max32};
+const UnpackKernels kAvx512UnpackKernels{unpack32, unpack8_pdep, max32, gather4, gather8};
 
 }  // namespace pqfast::unpack

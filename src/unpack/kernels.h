@@ -1,5 +1,6 @@
 // Internal: bit unpacking of the RLE / bit-packed hybrid's bit-packed runs
-// (dictionary indices, levels), one table per ISA. A group is 8 values of `width`
+// (dictionary indices, levels) and the gathers of unpacked dictionary
+// indices, one table per ISA. A group is 8 values of `width`
 // bits, exactly `width` bytes, LSB first.
 #pragma once
 
@@ -23,6 +24,11 @@ struct alignas(8) UnpackKernels {
   // batch of dictionary indices (SSE2 has no unsigned 32-bit max: emulated,
   // it took a third of gathering a dictionary-encoded date column).
   uint32_t (*max32)(const uint32_t* v, size_t n);
+  // out[i] = dict[idx[i]] for i < n, entries of 4 (gather4) or 8 (gather8)
+  // bytes: a batch of dictionary indices already checked below the
+  // dictionary's size (gathered date, int and key columns).
+  void (*gather4)(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out);
+  void (*gather8)(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out);
 };
 
 extern const UnpackKernels kScalarUnpackKernels;

@@ -41,8 +41,16 @@ uint32_t max32(const uint32_t* v, size_t n) {
   return m;
 }
 
+template <size_t E>
+void gather(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(out + i * E, dict + size_t{idx[i]} * E, E);
+}
+
+void gather4(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) { gather<4>(dict, idx, n, out); }
+void gather8(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) { gather<8>(dict, idx, n, out); }
+
 }  // namespace
 
-const UnpackKernels kScalarUnpackKernels{unpack32, unpack8, max32};
+const UnpackKernels kScalarUnpackKernels{unpack32, unpack8, max32, gather4, gather8};
 
 }  // namespace pqfast::unpack

@@ -17,6 +17,7 @@
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_read.h"
 #include "parquet/column_values.h"
+#include "parquet/decode.h"
 #include "parquet/rle.h"
 #include "test_util.h"
 
@@ -278,6 +279,82 @@ TEST(UnpackKernels, Max32EveryLevelEqualsAPlainMax) {
       ASSERT_EQ(k->max32(y.data(), y.size()), y[36]);
     }
   });
+}
+
+// gather4 / gather8 (dictionary entries by checked indices) on every level
+// against a plain loop: lengths around every vector width, indices at both
+// ends of the dictionary, an output of exactly n entries (a write past it
+// is an ASan error) and a dictionary of exactly its entries (no slack read).
+TEST(UnpackKernels, GathersEveryLevelEqualAPlainLoop) {
+  namespace up = pqfast::unpack;
+  const auto& tables = up::unpack_kernel_tables();
+  const auto words = pqfast::testing::random_u64(4096, 45);
+  pqfast::testing::for_each_simd_level([&](pqfast::SimdLevel l) {
+    const up::UnpackKernels* k = tables.by_level[static_cast<int>(l)];
+    if (k == nullptr) return;
+    for (size_t e : {size_t{4}, size_t{8}}) {
+      for (size_t dict_size : {size_t{1}, size_t{3}, size_t{1000}}) {
+        std::vector<uint8_t> dict(dict_size * e);
+        std::memcpy(dict.data(), words.data(), dict.size());
+        for (size_t n : {size_t{0}, size_t{1}, size_t{3}, size_t{4}, size_t{7}, size_t{8}, size_t{9}, size_t{15},
+                         size_t{16}, size_t{17}, size_t{31}, size_t{33}, size_t{1024}}) {
+          std::vector<uint32_t> idx(n);
+          for (size_t i = 0; i < n; ++i) idx[i] = static_cast<uint32_t>(words[2048 + i % 1024] % dict_size);
+          if (n > 1) idx[0] = 0, idx[n - 1] = static_cast<uint32_t>(dict_size - 1);
+          std::vector<uint8_t> want(n * e), got(n * e, 0xee);
+          for (size_t i = 0; i < n; ++i) std::memcpy(want.data() + i * e, dict.data() + idx[i] * e, e);
+          (e == 4 ? k->gather4 : k->gather8)(dict.data(), idx.data(), n, got.data());
+          ASSERT_EQ(got, want) << pqfast::simd_level_name(l) << " e " << e << " dict " << dict_size << " n " << n;
+        }
+      }
+    }
+  });
+}
+
+// Decimals from PLAIN values (convert_fixed): big-endian FIXED_LEN_BYTE_ARRAY
+// of 1..17 bytes (1..8 take the 8-byte-load path, its last values the byte
+// loop), INT32 and INT64, into 128- and 256-bit little-endian integers,
+// against a byte-by-byte sign extension; the input holds exactly its values
+// (a load past them is an ASan error).
+TEST(ColumnReader, DecimalConversionsEqualAByteLoop) {
+  const auto words = pqfast::testing::random_u64(1024, 46);
+  const auto* rnd = reinterpret_cast<const uint8_t*>(words.data());
+  for (size_t w : {size_t{16}, size_t{32}}) {
+    const auto layout = w == 16 ? pq::ArrowLayout::kDecimal128 : pq::ArrowLayout::kDecimal256;
+    for (int kind = 0; kind < 3; ++kind) {
+      for (size_t len = 1; len <= (kind == 0 ? 17u : 1u); ++len) {
+        pq::ColumnDescriptor d;
+        size_t pw;
+        if (kind == 0) {
+          d.physical_type = pqfast::PhysicalType::kFixedLenByteArray;
+          d.type_length = static_cast<int32_t>(len);
+          pw = len;
+        } else {
+          d.physical_type = kind == 1 ? pqfast::PhysicalType::kInt32 : pqfast::PhysicalType::kInt64;
+          pw = kind == 1 ? 4 : 8;
+        }
+        for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{8}, size_t{9}, size_t{100}}) {
+          std::vector<uint8_t> in(rnd, rnd + n * pw);
+          std::vector<uint8_t> want(n * w), got(n * w, 0xee);
+          for (size_t i = 0; i < n; ++i) {
+            const uint8_t* v = in.data() + i * pw;
+            uint8_t* o = want.data() + i * w;
+            const bool big_endian = kind == 0;
+            const uint8_t top = big_endian ? v[0] : v[pw - 1];
+            std::memset(o, (top & 0x80) ? 0xff : 0, w);
+            for (size_t b = 0; b < pw; ++b) o[b] = big_endian ? v[pw - 1 - b] : v[b];
+          }
+          auto st = pq::detail::convert_fixed(d, layout, in.data(), n, got.data(), "test");
+          if (pw > w) {
+            EXPECT_FALSE(st.ok());
+            continue;
+          }
+          ASSERT_TRUE(st.ok()) << st.error().to_string();
+          ASSERT_EQ(got, want) << "kind " << kind << " len " << len << " n " << n << " w " << w;
+        }
+      }
+    }
+  }
 }
 
 TEST(UnpackKernels, EveryLevelEqualsScalarAtEveryWidth) {

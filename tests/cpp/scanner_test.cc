@@ -1,7 +1,8 @@
 // The streaming scanner (pqfast/scanner.h): files fed through needs/feed in
 // random order and in split pieces give the column reader's rows; batch
-// boundaries never split, repeat or drop a row; a filtered scan gives
-// scan_file's rows; hostile feeds and files end in clear errors; readahead
+// boundaries never split, repeat or drop a row (nested fields too: lists,
+// structs, maps, assembled per unit as the column reader does); a filtered
+// scan gives scan_file's rows; hostile feeds and files end in clear errors; readahead
 // stays bounded; LocalScan equals the pushed scan and cancels mid-scan.
 #include <gtest/gtest.h>
 
@@ -17,9 +18,11 @@
 
 #include "parquet_test_util.h"
 #include "pqfast/parquet.h"
+#include "pqfast/parquet_nested.h"
 #include "pqfast/parquet_read.h"
 #include "pqfast/scan.h"
 #include "pqfast/scanner.h"
+#include "pqfast/simd.h"
 
 namespace pq = pqfast::parquet;
 namespace fs = std::filesystem;
@@ -34,16 +37,31 @@ const std::vector<std::string> kColumns = {"id", "name", "v", "flag", "k"};
 
 std::string path_of(const std::string& name) { return (kDir / name).string(); }
 
-// Cell i of a flat array (offset applied) as text; "null" for a null.
+// Cell i of an array (offset applied) as text; "null" for a null. Nested
+// arrays too: [..] lists and maps (their entries from the offsets), {..}
+// structs (children at the parent's offset).
 std::string cell(const ArrowArray& a, const ArrowSchema& s, int64_t i) {
   const int64_t j = a.offset + i;
   const auto* validity = static_cast<const uint8_t*>(a.buffers[0]);
   if (validity && !((validity[j >> 3] >> (j & 7)) & 1)) return "null";
+  if (s.dictionary) return cell(*a.dictionary, *s.dictionary, static_cast<const int32_t*>(a.buffers[1])[j]);
   const std::string f = s.format;
+  if (f == "+l" || f == "+m") {
+    const auto* o = static_cast<const int32_t*>(a.buffers[1]);
+    std::string out = "[";
+    for (int32_t k = o[j]; k < o[j + 1]; ++k) out += (k > o[j] ? "," : "") + cell(*a.children[0], *s.children[0], k);
+    return out + "]";
+  }
+  if (f == "+s") {
+    std::string out = "{";
+    for (int64_t c = 0; c < a.n_children; ++c) out += (c ? "," : "") + cell(*a.children[c], *s.children[c], j);
+    return out + "}";
+  }
   if (f == "l") return std::to_string(static_cast<const int64_t*>(a.buffers[1])[j]);
   if (f == "i") return std::to_string(static_cast<const int32_t*>(a.buffers[1])[j]);
   if (f == "g") return std::to_string(static_cast<const double*>(a.buffers[1])[j]);
   if (f == "b") return ((static_cast<const uint8_t*>(a.buffers[1])[j >> 3] >> (j & 7)) & 1) ? "T" : "F";
+  if (f == "c") return std::to_string(static_cast<const int8_t*>(a.buffers[1])[j]);
   if (f == "z" || f == "u") {
     const auto* o = static_cast<const int32_t*>(a.buffers[1]);
     return std::string(static_cast<const char*>(a.buffers[2]) + o[j], static_cast<size_t>(o[j + 1] - o[j]));
@@ -739,6 +757,95 @@ TEST(LocalScan, ChunksCutIntoPageRangesEqualTheColumnReader) {
   ::unsetenv("PQFAST_SPLIT_BYTES");
 }
 
+TEST(LocalScan, DictionaryColumnsComeOutAsDictionaryArraysSharedByTheirBatches) {
+  // A column read with dictionary_indices: batches of dictionary arrays
+  // (int32 indices) whose values are the column reader's; the batches of
+  // one row group share its one dictionary (the same buffers, not copies);
+  // its chunks are never cut into page ranges (one job each), the plain
+  // column beside it still is; a requested schema must name the same
+  // dictionary format.
+  const std::string dir = PQFAST_TEST_DATA_DIR;
+  const std::vector<std::string> files = {dir + "/alltypes_tiny_pages_plain.parquet", dir + "/alltypes_tiny_pages.parquet"};
+  const std::vector<std::string> names = {"id", "string_col"};
+  const Rows want = expected_rows(files, names);
+  ::setenv("PQFAST_SPLIT_BYTES", "1", 1);
+  for (int threads : {-1, 2}) {
+    pq::ScanPlan plan = plan_of(files, names);
+    plan.columns[1].options.dictionary_indices = true;
+    pq::ScannerOptions o;
+    o.batch_size = 333;
+    auto ls = pq::LocalScan::make(std::move(plan), o, threads);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    Rows got;
+    const void* dict_values = nullptr;
+    int32_t last_rg = -1, last_file = -1;
+    int shared = 0;
+    for (;;) {
+      ArrowArray a;
+      ArrowSchema s;
+      pq::BatchOrigin origin;
+      auto step = (*ls)->next_batch(&a, &s, &origin);
+      ASSERT_TRUE(step.ok()) << step.error().to_string();
+      if (*step == pq::ScanStep::kEnd) break;
+      ASSERT_EQ(std::string(s.children[1]->format), "i");
+      ASSERT_NE(s.children[1]->dictionary, nullptr);
+      ASSERT_NE(a.children[1]->dictionary, nullptr);
+      const void* values = a.children[1]->dictionary->buffers[2];
+      if (origin.file == last_file && origin.row_group == last_rg) {
+        EXPECT_EQ(values, dict_values);
+        ++shared;
+      }
+      dict_values = values;
+      last_file = origin.file;
+      last_rg = origin.row_group;
+      append_rows(a, s, &got);
+      a.release(&a);
+      s.release(&s);
+    }
+    EXPECT_EQ(got, want) << threads << " threads";
+    EXPECT_GT(shared, 0);
+    if (threads > 0) {
+      // Chunks cut: the id column's, as many as when it is read alone;
+      // never the dictionary column's.
+      auto alone = pq::LocalScan::make(plan_of(files, {"id"}), o, threads);
+      ASSERT_TRUE(alone.ok());
+      Rows ids;
+      ASSERT_EQ(drain_rows(**alone, &ids).code, ErrorCode::kOk);
+      const int64_t cut = (*ls)->scanner().stats().chunks_cut;
+      EXPECT_GT(cut, 0);
+      EXPECT_EQ(cut, (*alone)->scanner().stats().chunks_cut);
+    }
+  }
+  ::unsetenv("PQFAST_SPLIT_BYTES");
+  // The C stream: a requested schema of the same dictionary format is
+  // taken, one whose dictionary is of another format refused.
+  for (const char* values : {"z", "u"}) {
+    pq::ScanPlan plan = plan_of(files, {"string_col"});
+    plan.columns[0].options.dictionary_indices = true;
+    auto ls = pq::LocalScan::make(std::move(plan), {}, 1);
+    ASSERT_TRUE(ls.ok());
+    ArrowSchema own;
+    ASSERT_TRUE((*ls)->schema(&own).ok());
+    ArrowSchema dict{}, child{}, top{};
+    dict.format = values;
+    dict.name = "";
+    child.format = "i";
+    child.name = "string_col";
+    child.dictionary = &dict;
+    ArrowSchema* children[] = {&child};
+    top.format = "+s";
+    top.name = "";
+    top.n_children = 1;
+    top.children = children;
+    const bool same = std::string(own.children[0]->dictionary->format) == values;
+    own.release(&own);
+    ArrowArrayStream stream;
+    auto st = pq::LocalScan::export_stream(std::move(ls).value(), &stream, &top);
+    EXPECT_EQ(st.ok(), same) << values;
+    if (st.ok()) stream.release(&stream);
+  }
+}
+
 TEST(LocalScan, CorruptPagesInCutChunksFailWithoutHanging) {
   // Garbage over the pages of chunks cut into ranges: each read ends, with
   // rows or an error naming the file, whichever thread decoded what.
@@ -1018,4 +1125,181 @@ TEST(Scanner, ADeferredReadThatFailsNamesTheChunk) {
   ASSERT_EQ(got.error.code, ErrorCode::kTruncated) << got.error.to_string();
   EXPECT_NE(got.error.message.find("row group 0"), std::string::npos) << got.error.message;
   EXPECT_NE(got.error.message.find("column '"), std::string::npos) << got.error.message;
+}
+
+// ---- nested fields (lists, structs, maps) ------------------------------------
+
+namespace {
+
+const std::string kNested = path_of("nested_rg.parquet");
+const std::vector<std::string> kNestedColumns = {"id", "ls", "st", "m", "deep"};
+
+// The leaves below top-level field `name` of a file (0: a flat leaf or none).
+size_t nested_leaves(const pq::FileMetaData& m, const std::string& name) {
+  const auto fields = pq::top_level_fields(m);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name != name) continue;
+    if (!fields[i].group && fields[i].leaves.size() == 1 && !pq::is_nested_leaf(m, fields[i].leaves[0])) return 0;
+    return fields[i].leaves.size();
+  }
+  return 0;
+}
+
+pq::FileMetaData meta_of(const std::string& path) {
+  auto f = pq::LocalFile::open(path);
+  EXPECT_TRUE(f.ok());
+  auto m = pq::read_file_metadata(**f);
+  EXPECT_TRUE(m.ok());
+  return *m;
+}
+
+// A plan of `names` over `files`, each nested field with default leaf options.
+pq::ScanPlan nested_plan(const std::vector<std::string>& files, const std::vector<std::string>& names) {
+  pq::ScanPlan plan = plan_of(files, names);
+  const pq::FileMetaData m = meta_of(files.at(0));
+  for (const auto& n : names) plan.nested.emplace_back(nested_leaves(m, n));
+  return plan;
+}
+
+// The rows by the column reader: flat leaves by read_column_chunk, nested
+// fields by read_nested_chunk, row group by row group.
+Rows expected_nested_rows(const std::vector<std::string>& files, const std::vector<std::string>& names) {
+  Rows out;
+  for (const auto& p : files) {
+    auto f = pq::LocalFile::open(p);
+    EXPECT_TRUE(f.ok());
+    auto m = pq::read_file_metadata(**f);
+    EXPECT_TRUE(m.ok());
+    const auto fields = pq::top_level_fields(*m);
+    for (size_t g = 0; g < m->row_groups.size(); ++g) {
+      std::vector<ArrowArray> arrays(names.size());
+      std::vector<ArrowSchema> schemas(names.size());
+      for (size_t c = 0; c < names.size(); ++c) {
+        pqfast::Result<pq::ColumnArray> col = pqfast::make_error(ErrorCode::kInvalidArgument, "no field");
+        if (nested_leaves(*m, names[c]) == 0) {
+          col = pq::read_column_chunk(**f, *m, static_cast<int>(g), m->find_column(names[c]));
+        } else {
+          for (size_t i = 0; i < fields.size(); ++i) {
+            if (fields[i].name != names[c]) continue;
+            auto shape = pq::nested_field(*m, static_cast<int>(i));
+            EXPECT_TRUE(shape.ok());
+            col = pq::read_nested_chunk(**f, *m, static_cast<int>(g), *shape, {});
+          }
+        }
+        EXPECT_TRUE(col.ok()) << col.error().to_string();
+        std::move(*col).export_to(&arrays[c], &schemas[c]);
+      }
+      for (int64_t r = 0; r < m->row_groups[g].num_rows; ++r) {
+        std::vector<std::string> row;
+        for (size_t c = 0; c < names.size(); ++c) row.push_back(cell(arrays[c], schemas[c], r));
+        out.push_back(std::move(row));
+      }
+      for (size_t c = 0; c < names.size(); ++c) {
+        arrays[c].release(&arrays[c]);
+        schemas[c].release(&schemas[c]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// Fed in random order and pieces, nested fields (assembled per unit, sliced
+// by top-level rows) give the column reader's rows at every batch size: no
+// list split, repeated or dropped at a batch boundary.
+TEST(Scanner, NestedFieldsEqualTheColumnReaderAtEveryBatchSize) {
+  const Rows want = expected_nested_rows({kNested, kNested}, kNestedColumns);
+  ASSERT_EQ(want.size(), 1000u);
+  EXPECT_EQ(want[5][1], "[]");                        // (row 5: an empty list)
+  EXPECT_EQ(want[0][1], "null");                      // (row 0: a null list)
+  EXPECT_NE(want[4][3].find("k0"), std::string::npos);  // (a map's entries)
+  const auto saved = pqfast::simd_level();
+  for (auto level : pqfast::available_simd_levels()) {
+    ASSERT_TRUE(pqfast::set_simd_level(level).ok());
+    for (int64_t bs : {int64_t{1}, int64_t{7}, int64_t{150}, int64_t{1} << 20}) {
+      pq::ScannerOptions o;
+      o.batch_size = bs;
+      Pushed got = push_scan(nested_plan({kNested, kNested}, kNestedColumns), o, 11, 3);
+      ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+      EXPECT_EQ(got.rows, want) << "batch_size " << bs;
+      for (int64_t n : got.batch_rows) {
+        EXPECT_GT(n, 0);
+        EXPECT_LE(n, bs);
+      }
+      // Every leaf of every nested field asked for: the units' estimates count them.
+      EXPECT_EQ(got.stats.units_decoded, 8);
+    }
+  }
+  (void)pqfast::set_simd_level(saved);
+}
+
+TEST(LocalScan, NestedFieldsEqualTheColumnReaderOnEveryThreadCount) {
+  const Rows want = expected_nested_rows({kNested, kNested}, {"ls", "id", "deep", "m", "st"});
+  for (int threads : {-1, 1, 2, 4}) {
+    pq::ScannerOptions o;
+    o.batch_size = 7;
+    o.readahead_bytes = 4000;  // (a unit or two ahead)
+    o.decode_threads = 2;
+    auto ls = pq::LocalScan::make(nested_plan({kNested, kNested}, {"ls", "id", "deep", "m", "st"}), o, threads);
+    ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+    ArrowSchema schema;
+    ASSERT_TRUE((*ls)->schema(&schema).ok());
+    ASSERT_EQ(schema.n_children, 5);
+    EXPECT_EQ(std::string(schema.children[0]->format), "+l");
+    EXPECT_EQ(std::string(schema.children[3]->format), "+m");
+    EXPECT_EQ(std::string(schema.children[4]->format), "+s");
+    schema.release(&schema);
+    Rows got;
+    const pqfast::Error drained = drain_rows(**ls, &got);
+    ASSERT_EQ(drained.code, ErrorCode::kOk) << drained.to_string();
+    EXPECT_EQ(got, want) << threads << " threads";
+  }
+}
+
+TEST(Scanner, NestedPlansTheScannerCannotTakeAreRefused) {
+  // Under a filter (the scan engine reads flat leaves only): refused before any read.
+  pq::ScanPlan plan = nested_plan({kNested}, {"id", "ls"});
+  plan.filter.active = true;
+  EXPECT_EQ(pq::Scanner::make(plan, {}).error().code, ErrorCode::kUnsupported);
+  EXPECT_EQ(pq::LocalScan::make(plan, {}, 1).error().code, ErrorCode::kUnsupported);
+  // A leaf count unlike the file's, a flat leaf named as nested, a field the file lacks.
+  for (const auto& [name, leaves] : std::vector<std::pair<std::string, size_t>>{{"st", 1}, {"id", 1}, {"nope", 2}}) {
+    pq::ScanPlan p = plan_of({kNested}, {name});
+    p.nested = {std::vector<pq::ColumnReadOptions>(leaves)};
+    Pushed got = push_scan(p, {}, 1, 1);
+    EXPECT_EQ(got.error.code, ErrorCode::kInvalidArgument) << name;
+    EXPECT_NE(got.error.message.find("nested_rg.parquet"), std::string::npos) << got.error.message;
+  }
+}
+
+// Hostile bytes in a nested leaf's chunk (its page header, its levels) fail
+// the unit with an error naming the file, row group and field; no crash.
+TEST(LocalScan, CorruptNestedChunksFailNamingTheColumn) {
+  const pq::FileMetaData m = meta_of(kNested);
+  const std::vector<uint8_t> bytes = read_all(kNested);
+  const int leaf = m.find_column("ls.list.element");
+  ASSERT_GE(leaf, 0);
+  const pq::ColumnChunk& c = m.row_groups.at(1).columns.at(static_cast<size_t>(leaf));
+  const uint64_t at = static_cast<uint64_t>(c.data_page_offset);
+  const std::string victim = (fs::temp_directory_path() / ("pqfast_nested_" + std::to_string(getpid()) + ".parquet")).string();
+  for (uint64_t skip : {uint64_t{0}, uint64_t{24}}) {  // the page header; bytes past it (levels)
+    std::vector<uint8_t> bad = bytes;
+    for (uint64_t k = at + skip; k < at + skip + 40 && k < bad.size(); ++k) bad[k] = static_cast<uint8_t>(0xA5 ^ k);
+    ASSERT_TRUE(write_all(victim, bad));
+    for (int threads : {-1, 2}) {
+      auto ls = pq::LocalScan::make(nested_plan({victim}, {"id", "ls"}), {}, threads);
+      ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+      Rows got;
+      const pqfast::Error e = drain_rows(**ls, &got);
+      if (e.code == ErrorCode::kOk) {
+        // Garbage that still decodes must still hold the row group's records.
+        EXPECT_EQ(got.size(), 500u);
+        continue;
+      }
+      EXPECT_NE(e.message.find("row group 1"), std::string::npos) << e.message;
+      EXPECT_NE(e.message.find("pqfast_nested_"), std::string::npos) << e.message;
+    }
+  }
+  fs::remove(victim);
 }

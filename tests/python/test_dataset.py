@@ -14,6 +14,7 @@ import concurrent.futures
 import multiprocessing
 import os
 import pickle
+import re
 import subprocess
 import sys
 
@@ -559,3 +560,29 @@ def test_pyarrow_dataset_methods(tmp_path):
     assert flat.join(flat, "id", right_suffix="_r").count_rows() == full.num_rows
     with pytest.raises(TypeError):
         ds._get_fragments(None)
+
+
+def test_memory_errors_name_the_limit_the_user_set(tmp_path):
+    """A row group decoded under what the scan had left names the scan's
+    memory_limit, not the share its task found left (it said "10 KiB" for
+    a 32 KiB limit), and counts what the scan held besides as in use."""
+    rng = np.random.default_rng(3)
+    for i in range(3):
+        n = 3000
+        pq.write_table(pa.table({
+            "id": pa.array(np.arange(n, dtype=np.int64) + i * n),
+            "x": pa.array(rng.normal(size=n)),
+            "s": pa.array([f"value-{v:05d}" for v in rng.integers(0, 99999, n)]),
+        }), tmp_path / f"part-{i}.parquet", row_group_size=1000)
+    ds = pqfast.dataset(str(tmp_path))
+    raised = 0
+    for limit in (32 << 10, 48 << 10, 64 << 10):
+        for batch_size in (100, 1000):
+            try:
+                for _ in ds.scanner(memory_limit=limit, batch_size=batch_size).to_batches():
+                    pass
+            except pqfast.MemoryLimitError as e:
+                raised += 1
+                shown = re.findall(r"memory limit of (\d+ KiB)", str(e))
+                assert shown == [f"{limit >> 10} KiB"], str(e)
+    assert raised == 6  # (each limit is below what a row group decodes into)

@@ -1,6 +1,6 @@
 """One path from a source to a table: read_table(filters=) and read_pruned on
 every kind of source go through the scan engine (local paths natively;
-s3:// URLs and filesystem objects through the staged scan) and give the rows
+s3:// URLs and filesystem objects through the streaming scanner) and give the rows
 pyarrow.dataset gives. Sources: pyarrow's LocalFileSystem, fsspec's local
 filesystem, the SeaweedFS server (127.0.0.1, behind the latency proxy)
 through pyarrow's S3FileSystem, s3fs and obstore (s3:// URLs). Lakes: Bloom
@@ -180,8 +180,8 @@ def test_read_pruned_without_row_filter_reads_kept_row_groups(lakes, where, lake
 
 
 def test_pyarrow_s3_opens_each_object_once(lakes, uploaded, s3, proxy):  # noqa: F811
-    """The staged scan keeps a pyarrow file open across its steps: one HEAD
-    per object read (pyarrow's open), not one per ranged read."""
+    """A read keeps a pyarrow file open from its footer to its pages: one
+    HEAD per object read (pyarrow's open), not one per ranged read."""
     import pyarrow.fs as pafs
 
     fs = pafs.S3FileSystem(access_key=s3.access_key, secret_key=s3.secret_key, scheme="http",

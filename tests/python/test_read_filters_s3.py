@@ -1,9 +1,10 @@
 """read_table(filters=) on s3:// URLs against SeaweedFS (on 127.0.0.1, behind
-the latency proxy): the same rows as the same files read locally, for
-lookups (pruned by Bloom blocks, then the staged scan: the filter column's
-pages, then the projected pages), ranges (no Bloom atom: tails, then the
-pages the engine asks for) and misses; the request rounds, requests and
-bytes it reports."""
+the latency proxy), through the streaming scanner: the same rows as the
+same files read locally, for lookups (pruned by Bloom blocks, then the
+filter column's pages, then the projected pages), ranges (no Bloom atom:
+tails, then the pages the engine asks for) and misses; the request rounds,
+requests and bytes it reports (``_requests``: listing, tails, then the
+scanner's rounds ``data 1``, ``data 2``...)."""
 
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def test_missing_bucket_is_a_clear_error(s3, opts):  # noqa: F811
     assert "no-such-bucket" in str(e.value) or "NoSuchBucket" in str(e.value) or "not found" in str(e.value).lower()
 
 
-# ---- the staged scan: rounds, requests and bytes ------------------------------------------
+# ---- rounds, requests and bytes ----------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
@@ -118,7 +119,12 @@ def _kept_row_group_bytes(path, rg):
     return sum(md.column(c).total_compressed_size for c in range(md.num_columns))
 
 
-def test_staged_lookup_fetches_pages_not_row_groups(pi_lake, opts, proxy):  # noqa: F811
+def _data_rounds(st) -> list:
+    """The scanner's rounds of a read's stats, in order (data 1, data 2...)."""
+    return [r for r in st["round_detail"] if r["what"].startswith("data ")]
+
+
+def test_lookup_fetches_pages_not_row_groups(pi_lake, opts, proxy):  # noqa: F811
     import os
 
     from pqfast import _testlake
@@ -135,17 +141,18 @@ def test_staged_lookup_fetches_pages_not_row_groups(pi_lake, opts, proxy):  # no
     assert st["rounds"] <= 5, st["round_detail"]
     what = [r["what"] for r in st["round_detail"]]
     assert what[:2] == ["listing", "tails"], st["round_detail"]
-    assert st["engine_runs"] <= 3, st
+    assert st["route"] == "scanner" and st["row_groups_read"] >= 1, st
     ps = proxy.stats()
     assert ps["requests"] == st["requests"], (ps, st["round_detail"])
     assert "HEAD" not in ps["methods"], ps
-    # Bloom blocks (these small files' filters mostly lie in the tails):
-    # one GET per filter at most (4 row groups per file).
-    for r in st["round_detail"]:
-        if r["what"] == "bloom blocks":
-            assert r["requests"] <= len(paths) * 4, r
-    # Pages, not row groups: the engine's rounds fetch less than the matching row group.
-    engine = sum(r["bytes"] for r in st["round_detail"] if r["what"].startswith("engine"))
+    data = _data_rounds(st)
+    # Bloom blocks first (these small files' filters mostly lie in the
+    # tails): one GET per filter at most (4 row groups per file).
+    if len(data) == 3:
+        assert data[0]["requests"] <= len(paths) * 4, data
+    # Pages, not row groups: the rounds after the Bloom blocks fetch less
+    # than the matching row group.
+    engine = sum(r["bytes"] for r in data[-2:])
     assert 0 < engine < _kept_row_group_bytes(paths[3], 2), st["round_detail"]
     # Past the tails (64 KiB each, most of these small files): a few percent of the lake.
     tails = sum(r["bytes"] for r in st["round_detail"] if r["what"] == "tails")
@@ -153,11 +160,12 @@ def test_staged_lookup_fetches_pages_not_row_groups(pi_lake, opts, proxy):  # no
     assert st["pages_skipped"] > 0, st
 
 
-def test_staged_miss_reads_no_pages(pi_lake, opts):  # noqa: F811
+def test_miss_reads_no_pages(pi_lake, opts):  # noqa: F811
     paths, url = pi_lake
     t, st = pqfast.read_table(url, filters=[("id", "in", [5, 6])], storage_options=opts, stats=True)
     assert t.num_rows == 0
-    assert st["rounds"] <= 3 + (1 if st["files_pruned_remotely"] < len(paths) else 0) * 2, st["round_detail"]
+    # The listing, the tails, the Bloom blocks; pages only for a false positive.
+    assert st["rounds"] <= 3 + (2 if st["pages_read"] else 0), st["round_detail"]
     assert st["pages_read"] <= 2 * len(paths), st  # Bloom false positives only
 
 
@@ -167,22 +175,25 @@ def test_staged_miss_reads_no_pages(pi_lake, opts):  # noqa: F811
     lambda v: [("id", ">=", v["id"][0]), ("id", "<", v["id"][0] + 100000), ("amount", "<", 0.5)],
     lambda v: None,
 ])
-def test_staged_short_tails_and_no_coalescing_equal_local(pi_lake, opts, monkeypatch, filters):  # noqa: F811
+def test_short_tails_and_no_coalescing_equal_local(pi_lake, opts, monkeypatch, filters):  # noqa: F811
     """Tails shorter than the footer (read again whole), page indexes outside the
-    tail (fetched with the Bloom blocks), every range its own GET (reads
-    spanning adjacent ranges): the same rows."""
-    from pqfast import _testlake, scan
+    tail, every range its own GET (reads spanning adjacent ranges): the same rows."""
+    from pqfast import _lake, _stream_io, _testlake
 
     paths, url = pi_lake
     ids3, ids4 = _testlake.file_ids(3, 8000), _testlake.file_ids(4, 8000)
     v = {"id": [int(ids3[10]), int(ids4[7999]), 5], "key": [f"key-{ids4[100]}"]}
     f = filters(v)
-    monkeypatch.setattr(scan, "_TAIL", 512)
-    monkeypatch.setattr(scan, "_GAP", 0)
+    pqfast.clear_footer_cache()
+    monkeypatch.setattr(_lake, "_TAIL", 512)
+    monkeypatch.setattr(_stream_io, "_REMOTE_GAP", 0)
     local = pqfast.read_table(paths, filters=f) if f is not None else pqfast.read_table(paths)
     remote, st = pqfast.read_table(url, filters=f, storage_options=opts, stats=True)
     _same(local, remote)
-    assert st["engine_runs"] <= 5, st  # an AND's later atoms: a run each
+    assert st["route"] == "scanner" and "tails" in [r["what"] for r in st["round_detail"]], st
+    # Each unit's engine: an AND's later atoms a run each, and a run per round of pages.
+    assert st["engine_runs"] <= 5 * max(1, st["scanner"]["units"]), st
+    pqfast.clear_footer_cache()
 
 
 def test_arrow_rs_lake_equals_local(rs_lake, opts):  # noqa: F811
@@ -199,7 +210,7 @@ def test_arrow_rs_lake_equals_local(rs_lake, opts):  # noqa: F811
         assert st["rounds"] <= 5, st["round_detail"]
 
 
-def test_staged_memory_limit(pi_lake, opts):  # noqa: F811
+def test_memory_limit(pi_lake, opts):  # noqa: F811
     _, url = pi_lake
     with pytest.raises(MemoryError):
         pqfast.read_table(url, filters=[("id", ">", 0)], storage_options=opts, memory_limit=64 * 1024)
@@ -310,7 +321,8 @@ def test_rescans_ask_for_bloom_blocks_alone(s3, opts, tmp_path):  # noqa: F811
         t, st = pqfast.read_table(url, filters=f, storage_options=opts, stats=True)
         assert t.equals(local) and t.num_rows == 2
         details.append({r["what"]: r for r in st["round_detail"]})
-    first, second = details[0]["bloom blocks"], details[1]["bloom blocks"]
+    # (The Bloom blocks: the scanner's first round, before any page.)
+    first, second = details[0]["data 1"], details[1]["data 1"]
     assert second["requests"] <= 2 * 2 and first["requests"] <= 2 * 2, details
     assert second["bytes"] < first["bytes"] / 4, details
     pqfast.clear_footer_cache()
@@ -318,7 +330,7 @@ def test_rescans_ask_for_bloom_blocks_alone(s3, opts, tmp_path):  # noqa: F811
 
 def test_mutated_objects_give_the_local_answer_or_an_error(pi_lake, s3, opts, tmp_path):  # noqa: F811
     """Objects with bytes flipped in their tails (footer, page index, Bloom
-    filters) or cut short: the staged scan gives what a local scan of the same
+    filters) or cut short: the remote read gives what a local scan of the same
     bytes gives, or an error (FormatError, MemoryError), never another
     exception or a hang."""
     import random

@@ -4,7 +4,8 @@ values, types and schema metadata as pyarrow.parquet.read_table and as the
 column reader (``PQFAST_READ_ROUTE=reader``, the escape hatch) on the writers' files, random
 files, lists, globs, directories with hive keys, ``row_groups=``,
 ``columns=``, threads and ``strings=``; a memory limit too small raises
-MemoryLimitError; nested columns keep the column reader. Which route ran is
+MemoryLimitError; nested columns go through it too (a struct field
+reference keeps the column reader). Which route ran is
 seen by counting calls of the scanner's helper, never by message text."""
 
 from __future__ import annotations
@@ -222,19 +223,21 @@ def test_memory_limit_too_small_is_typed(tmp_path, routed, threaded):
     assert routed
 
 
-def test_nested_columns_keep_the_column_reader(tmp_path, routed):
+def test_nested_columns_go_through_the_scanner(tmp_path, routed):
     p = str(tmp_path / "n.parquet")
     t = pa.table({"id": [1, 2, 3], "l": [[1], None, [2, 3]], "st": [{"a": 1}, None, {"a": 3}]})
     pq.write_table(t, p)
     assert pqfast.read_table(p).equals(pq.read_table(p))
-    assert pqfast.read_table(p, columns=["st.a"]).column(0).to_pylist() == [1, None, 3]
-    assert not routed
-    # The flat column alone is the scanner's.
-    assert pqfast.read_table(p, columns=["id"]).equals(pq.read_table(p, columns=["id"]))
     assert len(routed) == 1
-    # A glob of nested files: each file by the column reader.
+    # A struct field reference keeps the column reader.
+    assert pqfast.read_table(p, columns=["st.a"]).column(0).to_pylist() == [1, None, 3]
+    assert len(routed) == 1
+    assert pqfast.read_table(p, columns=["id"]).equals(pq.read_table(p, columns=["id"]))
+    assert len(routed) == 2
+    # A glob of nested files: the scanner too.
     got = pqfast.read_table(str(tmp_path / "*.parquet"))
     assert got.equals(pq.read_table(p))
+    assert len(routed) == 3
 
 
 def test_route_env_keeps_the_column_reader(tmp_path, routed, monkeypatch):
@@ -317,11 +320,13 @@ def test_one_file_memory_limit_by_default_is_typed(tmp_path, routed, threaded, m
 
 
 def test_one_file_the_scanner_does_not_take_keeps_the_column_reader(tmp_path, routed, monkeypatch):
-    # Decided before the read from the footer and the projection: nested,
-    # read_dictionary= and extension columns go to the column reader.
+    # Decided before the read from the footer and the projection: a large
+    # list (retyped after the read), read_dictionary= and extension columns
+    # go to the column reader.
     monkeypatch.delenv(_read_scan.ROUTE_ENV)
     p = str(tmp_path / "n.parquet")
-    t = pa.table({"id": [1, 2, 3], "l": [[1], None, [2, 3]], "s": ["a", "b", "a"]})
+    t = pa.table({"id": [1, 2, 3], "l": pa.array([[1], None, [2, 3]], pa.large_list(pa.int64())),
+                  "s": ["a", "b", "a"]})
     pq.write_table(t, p)
     assert pqfast.read_table(p).equals(pq.read_table(p))
     assert pqfast.read_table(p, columns=["s"], read_dictionary=["s"]).equals(

@@ -274,3 +274,34 @@ def test_dictionary_entry_lengths_around_the_fixed_moves(tmp_path, strings):
                 same_column(got.column(c), exp.column(c))
     finally:
         pqfast.set_simd_level(saved)
+
+
+@pytest.mark.parametrize("strings", [None, "large", "view"])
+@pytest.mark.parametrize("nulls", [False, True])
+def test_dictionary_entries_of_one_length(tmp_path, strings, nulls):
+    """Dictionaries whose entries are all 1, 2, 4 or 8 bytes long (gathered
+    as fixed-width values, their offsets i * L) beside one of mixed lengths,
+    in bit-packed and repeated runs, with nulls, on every SIMD level."""
+    n = 5000
+    cols = {}
+    for width in (1, 2, 4, 8, 3):
+        words = ["".join(chr(ord("a") + (k + j) % 26) for j in range(width)) for k in range(5)]
+        # Bit-packed runs (values changing every row), then a long repeated run.
+        vals = [words[(i * 7) % 5] if i < n // 2 else words[1] for i in range(n)]
+        cols[f"w{width}"] = pa.array(vals, mask=[nulls and i % 11 == 4 for i in range(n)])
+    cols["mixed"] = pa.array([["x", "yy", "zzzz"][i % 3] for i in range(n)])
+    path = tmp_path / f"same-length-{nulls}.parquet"
+    pq.write_table(pa.table(cols), path, use_dictionary=True, row_group_size=2000)
+    exp = pq.read_table(path)
+    saved = pqfast.simd_level()
+    try:
+        for level in pqfast.available_simd_levels():
+            pqfast.set_simd_level(level)
+            kw = {} if strings is None else {"strings": strings}
+            got = pqfast.read_table(path, **kw)
+            for c in exp.column_names:
+                want = exp.column(c).type if strings is None else _expected_type(exp.column(c).type, strings)
+                assert got.column(c).type.equals(want), f"{level} {c}"
+                same_column(got.column(c), exp.column(c).cast(want))
+    finally:
+        pqfast.set_simd_level(saved)

@@ -1,7 +1,7 @@
 """read_table on s3:// (SeaweedFS behind the counting proxy) through the
 dataset scan / streaming scanner (_read_remote), and filesystem= scans:
-the rows of the local read and of pyarrow.dataset, batches too; the staged
-scan kept for lookups and stats=True; sidecar indexes used by the scanner's
+the rows of the local read and of pyarrow.dataset, batches too; lookups and
+stats=True through the scanner too; sidecar indexes used by the scanner's
 filtered units (no more requests or bytes than the staged scan); a remote
 scan within memory_limit, batch by batch, and MemoryLimitError when one
 row group alone cannot fit."""
@@ -109,13 +109,17 @@ def test_s3_read_table_goes_through_the_scanner(s3, opts, proxy, tmp_path):  # n
             del os.environ[ROUTE_ENV]
         assert got.equals(staged), f
         assert scanner_reqs > 0 and staged_reqs > 0
-    # stats=True: the staged scan's counts (request rounds).
+    # stats=True: the scanner's counts (request rounds), every request the proxy saw.
+    proxy.reset()
     t, st = pqfast.read_table(url, filters=[("q", "<", 5)], storage_options=opts, stats=True)
+    assert st["route"] == "scanner" and st["requests"] == proxy.stats()["requests"], (st, proxy.stats())
     assert "rounds" in st and t.equals(pqfast.read_table(url, filters=[("q", "<", 5)], storage_options=opts))
+    local = pqfast.read_table(paths, filters=[("q", "<", 5)], stats=True)[1]
+    assert st["rows"] == local["rows"] == t.num_rows and st["row_groups"] == local["row_groups"], (st, local)
     # A lookup: five request rounds at most.
     want = pq.read_table(paths[1]).slice(7, 1)["id"][0].as_py()
     t, st = pqfast.read_table(url, filters=[("id", "=", want)], storage_options=opts, stats=True)
-    assert t["id"].to_pylist() == [want] and st["rounds"] <= 5
+    assert t["id"].to_pylist() == [want] and st["rounds"] <= 5 and st["route"] == "scanner"
     assert pqfast.read_table(url, filters=[("id", "=", want)], storage_options=opts).equals(t)
 
 
@@ -223,9 +227,9 @@ def test_s3_lookup_with_hostile_bloom_headers_reads_the_right_rows(s3, opts, tmp
 
 
 def test_filesystem_reads_equal_local(tmp_path):
-    """read_table(filesystem=) (unfiltered directories: the scanner; filters:
-    the staged scan, measured faster there) and a dataset scan on it (the
-    scanner) give the local rows."""
+    """read_table(filesystem=) (directories, paths named one by one, with and
+    without filters, stats=True: the scanner) and a dataset scan on it give
+    the local rows and the local read's counts."""
     import pyarrow.fs as pafs
 
     root = str(tmp_path / "lake")
@@ -240,6 +244,13 @@ def test_filesystem_reads_equal_local(tmp_path):
             assert pa.Table.from_batches(list(sc.to_batches()), schema=sc.projected_schema).equals(local)
     one = pqfast.read_table(paths[0], filesystem=fs, columns=["id", "v"])
     assert one.equals(pq.read_table(paths[0], columns=["id", "v"]))
+    for f in FILTERS[1:5]:  # (not the hive key's: the files named alone have none)
+        want, st_local = pqfast.read_table(paths, filters=f, stats=True)
+        got, st = pqfast.read_table(paths, filters=f, filesystem=fs, stats=True)
+        assert got.equals(want), f
+        assert st["route"] == "scanner" and "listing" not in [r["what"] for r in st["round_detail"]], st
+        for k in ("rows", "row_groups", "row_groups_read", "row_groups_matched"):
+            assert st[k] == st_local[k], (f, k, st, st_local)
 
 
 def test_sidecar_on_the_scanner_route_reads_no_more_than_the_staged_scan(s3, opts, proxy, tmp_path):  # noqa: F811
