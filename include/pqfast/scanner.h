@@ -348,6 +348,52 @@ class LocalScan {
   // stream's consumer (a lake of 10,000 one-row-group files is 10,000 batches).
   Status drain(ArrowArrayStream* out, const ArrowSchema* requested = nullptr, std::vector<int32_t>* files = nullptr);
 
+  // A whole read of local files without a filter (a lake of small files
+  // read into one table), file by file, without the scanner's state
+  // machine: each file is opened once and, when at most
+  // WholeFilesOptions::whole_max bytes, read in one read into a buffer its
+  // thread reuses from file to file (no allocation, no page fault per
+  // file), its footer parsed from those bytes and its row groups decoded
+  // while they are in that thread's cache; a larger file's column chunks
+  // are read one by one into that buffer. With no column only footers are
+  // read (the file's tail). Files are taken in turn by `threads` threads
+  // (the caller's and threads - 1 more), which share nothing but a counter
+  // and the budget: a lake of 10,000 one-row-group files was 10,000 units
+  // handed between threads under the scanner's one lock.
+  //
+  // Every file must have `reference`'s leaf columns (same_leaves; null:
+  // not checked): the first file in order that has not makes the result
+  // kNotConforming before any batch is handed out (the caller reads the
+  // lake another way). Otherwise the first file (in order) that fails
+  // fails the read, typed, naming it. Memory: a file's bytes are charged
+  // to the budget while its thread holds them (refused past the limit:
+  // kMemoryLimit), its decode to a budget of what the read's had left, as a
+  // unit's is; decoded batches leave the budget once taken, as drain's do.
+  struct WholeFilesOptions {
+    std::vector<ScanColumn> columns;               // flat leaves; empty: row counts only
+    std::shared_ptr<const FileMetaData> reference;  // the leaves every file must have
+    int threads = 1;
+    uint64_t whole_max = uint64_t{1} << 20;
+    std::shared_ptr<MemoryBudget> budget;  // null: one of memory_limit (<= 0: the default)
+    int64_t memory_limit = 0;
+    ParseLimits limits;
+  };
+  struct WholeFilesResult {
+    bool conforming = true;
+    int32_t not_conforming = -1;  // the first file that lacks the reference's leaves
+    int64_t rows = 0;
+    int64_t files_whole = 0;  // files read in one read
+    int64_t reads = 0;        // positional reads made
+    int64_t bytes_read = 0;
+  };
+  // Batches (one per row group with rows, in file then row group order)
+  // into *out as drain gives them (schema: `requested`, else the first
+  // batch's, else an empty struct), each batch's file into *files.
+  static Result<WholeFilesResult> read_whole_files(const std::vector<std::string>& paths,
+                                                   const WholeFilesOptions& options, ArrowArrayStream* out,
+                                                   const ArrowSchema* requested = nullptr,
+                                                   std::vector<int32_t>* files = nullptr);
+
  private:
   LocalScan() = default;
   void worker();
@@ -382,5 +428,9 @@ class LocalScan {
   std::atomic<bool> stop_{false};
   std::vector<std::thread> threads_;
 };
+
+// Whether two footers have the same leaf columns (paths, physical and
+// logical types, levels): files a lake reads together as one table.
+bool same_leaves(const FileMetaData& a, const FileMetaData& b);
 
 }  // namespace pqfast::parquet

@@ -1,9 +1,12 @@
 """``read_table``'s route through the streaming scanner for local sources
 of several files without a filter (a list of files, a directory, a glob):
-their footers read at once, the files planned as one lake (as
-``pqfast.dataset`` opens it) and read whole by :func:`._scan_whole.read_whole`
-into one Table (a single file goes the same way through
-``ParquetFile.read``).
+without ``row_groups=`` read file by file (:func:`._scan_whole.read_files_whole`:
+each file opened once, a small one read in one read and decoded by the
+thread that read it, the plan from the first file's footer); otherwise, or
+when a file's columns differ from the first file's, their footers read at
+once, the files planned as one lake (as ``pqfast.dataset`` opens it) and read
+whole by :func:`._scan_whole.read_whole` into one Table (a single file goes
+the same way through ``ParquetFile.read``).
 
 :func:`scanner_read` decides before any data page is read: it returns None
 (the caller keeps the column reader) when the source is not local paths,
@@ -32,7 +35,8 @@ from ._paths import _has_magic, _remote_urls
 from ._read import _concat, _memory_limit, _thread_count
 from ._strings import checked_strings
 from ._scan_whole import (
-    DEFAULT_READAHEAD_BYTES, ROUTE_ENV, SMALL_READ_BYTES, names_list, read_whole, selected_row_groups, shape, wants_reader,
+    DEFAULT_READAHEAD_BYTES, ROUTE_ENV, SMALL_READ_BYTES, names_list, read_files_whole, read_whole, selected_row_groups,
+    shape, wants_reader,
 )
 from ._stream_io import native_plan
 
@@ -85,7 +89,12 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     if lake.kind != LOCAL:
         return None
     cols = None if columns is None else list(columns)
-    # Many files: their footers read at once in C++ (and conformity decided
+    if len(lake.names) > 1 and row_groups is None:
+        got = _read_files(lake, cols, strings, n_threads or (os.cpu_count() or 1), limit)
+        if got is not None:
+            return got
+    # Many files (row groups chosen, or files whose columns differ from the
+    # first file's): their footers read at once in C++ (and conformity decided
     # from them), not file by file in Python; the sizes spare the scanner a
     # stat of each file. Small files are read whole there, in one read, and
     # the scan takes their ranges from those bytes (see WHOLE_FILE_BYTES).
@@ -100,6 +109,34 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     if nbytes < SMALL_READ_BYTES:
         n_threads = 1
     return _read_lake(lake, selection, plan, rows, n_threads or (os.cpu_count() or 1), limit, sizes)
+
+
+def _read_files(lake: Lake, cols, strings, n_threads: int, limit: int) -> pa.Table | None:
+    """Every row group of the lake's files read whole file by file
+    (:func:`read_files_whole`): each file opened once, a small file read in
+    one read into a buffer its thread reuses and decoded at once by that
+    thread; no footer read ahead, no Python object per file. None when the
+    scanner does not take the projection (decided from the first file, as
+    native_plan decides) or a file's columns are not the first file's;
+    also for nested columns and columns finished after the read (dictionary
+    output, casts: ``NativePlan.convert``), which the scanner's runs take."""
+    plan = native_plan(lake, [(0, None)], cols, strings)
+    if plan is None or plan.nested or plan.convert is not None or len(plan.runs) != 1:
+        return None
+    keys = plan.keys
+    got = read_files_whole(list(lake.keys), plan.specs, lake.meta(0), plan.file_schema if keys else plan.out,
+                           n_threads, limit, WHOLE_FILE_BYTES, bool(keys))
+    if got is None:
+        return None
+    stream, batch_files, stats = got
+    reader = pa.RecordBatchReader._import_from_c_capsule(stream)
+    if not len(plan.out):
+        # No column: the row count only (a table of no columns keeps it so).
+        return pa.table({"_": pa.nulls(stats["rows"])}).drop_columns(["_"])
+    if not keys:
+        return reader.read_all()
+    selection = [(i, None) for i in range(len(lake.names))]
+    return pa.Table.from_batches(_with_keys(lake, selection, plan, list(reader), batch_files), schema=plan.out)
 
 
 def _kept_bytes(limit: int) -> int:

@@ -206,6 +206,22 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
     return with_map_names(pa.RecordBatchReader._import_from_c_capsule(stream).read_all(), schema)
 
 
+def read_files_whole(paths: list, specs: list, reference, schema: pa.Schema, n_threads: int, limit: int,
+                     whole_max: int, with_files: bool):
+    """(an arrow_array_stream capsule over a batch per row group, [plan file
+    of each batch] when `with_files`, {rows, files_whole, reads,
+    bytes_read}) of local `paths` read whole file by file
+    (``_read_whole_files``, LocalScan::read_whole_files): no footers read
+    ahead, no scanner state machine; files of at most `whole_max` bytes in
+    one read each, decoded by the thread that read them. None when a file's
+    leaf columns are not `reference`'s (the caller reads the lake by
+    footers read first, which casts such files)."""
+    return _pqfast._read_whole_files(paths, specs, reference, threads=max(1, int(n_threads)),
+                                     whole_max=int(whole_max), memory_limit=int(limit or 0),
+                                     requested_schema=schema.__arrow_c_schema__() if len(schema) else None,
+                                     with_files=bool(with_files))
+
+
 def read_whole(files: list, footers: list, specs: list, schema: pa.Schema | None, batch_size: int, n_threads: int,
                limit: int):
     """(an arrow_array_stream capsule over every batch, [plan file of each

@@ -277,28 +277,6 @@ std::vector<Result<pq::FileMetaData>> read_footers(const std::vector<std::string
   return out;
 }
 
-bool same_logical(const pq::LogicalType& a, const pq::LogicalType& b) {
-  return a.kind == b.kind && a.decimal_scale == b.decimal_scale && a.decimal_precision == b.decimal_precision &&
-         a.bit_width == b.bit_width && a.is_signed == b.is_signed && a.adjusted_to_utc == b.adjusted_to_utc &&
-         a.unit == b.unit;
-}
-
-// What FileMetaData.columns() gives of each leaf, compared.
-bool same_leaves(const pq::FileMetaData& a, const pq::FileMetaData& b) {
-  if (a.columns.size() != b.columns.size()) return false;
-  for (size_t i = 0; i < a.columns.size(); ++i) {
-    const pq::ColumnDescriptor& x = a.columns[i];
-    const pq::ColumnDescriptor& y = b.columns[i];
-    if (x.path != y.path || x.physical_type != y.physical_type || x.type_length != y.type_length ||
-        !same_logical(x.logical, y.logical) || x.converted_type != y.converted_type || x.scale != y.scale ||
-        x.precision != y.precision || x.max_definition_level != y.max_definition_level ||
-        x.max_repetition_level != y.max_repetition_level) {
-      return false;
-    }
-  }
-  return true;
-}
-
 class PyScanner {
  public:
   PyScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
@@ -685,12 +663,57 @@ void bind_stream(nb::module_& m) {
       [](const PyMeta& ref, const std::vector<const PyMeta*>& metas) {
         std::vector<bool> out;
         out.reserve(metas.size());
-        for (const PyMeta* m : metas) out.push_back(m && same_leaves(*ref.m, *m->m));
+        for (const PyMeta* m : metas) out.push_back(m && pq::same_leaves(*ref.m, *m->m));
         return out;
       },
       nb::arg("ref"), nb::arg("metas"),
       "Per footer: whether its leaf columns are the reference's (paths, physical and logical types, levels), as "
       "equal lists of FileMetaData.columns() say, without building them.");
+  m.def(
+      "_read_whole_files",
+      [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns, const PyMeta& reference,
+         int threads, uint64_t whole_max, int64_t memory_limit, nb::object requested_schema,
+         bool with_files) -> nb::object {
+        pq::LocalScan::WholeFilesOptions o;
+        pq::ScanPlan plan = make_plan({}, columns, std::nullopt, nb::none());
+        for (const auto& leaves : plan.nested) {
+          if (!leaves.empty()) throw FormatError("invalid argument: _read_whole_files reads flat columns only");
+        }
+        o.columns = std::move(plan.columns);
+        o.reference = reference.m;
+        o.threads = threads;
+        o.whole_max = whole_max;
+        o.memory_limit = memory_limit;
+        const ArrowSchema* requested = requested_of(requested_schema);
+        auto* stream = new ArrowArrayStream;
+        stream->release = nullptr;
+        std::vector<int32_t> files;
+        Result<pq::LocalScan::WholeFilesResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
+        {
+          nb::gil_scoped_release release;
+          r = pq::LocalScan::read_whole_files(paths, o, stream, requested, with_files ? &files : nullptr);
+        }
+        if (!r.ok() || !r->conforming) {
+          if (stream->release) stream->release(stream);
+          delete stream;
+          if (!r.ok()) raise(r.error());
+          return nb::none();
+        }
+        nb::dict stats;
+        stats["rows"] = r->rows;
+        stats["files_whole"] = r->files_whole;
+        stats["reads"] = r->reads;
+        stats["bytes_read"] = r->bytes_read;
+        nb::object cap = stream_capsule(stream);
+        return nb::make_tuple(cap, files, stats);
+      },
+      nb::arg("paths"), nb::arg("columns"), nb::arg("reference"), nb::arg("threads") = 1,
+      nb::arg("whole_max") = uint64_t{1} << 20, nb::arg("memory_limit") = 0,
+      nb::arg("requested_schema") = nb::none(), nb::arg("with_files") = false,
+      "Local files without a filter read whole, file by file on `threads` threads (LocalScan::read_whole_files): "
+      "(an arrow_array_stream capsule over a batch per row group, [plan file of each batch] when with_files, "
+      "{rows, files_whole, reads, bytes_read}); None when a file lacks the reference footer's leaf columns. Files "
+      "of at most `whole_max` bytes are read in one read; with no column only footers are read. Errors raise typed.");
   nb::class_<PyLocalScanner>(m, "_LocalScanner")
       .def(
           "__init__",

@@ -42,7 +42,12 @@ size_t pool_class_size(size_t bytes);
 // pool_free takes it back with that size.
 uint8_t* pool_allocate(size_t bytes, size_t* got);
 void pool_free(uint8_t* p, size_t bytes);
-// Returns every pooled block to the system.
+// Blocks from 1 KiB up to kPoolMinBytes freed by a thread stay in that
+// thread's cache (at most 32 MiB, eight size classes per power of two) for
+// its next allocations of their class, without a lock (read_buffer.cc says
+// why). Bytes held idle in the calling thread's cache:
+size_t thread_cache_bytes();
+// Returns every pooled block (and the calling thread's cached ones) to the system.
 void pool_clear();
 // Bytes held idle in the pool.
 size_t pool_idle_bytes();

@@ -12,6 +12,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "parquet/decode.h"
@@ -103,6 +104,30 @@ TEST(ReadBuffer, PoolClassesAreBoundedAndFreedBlocksAreReused) {
       d::pool_free(p, got);
     }
     EXPECT_EQ(d::pool_idle_bytes(), 0u) << n;  // (not pooled)
+  }
+  // Blocks from 4 KiB below the pool's minimum stay in the freeing thread's
+  // cache: its next request of their class gets the last one back, another
+  // thread's does not, and pool_clear empties the cache.
+  d::pool_clear();
+  {
+    size_t got1 = 0, got2 = 0, got3 = 0;
+    uint8_t* p1 = d::pool_allocate(20000, &got1);
+    EXPECT_GE(got1, 20000u);
+    EXPECT_LE(got1, 20000u + 20000u / 8);
+    d::pool_free(p1, got1);
+    EXPECT_EQ(d::thread_cache_bytes(), got1);
+    uint8_t* other = nullptr;
+    std::thread([&] { other = d::pool_allocate(20000, &got3); }).join();
+    EXPECT_NE(other, p1);
+    uint8_t* p2 = d::pool_allocate(19000, &got2);  // (the same class)
+    EXPECT_EQ(p2, p1);
+    EXPECT_EQ(got2, got1);
+    EXPECT_EQ(d::thread_cache_bytes(), 0u);
+    d::pool_free(p2, got2);
+    d::pool_free(other, got3);  // (freed here: cached here)
+    EXPECT_EQ(d::thread_cache_bytes(), got1 + got3);
+    d::pool_clear();
+    EXPECT_EQ(d::thread_cache_bytes(), 0u);
   }
   // Two sizes of one class, small and mapped: the second request gets the
   // first's block back (no fresh memory), which the pool held meanwhile.
