@@ -27,7 +27,7 @@ import pytest
 
 import pqfast
 
-from filtered_routes import engine_keeps, routes  # noqa: F401
+from scanner_routes import engine_keeps, routes  # noqa: F401
 
 N_SEEDS = 40 if os.environ.get("PQFAST_LONG_TESTS") == "1" else 8
 

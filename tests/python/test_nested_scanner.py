@@ -22,8 +22,10 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _read_scan, _scan_whole
+from pqfast import _read_scan
 from pqfast._stream_io import StreamInfo
+
+from scanner_routes import routed  # noqa: F401
 
 from s3_fixtures import opts, proxy, s3  # noqa: F401
 
@@ -82,22 +84,6 @@ def _by_reader(monkeypatch, paths: list[str], **kw) -> pa.Table:
         return pa.concat_tables([pqfast.read_table(p, **kw) for p in paths])
     finally:
         monkeypatch.delenv(_read_scan.ROUTE_ENV)
-
-
-@pytest.fixture
-def routed(monkeypatch):
-    """Counts whole reads through the scanner (calls of its helper)."""
-    calls = []
-    real = _scan_whole.read_whole
-
-    def counting(*a, **k):
-        calls.append(1)
-        return real(*a, **k)
-
-    monkeypatch.setattr(_scan_whole, "read_whole", counting)
-    monkeypatch.setattr(_read_scan, "read_whole", counting)
-    monkeypatch.delenv(_read_scan.ROUTE_ENV, raising=False)
-    return calls
 
 
 def _scanned(sc, batch_size: int) -> pa.Table:

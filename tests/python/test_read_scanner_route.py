@@ -25,30 +25,9 @@ import pytest
 import pqfast
 from pqfast import _read_scan, _scan_whole
 
+from scanner_routes import routed  # noqa: F401
+
 WRITERS = Path(__file__).resolve().parents[2] / "tests" / "data" / "writers"
-
-
-@pytest.fixture
-def routed(monkeypatch):
-    """Counts read_table's reads through the scanner (calls of its helpers:
-    a lake read whole file by file counts once, as one read_whole did)."""
-    calls = []
-
-    def counter(real):
-        def counting(*a, **k):
-            calls.append(1)
-            got = real(*a, **k)
-            if got is None:  # (files that differ: read by read_whole next)
-                calls.pop()
-            return got
-        return counting
-
-    for name in ("read_whole", "read_files_whole"):
-        wrapped = counter(getattr(_scan_whole, name))
-        monkeypatch.setattr(_scan_whole, name, wrapped)
-        monkeypatch.setattr(_read_scan, name, wrapped)
-    monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
-    return calls
 
 
 @pytest.fixture(params=["calling thread", "scanner threads"])

@@ -1,6 +1,6 @@
-"""What the filtered-read differential tests share: which route read_table
-takes for a filter, and a fixture that counts reads through the scanner and
-reads by the engine's own call for comparison."""
+"""What the route tests share: which route read_table takes for a filter,
+fixtures that count reads through the scanner (filtered: ``routes``, with
+reads by the engine's own call for comparison; whole: ``routed``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _filtered_scan, scan
+from pqfast import _filtered_scan, _read_scan, _scan_whole, scan
 
 
 def engine_keeps(root: str, filters) -> bool:
@@ -47,3 +47,26 @@ def routes(monkeypatch):
             return pqfast.read_table(*a, **k)
 
     return calls, engine
+
+
+@pytest.fixture
+def routed(monkeypatch):
+    """Counts whole reads through the scanner (calls of its helpers: a lake
+    read file by file counts once, as one read_whole did)."""
+    calls = []
+
+    def counter(real):
+        def counting(*a, **k):
+            calls.append(1)
+            got = real(*a, **k)
+            if got is None:  # (files that differ: read by read_whole next)
+                calls.pop()
+            return got
+        return counting
+
+    for name in ("read_whole", "read_files_whole"):
+        wrapped = counter(getattr(_scan_whole, name))
+        monkeypatch.setattr(_scan_whole, name, wrapped)
+        monkeypatch.setattr(_read_scan, name, wrapped)
+    monkeypatch.setenv(_read_scan.ROUTE_ENV, "scanner")
+    return calls
