@@ -336,6 +336,11 @@ TEST(ColumnReader, DecimalConversionsEqualAByteLoop) {
         for (size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{8}, size_t{9}, size_t{100}}) {
           std::vector<uint8_t> in(rnd, rnd + n * pw);
           std::vector<uint8_t> want(n * w), got(n * w, 0xee);
+          if (pw > w) {
+            // (wider than the output: refused; no reference to build, its bytes would not fit)
+            EXPECT_FALSE(pq::detail::convert_fixed(d, layout, in.data(), n, got.data(), "test").ok());
+            continue;
+          }
           for (size_t i = 0; i < n; ++i) {
             const uint8_t* v = in.data() + i * pw;
             uint8_t* o = want.data() + i * w;
@@ -345,10 +350,6 @@ TEST(ColumnReader, DecimalConversionsEqualAByteLoop) {
             for (size_t b = 0; b < pw; ++b) o[b] = big_endian ? v[pw - 1 - b] : v[b];
           }
           auto st = pq::detail::convert_fixed(d, layout, in.data(), n, got.data(), "test");
-          if (pw > w) {
-            EXPECT_FALSE(st.ok());
-            continue;
-          }
           ASSERT_TRUE(st.ok()) << st.error().to_string();
           ASSERT_EQ(got, want) << "kind " << kind << " len " << len << " n " << n << " w " << w;
         }
