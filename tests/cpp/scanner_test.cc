@@ -120,6 +120,19 @@ pqfast::Error drain_rows(pq::LocalScan& ls, Rows* got) {
   }
 }
 
+// The leaves below top-level field `name` of a file (0: a flat leaf or none).
+size_t nested_leaves(const pq::FileMetaData& m, const std::string& name) {
+  const auto fields = pq::top_level_fields(m);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name != name) continue;
+    if (!fields[i].group && fields[i].leaves.size() == 1 && !pq::is_nested_leaf(m, fields[i].leaves[0])) return 0;
+    return fields[i].leaves.size();
+  }
+  return 0;
+}
+
+// The rows by the column reader: flat leaves by read_column_chunk, nested
+// fields by read_nested_chunk, row group by row group.
 Rows expected_rows(const std::vector<std::string>& files, const std::vector<std::string>& names) {
   Rows out;
   for (const auto& p : files) {
@@ -127,11 +140,22 @@ Rows expected_rows(const std::vector<std::string>& files, const std::vector<std:
     EXPECT_TRUE(f.ok());
     auto m = pq::read_file_metadata(**f);
     EXPECT_TRUE(m.ok());
+    const auto fields = pq::top_level_fields(*m);
     for (size_t g = 0; g < m->row_groups.size(); ++g) {
       std::vector<ArrowArray> arrays(names.size());
       std::vector<ArrowSchema> schemas(names.size());
       for (size_t c = 0; c < names.size(); ++c) {
-        auto col = pq::read_column_chunk(**f, *m, static_cast<int>(g), m->find_column(names[c]));
+        pqfast::Result<pq::ColumnArray> col = pqfast::make_error(ErrorCode::kInvalidArgument, "no field");
+        if (nested_leaves(*m, names[c]) == 0) {
+          col = pq::read_column_chunk(**f, *m, static_cast<int>(g), m->find_column(names[c]));
+        } else {
+          for (size_t i = 0; i < fields.size(); ++i) {
+            if (fields[i].name != names[c]) continue;
+            auto shape = pq::nested_field(*m, static_cast<int>(i));
+            EXPECT_TRUE(shape.ok());
+            col = pq::read_nested_chunk(**f, *m, static_cast<int>(g), *shape, {});
+          }
+        }
         EXPECT_TRUE(col.ok()) << col.error().to_string();
         std::move(*col).export_to(&arrays[c], &schemas[c]);
       }
@@ -1134,17 +1158,6 @@ namespace {
 const std::string kNested = path_of("nested_rg.parquet");
 const std::vector<std::string> kNestedColumns = {"id", "ls", "st", "m", "deep"};
 
-// The leaves below top-level field `name` of a file (0: a flat leaf or none).
-size_t nested_leaves(const pq::FileMetaData& m, const std::string& name) {
-  const auto fields = pq::top_level_fields(m);
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].name != name) continue;
-    if (!fields[i].group && fields[i].leaves.size() == 1 && !pq::is_nested_leaf(m, fields[i].leaves[0])) return 0;
-    return fields[i].leaves.size();
-  }
-  return 0;
-}
-
 pq::FileMetaData meta_of(const std::string& path) {
   auto f = pq::LocalFile::open(path);
   EXPECT_TRUE(f.ok());
@@ -1161,55 +1174,13 @@ pq::ScanPlan nested_plan(const std::vector<std::string>& files, const std::vecto
   return plan;
 }
 
-// The rows by the column reader: flat leaves by read_column_chunk, nested
-// fields by read_nested_chunk, row group by row group.
-Rows expected_nested_rows(const std::vector<std::string>& files, const std::vector<std::string>& names) {
-  Rows out;
-  for (const auto& p : files) {
-    auto f = pq::LocalFile::open(p);
-    EXPECT_TRUE(f.ok());
-    auto m = pq::read_file_metadata(**f);
-    EXPECT_TRUE(m.ok());
-    const auto fields = pq::top_level_fields(*m);
-    for (size_t g = 0; g < m->row_groups.size(); ++g) {
-      std::vector<ArrowArray> arrays(names.size());
-      std::vector<ArrowSchema> schemas(names.size());
-      for (size_t c = 0; c < names.size(); ++c) {
-        pqfast::Result<pq::ColumnArray> col = pqfast::make_error(ErrorCode::kInvalidArgument, "no field");
-        if (nested_leaves(*m, names[c]) == 0) {
-          col = pq::read_column_chunk(**f, *m, static_cast<int>(g), m->find_column(names[c]));
-        } else {
-          for (size_t i = 0; i < fields.size(); ++i) {
-            if (fields[i].name != names[c]) continue;
-            auto shape = pq::nested_field(*m, static_cast<int>(i));
-            EXPECT_TRUE(shape.ok());
-            col = pq::read_nested_chunk(**f, *m, static_cast<int>(g), *shape, {});
-          }
-        }
-        EXPECT_TRUE(col.ok()) << col.error().to_string();
-        std::move(*col).export_to(&arrays[c], &schemas[c]);
-      }
-      for (int64_t r = 0; r < m->row_groups[g].num_rows; ++r) {
-        std::vector<std::string> row;
-        for (size_t c = 0; c < names.size(); ++c) row.push_back(cell(arrays[c], schemas[c], r));
-        out.push_back(std::move(row));
-      }
-      for (size_t c = 0; c < names.size(); ++c) {
-        arrays[c].release(&arrays[c]);
-        schemas[c].release(&schemas[c]);
-      }
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 // Fed in random order and pieces, nested fields (assembled per unit, sliced
 // by top-level rows) give the column reader's rows at every batch size: no
 // list split, repeated or dropped at a batch boundary.
 TEST(Scanner, NestedFieldsEqualTheColumnReaderAtEveryBatchSize) {
-  const Rows want = expected_nested_rows({kNested, kNested}, kNestedColumns);
+  const Rows want = expected_rows({kNested, kNested}, kNestedColumns);
   ASSERT_EQ(want.size(), 1000u);
   EXPECT_EQ(want[5][1], "[]");                        // (row 5: an empty list)
   EXPECT_EQ(want[0][1], "null");                      // (row 0: a null list)
@@ -1235,7 +1206,7 @@ TEST(Scanner, NestedFieldsEqualTheColumnReaderAtEveryBatchSize) {
 }
 
 TEST(LocalScan, NestedFieldsEqualTheColumnReaderOnEveryThreadCount) {
-  const Rows want = expected_nested_rows({kNested, kNested}, {"ls", "id", "deep", "m", "st"});
+  const Rows want = expected_rows({kNested, kNested}, {"ls", "id", "deep", "m", "st"});
   for (int threads : {-1, 1, 2, 4}) {
     pq::ScannerOptions o;
     o.batch_size = 7;
