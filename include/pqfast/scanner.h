@@ -164,6 +164,25 @@ struct ScannerOptions {
   // columns over (scan::parallel_for's parked helpers, as one engine call
   // spreads them). LocalScan sets it to its thread count.
   int filtered_unit_threads = 1;
+  // LocalScan, a plan without a filter: how it is scheduled. kUnits: row
+  // groups are the state machine's units (above). kFiles: a task per file
+  // (LocalScan's file tasks, below): the file read whole with its footer
+  // (at most whole_file_bytes; a larger one's footer, then its chunks one by
+  // one) and decoded by the one thread that read it, batches still in file
+  // then row order, files decoded ahead while readahead_bytes allows. kAuto:
+  // kFiles for a plan of several files whose first is at most
+  // whole_file_bytes (its size given, or stat'ed): a lake of small files,
+  // where a unit is too little work to hand between threads under the
+  // state's one lock (10,000 one-row-group files: 2 threads slower than 1).
+  enum class FileTasks : uint8_t { kAuto, kUnits, kFiles };
+  FileTasks file_tasks = FileTasks::kAuto;
+  uint64_t whole_file_bytes = uint64_t{1} << 20;
+  // File tasks only: a file whose leaf columns are not the first file's
+  // (same_leaves) ends the scan before it (LocalScan::stopped_at(); every
+  // batch of the files before it handed out), so that a caller that planned
+  // the scan from the first file's footer alone reads the rest another way.
+  // False: files are not compared (a caller that planned every file).
+  bool stop_at_unlike = false;
   // Threads that decode plain units (LocalScan: its own and the consumer).
   // From 2, a column chunk large against their share (split_parts over the
   // file's planned chunks, as the column reader cuts a read's chunks) is cut
@@ -208,6 +227,7 @@ struct ScannerStats {
   int64_t rows = 0;
   int64_t peak_held = 0;      // most bytes counted against readahead at once
   int64_t chunks_cut = 0;     // plain units' chunks decoded as page ranges (decode_threads)
+  int64_t files_whole = 0;    // file tasks: files read in one read with their footer
   // Filtered units: what the scan engine's completed runs read, summed (the
   // run that decided each unit; runs that stopped for bytes not fed yet are
   // not counted, the reads they made are made again).
@@ -311,6 +331,28 @@ class Scanner {
 // the scanner's plan (batch origins still name the plan given). Otherwise a
 // plan left with at most kInlineUnits row groups runs on the consumer's
 // thread (a round handed between threads costs more than a lookup's reads).
+//
+// File tasks (ScannerOptions::file_tasks, a plan without a filter): no
+// unit passes through the state machine. A task is one file: the thread
+// that takes it (files taken in plan order from an atomic counter: the
+// scan's threads and the consumer, which works instead of waiting) opens
+// it, reads it whole into a buffer it reuses from file to file (no
+// allocation or page fault per file), parses the footer from those bytes,
+// and decodes the planned row groups with the units' decoders while the
+// bytes are in its cache; the consumer hands the batches out in file then
+// row order, cut to batch_size. Threads share the counter, the budget and
+// one mutex taken once per file (to publish it): a lake of 10,000
+// one-row-group files was 10,000 units handed between threads under the
+// state's lock. Memory: a file's bytes are charged while its thread holds
+// them (refused past the limit: kMemoryLimit naming the file), its decode
+// to a share of what the budget has left; decoded files not yet handed out
+// stay charged, and a thread takes a file beyond the next one only while
+// they fit in readahead_bytes (and max_units_ahead files, when set). A
+// file refused by the budget while files before it held memory is decoded
+// again once it is the next. The first file (in order) that fails fails
+// the scan, naming it; cancel() stops the tasks (a thread finishes the
+// file it holds). The Scanner behind scanner() then holds the first file's
+// footer alone (the scan's schema and budget).
 class LocalScan {
  public:
   static Result<std::unique_ptr<LocalScan>> make(ScanPlan plan, ScannerOptions options = {}, int threads = 0);
@@ -327,6 +369,14 @@ class LocalScan {
   void cancel();
   Scanner& scanner() { return *scanner_; }
   static constexpr int64_t kInlineUnits = 4;
+  // What the scan did so far (file tasks: counted per file and batch).
+  ScannerStats stats() const;
+  // Whether the scan runs file tasks (ScannerOptions::file_tasks).
+  bool file_tasks() const { return files_mode_ != nullptr; }
+  // ScannerOptions::stop_at_unlike: the plan file before which the scan
+  // ended (its leaf columns are not the first file's), once next_batch
+  // returned kEnd; -1: none (every file was read).
+  int32_t stopped_at() const;
 
   // The scan as a C stream (ArrowArrayStream): get_next hands out batches
   // until the end (an array whose release is null), get_schema the schema;
@@ -348,55 +398,17 @@ class LocalScan {
   // stream's consumer (a lake of 10,000 one-row-group files is 10,000 batches).
   Status drain(ArrowArrayStream* out, const ArrowSchema* requested = nullptr, std::vector<int32_t>* files = nullptr);
 
-  // A whole read of local files without a filter (a lake of small files
-  // read into one table), file by file, without the scanner's state
-  // machine: each file is opened once and, when at most
-  // WholeFilesOptions::whole_max bytes, read in one read into a buffer its
-  // thread reuses from file to file (no allocation, no page fault per
-  // file), its footer parsed from those bytes and its row groups decoded
-  // while they are in that thread's cache; a larger file's column chunks
-  // are read one by one into that buffer. With no column only footers are
-  // read (the file's tail). Files are taken in turn by `threads` threads
-  // (the caller's and threads - 1 more), which share nothing but a counter
-  // and the budget: a lake of 10,000 one-row-group files was 10,000 units
-  // handed between threads under the scanner's one lock.
-  //
-  // Every file must have `reference`'s leaf columns (same_leaves; null:
-  // not checked): the first file in order that has not makes the result
-  // kNotConforming before any batch is handed out (the caller reads the
-  // lake another way). Otherwise the first file (in order) that fails
-  // fails the read, typed, naming it. Memory: a file's bytes are charged
-  // to the budget while its thread holds them (refused past the limit:
-  // kMemoryLimit), its decode to a budget of what the read's had left, as a
-  // unit's is; decoded batches leave the budget once taken, as drain's do.
-  struct WholeFilesOptions {
-    std::vector<ScanColumn> columns;               // flat leaves; empty: row counts only
-    std::shared_ptr<const FileMetaData> reference;  // the leaves every file must have
-    int threads = 1;
-    uint64_t whole_max = uint64_t{1} << 20;
-    std::shared_ptr<MemoryBudget> budget;  // null: one of memory_limit (<= 0: the default)
-    int64_t memory_limit = 0;
-    ParseLimits limits;
-  };
-  struct WholeFilesResult {
-    bool conforming = true;
-    int32_t not_conforming = -1;  // the first file that lacks the reference's leaves
-    int64_t rows = 0;
-    int64_t files_whole = 0;  // files read in one read
-    int64_t reads = 0;        // positional reads made
-    int64_t bytes_read = 0;
-  };
-  // Batches (one per row group with rows, in file then row group order)
-  // into *out as drain gives them (schema: `requested`, else the first
-  // batch's, else an empty struct), each batch's file into *files.
-  static Result<WholeFilesResult> read_whole_files(const std::vector<std::string>& paths,
-                                                   const WholeFilesOptions& options, ArrowArrayStream* out,
-                                                   const ArrowSchema* requested = nullptr,
-                                                   std::vector<int32_t>* files = nullptr);
-
  private:
   LocalScan() = default;
   void worker();
+  // File tasks (ScannerOptions::file_tasks): the files, their slots and
+  // whose turn it is; a worker thread's loop; the consumer's next batch.
+  struct Files;
+  std::unique_ptr<Files> files_mode_;
+  void file_worker();
+  Result<ScanStep> next_file_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin);
+  static Result<std::unique_ptr<LocalScan>> make_file_tasks(std::unique_ptr<LocalScan> ls, ScanPlan plan,
+                                                           ScannerOptions options, int threads);
   // One read+feed or one decode; false when none was possible. `consumer`:
   // the thread that takes the batches (helps the unit it waits for first).
   bool step_io_or_decode(bool consumer = false);

@@ -6,6 +6,10 @@ the ``Dataset`` class (``_dataset``), and free of pyarrow.dataset, so that
 ``pqfast.parquet`` uses it without importing that (~88 MiB, 0.4 s).
 
 How a scan runs (see docs/streaming.md, docs/architecture.md):
+- a local lake of small files without a filter (its first file at most
+  ``_stream_io.SMALL_FILE_BYTES``): in file tasks of the C++ scanner (each
+  file read whole with its footer and decoded by one thread), planned from
+  the first file's footer alone, run after run of files alike;
 - when every column is a flat leaf, by the one C++ streaming scanner
   (:mod:`pqfast._stream_io`: local files on its own threads, ``s3://`` and
   ``filesystem=`` fed by one I/O loop), batches out in order within
@@ -51,7 +55,9 @@ from ._paths import _remote_urls
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from ._sidecar import find as find_sidecar
-from ._stream_io import NativePlan, StreamInfo, local_batches, native_plan, remote_batches, with_strings
+from ._stream_io import (
+    NativePlan, StreamInfo, local_batches, native_plan, remote_batches, small_files_plan, with_strings,
+)
 from ._stream_plan import fold_missing
 from ._strings import checked_strings, table_with_strings
 from .filters import Dnf, normalize, to_expression
@@ -524,6 +530,30 @@ class Scanner:
                 info.next_scanner()
         info._closed = True
 
+    def _small_files(self, selection: list, plan, ahead: int) -> Iterator[pa.RecordBatch]:
+        """A local lake of small files without a filter, read in file tasks
+        (``_stream_io.local_batches`` with ``stopped``): run after run, each
+        planned from its first file's footer alone and ending before the
+        first file whose columns differ from it; no other footer is read
+        first. The rest, once its first file is not small, is planned from
+        every footer (:meth:`_stream`)."""
+        info = StreamInfo()
+        self.last_readahead = info
+        while True:
+            stopped: list = []
+            yield from local_batches(self._lake, selection, plan, self._batch_size, self._threads,
+                                     self._memory_limit, ahead, info, stopped=stopped)
+            if not stopped:
+                return
+            selection = selection[stopped[0]:]
+            info.next_scanner()
+            plan = small_files_plan(self._lake, selection, self._read_columns(), self._strings)
+            if plan is None:
+                rest = Scanner(self._lake, selection, self._columns, None, self._batch_size, ahead, self._threads,
+                               self._memory_limit, self._scan_stats, self._strings)
+                yield from rest._stream(ahead)
+                return
+
     def _native_stream(self, plan, ahead: int, info: StreamInfo | None = None) -> Iterator[pa.RecordBatch]:
         info = info if info is not None else StreamInfo()
         self.last_readahead = info
@@ -614,6 +644,12 @@ class Scanner:
             # rows before it did not suffice.
             yield from self._stream_file_by_file()
             return
+        if self._filter.dnf is None and self._filter.post is None:
+            selection = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
+            plan = small_files_plan(self._lake, selection, self._read_columns(), self._strings)
+            if plan is not None:
+                yield from self._small_files(selection, plan, ahead or self._ahead)
+                return
         plan = self._native_plan()
         if plan is not None:
             yield from self._native_stream(plan, ahead or self._ahead)

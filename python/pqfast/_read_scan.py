@@ -1,19 +1,20 @@
 """``read_table``'s route through the streaming scanner for local sources
 of several files without a filter (a list of files, a directory, a glob):
-without ``row_groups=`` read file by file (:func:`._scan_whole.read_files_whole`:
-each file opened once, a small one read in one read and decoded by the
-thread that read it, the plan from the first file's footer); otherwise, or
-when a file's columns differ from the first file's, their footers read at
-once, the files planned as one lake (as ``pqfast.dataset`` opens it) and read
-whole by :func:`._scan_whole.read_whole` into one Table (a single file goes
-the same way through ``ParquetFile.read``).
+without ``row_groups=``, a lake whose first file is small is read in file
+tasks (:func:`._scan_whole.read_files`: each file opened once, read whole
+with its footer and decoded by the thread that read it), planned from the
+first file's footer alone; from the first file whose columns differ from
+the first file's, and otherwise, the files' footers are read at once, the
+files planned as one lake (as ``pqfast.dataset`` opens it) and read whole by
+:func:`._scan_whole.read_whole` into one Table (a single file goes the same
+way through ``ParquetFile.read``).
 
 :func:`scanner_read` decides before any data page is read: it returns None
 (the caller keeps the column reader) when the source is not local paths,
 or ``PQFAST_READ_ROUTE=reader`` asks for the column reader, or when the
-scanner does not take the projection (:func:`._stream_io.native_plan`:
-nested columns). Files whose columns differ from the first file's are runs
-of their own (a scan each, conformed to the first's schema); dictionary
+scanner does not take the projection (:func:`._stream_io.native_plan`).
+Files whose columns differ from the first file's are runs of their own (a
+scan each, conformed to the first's schema); dictionary
 (``read_dictionary=`` included), extension and cast columns are finished
 batch by batch. Never by catching an error.
 
@@ -35,10 +36,10 @@ from ._paths import _has_magic, _remote_urls
 from ._read import _concat, _memory_limit, _thread_count
 from ._strings import checked_strings
 from ._scan_whole import (
-    DEFAULT_READAHEAD_BYTES, ROUTE_ENV, SMALL_READ_BYTES, names_list, read_files_whole, read_whole, selected_row_groups,
+    DEFAULT_READAHEAD_BYTES, ROUTE_ENV, SMALL_READ_BYTES, names_list, read_files, read_whole, selected_row_groups,
     shape, wants_reader,
 )
-from ._stream_io import native_plan
+from ._stream_io import native_plan, small_files_plan
 
 FormatError = _pqfast.FormatError
 
@@ -89,17 +90,24 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     if lake.kind != LOCAL:
         return None
     cols = None if columns is None else list(columns)
+    n_threads = n_threads or (os.cpu_count() or 1)
     if len(lake.names) > 1 and row_groups is None:
-        got = _read_files(lake, cols, strings, n_threads or (os.cpu_count() or 1), limit)
+        got = _read_files(lake, cols, strings, n_threads, limit)
         if got is not None:
             return got
-    # Many files (row groups chosen, or files whose columns differ from the
-    # first file's): their footers read at once in C++ (and conformity decided
-    # from them), not file by file in Python; the sizes spare the scanner a
-    # stat of each file. Small files are read whole there, in one read, and
-    # the scan takes their ranges from those bytes (see WHOLE_FILE_BYTES).
-    sizes = lake.read_local_footers(n_threads or (os.cpu_count() or 1), WHOLE_FILE_BYTES,
-                                    _kept_bytes(limit)) if len(lake.names) > 1 else None
+    return _read_by_footers(lake, cols, row_groups, strings, n_threads, limit)
+
+
+def _read_by_footers(lake: Lake, cols, row_groups, strings, n_threads: int, limit: int) -> pa.Table | None:
+    """The lake's selected row groups planned from every file's footer and
+    read whole (:func:`_read_lake`), or None when the scanner does not take
+    the projection.
+
+    The footers are read at once in C++ (and conformity decided from them),
+    not file by file in Python; the sizes spare the scanner a stat of each
+    file. Small files are read whole there, in one read, and the scan takes
+    their ranges from those bytes (see WHOLE_FILE_BYTES)."""
+    sizes = lake.read_local_footers(n_threads, WHOLE_FILE_BYTES, _kept_bytes(limit)) if len(lake.names) > 1 else None
     selection = [(i, selected_row_groups(lake.meta(i), row_groups)) for i in range(len(lake.names))]
     selection = [(i, rgs) for i, rgs in selection if rgs is None or rgs]
     plan = native_plan(lake, selection, cols, strings)
@@ -108,35 +116,29 @@ def scanner_read(source: Any, columns: Sequence[str] | None, row_groups: Sequenc
     rows, nbytes = shape([lake.meta(i) for i, _ in selection], [rgs for _, rgs in selection])
     if nbytes < SMALL_READ_BYTES:
         n_threads = 1
-    return _read_lake(lake, selection, plan, rows, n_threads or (os.cpu_count() or 1), limit, sizes)
+    return _read_lake(lake, selection, plan, rows, n_threads, limit, sizes)
 
 
 def _read_files(lake: Lake, cols, strings, n_threads: int, limit: int) -> pa.Table | None:
-    """Every row group of the lake's files read whole file by file
-    (:func:`read_files_whole`): each file opened once, a small file read in
-    one read into a buffer its thread reuses and decoded at once by that
-    thread; no footer read ahead, no Python object per file. None when the
-    scanner does not take the projection (decided from the first file, as
-    native_plan decides) or a file's columns are not the first file's;
-    also for nested columns and columns finished after the read (dictionary
-    output, casts: ``NativePlan.convert``), which the scanner's runs take."""
-    plan = native_plan(lake, [(0, None)], cols, strings)
-    if plan is None or plan.nested or plan.convert is not None or len(plan.runs) != 1:
-        return None
-    keys = plan.keys
-    got = read_files_whole(list(lake.keys), plan.specs, lake.meta(0), plan.file_schema if keys else plan.out,
-                           n_threads, limit, WHOLE_FILE_BYTES, bool(keys))
-    if got is None:
-        return None
-    stream, batch_files, stats = got
-    reader = pa.RecordBatchReader._import_from_c_capsule(stream)
-    if not len(plan.out):
-        # No column: the row count only (a table of no columns keeps it so).
-        return pa.table({"_": pa.nulls(stats["rows"])}).drop_columns(["_"])
-    if not keys:
-        return reader.read_all()
+    """Every row group of a lake of small files (its first file at most
+    ``_stream_io.SMALL_FILE_BYTES``) read in file tasks (:func:`read_files`), planned from
+    the first file's footer alone: no footer read ahead, no Python object
+    per file. From the first file whose columns differ from the first
+    file's, the rest is read by :func:`_read_by_footers`. None when the
+    lake's files are not small or the scanner does not take the projection
+    (decided from the first file, as native_plan decides)."""
     selection = [(i, None) for i in range(len(lake.names))]
-    return pa.Table.from_batches(_with_keys(lake, selection, plan, list(reader), batch_files), schema=plan.out)
+    plan = small_files_plan(lake, selection, cols, strings)
+    if plan is None:
+        return None
+    requested = None if plan.convert is not None else (plan.file_schema if plan.keys else plan.out)
+    stream, batch_files, stopped = read_files(list(lake.keys), lake.meta(0), plan.specs, requested, n_threads, limit,
+                                              WHOLE_FILE_BYTES)
+    part = _table_of(lake, selection, plan, stream, batch_files)
+    if stopped is None:
+        return part
+    rest = _read_by_footers(lake.subset(range(stopped, len(lake.names))), cols, None, strings, n_threads, limit)
+    return None if rest is None else _concat([part, rest])
 
 
 def _kept_bytes(limit: int) -> int:
@@ -169,8 +171,15 @@ def _read_run(lake: Lake, selection: list, plan, batch_size: int, n_threads: int
     requested = None if plan.convert is not None else (plan.file_schema if keys else plan.out)
     stream, batch_files = read_whole(files, [lake.meta(i) for i, _ in selection], plan.specs,
                                      requested, batch_size, n_threads, limit)
+    return _table_of(lake, selection, plan, stream, batch_files)
+
+
+def _table_of(lake: Lake, selection: list, plan, stream, batch_files: list) -> pa.Table:
+    """A whole scan's batches (`stream`, `batch_files`: each batch's index
+    in `selection`) as a Table in the plan's output schema: converted,
+    partition keys appended, map names restored; with no column, the rows."""
     reader = pa.RecordBatchReader._import_from_c_capsule(stream)
-    if len(plan.out) and not keys and plan.convert is None:
+    if len(plan.out) and not plan.keys and plan.convert is None:
         return with_map_names(reader.read_all(), plan.out)
     batches = list(reader)
     if not len(plan.out):

@@ -2,7 +2,9 @@
 (``_LocalScanner``, pqfast/scanner.h), taken at once into one Table: the
 route of ``ParquetFile.read`` / ``read_row_groups`` on a local file (so of
 ``read_table`` of one local path) and of ``read_table`` without filters on
-local lakes (``_read_scan`` plans a lake's files and calls :func:`read_whole`).
+local lakes (``_read_scan`` plans a lake's files and calls :func:`read_whole`,
+or, for a lake of small files, :func:`read_files`: file tasks planned from
+the first file's footer).
 
 Which route a read takes is decided before any page is read, never by
 catching an error: :func:`file_plan` gives the scanner's column specs when
@@ -55,6 +57,10 @@ LOCAL_GAP = 64 << 10
 
 # Readahead (bytes asked for and not consumed) when no memory_limit is given.
 DEFAULT_READAHEAD_BYTES = 512 << 20
+
+# Rows per batch of a whole read in file tasks: a batch per row group (a
+# chunk of the table each, as the column reader gives them).
+WHOLE_ROW_GROUPS = 1 << 40
 
 
 def _route() -> str:
@@ -206,20 +212,29 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
     return with_map_names(pa.RecordBatchReader._import_from_c_capsule(stream).read_all(), schema)
 
 
-def read_files_whole(paths: list, specs: list, reference, schema: pa.Schema, n_threads: int, limit: int,
-                     whole_max: int, with_files: bool):
+def read_files(paths: list, first_meta, specs: list, schema: pa.Schema | None, n_threads: int, limit: int,
+               whole_file_bytes: int):
     """(an arrow_array_stream capsule over a batch per row group, [plan file
-    of each batch] when `with_files`, {rows, files_whole, reads,
-    bytes_read}) of local `paths` read whole file by file
-    (``_read_whole_files``, LocalScan::read_whole_files): no footers read
-    ahead, no scanner state machine; files of at most `whole_max` bytes in
-    one read each, decoded by the thread that read them. None when a file's
-    leaf columns are not `reference`'s (the caller reads the lake by
-    footers read first, which casts such files)."""
-    return _pqfast._read_whole_files(paths, specs, reference, threads=max(1, int(n_threads)),
-                                     whole_max=int(whole_max), memory_limit=int(limit or 0),
-                                     requested_schema=schema.__arrow_c_schema__() if len(schema) else None,
-                                     with_files=bool(with_files))
+    of each batch], the index of the first file not read or None) of local
+    `paths` read by one ``_LocalScanner`` in file tasks (LocalScan: each file
+    opened once, read whole with its footer when small, decoded by the
+    thread that read it; pqfast/scanner.h), planned from the first file's
+    footer alone (`first_meta`): the scan ends before the first file whose
+    leaf columns are not the first file's (``stop_at_unlike``), which the
+    caller reads another way. Files of at most `whole_file_bytes` are read
+    in one read. `schema` as :func:`read_whole` takes it."""
+    own = -1 if n_threads <= 1 else n_threads - 1
+    lim = int(limit or 0)
+    footers = [first_meta] + [None] * (len(paths) - 1)
+    sc = _pqfast._LocalScanner([(p, 0, None) for p in paths], specs, None, batch_size=WHOLE_ROW_GROUPS, threads=own,
+                               coalesce_gap=LOCAL_GAP, footers=footers,
+                               readahead_bytes=lim // 2 if lim else DEFAULT_READAHEAD_BYTES, memory_limit=lim,
+                               file_tasks=True, stop_at_unlike=True, whole_file_bytes=int(whole_file_bytes))
+    try:
+        stream, files = sc.read_all(schema.__arrow_c_schema__() if schema is not None and len(schema) else None)
+        return stream, files, sc.stopped_at
+    finally:
+        sc.cancel()
 
 
 def read_whole(files: list, footers: list, specs: list, schema: pa.Schema | None, batch_size: int, n_threads: int,

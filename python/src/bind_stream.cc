@@ -52,6 +52,11 @@ struct Settings {
   uint64_t footer_tail = uint64_t{64} << 10;
   int max_units_ahead = 0;
   bool use_statistics = true, use_bloom = true, use_dictionary = true, use_page_index = true;
+  // LocalScan: file tasks (None: chosen from the first file's size), and
+  // whether a file unlike the first ends the scan before it.
+  std::optional<bool> file_tasks;
+  bool stop_at_unlike = false;
+  uint64_t whole_file_bytes = uint64_t{1} << 20;
 };
 
 // `footers`: None, or per file None or its parsed footer (FileMetaData, as
@@ -147,6 +152,10 @@ pq::ScannerOptions make_options(const Settings& s) {
   o.use_bloom = s.use_bloom;
   o.use_dictionary = s.use_dictionary;
   o.use_page_index = s.use_page_index;
+  using FT = pq::ScannerOptions::FileTasks;
+  o.file_tasks = !s.file_tasks ? FT::kAuto : *s.file_tasks ? FT::kFiles : FT::kUnits;
+  o.stop_at_unlike = s.stop_at_unlike;
+  o.whole_file_bytes = s.whole_file_bytes;
   return o;
 }
 
@@ -171,6 +180,7 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
   d["batches"] = s.batches;
   d["rows"] = s.rows;
   d["peak_held"] = s.peak_held;
+  d["files_whole"] = s.files_whole;
   // The scan engine's counts over filtered units (read_table(stats=True)'s names).
   nb::dict e;
   const pq::ScanStats& g = s.engine;
@@ -463,8 +473,14 @@ class PyLocalScanner {
     nb::gil_scoped_release release;
     scan_->cancel();
   }
-  nb::dict stats() const { return stats_dict(scan_->scanner().stats()); }
+  nb::dict stats() const { return stats_dict(scan_->stats()); }
   int64_t budget_peak() const { return scan_->scanner().budget()->peak(); }
+  bool file_tasks() const { return scan_->file_tasks(); }
+  // The plan file before which a scan with stop_at_unlike ended (None: none).
+  nb::object stopped_at() const {
+    const int32_t at = scan_->stopped_at();
+    return at < 0 ? nb::none() : nb::object(nb::int_(at));
+  }
 
  private:
   std::shared_ptr<pq::LocalScan> scan_;
@@ -669,71 +685,32 @@ void bind_stream(nb::module_& m) {
       nb::arg("ref"), nb::arg("metas"),
       "Per footer: whether its leaf columns are the reference's (paths, physical and logical types, levels), as "
       "equal lists of FileMetaData.columns() say, without building them.");
-  m.def(
-      "_read_whole_files",
-      [](const std::vector<std::string>& paths, const std::vector<ColumnSpec>& columns, const PyMeta& reference,
-         int threads, uint64_t whole_max, int64_t memory_limit, nb::object requested_schema,
-         bool with_files) -> nb::object {
-        pq::LocalScan::WholeFilesOptions o;
-        pq::ScanPlan plan = make_plan({}, columns, std::nullopt, nb::none());
-        for (const auto& leaves : plan.nested) {
-          if (!leaves.empty()) throw FormatError("invalid argument: _read_whole_files reads flat columns only");
-        }
-        o.columns = std::move(plan.columns);
-        o.reference = reference.m;
-        o.threads = threads;
-        o.whole_max = whole_max;
-        o.memory_limit = memory_limit;
-        const ArrowSchema* requested = requested_of(requested_schema);
-        auto* stream = new ArrowArrayStream;
-        stream->release = nullptr;
-        std::vector<int32_t> files;
-        Result<pq::LocalScan::WholeFilesResult> r = Error{ErrorCode::kInvalidArgument, "not run"};
-        {
-          nb::gil_scoped_release release;
-          r = pq::LocalScan::read_whole_files(paths, o, stream, requested, with_files ? &files : nullptr);
-        }
-        if (!r.ok() || !r->conforming) {
-          if (stream->release) stream->release(stream);
-          delete stream;
-          if (!r.ok()) raise(r.error());
-          return nb::none();
-        }
-        nb::dict stats;
-        stats["rows"] = r->rows;
-        stats["files_whole"] = r->files_whole;
-        stats["reads"] = r->reads;
-        stats["bytes_read"] = r->bytes_read;
-        nb::object cap = stream_capsule(stream);
-        return nb::make_tuple(cap, files, stats);
-      },
-      nb::arg("paths"), nb::arg("columns"), nb::arg("reference"), nb::arg("threads") = 1,
-      nb::arg("whole_max") = uint64_t{1} << 20, nb::arg("memory_limit") = 0,
-      nb::arg("requested_schema") = nb::none(), nb::arg("with_files") = false,
-      "Local files without a filter read whole, file by file on `threads` threads (LocalScan::read_whole_files): "
-      "(an arrow_array_stream capsule over a batch per row group, [plan file of each batch] when with_files, "
-      "{rows, files_whole, reads, bytes_read}); None when a file lacks the reference footer's leaf columns. Files "
-      "of at most `whole_max` bytes are read in one read; with no column only footers are read. Errors raise typed.");
   nb::class_<PyLocalScanner>(m, "_LocalScanner")
       .def(
           "__init__",
           [](PyLocalScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, int threads,
              uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead, nb::object footers, nb::object file_filters) {
-            new (self) PyLocalScanner(files, columns, dnf,
-                                      settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap,
-                                                  uint64_t{64} << 10, use_statistics, use_bloom, use_dictionary,
-                                                  use_page_index, max_units_ahead),
-                                      threads, footers, file_filters);
+             int max_units_ahead, nb::object footers, nb::object file_filters, std::optional<bool> file_tasks,
+             bool stop_at_unlike, uint64_t whole_file_bytes) {
+            Settings s = settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, uint64_t{64} << 10,
+                                     use_statistics, use_bloom, use_dictionary, use_page_index, max_units_ahead);
+            s.file_tasks = file_tasks;
+            s.stop_at_unlike = stop_at_unlike;
+            s.whole_file_bytes = whole_file_bytes;
+            new (self) PyLocalScanner(files, columns, dnf, s, threads, footers, file_filters);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("threads") = 0,
           nb::arg("coalesce_gap") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
-          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(),
+          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(), nb::arg("file_tasks") = nb::none(),
+          nb::arg("stop_at_unlike") = false, nb::arg("whole_file_bytes") = uint64_t{1} << 20,
           "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own "
-          "(0: one per core, at most 8; -1: none, next_batch reads); filtered as _Scanner is.")
+          "(0: one per core, at most 8; -1: none, next_batch reads); filtered as _Scanner is. Without a filter, "
+          "`file_tasks` (None: when the first file is at most `whole_file_bytes`) reads file by file, each "
+          "file whole with its footer; `stop_at_unlike` (file tasks only) ends the scan before the first file "
+          "whose leaf columns differ from the first file's (`stopped_at`).")
       .def("next_batch", &PyLocalScanner::next_batch, "The next pyarrow.RecordBatch, or None at the end.")
       .def("next_with_file", &PyLocalScanner::next_with_file, "(plan file index, batch), or None at the end.")
       .def("schema", &PyLocalScanner::schema, "The scan's pyarrow.Schema (from the first file's footer).")
@@ -743,7 +720,10 @@ void bind_stream(nb::module_& m) {
            "at once without the GIL; a scan error is raised typed.")
       .def("cancel", &PyLocalScanner::cancel, "Stops the reads; a waiting next_batch raises.")
       .def_prop_ro("stats", &PyLocalScanner::stats)
-      .def_prop_ro("budget_peak", &PyLocalScanner::budget_peak);
+      .def_prop_ro("budget_peak", &PyLocalScanner::budget_peak)
+      .def_prop_ro("file_tasks", &PyLocalScanner::file_tasks, "whether the scan runs file tasks")
+      .def_prop_ro("stopped_at", &PyLocalScanner::stopped_at,
+                   "stop_at_unlike: the plan file before which the scan ended (None: every file was read)");
 }
 
 }  // namespace pqfast::py

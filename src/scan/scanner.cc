@@ -515,8 +515,6 @@ struct Scanner::State {
 
   // ---- footers ----
 
-  bool is_nested_column(size_t k) const { return k < plan.nested.size() && !plan.nested[k].empty(); }
-
   // The tree of nested top-level field `name` of a file, checked against the
   // plan: a field of that name holding a nested column (a group, or a
   // repeated leaf) with `leaves` leaves below it.
@@ -541,33 +539,50 @@ struct Scanner::State {
     return make_error(ErrorCode::kInvalidArgument, file + ": no column '" + name + "'");
   }
 
+  // Per plan column of file `name` (footer m): its leaf (a nested field:
+  // its first) and, for a nested field, its tree (else null); a column the
+  // file lacks, or holds in a form the plan cannot read, is an error naming
+  // the file. (File tasks resolve each file's columns so too.)
+  static Status resolve_columns(const ScanPlan& plan, const FileMetaData& m, const std::string& name,
+                                std::vector<int>* leaves, std::vector<std::shared_ptr<const NestedNode>>* shapes) {
+    leaves->clear();
+    shapes->clear();
+    for (size_t k = 0; k < plan.columns.size(); ++k) {
+      const ScanColumn& c = plan.columns[k];
+      if (k < plan.nested.size() && !plan.nested[k].empty()) {
+        PQFAST_ASSIGN_OR_RETURN(auto shape, nested_column(m, c.name, plan.nested[k].size(), name));
+        std::vector<int> below;
+        shape->leaves(&below);
+        leaves->push_back(below.front());
+        shapes->push_back(std::move(shape));
+        continue;
+      }
+      const int leaf = m.find_column(c.name);
+      if (leaf < 0) return make_error(ErrorCode::kInvalidArgument, name + ": no column '" + c.name + "'");
+      const std::string problem = flat_column_problem(m, leaf);
+      if (!problem.empty()) return make_error(ErrorCode::kUnsupported, name + ": " + problem);
+      leaves->push_back(leaf);
+      shapes->push_back(nullptr);
+    }
+    return Status::Ok();
+  }
+
   Status footer_ready(size_t fi, std::shared_ptr<const FileMetaData> meta) {
     File& f = files[fi];
     f.meta = std::move(meta);
     const FileMetaData& m = *f.meta;
     f.v2_always_compressed = v2_pages_always_compressed(m.created_by);
     f.parquet_mr_816 = parquet_mr_before_1_2_9(m.created_by);
-    f.leaves.clear();
-    f.shapes.clear();
+    PQFAST_RETURN_IF_ERROR(resolve_columns(plan, m, f.spec.name, &f.leaves, &f.shapes));
     f.chunk_leaves.clear();
-    for (size_t k = 0; k < plan.columns.size(); ++k) {
-      const ScanColumn& c = plan.columns[k];
-      if (is_nested_column(k)) {
-        PQFAST_ASSIGN_OR_RETURN(auto shape, nested_column(m, c.name, plan.nested[k].size(), f.spec.name));
-        std::vector<int> below;
-        shape->leaves(&below);
-        f.leaves.push_back(below.front());
-        f.chunk_leaves.insert(f.chunk_leaves.end(), below.begin(), below.end());
-        f.shapes.push_back(std::move(shape));
+    for (size_t k = 0; k < f.leaves.size(); ++k) {
+      if (!f.shapes[k]) {
+        f.chunk_leaves.push_back(f.leaves[k]);
         continue;
       }
-      const int leaf = m.find_column(c.name);
-      if (leaf < 0) return make_error(ErrorCode::kInvalidArgument, f.spec.name + ": no column '" + c.name + "'");
-      const std::string problem = flat_column_problem(m, leaf);
-      if (!problem.empty()) return make_error(ErrorCode::kUnsupported, f.spec.name + ": " + problem);
-      f.leaves.push_back(leaf);
-      f.shapes.push_back(nullptr);
-      f.chunk_leaves.push_back(leaf);
+      std::vector<int> below;
+      f.shapes[k]->leaves(&below);
+      f.chunk_leaves.insert(f.chunk_leaves.end(), below.begin(), below.end());
     }
     if (f.spec.all_row_groups) {
       f.spec.row_groups.clear();
@@ -1834,6 +1849,408 @@ int64_t Scanner::held_bytes() const {
   return state_->held();
 }
 
+// ---- file tasks (LocalScan, ScannerOptions::file_tasks) ------------------------------
+
+namespace {
+
+// A thread's read buffer, reused from file to file: grown from the pool
+// when a file is larger, never shrunk during a scan. A fresh buffer per
+// file was ~14 page faults and a malloc/free pair per 55 KB file, 10,000
+// times a read. Decoded columns never point into it (the units' decoders
+// copy what they keep), so the next file may overwrite it.
+class ReusedBuffer {
+ public:
+  ReusedBuffer() = default;
+  ReusedBuffer(const ReusedBuffer&) = delete;
+  ReusedBuffer& operator=(const ReusedBuffer&) = delete;
+  ~ReusedBuffer() { drop(); }
+  uint8_t* get(size_t n) {
+    if (n > cap_ || !p_) {
+      const size_t want = std::max({n, cap_ + cap_ / 2, size_t{64} << 10});
+      drop();
+      p_ = detail::pool_allocate(want, &block_);
+      cap_ = want;
+    }
+    return p_;
+  }
+
+ private:
+  void drop() {
+    if (p_) detail::pool_free(p_, block_);
+    p_ = nullptr;
+    cap_ = block_ = 0;
+  }
+  uint8_t* p_ = nullptr;
+  size_t cap_ = 0, block_ = 0;
+};
+
+// Bytes charged to a budget while held, released on leaving scope.
+class HeldCharge {
+ public:
+  explicit HeldCharge(MemoryBudget& b) : b_(b) {}
+  HeldCharge(const HeldCharge&) = delete;
+  HeldCharge& operator=(const HeldCharge&) = delete;
+  ~HeldCharge() {
+    if (n_) b_.release(n_);
+  }
+  bool take(int64_t n) {
+    if (!b_.try_charge(n)) return false;
+    n_ += n;
+    return true;
+  }
+
+ private:
+  MemoryBudget& b_;
+  int64_t n_ = 0;
+};
+
+// One file's task: what its thread decoded, for the consumer.
+struct FileSlot {
+  std::atomic<bool> done{false};  // set (release) once the fields below are the task's
+  Error error{ErrorCode::kOk, {}};
+  bool unlike = false;  // stop_at_unlike: its leaves are not the first file's
+  bool retry = false;   // refused by the budget while not the next file: decoded again when it is
+  std::vector<std::shared_ptr<Holder>> groups;  // per planned row group with rows
+  std::vector<int32_t> row_groups;
+  std::vector<int64_t> rows;
+  int64_t charge = 0;  // the decoded bytes, charged to the budget until the file's last batch is taken
+  int64_t bytes_read = 0;
+  bool whole = false;
+
+  void reset() {
+    done.store(false);
+    error = Error{ErrorCode::kOk, {}};
+    unlike = retry = whole = false;
+    groups.clear();
+    row_groups.clear();
+    rows.clear();
+    charge = bytes_read = 0;
+  }
+};
+
+}  // namespace
+
+struct LocalScan::Files {
+  Files(ScanPlan p, const ScannerOptions& o, std::shared_ptr<const FileMetaData> first)
+      : plan(std::move(p)), opts(o), budget(o.budget), reference(std::move(first)), n(plan.files.size()),
+        slots(new FileSlot[plan.files.size()]), limit(plan.files.size()) {
+    readahead = o.readahead_bytes > 0 ? o.readahead_bytes : std::max<int64_t>(1, budget->limit() / 2);
+  }
+  ~Files() {
+    // Files decoded and not handed out (a scan ended early) leave the budget.
+    for (size_t i = 0; i < n; ++i) {
+      if (slots[i].done.load() && slots[i].charge) budget->release(slots[i].charge);
+    }
+  }
+
+  ScanPlan plan;
+  ScannerOptions opts;
+  std::shared_ptr<MemoryBudget> budget;
+  std::shared_ptr<const FileMetaData> reference;  // the first file's footer
+  const size_t n;
+  std::unique_ptr<FileSlot[]> slots;
+  int64_t readahead = 0;
+  // Files taken beyond the consumer's, at most (0: as readahead allows):
+  // max_units_ahead, but at least 4 per thread when it allows any (a file
+  // is a small unit of work: a window of 4 files kept 8 threads waiting).
+  size_t ahead = 0;
+
+  std::atomic<size_t> next{0};      // the first file no thread has taken
+  std::atomic<size_t> limit;        // files from here are not taken (a failure, a file unlike the first, a cancel)
+  std::atomic<size_t> head_at{0};   // the consumer's file (published for the readahead test)
+  std::atomic<int64_t> held{0};     // decoded bytes of files not yet handed out
+
+  std::mutex mu;  // publishing a file, waiting, the counts
+  std::condition_variable cv;
+  int waiting = 0;
+  ScannerStats stats;
+
+  // The consumer's place and read buffer (its thread only).
+  ReusedBuffer consumer_buf;
+  size_t head = 0, group = 0;
+  int64_t row = 0;
+  bool failed = false;
+  Error error{ErrorCode::kOk, {}};
+  int32_t stopped_at = -1;
+
+  static constexpr size_t kNone = static_cast<size_t>(-1);  // no file left to take
+  static constexpr size_t kWait = static_cast<size_t>(-2);  // none may be taken now (readahead full)
+
+  // The next file to decode, taken: the consumer's file always may be;
+  // one after it while the files decoded ahead fit in readahead.
+  size_t take() {
+    size_t i = next.load();
+    for (;;) {
+      if (i >= std::min(n, limit.load())) return kNone;
+      const size_t h = head_at.load();
+      if (i != h && (held.load() >= readahead || (ahead > 0 && i >= h + static_cast<size_t>(ahead)))) {
+        return kWait;
+      }
+      if (next.compare_exchange_weak(i, i + 1)) return i;
+    }
+  }
+
+  void lower_limit(size_t i) {
+    size_t l = limit.load();
+    while (i < l && !limit.compare_exchange_weak(l, i)) {
+    }
+  }
+
+  // Wakes threads waiting for a file or for room.
+  void wake() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (waiting) cv.notify_all();
+  }
+
+  // Waits (at most 20 ms) for a change: a file published, a file handed out, a cancel.
+  void wait_a_while(const std::atomic<bool>& stop, const FileSlot* for_slot) {
+    std::unique_lock<std::mutex> lock(mu);
+    ++waiting;
+    cv.wait_for(lock, std::chrono::milliseconds(20),
+                [&] { return stop.load() || (for_slot && for_slot->done.load()); });
+    --waiting;
+  }
+
+  // File i's task, run by the calling thread into its slot.
+  void run(size_t i, ReusedBuffer& buf, bool at_head) {
+    FileSlot& s = slots[i];
+    try {
+      s.error = decode(i, buf, s);
+    } catch (const std::bad_alloc&) {
+      s.error = make_error(ErrorCode::kMemoryLimit, plan.files[i].name + ": out of memory");
+    } catch (const std::exception& e) {
+      s.error = make_error(ErrorCode::kInvalidArgument, plan.files[i].name + ": " + e.what());
+    }
+    if (s.error.code != ErrorCode::kOk) {
+      s.groups.clear();
+      if (s.charge) budget->release(s.charge);
+      s.charge = 0;
+      if (s.error.code == ErrorCode::kMemoryLimit && !at_head) {
+        s.retry = true;  // (the files before it may hold the memory it lacked)
+      } else {
+        lower_limit(i + 1);
+      }
+    }
+    if (s.unlike) lower_limit(i + 1);
+    held.fetch_add(s.charge);
+    std::lock_guard<std::mutex> lock(mu);
+    s.done.store(true, std::memory_order_release);
+    stats.units_decoded += static_cast<int64_t>(s.groups.size());
+    stats.bytes_fed += s.bytes_read;
+    stats.files_whole += s.whole ? 1 : 0;
+    stats.peak_held = std::max(stats.peak_held, held.load());
+    if (waiting) cv.notify_all();
+  }
+
+  // File i read and decoded into s (see LocalScan's doc): its error, or kOk.
+  Error decode(size_t i, ReusedBuffer& buf, FileSlot& s) {
+    const ScanPlanFile& spec = plan.files[i];
+    const std::string& path = spec.name;
+    std::shared_ptr<LocalFile> file;
+    uint64_t size = spec.size;
+    if (!spec.bytes) {
+      auto opened = LocalFile::open_for_reading(path);
+      if (!opened.ok()) return opened.error();
+      file = std::move(opened).value();
+      size = file->size();
+    }
+    HeldCharge held_bytes(*budget);
+    Piece piece;  // the file's bytes (or, large, where its chunks are read from)
+    std::shared_ptr<const FileMetaData> meta = i == 0 ? reference : spec.footer;
+    if (spec.bytes) {
+      piece.data = spec.bytes;  // (read whole with its footer already)
+      piece.n = static_cast<size_t>(size);
+    } else if (!plan.columns.empty() && size >= 12 && size <= opts.whole_file_bytes) {
+      // One read: the footer parsed from the file's own bytes (bounds-
+      // checked against them: a footer that claims more than the file
+      // holds fails as on the file), the chunks views of them.
+      if (!held_bytes.take(static_cast<int64_t>(size))) {
+        return make_error(ErrorCode::kMemoryLimit, path + ": " + format_bytes(static_cast<int64_t>(size)) +
+                                                       " of file bytes do not fit the memory limit of " +
+                                                       format_bytes(budget->limit()) + " (" +
+                                                       format_bytes(budget->used()) + " held)");
+      }
+      uint8_t* p = buf.get(static_cast<size_t>(size));
+      PQFAST_RETURN_IF_ERROR(file->read_at(0, static_cast<size_t>(size), p));
+      s.whole = true;
+      s.bytes_read = static_cast<int64_t>(size);
+      piece.data = std::shared_ptr<const uint8_t>(std::shared_ptr<const uint8_t>(), p);  // (not owned: buf's)
+      piece.n = static_cast<size_t>(size);
+      if (!meta) {
+        auto len = parse_trailer(p + size - 8, size);
+        if (!len.ok()) return make_error(len.error().code, path + ": " + len.error().message);
+        const uint64_t begin = size - 8 - *len;
+        auto parsed = parse_file_metadata(p + begin, *len, begin, opts.limits);
+        if (!parsed.ok()) return make_error(parsed.error().code, path + ": " + parsed.error().message);
+        meta = std::make_shared<const FileMetaData>(std::move(parsed).value());
+      }
+    } else {
+      // The footer alone (a scan of no column needs nothing else); a large
+      // file's chunks are read one by one by the decoders (a deferred piece).
+      piece.source = file;
+      piece.n = static_cast<size_t>(size);
+    }
+    if (!meta) {
+      auto parsed = read_file_metadata(*file, opts.limits);
+      if (!parsed.ok()) return parsed.error();
+      meta = std::make_shared<const FileMetaData>(std::move(parsed).value());
+    }
+    const FileMetaData& m = *meta;
+    if (opts.stop_at_unlike && i > 0 && !same_leaves(*reference, m)) {
+      s.unlike = true;
+      return Error{ErrorCode::kOk, {}};
+    }
+    DecodeJob j;
+    j.file_name = path;
+    j.file_size = size;
+    j.file_index = static_cast<int32_t>(i);
+    j.meta = meta;
+    PQFAST_RETURN_IF_ERROR(Scanner::State::resolve_columns(plan, m, path, &j.leaves, &j.shapes));
+    j.nested = &plan.nested;
+    j.columns = &plan.columns;
+    j.pieces.push_back(std::move(piece));
+    j.opts = opts;
+    j.v2_always_compressed = v2_pages_always_compressed(m.created_by);
+    j.parquet_mr_816 = parquet_mr_before_1_2_9(m.created_by);
+    // The file's decode, charged to a share of what the budget has left (as a unit's is).
+    j.budget = budget->share_of_rest();
+    std::vector<int32_t> groups;
+    if (spec.all_row_groups) {
+      for (size_t g = 0; g < m.row_groups.size(); ++g) groups.push_back(static_cast<int32_t>(g));
+    } else {
+      groups = spec.row_groups;
+    }
+    for (int32_t g : groups) {
+      if (g < 0 || static_cast<size_t>(g) >= m.row_groups.size()) {
+        return make_error(ErrorCode::kInvalidArgument, path + ": no row group " + std::to_string(g) +
+                                                           " (the file has " + std::to_string(m.row_groups.size()) + ")");
+      }
+      const RowGroup& rg = m.row_groups[static_cast<size_t>(g)];
+      if (rg.num_rows <= 0) continue;  // (no batch, as a unit gives none)
+      j.row_group = g;
+      auto h = std::make_shared<Holder>();
+      h->arrays.resize(j.leaves.size());
+      h->schemas.resize(j.leaves.size());
+      for (size_t k = 0; k < j.leaves.size(); ++k) {
+        // Each chunk checked against the row group first, as a unit's are when it asks for them.
+        std::vector<int> chunks{j.leaves[k]};
+        if (j.shapes[k]) {
+          chunks.clear();
+          j.shapes[k]->leaves(&chunks);
+        }
+        for (int leaf : chunks) {
+          const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
+          PQFAST_RETURN_IF_ERROR(check_column_chunk(rg, leaf, d, path + ": row group " + std::to_string(g) +
+                                                                     ", column '" + d.dotted_path + "'"));
+        }
+        auto col = j.shapes[k] ? decode_nested_column(j, k) : decode_plain_column(j, k);
+        if (!col.ok()) return col.error();
+        std::move(col).value().export_to(&h->arrays[k], &h->schemas[k], plan.columns[k].name);
+      }
+      s.groups.push_back(std::move(h));
+      s.row_groups.push_back(g);
+      s.rows.push_back(rg.num_rows);
+    }
+    s.charge = j.budget->used();
+    budget->force_charge(s.charge);
+    return Error{ErrorCode::kOk, {}};
+  }
+};
+
+void LocalScan::file_worker() {
+  Files& f = *files_mode_;
+  ReusedBuffer buf;
+  while (!stop_.load()) {
+    const size_t i = f.take();
+    if (i == Files::kNone) return;
+    if (i == Files::kWait) {
+      f.wait_a_while(stop_, nullptr);
+      continue;
+    }
+    f.run(i, buf, i == f.head_at.load());
+  }
+}
+
+Result<ScanStep> LocalScan::next_file_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin) {
+  Files& f = *files_mode_;
+  for (;;) {
+    if (stop_.load()) return cancelled_error();
+    if (f.failed) return f.error;
+    if (f.head >= f.n || f.stopped_at >= 0) return ScanStep::kEnd;
+    FileSlot& s = f.slots[f.head];
+    if (!s.done.load(std::memory_order_acquire)) {
+      // Work instead of waiting: a file of its own (the next one when no
+      // thread took it), else wait for the thread that has it.
+      const size_t i = f.take();
+      if (i != Files::kNone && i != Files::kWait) {
+        f.run(i, f.consumer_buf, i == f.head);
+        continue;
+      }
+      f.wait_a_while(stop_, &s);
+      continue;
+    }
+    if (s.retry) {
+      // Refused by the budget while files before it held memory: again, now that it is next.
+      if (s.charge) f.budget->release(s.charge);
+      f.held.fetch_sub(s.charge);
+      s.reset();
+      f.run(f.head, f.consumer_buf, true);
+      continue;
+    }
+    if (s.error.code != ErrorCode::kOk) {
+      f.failed = true;
+      f.error = s.error;
+      f.lower_limit(0);
+      return f.error;
+    }
+    if (s.unlike) {
+      f.stopped_at = static_cast<int32_t>(f.head);
+      f.lower_limit(0);
+      return ScanStep::kEnd;
+    }
+    if (f.group < s.groups.size()) {
+      const int64_t rows = s.rows[f.group];
+      const int64_t n = std::min<int64_t>(f.opts.batch_size, rows - f.row);
+      make_batch(s.groups[f.group], f.row, n, array);
+      struct_schema(s.groups[f.group]->schemas, schema);
+      if (origin) *origin = {static_cast<int32_t>(f.head), s.row_groups[f.group], n};
+      f.row += n;
+      if (f.row >= rows) {
+        s.groups[f.group].reset();  // (the batches hold what they show)
+        ++f.group;
+        f.row = 0;
+      }
+      {
+        std::lock_guard<std::mutex> lock(f.mu);
+        ++f.stats.batches;
+        f.stats.rows += n;
+      }
+      return ScanStep::kBatch;
+    }
+    // The file's last batch is out: its charge leaves the budget, and a
+    // thread waiting for room may take a file.
+    f.budget->release(s.charge);
+    f.held.fetch_sub(s.charge);
+    s.charge = 0;
+    s.groups.clear();
+    ++f.head;
+    f.group = 0;
+    f.row = 0;
+    f.head_at.store(f.head);
+    f.wake();
+  }
+}
+
+ScannerStats LocalScan::stats() const {
+  if (!files_mode_) return scanner_->stats();
+  std::lock_guard<std::mutex> lock(files_mode_->mu);
+  ScannerStats s = files_mode_->stats;
+  s.units = s.units_started = s.units_decoded;
+  return s;
+}
+
+int32_t LocalScan::stopped_at() const { return files_mode_ ? files_mode_->stopped_at : -1; }
+
 // ---- LocalScan ----------------------------------------------------------------------
 
 namespace {
@@ -1938,6 +2355,67 @@ Status drop_pruned_out(ScanPlan& plan, const ScannerOptions& options, std::vecto
 
 }  // namespace
 
+namespace {
+
+// Whether a local plan without a filter runs file tasks
+// (ScannerOptions::file_tasks): kAuto decides from the first file's size
+// (given, or stat'ed: one open).
+Result<bool> file_tasks_for(const ScanPlan& plan, const ScannerOptions& o) {
+  if (o.file_tasks != ScannerOptions::FileTasks::kAuto) return o.file_tasks == ScannerOptions::FileTasks::kFiles;
+  if (plan.files.size() < 2) return false;
+  uint64_t size = plan.files[0].size;
+  if (size == 0) {
+    auto f = LocalFile::open_for_reading(plan.files[0].name);
+    if (!f.ok()) return f.error();
+    size = (*f)->size();
+  }
+  return size <= o.whole_file_bytes;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<LocalScan>> LocalScan::make_file_tasks(std::unique_ptr<LocalScan> ls, ScanPlan plan,
+                                                            ScannerOptions options, int threads) {
+  if (options.batch_size <= 0) {
+    return make_error(ErrorCode::kInvalidArgument, "batch_size must be a positive number of rows, not " + std::to_string(options.batch_size));
+  }
+  // The first file's footer: the scan's schema (the Scanner below holds it)
+  // and, with stop_at_unlike, the leaves every file must have.
+  std::shared_ptr<const FileMetaData> first;
+  if (!plan.files.empty()) {
+    first = plan.files[0].footer;
+    if (!first) {
+      auto f = LocalFile::open_for_reading(plan.files[0].name);
+      if (!f.ok()) return f.error();
+      auto m = read_file_metadata(**f, options.limits);
+      if (!m.ok()) return m.error();
+      first = std::make_shared<const FileMetaData>(std::move(m).value());
+    }
+  }
+  ScanPlan head;
+  head.columns = plan.columns;
+  head.nested = plan.nested;
+  if (!plan.files.empty()) {
+    ScanPlanFile f = plan.files[0];
+    f.footer = first;
+    f.bytes.reset();
+    head.files.push_back(std::move(f));
+  }
+  ScannerOptions so = options;
+  so.file_tasks = ScannerOptions::FileTasks::kUnits;
+  so.stop_at_unlike = false;
+  auto s = Scanner::make(std::move(head), std::move(so));
+  if (!s.ok()) return s.error();
+  ls->scanner_ = std::move(s).value();
+  ls->files_mode_ = std::make_unique<Files>(std::move(plan), options, std::move(first));
+  const size_t n = ls->files_mode_->n;
+  const int own = threads < 0 ? 0 : static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), n > 0 ? n - 1 : 0));
+  const int ahead = options.max_units_ahead;
+  ls->files_mode_->ahead = ahead > 1 ? static_cast<size_t>(std::max(ahead, 4 * (own + 1))) : static_cast<size_t>(std::max(0, ahead));
+  for (int t = 0; t < own; ++t) ls->threads_.emplace_back([p = ls.get()] { p->file_worker(); });
+  return ls;
+}
+
 Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions options, int threads) {
   PQFAST_RETURN_IF_ERROR(check_nested(plan));
   std::unique_ptr<LocalScan> ls(new LocalScan());
@@ -1945,6 +2423,14 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
   const int workers = threads == 0 ? hardware_threads() : threads;
   auto left = prune_filtered_files(plan, options, workers);
   if (!left.ok()) return left.error();
+  if (*left < 0 && !plan.filter.active) {
+    auto tasks = file_tasks_for(plan, options);
+    if (!tasks.ok()) return tasks.error();
+    if (*tasks) return make_file_tasks(std::move(ls), std::move(plan), std::move(options), workers);
+  }
+  if (options.stop_at_unlike) {
+    return make_error(ErrorCode::kInvalidArgument, "scan plan: stop_at_unlike takes file tasks (a plan without a filter)");
+  }
   if (*left >= 0) {
     options.filtered_from_files = true;
     // A matching row group's columns go to `workers` threads, as the
@@ -2012,6 +2498,7 @@ LocalScan::~LocalScan() {
 void LocalScan::cancel() {
   stop_.store(true);
   if (scanner_) scanner_->cancel();
+  if (files_mode_) files_mode_->wake();
 }
 
 bool LocalScan::step_io_or_decode(bool consumer) {
@@ -2138,6 +2625,7 @@ void LocalScan::run_ready_units() {
 }
 
 Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin) {
+  if (files_mode_) return next_file_batch(array, schema, origin);
   for (;;) {
     if (batch_threads_ > 0) run_ready_units();
     const uint64_t seen = scanner_->changes();
@@ -2369,7 +2857,7 @@ Status LocalScan::export_stream(std::shared_ptr<LocalScan> scan, ArrowArrayStrea
   return Status::Ok();
 }
 
-// ---- whole reads of local files (LocalScan::read_whole_files) ------------------------
+// ---- files alike -------------------------------------------------------------------
 
 namespace {
 
@@ -2394,319 +2882,6 @@ bool same_leaves(const FileMetaData& a, const FileMetaData& b) {
     }
   }
   return true;
-}
-
-namespace {
-
-// A thread's read buffer, reused from file to file (and chunk to chunk):
-// grown from the pool when a file is larger, never shrunk during a read.
-// A fresh buffer per file was ~14 page faults and a malloc/free pair per
-// 55 KB file, 10,000 times a read.
-class ReusedBuffer {
- public:
-  ReusedBuffer() = default;
-  ReusedBuffer(const ReusedBuffer&) = delete;
-  ReusedBuffer& operator=(const ReusedBuffer&) = delete;
-  ~ReusedBuffer() { drop(); }
-  uint8_t* get(size_t n) {
-    if (n > cap_ || !p_) {
-      const size_t want = std::max({n, cap_ + cap_ / 2, size_t{64} << 10});
-      drop();
-      p_ = detail::pool_allocate(want, &block_);
-      cap_ = want;
-    }
-    return p_;
-  }
-
- private:
-  void drop() {
-    if (p_) detail::pool_free(p_, block_);
-    p_ = nullptr;
-    cap_ = block_ = 0;
-  }
-  uint8_t* p_ = nullptr;
-  size_t cap_ = 0, block_ = 0;
-};
-
-// Bytes charged to a budget while held, released on leaving scope.
-class HeldCharge {
- public:
-  explicit HeldCharge(MemoryBudget& b) : b_(b) {}
-  ~HeldCharge() { release(); }
-  bool take(int64_t n) {
-    release();
-    if (!b_.try_charge(n)) return false;
-    n_ = n;
-    return true;
-  }
-  void release() {
-    if (n_) b_.release(n_);
-    n_ = 0;
-  }
-
- private:
-  MemoryBudget& b_;
-  int64_t n_ = 0;
-};
-
-// The positional reads made of a file, counted (WholeFilesResult).
-struct ReadCounts {
-  int64_t reads = 0, bytes = 0;
-  Status read(LocalFile& f, uint64_t offset, size_t n, uint8_t* out) {
-    ++reads;
-    bytes += static_cast<int64_t>(n);
-    return f.read_at(offset, n, out);
-  }
-};
-
-// The same counted for reads a parser makes through RandomAccessFile.
-class CountingFile final : public RandomAccessFile {
- public:
-  CountingFile(LocalFile& f, ReadCounts& c) : f_(f), c_(c) {}
-  uint64_t size() const override { return f_.size(); }
-  const std::string& name() const override { return f_.name(); }
-  Status read_at(uint64_t offset, size_t n, uint8_t* out) override { return c_.read(f_, offset, n, out); }
-
- private:
-  LocalFile& f_;
-  ReadCounts& c_;
-};
-
-// One file's share of a whole read.
-struct WholeFileOut {
-  Error error{ErrorCode::kOk, {}};
-  bool not_conforming = false;
-  std::vector<std::shared_ptr<Holder>> groups;  // per row group with rows
-  std::vector<int64_t> rows;
-  bool whole = false;
-  ReadCounts counts;
-};
-
-Error memory_refused(const std::string& path, int64_t n, const MemoryBudget& b, const char* what) {
-  return make_error(ErrorCode::kMemoryLimit, path + ": " + format_bytes(n) + " of " + what +
-                                                 " do not fit the memory limit of " + format_bytes(b.limit()) + " (" +
-                                                 format_bytes(b.used()) + " held)");
-}
-
-// File `path` read and decoded into *out (see LocalScan::read_whole_files).
-void read_whole_file(const std::string& path, const LocalScan::WholeFilesOptions& o, MemoryBudget& budget,
-                     ReusedBuffer& buf, WholeFileOut* out) {
-  auto opened = LocalFile::open_for_reading(path);
-  if (!opened.ok()) {
-    out->error = opened.error();
-    return;
-  }
-  LocalFile& f = **opened;
-  const uint64_t size = f.size();
-  HeldCharge held(budget);
-  const uint8_t* whole = nullptr;
-  Result<FileMetaData> meta = Error{ErrorCode::kInvalidArgument, "not read"};
-  if (!o.columns.empty() && size >= 12 && size <= o.whole_max) {
-    // One read: the footer is parsed from the file's own bytes (bounds-
-    // checked against them: a footer that claims more than the file holds
-    // fails as on the file), and the chunks are views of them.
-    if (!held.take(static_cast<int64_t>(size))) {
-      out->error = memory_refused(path, static_cast<int64_t>(size), budget, "file bytes");
-      return;
-    }
-    uint8_t* p = buf.get(static_cast<size_t>(size));
-    Status st = out->counts.read(f, 0, static_cast<size_t>(size), p);
-    if (!st.ok()) {
-      out->error = st.error();
-      return;
-    }
-    whole = p;
-    out->whole = true;
-    auto len = parse_trailer(p + size - 8, size);
-    if (!len.ok()) {
-      out->error = make_error(len.error().code, path + ": " + len.error().message);
-      return;
-    }
-    const uint64_t begin = size - 8 - *len;
-    meta = parse_file_metadata(p + begin, *len, begin, o.limits);
-    if (!meta.ok()) meta = make_error(meta.error().code, path + ": " + meta.error().message);
-  } else {
-    // The footer alone (a read with no column needs nothing else; a large
-    // file's chunks are read one by one below).
-    CountingFile cf(f, out->counts);
-    meta = read_file_metadata(cf, o.limits);
-  }
-  if (!meta.ok()) {
-    out->error = meta.error();
-    return;
-  }
-  const FileMetaData& m = *meta;
-  if (o.reference && !same_leaves(*o.reference, m)) {
-    out->not_conforming = true;
-    return;
-  }
-  std::vector<int> leaves;
-  for (const ScanColumn& c : o.columns) {
-    const int leaf = m.find_column(c.name);
-    if (leaf < 0) {
-      out->error = make_error(ErrorCode::kInvalidArgument, path + ": no column '" + c.name + "'");
-      return;
-    }
-    const std::string problem = flat_column_problem(m, leaf);
-    if (!problem.empty()) {
-      out->error = make_error(ErrorCode::kUnsupported, path + ": " + problem);
-      return;
-    }
-    leaves.push_back(leaf);
-  }
-  const bool v2 = v2_pages_always_compressed(m.created_by);
-  const bool mr816 = parquet_mr_before_1_2_9(m.created_by);
-  // This file's decode, charged to what the read's budget has left (as a
-  // scanner unit's is).
-  auto decode_budget = MemoryBudget::make(std::max<int64_t>(1, budget.limit() - budget.used()));
-  for (size_t g = 0; g < m.row_groups.size(); ++g) {
-    const RowGroup& rg = m.row_groups[g];
-    if (rg.num_rows <= 0) continue;  // (no batch, as the scanner gives none)
-    auto h = std::make_shared<Holder>();
-    h->arrays.resize(leaves.size());
-    h->schemas.resize(leaves.size());
-    for (size_t k = 0; k < leaves.size(); ++k) {
-      const int leaf = leaves[k];
-      const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
-      const std::string where = path + ": row group " + std::to_string(g) + ", column '" + d.dotted_path + "'";
-      Status st = check_column_chunk(rg, leaf, d, where);
-      if (!st.ok()) {
-        out->error = st.error();
-        return;
-      }
-      const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
-      Result<ChunkExtent> e = chunk_extent(c, size, mr816, where);
-      if (!e.ok()) {
-        out->error = e.error();
-        return;
-      }
-      const uint8_t* bytes = whole ? whole + e->begin : nullptr;
-      HeldCharge chunk_held(budget);
-      if (!whole) {
-        if (!chunk_held.take(static_cast<int64_t>(e->length))) {
-          out->error = memory_refused(where, static_cast<int64_t>(e->length), budget, "column chunk");
-          return;
-        }
-        uint8_t* p = buf.get(static_cast<size_t>(e->length));
-        st = out->counts.read(f, e->begin, static_cast<size_t>(e->length), p);
-        if (!st.ok()) {
-          out->error = make_error(st.error().code, where + ": " + st.error().message);
-          return;
-        }
-        bytes = p;
-      }
-      ColumnReadOptions co = o.columns[k].options;
-      co.budget = decode_budget;
-      co.v2_always_compressed = co.v2_always_compressed || v2;
-      auto col = decode_column_chunk(bytes, static_cast<size_t>(e->length), e->begin, d, c.codec, rg.num_rows, co, where);
-      if (!col.ok()) {
-        out->error = col.error();
-        return;
-      }
-      if (col->length() != rg.num_rows) {
-        out->error = make_error(ErrorCode::kCorrupt, where + ": " + std::to_string(col->length()) + " values for " +
-                                                         std::to_string(rg.num_rows) + " rows");
-        return;
-      }
-      std::move(col).value().export_to(&h->arrays[k], &h->schemas[k], o.columns[k].name);
-    }
-    out->groups.push_back(std::move(h));
-    out->rows.push_back(rg.num_rows);
-  }
-}
-
-}  // namespace
-
-Result<LocalScan::WholeFilesResult> LocalScan::read_whole_files(const std::vector<std::string>& paths,
-                                                                const WholeFilesOptions& options,
-                                                                ArrowArrayStream* out, const ArrowSchema* requested,
-                                                                std::vector<int32_t>* files) {
-  const std::shared_ptr<MemoryBudget> budget =
-      options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
-  const size_t n = paths.size();
-  std::vector<WholeFileOut> outs(n);
-  // Files are taken in turn; a file that fails (or does not conform) stops
-  // the taking of files after it (the first such file in order decides).
-  std::atomic<size_t> next{0};
-  std::atomic<size_t> stop{n};
-  auto work = [&] {
-    ReusedBuffer buf;
-    for (size_t i = next.fetch_add(1); i < n && i < stop.load(std::memory_order_relaxed); i = next.fetch_add(1)) {
-      WholeFileOut& o = outs[i];
-      try {
-        read_whole_file(paths[i], options, *budget, buf, &o);
-      } catch (const std::bad_alloc&) {
-        o.groups.clear();
-        o.error = make_error(ErrorCode::kMemoryLimit, paths[i] + ": out of memory");
-      } catch (const std::exception& e) {
-        o.groups.clear();
-        o.error = make_error(ErrorCode::kInvalidArgument, paths[i] + ": " + e.what());
-      }
-      if (o.error.code != ErrorCode::kOk || o.not_conforming) {
-        size_t s = stop.load();
-        while (i < s && !stop.compare_exchange_weak(s, i)) {
-        }
-      }
-    }
-  };
-  const size_t nthreads = std::min(n, static_cast<size_t>(std::max(1, options.threads)));
-  std::vector<std::thread> pool;
-  try {
-    for (size_t t = 1; t < nthreads; ++t) pool.emplace_back(work);
-  } catch (const std::system_error&) {
-    // (fewer threads: the ones started and this one read every file)
-  }
-  work();
-  for (auto& t : pool) t.join();
-
-  WholeFilesResult r;
-  for (size_t i = 0; i < n; ++i) {
-    const WholeFileOut& o = outs[i];
-    if (o.error.code != ErrorCode::kOk) return o.error;
-    if (o.not_conforming) {
-      r.conforming = false;
-      r.not_conforming = static_cast<int32_t>(i);
-      return r;
-    }
-  }
-  auto p = std::make_unique<DrainedPrivate>();
-  const Holder* first = nullptr;
-  for (size_t i = 0; i < n && !first; ++i) {
-    if (!outs[i].groups.empty()) first = outs[i].groups.front().get();
-  }
-  if (requested) {
-    bool same = std::string(requested->format) == "+s" &&
-                (!first || static_cast<size_t>(requested->n_children) == first->schemas.size());
-    for (int64_t c = 0; same && first && c < requested->n_children; ++c) {
-      same = std::string(requested->children[c]->format) == first->schemas[static_cast<size_t>(c)].format;
-    }
-    if (!same) {
-      return make_error(ErrorCode::kInvalidArgument, "the requested schema's columns are not of the scan's Arrow types");
-    }
-    copy_schema(*requested, &p->schema);
-  } else {
-    struct_schema(first ? first->schemas : std::vector<ArrowSchema>{}, &p->schema);
-  }
-  for (size_t i = 0; i < n; ++i) {
-    WholeFileOut& o = outs[i];
-    r.files_whole += o.whole ? 1 : 0;
-    r.reads += o.counts.reads;
-    r.bytes_read += o.counts.bytes;
-    for (size_t g = 0; g < o.groups.size(); ++g) {
-      ArrowArray a;
-      make_batch(o.groups[g], 0, o.rows[g], &a);
-      p->arrays.push_back(a);
-      r.rows += o.rows[g];
-      if (files) files->push_back(static_cast<int32_t>(i));
-    }
-    o.groups.clear();
-  }
-  out->get_schema = drained_get_schema;
-  out->get_next = drained_get_next;
-  out->get_last_error = drained_last_error;
-  out->release = drained_release;
-  out->private_data = p.release();
-  return r;
 }
 
 }  // namespace pqfast::parquet

@@ -64,7 +64,7 @@ def routed(monkeypatch):
             return got
         return counting
 
-    for name in ("read_whole", "read_files_whole"):
+    for name in ("read_whole", "read_files"):
         wrapped = counter(getattr(_scan_whole, name))
         monkeypatch.setattr(_scan_whole, name, wrapped)
         monkeypatch.setattr(_read_scan, name, wrapped)

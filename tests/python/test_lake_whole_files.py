@@ -7,10 +7,15 @@ the result, while a file over the threshold is missed); truncated files and
 footers that claim bytes the file lacks raise FormatError, never a read
 past the file's end.
 
-Lakes read whole without row_groups= go file by file
-(``_read_whole_files``): each small file in one read (its footer parsed
-from those bytes), larger ones chunk by chunk, only footers with no column,
-files typed unlike the first one handed back (None) to the route above."""
+Lakes of small files without a filter go through the scanner's file tasks
+(LocalScan, ScannerOptions::file_tasks: ``read_table`` without row_groups=,
+``pqfast.dataset(...)`` streams): each small file in one read (its footer
+parsed from those bytes), larger ones chunk by chunk, only footers with no
+column; planned from the first file's footer alone, the scan ends before a
+file typed unlike the first, which is read by the route above. Streams and
+read_table equal pyarrow.dataset (order, batch_size), stay within a small
+memory_limit and refuse one a file cannot fit, stop reading when the consumer
+stops, and name the hostile file they fail on."""
 
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import _pqfast, _read_scan, _scan_whole
+from pqfast import _pqfast, _read_scan, _scan_whole, _stream_io
 
 
 def _lake(root: Path, sizes=(50, 200, 3000, 10)) -> list[str]:
@@ -135,7 +140,7 @@ def test_chunks_past_the_end_are_a_format_error(tmp_path, whole):
         _scan(paths, metas, sizes)
 
 
-# -- file by file (_read_whole_files: LocalScan::read_whole_files) -----------------------
+# -- file tasks (LocalScan, ScannerOptions::file_tasks) -------------------------------------
 
 
 def _reference(path):
@@ -143,76 +148,178 @@ def _reference(path):
         return f._meta
 
 
-@pytest.mark.parametrize("threads", [1, 2, 3])
+def _specs(paths, columns=None):
+    meta = _reference(paths[0])
+    specs, schema = _scan_whole.file_plan(meta, paths[0], columns, None)
+    return meta, specs, schema
+
+
+def _tasks(paths, specs, meta, **kw):
+    kw.setdefault("threads", 2)
+    return _pqfast._LocalScanner([(p, 0, None) for p in paths], specs, None, footers=[meta] + [None] * (len(paths) - 1),
+                                 file_tasks=True, stop_at_unlike=True, **kw)
+
+
+@pytest.mark.parametrize("threads", [-1, 1, 2, 3])
 def test_each_small_file_is_one_read(tmp_path, threads):
     paths = _lake(tmp_path / "lake")
-    meta = _reference(paths[0])
-    specs, schema = _scan_whole.file_plan(meta, paths[0], None, None)
-    stream, files, stats = _scan_whole.read_files_whole(paths, specs, meta, schema, threads, 0, 1 << 20, True)
+    meta, specs, schema = _specs(paths)
+    sc = _tasks(paths, specs, meta, threads=threads)
+    assert sc.file_tasks
+    stream, files = sc.read_all(schema.__arrow_c_schema__())
     got = pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
     assert got.equals(_expected(tmp_path / "lake"))
-    assert files == [0, 1, 2, 3]  # a batch per file (one row group each), in order
-    assert stats["files_whole"] == 4 and stats["reads"] == 4
-    assert stats["bytes_read"] == sum(os.path.getsize(p) for p in paths)
-    assert stats["rows"] == got.num_rows
+    assert files == [0, 1, 2, 3]  # a batch per file (one row group each, at most 131,072 rows), in order
+    st = sc.stats
+    assert st["files_whole"] == 4 and st["bytes_fed"] == sum(os.path.getsize(p) for p in paths)
+    assert st["rows"] == got.num_rows and st["units_decoded"] == 4
+    assert sc.stopped_at is None
 
 
-def test_files_over_whole_max_are_read_chunk_by_chunk(tmp_path):
+def test_files_over_whole_file_bytes_are_read_chunk_by_chunk(tmp_path):
     paths = _lake(tmp_path / "lake")
-    meta = _reference(paths[0])
-    specs, schema = _scan_whole.file_plan(meta, paths[0], ["k", "d"], None)
-    stream, _, stats = _scan_whole.read_files_whole(paths, specs, meta, schema, 2, 0, 0, False)
+    meta, specs, schema = _specs(paths, ["k", "d"])
+    sc = _tasks(paths, specs, meta, whole_file_bytes=0)
+    stream, _ = sc.read_all(schema.__arrow_c_schema__())
     got = pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
     assert got.equals(_expected(tmp_path / "lake").select(["k", "d"]))
-    assert stats["files_whole"] == 0
-    # Per file its footer (one or two reads of its tail) and its two chunks.
-    assert 4 * 3 <= stats["reads"] <= 4 * 4
-    assert stats["bytes_read"] < sum(os.path.getsize(p) for p in paths)
+    assert sc.stats["files_whole"] == 0 and sc.stats["bytes_fed"] == 0
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_no_column_reads_only_the_footers(tmp_path, threads):
     paths = _lake(tmp_path / "lake", sizes=(3000, 4000, 5000))
     meta = _reference(paths[0])
-    stream, _, stats = _scan_whole.read_files_whole(paths, [], meta, pa.schema([]), threads, 0, 1 << 20, False)
-    pa.RecordBatchReader._import_from_c_capsule(stream).close()
-    assert stats["rows"] == 12000 and stats["files_whole"] == 0
-    footers = sum(pq.ParquetFile(p).metadata.serialized_size + 8 for p in paths)
-    assert footers <= stats["bytes_read"] < sum(os.path.getsize(p) for p in paths) // 2
+    sc = _tasks(paths, [], meta, threads=threads)
+    rows = sum(b.num_rows for b in iter(sc.next_batch, None))
+    assert rows == 12000 and sc.stats["files_whole"] == 0
     got = pqfast.read_table(str(tmp_path / "lake"), columns=[], threads=threads)
     assert got.num_rows == 12000 and got.num_columns == 0
 
 
-def test_files_whose_columns_differ_are_not_read_file_by_file(tmp_path):
-    """A file typed unlike the first: None (the caller plans from footers,
-    which casts it); read_table still gives pyarrow's dataset values."""
-    paths = _lake(tmp_path / "lake")
+def test_a_file_unlike_the_first_ends_the_scan_before_it(tmp_path):
+    """A file typed unlike the first: the scan ends before it (stopped_at),
+    and read_table and dataset streams read the rest by the route that
+    plans every footer (casting it, as pyarrow.dataset does)."""
+    paths = _lake(tmp_path / "lake", sizes=(50, 200, 3000, 10, 20))
     t = pq.read_table(paths[2])
     pq.write_table(t.set_column(0, "k", t.column("k").cast(pa.int32())), paths[2])
-    meta = _reference(paths[0])
-    specs, schema = _scan_whole.file_plan(meta, paths[0], None, None)
-    assert _scan_whole.read_files_whole(paths, specs, meta, schema, 2, 0, 1 << 20, False) is None
-    got = pqfast.read_table(str(tmp_path / "lake"))
-    assert got.num_rows == 3260 and got.column("k").to_pylist() == list(range(3260))
-
-
-@pytest.mark.parametrize("whole", [0, 1 << 20])
-def test_chunks_past_the_end_fail_typed_file_by_file(tmp_path, monkeypatch, whole):
-    paths = _lake(tmp_path / "lake")
-    data = Path(paths[2]).read_bytes()
-    footer_len = int.from_bytes(data[-8:-4], "little")
-    Path(paths[2]).write_bytes(data[:200] + data[-8 - footer_len:])
-    monkeypatch.setattr(_read_scan, "WHOLE_FILE_BYTES", whole)
+    meta, specs, schema = _specs(paths)
+    sc = _tasks(paths, specs, meta)
+    stream, files = sc.read_all(schema.__arrow_c_schema__())
+    assert pa.RecordBatchReader._import_from_c_capsule(stream).read_all().num_rows == 250
+    assert files == [0, 1] and sc.stopped_at == 2
+    expected = _expected(tmp_path / "lake")
     for threads in (1, 2):
-        with pytest.raises(pqfast.FormatError) as e:
-            pqfast.read_table(str(tmp_path / "lake"), threads=threads)
-        assert "part-02.parquet" in str(e.value)
+        got = pqfast.read_table(str(tmp_path / "lake"), threads=threads)
+        assert got.num_rows == 3280 and got.column("k").to_pylist() == list(range(3280))
+        assert pqfast.dataset(str(tmp_path / "lake")).to_table(threads=threads).equals(expected)
 
 
-@pytest.mark.parametrize("whole", [0, 1 << 20])
-def test_file_bytes_past_the_memory_limit_are_refused(tmp_path, whole):
+def _big_lake(root: Path, files: int = 40, rows: int = 500) -> list[str]:
+    """`files` files of `rows` rows, hive-partitioned by a key every 10 files."""
+    paths = []
+    for i in range(files):
+        d = root / f"part={i // 10}"
+        d.mkdir(parents=True, exist_ok=True)
+        at = i * rows
+        t = pa.table({"k": pa.array(range(at, at + rows), pa.int64()),
+                      "s": pa.array([f"v{j % 13}" for j in range(at, at + rows)]),
+                      "d": pa.array([j * 0.25 if j % 5 else None for j in range(at, at + rows)])})
+        p = d / f"f-{i:03d}.parquet"
+        pq.write_table(t, p)
+        paths.append(str(p))
+    return paths
+
+
+def _same(got: pa.Table, want: pa.Table) -> bool:
+    """Equal values (the hive key is a dictionary here, int32 in pyarrow.dataset's default)."""
+    return got.cast(want.schema).equals(want)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("batch_size", [64, 500, 1 << 17])
+def test_streams_equal_pyarrow_dataset_in_order_and_batch_size(tmp_path, threads, batch_size):
+    _big_lake(tmp_path / "lake")
+    expected = ds.dataset(str(tmp_path / "lake"), format="parquet", partitioning="hive").to_table()
+    dset = pqfast.dataset(str(tmp_path / "lake"))
+    for columns in (None, ["d", "k"], ["part", "s"]):
+        want = expected if columns is None else expected.select(columns)
+        sc = dset.scanner(columns=columns, batch_size=batch_size, threads=threads)
+        batches = list(sc.to_batches())
+        assert all(0 < b.num_rows <= batch_size for b in batches)
+        assert _same(pa.Table.from_batches(batches, schema=sc.projected_schema), want)
+        st = sc.last_readahead.stats
+        assert st["files_whole"] == 40  # (file tasks: every file in one read)
+        with dset.scanner(columns=columns, batch_size=batch_size, threads=threads).to_reader() as r:
+            assert _same(r.read_all(), want)
+    assert _same(pqfast.read_table(str(tmp_path / "lake"), threads=threads), expected)
+
+
+def test_strings_view_and_dictionaries_in_file_tasks(tmp_path):
+    _big_lake(tmp_path / "lake")
+    expected = ds.dataset(str(tmp_path / "lake"), format="parquet", partitioning="hive").to_table()
+    got = pqfast.read_table(str(tmp_path / "lake"), strings="view")
+    assert got.column("s").type == pa.string_view()
+    assert got.column("s").cast(pa.string()).equals(expected.column("s"))
+    got = pqfast.read_table(str(tmp_path / "lake"), read_dictionary=["s"])
+    assert got.column("s").type == pa.dictionary(pa.int32(), pa.string())
+    assert got.column("s").cast(pa.string()).equals(expected.column("s"))
+
+
+def test_a_small_memory_limit_bounds_the_stream(tmp_path):
+    paths = _big_lake(tmp_path / "lake")
+    limit = 4 * max(os.path.getsize(p) for p in paths) + (256 << 10)
+    sc = pqfast.dataset(str(tmp_path / "lake")).scanner(threads=2, memory_limit=limit)
+    rows = sum(b.num_rows for b in sc.to_batches())
+    assert rows == 20000
+    assert 0 < sc.last_readahead.peak_held <= limit
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_file_that_cannot_fit_is_refused_naming_it(tmp_path, threads):
     paths = _lake(tmp_path / "lake")
-    meta = _reference(paths[0])
-    specs, schema = _scan_whole.file_plan(meta, paths[0], None, None)
+    meta, specs, schema = _specs(paths)
+    with pytest.raises(pqfast.MemoryLimitError) as e:
+        _tasks(paths, specs, meta, threads=threads, memory_limit=1024).read_all(schema.__arrow_c_schema__())
+    assert "part-00.parquet" in str(e.value)
     with pytest.raises(pqfast.MemoryLimitError):
-        _scan_whole.read_files_whole(paths, specs, meta, schema, 2, 1024, whole, False)
+        list(pqfast.dataset(str(tmp_path / "lake")).scanner(memory_limit=1024, threads=threads).to_batches())
+
+
+def test_a_consumer_that_stops_cancels_the_rest(tmp_path):
+    paths = _big_lake(tmp_path / "lake")
+    meta, specs, _ = _specs(paths)
+    sc = _tasks(paths, specs, meta, threads=1, max_units_ahead=2)
+    assert sc.next_batch().num_rows == 500
+    sc.cancel()
+    # Files taken at most: the next one and its window (4 per thread, 2 threads) beyond it.
+    assert sc.stats["units_decoded"] <= 10 < len(paths)
+    with pytest.raises(pqfast.FormatError):
+        sc.next_batch()
+    stream = pqfast.dataset(str(tmp_path / "lake")).to_batches(threads=2)
+    assert next(stream).num_rows == 500
+    stream.close()
+
+
+_HOSTILE = {
+    "truncated": lambda b: b[: len(b) // 2],
+    "garbage": lambda b: bytes(range(256)) * 4,
+    "footer past the file": lambda b: b[:-8] + (len(b) + 100).to_bytes(4, "little") + b"PAR1",
+    "chunks past the end": lambda b: b[:200] + b[-8 - int.from_bytes(b[-8:-4], "little"):],
+    "pages garbled": lambda b: b[:4] + bytes(x ^ 0x5A for x in b[4:300]) + b[300:],
+}
+
+
+@pytest.mark.parametrize("how", sorted(_HOSTILE))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_hostile_small_files_fail_naming_the_file(tmp_path, how, threads):
+    paths = _lake(tmp_path / "lake", sizes=(50, 200, 3000, 10, 40))
+    data = Path(paths[3]).read_bytes()
+    Path(paths[3]).write_bytes(_HOSTILE[how](data))
+    with pytest.raises(pqfast.FormatError) as e:
+        pqfast.read_table(str(tmp_path / "lake"), threads=threads)
+    assert "part-03.parquet" in str(e.value)
+    with pytest.raises(pqfast.FormatError) as e:
+        list(pqfast.dataset(str(tmp_path / "lake")).to_batches(threads=threads))
+    assert "part-03.parquet" in str(e.value)
