@@ -1950,9 +1950,8 @@ struct LocalScan::Files {
   const size_t n;
   std::unique_ptr<FileSlot[]> slots;
   int64_t readahead = 0;
-  // Files taken beyond the consumer's, at most (0: as readahead allows):
-  // max_units_ahead, but at least 4 per thread when it allows any (a file
-  // is a small unit of work: a window of 4 files kept 8 threads waiting).
+  // Files taken from the consumer's on, at most (max_units_ahead: in file
+  // tasks the unit is a file; 0: as readahead allows).
   size_t ahead = 0;
 
   std::atomic<size_t> next{0};      // the first file no thread has taken
@@ -2410,8 +2409,7 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make_file_tasks(std::unique_ptr<Lo
   ls->files_mode_ = std::make_unique<Files>(std::move(plan), options, std::move(first));
   const size_t n = ls->files_mode_->n;
   const int own = threads < 0 ? 0 : static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), n > 0 ? n - 1 : 0));
-  const int ahead = options.max_units_ahead;
-  ls->files_mode_->ahead = ahead > 1 ? static_cast<size_t>(std::max(ahead, 4 * (own + 1))) : static_cast<size_t>(std::max(0, ahead));
+  ls->files_mode_->ahead = static_cast<size_t>(std::max(0, options.max_units_ahead));
   for (int t = 0; t < own; ++t) ls->threads_.emplace_back([p = ls.get()] { p->file_worker(); });
   return ls;
 }

@@ -546,21 +546,65 @@ TEST(Scanner, BudgetIsReturnedAfterTheScan) {
 }
 
 TEST(LocalScan, EqualsColumnReaderOnEveryThreadCount) {
+  // By row group units and by file tasks (each file read whole with its
+  // footer, decoded by one thread; kAuto takes them for these small files).
   SKIP_WITHOUT_THE_FILES_CODEC();
   const Rows want = expected_rows(kFiles, kColumns);
-  for (int threads : {-1, 1, 2, 4}) {  // (-1: no thread, the consumer reads)
-    pq::ScanPlan plan = plan_of(kFiles, kColumns);
-    for (auto& f : plan.files) f.size = 0;  // stat them
+  using FT = pq::ScannerOptions::FileTasks;
+  for (FT mode : {FT::kUnits, FT::kFiles, FT::kAuto}) {
+    for (int threads : {-1, 1, 2, 4}) {  // (-1: no thread, the consumer reads)
+      for (uint64_t whole : {uint64_t{0}, uint64_t{1} << 20}) {  // (0: file tasks read footer, then chunks)
+        pq::ScanPlan plan = plan_of(kFiles, kColumns);
+        for (auto& f : plan.files) f.size = 0;  // stat them
+        pq::ScannerOptions o;
+        o.batch_size = 333;
+        o.readahead_bytes = 20000;
+        o.file_tasks = mode;
+        o.whole_file_bytes = whole;
+        auto ls = pq::LocalScan::make(plan, o, threads);
+        ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+        EXPECT_EQ((*ls)->file_tasks(), mode == FT::kFiles || (mode == FT::kAuto && whole > 0));
+        Rows got;
+        const pqfast::Error drained = drain_rows(**ls, &got);
+        ASSERT_EQ(drained.code, ErrorCode::kOk) << drained.to_string();
+        EXPECT_EQ(got, want) << threads << " threads";
+        EXPECT_EQ((*ls)->stats().rows, static_cast<int64_t>(want.size()));
+        EXPECT_EQ((*ls)->stopped_at(), -1);
+      }
+    }
+  }
+}
+
+TEST(LocalScan, FileTasksStopBeforeAFileUnlikeTheFirst) {
+  // stop_at_unlike: the batches of the files before the first file whose
+  // leaves differ from the first file's, then the end, stopped_at naming
+  // it; without it such a file is read by name like any other (or fails,
+  // naming it, when it lacks a column). Units refuse stop_at_unlike.
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  const std::string other = std::string(PQFAST_TEST_DATA_DIR) + "/alltypes_tiny_pages_plain.parquet";
+  const std::vector<std::string> files = {kFiles[0], kFiles[1], other, kFiles[0]};
+  const Rows want = expected_rows(kFiles, {"id"});
+  for (int threads : {-1, 2}) {
     pq::ScannerOptions o;
-    o.batch_size = 333;
-    o.readahead_bytes = 20000;
-    auto ls = pq::LocalScan::make(plan, o, threads);
+    o.file_tasks = pq::ScannerOptions::FileTasks::kFiles;
+    o.stop_at_unlike = true;
+    auto ls = pq::LocalScan::make(plan_of(files, {"id"}), o, threads);
     ASSERT_TRUE(ls.ok()) << ls.error().to_string();
     Rows got;
-    const pqfast::Error drained = drain_rows(**ls, &got);
-    ASSERT_EQ(drained.code, ErrorCode::kOk) << drained.to_string();
-    EXPECT_EQ(got, want) << threads << " threads";
+    ASSERT_EQ(drain_rows(**ls, &got).code, ErrorCode::kOk);
+    EXPECT_EQ(got, want);
+    EXPECT_EQ((*ls)->stopped_at(), 2);
+    o.stop_at_unlike = false;
+    auto all = pq::LocalScan::make(plan_of(files, {"id", "name"}), o, threads);
+    ASSERT_TRUE(all.ok());
+    const pqfast::Error e = drain_rows(**all, &got);
+    EXPECT_NE(e.code, ErrorCode::kOk);
+    EXPECT_NE(e.message.find("alltypes_tiny_pages_plain.parquet"), std::string::npos) << e.message;
   }
+  pq::ScannerOptions o;
+  o.file_tasks = pq::ScannerOptions::FileTasks::kUnits;
+  o.stop_at_unlike = true;
+  EXPECT_EQ(pq::LocalScan::make(plan_of(files, {"id"}), o, 1).error().code, ErrorCode::kInvalidArgument);
 }
 
 // A filtered LocalScan prunes its files first and reads each row group left
@@ -765,6 +809,7 @@ TEST(LocalScan, ChunksCutIntoPageRangesEqualTheColumnReader) {
   for (int threads : {-1, 1, 2, 4}) {
     pq::ScannerOptions o;
     o.batch_size = 777;
+    o.file_tasks = pq::ScannerOptions::FileTasks::kUnits;  // (file tasks decode a file on one thread: nothing cut)
     auto ls = pq::LocalScan::make(plan_of(files, names), o, threads);
     ASSERT_TRUE(ls.ok()) << ls.error().to_string();
     Rows got;
@@ -798,6 +843,7 @@ TEST(LocalScan, DictionaryColumnsComeOutAsDictionaryArraysSharedByTheirBatches) 
     plan.columns[1].options.dictionary_indices = true;
     pq::ScannerOptions o;
     o.batch_size = 333;
+    o.file_tasks = pq::ScannerOptions::FileTasks::kUnits;  // (chunks cut: units only; file tasks below)
     auto ls = pq::LocalScan::make(std::move(plan), o, threads);
     ASSERT_TRUE(ls.ok()) << ls.error().to_string();
     Rows got;
