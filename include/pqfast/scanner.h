@@ -177,12 +177,16 @@ struct ScannerOptions {
   enum class FileTasks : uint8_t { kAuto, kUnits, kFiles };
   FileTasks file_tasks = FileTasks::kAuto;
   uint64_t whole_file_bytes = uint64_t{1} << 20;
-  // File tasks only: a file whose leaf columns are not the first file's
-  // (same_leaves) ends the scan before it (LocalScan::stopped_at(); every
+  // File tasks only: a file whose projected leaf columns are not the first
+  // file's (paths, types, levels; a column it lacks) ends the scan before it (LocalScan::stopped_at(); every
   // batch of the files before it handed out), so that a caller that planned
   // the scan from the first file's footer alone reads the rest another way.
   // False: files are not compared (a caller that planned every file).
   bool stop_at_unlike = false;
+  // stop_at_unlike: top-level columns the first file lacks that the
+  // caller's schema has (a file holding one is unlike the first: the
+  // caller fills them with nulls for the first file's run, not for it).
+  std::vector<std::string> absent_columns;
   // Threads that decode plain units (LocalScan: its own and the consumer).
   // From 2, a column chunk large against their share (split_parts over the
   // file's planned chunks, as the column reader cuts a read's chunks) is cut
@@ -219,7 +223,7 @@ struct ScannerStats {
   int64_t ranges_asked = 0;
   int64_t bytes_asked = 0;
   int64_t bytes_fed = 0;
-  int64_t units = 0;          // row groups planned so far
+  int64_t units = 0;          // row groups planned so far (file tasks: files, and below)
   int64_t units_started = 0;  // whose bytes were asked for (or engine run)
   int64_t units_decoded = 0;
   int64_t engine_runs = 0;    // filtered units: runs of the scan engine

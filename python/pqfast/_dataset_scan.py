@@ -551,7 +551,13 @@ class Scanner:
             if plan is None:
                 rest = Scanner(self._lake, selection, self._columns, None, self._batch_size, ahead, self._threads,
                                self._memory_limit, self._scan_stats, self._strings)
-                yield from rest._stream(ahead)
+                plan = rest._native_plan()
+                if plan is None:
+                    yield from rest._stream(ahead)
+                    self.last_readahead = rest.last_readahead
+                else:
+                    yield from rest._native_stream(plan, ahead, info)
+                    self.last_readahead = info
                 return
 
     def _native_stream(self, plan, ahead: int, info: StreamInfo | None = None) -> Iterator[pa.RecordBatch]:

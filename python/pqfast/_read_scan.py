@@ -133,7 +133,7 @@ def _read_files(lake: Lake, cols, strings, n_threads: int, limit: int) -> pa.Tab
         return None
     requested = None if plan.convert is not None else (plan.file_schema if plan.keys else plan.out)
     stream, batch_files, stopped = read_files(list(lake.keys), lake.meta(0), plan.specs, requested, n_threads, limit,
-                                              WHOLE_FILE_BYTES)
+                                              WHOLE_FILE_BYTES, sorted(plan.runs[0].missing))
     part = _table_of(lake, selection, plan, stream, batch_files)
     if stopped is None:
         return part

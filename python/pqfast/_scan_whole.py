@@ -213,15 +213,16 @@ def read_file(path: str, meta, columns, row_groups, use_threads: bool, memory_li
 
 
 def read_files(paths: list, first_meta, specs: list, schema: pa.Schema | None, n_threads: int, limit: int,
-               whole_file_bytes: int):
+               whole_file_bytes: int, absent: list):
     """(an arrow_array_stream capsule over a batch per row group, [plan file
     of each batch], the index of the first file not read or None) of local
     `paths` read by one ``_LocalScanner`` in file tasks (LocalScan: each file
     opened once, read whole with its footer when small, decoded by the
     thread that read it; pqfast/scanner.h), planned from the first file's
     footer alone (`first_meta`): the scan ends before the first file whose
-    leaf columns are not the first file's (``stop_at_unlike``), which the
-    caller reads another way. Files of at most `whole_file_bytes` are read
+    projected leaf columns are not the first file's, or that holds one of
+    the columns `absent` from it (``stop_at_unlike``), which the caller
+    reads another way. Files of at most `whole_file_bytes` are read
     in one read. `schema` as :func:`read_whole` takes it."""
     own = -1 if n_threads <= 1 else n_threads - 1
     lim = int(limit or 0)
@@ -229,7 +230,8 @@ def read_files(paths: list, first_meta, specs: list, schema: pa.Schema | None, n
     sc = _pqfast._LocalScanner([(p, 0, None) for p in paths], specs, None, batch_size=WHOLE_ROW_GROUPS, threads=own,
                                coalesce_gap=LOCAL_GAP, footers=footers,
                                readahead_bytes=lim // 2 if lim else DEFAULT_READAHEAD_BYTES, memory_limit=lim,
-                               file_tasks=True, stop_at_unlike=True, whole_file_bytes=int(whole_file_bytes))
+                               file_tasks=True, stop_at_unlike=True, whole_file_bytes=int(whole_file_bytes),
+                               absent_columns=list(absent))
     try:
         stream, files = sc.read_all(schema.__arrow_c_schema__() if schema is not None and len(schema) else None)
         return stream, files, sc.stopped_at

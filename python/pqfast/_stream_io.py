@@ -224,7 +224,8 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
         footers, tasks = _footers(lake, selection, file_filters), {}
     else:
         footers = [lake.meta(selection[0][0])] + [None] * (len(selection) - 1)
-        tasks = dict(file_tasks=True, stop_at_unlike=True, whole_file_bytes=SMALL_FILE_BYTES)
+        tasks = dict(file_tasks=True, stop_at_unlike=True, whole_file_bytes=SMALL_FILE_BYTES,
+                     absent_columns=sorted(plan.runs[0].missing))
     sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
                                coalesce_gap=_LOCAL_GAP, footers=footers, file_filters=file_filters,
                                **tasks, **_settings(memory_limit, ahead))

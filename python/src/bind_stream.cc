@@ -56,6 +56,7 @@ struct Settings {
   // whether a file unlike the first ends the scan before it.
   std::optional<bool> file_tasks;
   bool stop_at_unlike = false;
+  std::vector<std::string> absent_columns;
   uint64_t whole_file_bytes = uint64_t{1} << 20;
 };
 
@@ -155,6 +156,7 @@ pq::ScannerOptions make_options(const Settings& s) {
   using FT = pq::ScannerOptions::FileTasks;
   o.file_tasks = !s.file_tasks ? FT::kAuto : *s.file_tasks ? FT::kFiles : FT::kUnits;
   o.stop_at_unlike = s.stop_at_unlike;
+  o.absent_columns = s.absent_columns;
   o.whole_file_bytes = s.whole_file_bytes;
   return o;
 }
@@ -692,12 +694,13 @@ void bind_stream(nb::module_& m) {
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, int threads,
              uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
              int max_units_ahead, nb::object footers, nb::object file_filters, std::optional<bool> file_tasks,
-             bool stop_at_unlike, uint64_t whole_file_bytes) {
+             bool stop_at_unlike, uint64_t whole_file_bytes, const std::vector<std::string>& absent_columns) {
             Settings s = settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, uint64_t{64} << 10,
                                      use_statistics, use_bloom, use_dictionary, use_page_index, max_units_ahead);
             s.file_tasks = file_tasks;
             s.stop_at_unlike = stop_at_unlike;
             s.whole_file_bytes = whole_file_bytes;
+            s.absent_columns = absent_columns;
             new (self) PyLocalScanner(files, columns, dnf, s, threads, footers, file_filters);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
@@ -706,11 +709,13 @@ void bind_stream(nb::module_& m) {
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
           nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(), nb::arg("file_tasks") = nb::none(),
           nb::arg("stop_at_unlike") = false, nb::arg("whole_file_bytes") = uint64_t{1} << 20,
+          nb::arg("absent_columns") = std::vector<std::string>{},
           "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own "
           "(0: one per core, at most 8; -1: none, next_batch reads); filtered as _Scanner is. Without a filter, "
           "`file_tasks` (None: when the first file is at most `whole_file_bytes`) reads file by file, each "
           "file whole with its footer; `stop_at_unlike` (file tasks only) ends the scan before the first file "
-          "whose leaf columns differ from the first file's (`stopped_at`).")
+          "whose projected leaf columns differ from the first file's, or that holds one of `absent_columns` "
+          "(`stopped_at`).")
       .def("next_batch", &PyLocalScanner::next_batch, "The next pyarrow.RecordBatch, or None at the end.")
       .def("next_with_file", &PyLocalScanner::next_with_file, "(plan file index, batch), or None at the end.")
       .def("schema", &PyLocalScanner::schema, "The scan's pyarrow.Schema (from the first file's footer).")

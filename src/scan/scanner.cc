@@ -1851,6 +1851,8 @@ int64_t Scanner::held_bytes() const {
 
 // ---- file tasks (LocalScan, ScannerOptions::file_tasks) ------------------------------
 
+bool same_leaf(const ColumnDescriptor& x, const ColumnDescriptor& y);  // (below, beside same_leaves)
+
 namespace {
 
 // A thread's read buffer, reused from file to file: grown from the pool
@@ -2034,11 +2036,50 @@ struct LocalScan::Files {
     held.fetch_add(s.charge);
     std::lock_guard<std::mutex> lock(mu);
     s.done.store(true, std::memory_order_release);
-    stats.units_decoded += static_cast<int64_t>(s.groups.size());
+    ++stats.units_decoded;
     stats.bytes_fed += s.bytes_read;
     stats.files_whole += s.whole ? 1 : 0;
     stats.peak_held = std::max(stats.peak_held, held.load());
     if (waiting) cv.notify_all();
+  }
+
+  // The chunk leaves of the plan's columns in file m (resolved into j), per
+  // column in order.
+  static std::vector<int> chunk_leaves(const DecodeJob& j) {
+    std::vector<int> out;
+    for (size_t k = 0; k < j.leaves.size(); ++k) {
+      if (!j.shapes[k]) {
+        out.push_back(j.leaves[k]);
+        continue;
+      }
+      std::vector<int> below;
+      j.shapes[k]->leaves(&below);
+      out.insert(out.end(), below.begin(), below.end());
+    }
+    return out;
+  }
+
+  // stop_at_unlike: whether the plan's columns in file m (resolved into j)
+  // are leaves like the first file's (paths, physical and logical types,
+  // levels: same_leaf), and m holds none of the absent_columns. Other
+  // columns may differ: a projection of columns every file holds alike
+  // reads the lake in one scan.
+  std::vector<int> first_leaves;  // the first file's chunk leaves (make_file_tasks)
+  bool like_the_first(const FileMetaData& m, const DecodeJob& j) const {
+    for (const ColumnDescriptor& d : m.columns) {
+      if (!d.path.empty() && std::find(opts.absent_columns.begin(), opts.absent_columns.end(), d.path[0]) !=
+                                 opts.absent_columns.end()) {
+        return false;
+      }
+    }
+    const std::vector<int> mine = chunk_leaves(j);
+    if (mine.size() != first_leaves.size()) return false;
+    for (size_t k = 0; k < mine.size(); ++k) {
+      if (!same_leaf(reference->columns[static_cast<size_t>(first_leaves[k])], m.columns[static_cast<size_t>(mine[k])])) {
+        return false;
+      }
+    }
+    return true;
   }
 
   // File i read and decoded into s (see LocalScan's doc): its error, or kOk.
@@ -2095,16 +2136,19 @@ struct LocalScan::Files {
       meta = std::make_shared<const FileMetaData>(std::move(parsed).value());
     }
     const FileMetaData& m = *meta;
-    if (opts.stop_at_unlike && i > 0 && !same_leaves(*reference, m)) {
-      s.unlike = true;
-      return Error{ErrorCode::kOk, {}};
-    }
     DecodeJob j;
     j.file_name = path;
     j.file_size = size;
     j.file_index = static_cast<int32_t>(i);
     j.meta = meta;
-    PQFAST_RETURN_IF_ERROR(Scanner::State::resolve_columns(plan, m, path, &j.leaves, &j.shapes));
+    Status resolved = Scanner::State::resolve_columns(plan, m, path, &j.leaves, &j.shapes);
+    if (opts.stop_at_unlike && i > 0 && (!resolved.ok() || !like_the_first(m, j))) {
+      // (the caller plans this file's columns from its own footer: a column it
+      // lacks, or holds otherwise, is the caller's to conform or report)
+      s.unlike = true;
+      return Error{ErrorCode::kOk, {}};
+    }
+    PQFAST_RETURN_IF_ERROR(resolved);
     j.nested = &plan.nested;
     j.columns = &plan.columns;
     j.pieces.push_back(std::move(piece));
@@ -2243,8 +2287,10 @@ Result<ScanStep> LocalScan::next_file_batch(ArrowArray* array, ArrowSchema* sche
 ScannerStats LocalScan::stats() const {
   if (!files_mode_) return scanner_->stats();
   std::lock_guard<std::mutex> lock(files_mode_->mu);
+  // (in file tasks the unit is a file: planned, taken, decoded)
   ScannerStats s = files_mode_->stats;
-  s.units = s.units_started = s.units_decoded;
+  s.units = static_cast<int64_t>(files_mode_->n);
+  s.units_started = static_cast<int64_t>(std::min(files_mode_->next.load(), files_mode_->n));
   return s;
 }
 
@@ -2407,6 +2453,13 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make_file_tasks(std::unique_ptr<Lo
   if (!s.ok()) return s.error();
   ls->scanner_ = std::move(s).value();
   ls->files_mode_ = std::make_unique<Files>(std::move(plan), options, std::move(first));
+  Files& fm = *ls->files_mode_;
+  if (fm.reference) {
+    // (the Scanner above resolved them already: an error there returned)
+    DecodeJob j;
+    PQFAST_RETURN_IF_ERROR(Scanner::State::resolve_columns(fm.plan, *fm.reference, fm.plan.files[0].name, &j.leaves, &j.shapes));
+    fm.first_leaves = Files::chunk_leaves(j);
+  }
   const size_t n = ls->files_mode_->n;
   const int own = threads < 0 ? 0 : static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), n > 0 ? n - 1 : 0));
   ls->files_mode_->ahead = static_cast<size_t>(std::max(0, options.max_units_ahead));
@@ -2867,17 +2920,17 @@ bool same_logical(const LogicalType& a, const LogicalType& b) {
 
 }  // namespace
 
+bool same_leaf(const ColumnDescriptor& x, const ColumnDescriptor& y) {
+  return x.path == y.path && x.physical_type == y.physical_type && x.type_length == y.type_length &&
+         same_logical(x.logical, y.logical) && x.converted_type == y.converted_type && x.scale == y.scale &&
+         x.precision == y.precision && x.max_definition_level == y.max_definition_level &&
+         x.max_repetition_level == y.max_repetition_level;
+}
+
 bool same_leaves(const FileMetaData& a, const FileMetaData& b) {
   if (a.columns.size() != b.columns.size()) return false;
   for (size_t i = 0; i < a.columns.size(); ++i) {
-    const ColumnDescriptor& x = a.columns[i];
-    const ColumnDescriptor& y = b.columns[i];
-    if (x.path != y.path || x.physical_type != y.physical_type || x.type_length != y.type_length ||
-        !same_logical(x.logical, y.logical) || x.converted_type != y.converted_type || x.scale != y.scale ||
-        x.precision != y.precision || x.max_definition_level != y.max_definition_level ||
-        x.max_repetition_level != y.max_repetition_level) {
-      return false;
-    }
+    if (!same_leaf(a.columns[i], b.columns[i])) return false;
   }
   return true;
 }

@@ -166,10 +166,7 @@ def test_reader_close_cancels_the_scan(tmp_path):
     assert r.read_next_batch().column(0).to_pylist() == list(range(100))
     r.close()
     info = sc.last_readahead
-    assert isinstance(info, StreamInfo) and info._closed
-    # Files of 400 KB are read in file tasks, the window counted in files
-    # (batch_readahead=2: the next two, each of 10 row groups): of 80 row groups.
-    assert info.stats["files_whole"] > 0 and info.started <= 2 * 10
+    assert isinstance(info, StreamInfo) and info._closed and info.started <= 3  # of 80 row groups
     # The Python route too (a filter pyarrow.compute evaluates).
     sc = ds.scanner(filter=pa.compute.multiply(pa.compute.field("id"), 2) > 10, batch_size=100, batch_readahead=2)
     r = sc.to_reader()
