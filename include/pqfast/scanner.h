@@ -271,7 +271,7 @@ class Scanner {
   Status feed_deferred(int32_t file, uint64_t offset, std::shared_ptr<RandomAccessFile> source, size_t size);
 
   // The next batch (a struct array of the projected columns, and its
-  // schema; the consumer releases both), or kNeedData, or kEnd. Decodes the
+  // schema, unless `schema` is null; the consumer releases both), or kNeedData, or kEnd. Decodes the
   // next unit here when its bytes are in and no run_task() has taken it.
   Result<ScanStep> next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin = nullptr);
 
@@ -366,7 +366,8 @@ class LocalScan {
 
   // Blocks until a batch (kBatch) or the end (kEnd); never kNeedData. While
   // the next batch is not decoded the calling thread reads and decodes
-  // beside the scan's own threads.
+  // beside the scan's own threads. `schema` may be null (no copy of the
+  // batch's schema: a stream's consumer has it once).
   Result<ScanStep> next_batch(ArrowArray* array, ArrowSchema* schema, BatchOrigin* origin = nullptr);
   Status schema(ArrowSchema* out);
   // Stops the threads' work; a blocked next_batch returns "scan cancelled".

@@ -1732,7 +1732,7 @@ Result<ScanStep> Scanner::next_batch(ArrowArray* array, ArrowSchema* schema, Bat
         }
         const int64_t n = std::min<int64_t>(s.opts.batch_size, u.rows - u.next_row);
         make_batch(u.holder, u.next_row, n, array);
-        struct_schema(u.holder->schemas, schema);
+        if (schema) struct_schema(u.holder->schemas, schema);
         if (origin) *origin = {u.file, u.row_group, n};
         u.next_row += n;
         ++s.stats.batches;
@@ -2152,7 +2152,6 @@ struct LocalScan::Files {
     j.nested = &plan.nested;
     j.columns = &plan.columns;
     j.pieces.push_back(std::move(piece));
-    j.opts = opts;
     j.v2_always_compressed = v2_pages_always_compressed(m.created_by);
     j.parquet_mr_816 = parquet_mr_before_1_2_9(m.created_by);
     // The file's decode, charged to a share of what the budget has left (as a unit's is).
@@ -2176,17 +2175,23 @@ struct LocalScan::Files {
       h->schemas.resize(j.leaves.size());
       for (size_t k = 0; k < j.leaves.size(); ++k) {
         // Each chunk checked against the row group first, as a unit's are when it asks for them.
-        std::vector<int> chunks{j.leaves[k]};
+        Result<ColumnArray> col = Error{ErrorCode::kInvalidArgument, "not decoded"};
         if (j.shapes[k]) {
-          chunks.clear();
-          j.shapes[k]->leaves(&chunks);
+          std::vector<int> below;
+          j.shapes[k]->leaves(&below);
+          for (int leaf : below) {
+            const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
+            PQFAST_RETURN_IF_ERROR(check_column_chunk(rg, leaf, d, path + ": row group " + std::to_string(g) +
+                                                                       ", column '" + d.dotted_path + "'"));
+          }
+          col = decode_nested_column(j, k);
+        } else {
+          PlainChunk pc(j, k);
+          PQFAST_RETURN_IF_ERROR(check_column_chunk(rg, j.leaves[k], pc.d, pc.where));
+          PQFAST_RETURN_IF_ERROR(pc.load(j));
+          col = pc.checked(decode_column_chunk(pc.bytes, static_cast<size_t>(pc.len), pc.start, pc.d, pc.c.codec,
+                                               pc.rg.num_rows, pc.o, pc.where));
         }
-        for (int leaf : chunks) {
-          const ColumnDescriptor& d = m.columns[static_cast<size_t>(leaf)];
-          PQFAST_RETURN_IF_ERROR(check_column_chunk(rg, leaf, d, path + ": row group " + std::to_string(g) +
-                                                                     ", column '" + d.dotted_path + "'"));
-        }
-        auto col = j.shapes[k] ? decode_nested_column(j, k) : decode_plain_column(j, k);
         if (!col.ok()) return col.error();
         std::move(col).value().export_to(&h->arrays[k], &h->schemas[k], plan.columns[k].name);
       }
@@ -2255,7 +2260,7 @@ Result<ScanStep> LocalScan::next_file_batch(ArrowArray* array, ArrowSchema* sche
       const int64_t rows = s.rows[f.group];
       const int64_t n = std::min<int64_t>(f.opts.batch_size, rows - f.row);
       make_batch(s.groups[f.group], f.row, n, array);
-      struct_schema(s.groups[f.group]->schemas, schema);
+      if (schema) struct_schema(s.groups[f.group]->schemas, schema);
       if (origin) *origin = {static_cast<int32_t>(f.head), s.row_groups[f.group], n};
       f.row += n;
       if (f.row >= rows) {
@@ -2759,17 +2764,12 @@ int stream_get_schema(ArrowArrayStream* s, ArrowSchema* out) {
 int stream_get_next(ArrowArrayStream* s, ArrowArray* out) {
   auto* p = static_cast<StreamPrivate*>(s->private_data);
   try {
-    ArrowSchema schema;
-    auto r = p->scan->next_batch(out, &schema);
+    auto r = p->scan->next_batch(out, nullptr);  // (the stream's schema is given once: no copy per batch)
     if (!r.ok()) {
       p->last_error = r.error().to_string();
       return stream_errno(r.error());
     }
-    if (*r == ScanStep::kEnd) {
-      out->release = nullptr;
-      return 0;
-    }
-    schema.release(&schema);
+    if (*r == ScanStep::kEnd) out->release = nullptr;
     return 0;
   } catch (const std::exception& e) {
     p->last_error = e.what();
@@ -2875,12 +2875,10 @@ Status LocalScan::drain(ArrowArrayStream* out, const ArrowSchema* requested, std
   help_head_ = false;
   for (;;) {
     ArrowArray a;
-    ArrowSchema sc;
     BatchOrigin origin;
-    auto r = next_batch(&a, &sc, &origin);
+    auto r = next_batch(&a, nullptr, &origin);  // (the stream's schema is the scan's: no copy per batch)
     if (!r.ok()) return r.error();
     if (*r == ScanStep::kEnd) break;
-    sc.release(&sc);
     p->arrays.push_back(a);
     if (files) files->push_back(origin.file);
   }
