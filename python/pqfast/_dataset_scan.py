@@ -536,7 +536,8 @@ class Scanner:
         planned from its first file's footer alone and ending before the
         first file whose columns differ from it; no other footer is read
         first. The rest, once its first file is not small, is planned from
-        every footer (:meth:`_stream`)."""
+        every footer (:meth:`_stream`). ``ahead``: files taken ahead at most
+        (0: as the readahead bytes allow)."""
         info = StreamInfo()
         self.last_readahead = info
         while True:
@@ -549,14 +550,15 @@ class Scanner:
             info.next_scanner()
             plan = small_files_plan(self._lake, selection, self._read_columns(), self._strings)
             if plan is None:
-                rest = Scanner(self._lake, selection, self._columns, None, self._batch_size, ahead, self._threads,
-                               self._memory_limit, self._scan_stats, self._strings)
+                rest = Scanner(self._lake, selection, self._columns, None, self._batch_size,
+                               self._ahead if self._ahead_given else None, self._threads, self._memory_limit,
+                               self._scan_stats, self._strings)
                 plan = rest._native_plan()
                 if plan is None:
-                    yield from rest._stream(ahead)
+                    yield from rest._stream(ahead or None)
                     self.last_readahead = rest.last_readahead
                 else:
-                    yield from rest._native_stream(plan, ahead, info)
+                    yield from rest._native_stream(plan, ahead or rest._ahead, info)
                     self.last_readahead = info
                 return
 
@@ -654,7 +656,10 @@ class Scanner:
             selection = [(i, rgs) for i, rgs in self._selection if rgs is None or len(rgs)]
             plan = small_files_plan(self._lake, selection, self._read_columns(), self._strings)
             if plan is not None:
-                yield from self._small_files(selection, plan, ahead or self._ahead)
+                # (files ahead bounded by bytes alone unless batch_readahead was
+                # given: a window of 4 small files kept the threads waiting)
+                tasks_ahead = ahead or (self._ahead if self._ahead_given else 0)
+                yield from self._small_files(selection, plan, tasks_ahead)
                 return
         plan = self._native_plan()
         if plan is not None:
