@@ -23,7 +23,9 @@ unknown in the serialized form is never pushed.
 
 The schema is the one ``pl.scan_parquet`` gives for the same files (strings
 as polars' String, dictionaries as Categorical, the files' time units,
-hive keys as polars infers them).
+hive keys as polars infers them), also where polars reads the Parquet
+schema otherwise than pyarrow (enums, seconds, legacy timestamps, null-typed
+leaves, JSON: ``_typing``, docs/engines/polars.md).
 """
 
 from __future__ import annotations
