@@ -542,13 +542,18 @@ def _typed(df: pl.DataFrame, typing: _Typing) -> pl.DataFrame:
     return df.cast(want) if want else df
 
 
+def _storage_of(column):
+    """An extension column (an Array, or a ChunkedArray's chunks) as its storage."""
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([c.storage for c in column.chunks], column.type.storage_type)
+    return column.storage
+
+
 def _storage(data, typing: _Typing):
     """``data`` with the extension columns polars reads as plain bytes given as their storage."""
     if not typing.storage:
         return data
-    cols = [c.storage if n in typing.storage and isinstance(c, pa.ExtensionArray)
-            else pa.chunked_array([x.storage for x in c.chunks], c.type.storage_type)
-            if n in typing.storage and isinstance(c, pa.ChunkedArray) else c
+    cols = [_storage_of(c) if n in typing.storage and isinstance(c.type, pa.BaseExtensionType) else c
             for n, c in zip(data.schema.names, data.columns)]
     kind = pa.RecordBatch if isinstance(data, pa.RecordBatch) else pa.Table
     return kind.from_arrays(cols, names=data.schema.names)
