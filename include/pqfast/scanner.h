@@ -101,6 +101,10 @@ struct ScanPlanFile {
   // the ranges it asks for from these bytes instead of opening the file.
   // Null: read the file.
   std::shared_ptr<const uint8_t> bytes;
+  // A filtered local file read as data file + its tail from a sidecar index
+  // (LocalScan prunes it and its units read it so: the sidecar's Bloom
+  // filters and page indexes used as the file's own). Null: the file alone.
+  std::shared_ptr<const LocalOverlay> overlay;
 };
 
 struct ScanPlan {
