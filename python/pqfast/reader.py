@@ -27,6 +27,7 @@ from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
 from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, read_source
+from ._read_local import local_read
 from ._read_remote import is_remote, remote_read
 from ._read_scan import scanner_read
 from .scan import _as_schema, _local_partitions, scan_table
@@ -138,6 +139,14 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         if row_groups is not None:
             raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
                               "row_groups= does not combine with it yet")
+        if filesystem is None and not _remote_urls(source) and not hasattr(source, "read") \
+                and not hasattr(source, "read_at"):
+            # Local paths: the streaming scanner (_read_local); None: the engine's own call keeps it.
+            got = local_read(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
+                             memory_limit=memory_limit, partitioning=partitioning, strings=strings,
+                             read_dictionary=read_dictionary)
+            if got is not None:
+                return got
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
