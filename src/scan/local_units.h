@@ -10,13 +10,22 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "parquet/internal.h"
 #include "pqfast/parquet.h"
 #include "pqfast/scan.h"
 
 namespace pqfast::parquet::scan {
+
+// A local file opened for a scan (open_local_file's): pruning keeps it for
+// the file's units, which then do not open the file again.
+struct OpenedLocalFile {
+  std::shared_ptr<RandomAccessFile> file;
+  std::optional<FileIdentity> id;  // none: its footer is not cached
+};
 
 struct PrunedFile {
   // Null when the lean footer's pruner ruled every row group out and the
@@ -30,6 +39,7 @@ struct PrunedFile {
   // row_groups and row_groups_pruned_by_*; those left are counted by their
   // units' runs).
   ScanStats stats;
+  std::shared_ptr<OpenedLocalFile> opened;  // (prune_local_file) the file it read
 };
 
 // Local file `path`: its footer (cached), then the row groups of
@@ -82,6 +92,7 @@ struct LocalRowGroup {
   const ScanFilter* filter = nullptr;
   ScanOptions options;  // (threads ignored: the call's)
   std::shared_ptr<const LocalOverlay> overlay;  // read with a sidecar's tail (null: the file alone)
+  std::shared_ptr<OpenedLocalFile> opened;      // opened already (pruning's): not opened again
 };
 
 // Row groups of local files run together as one scan_files call runs its

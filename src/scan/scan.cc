@@ -1305,7 +1305,11 @@ Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<i
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
                                     const ScanOptions& options, bool footer_always, const LocalOverlay* overlay) {
   PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(path, overlay));
-  return prune_opened(*f.file, f.id ? &*f.id : nullptr, row_groups, columns, filter, options, footer_always);
+  auto opened = std::make_shared<OpenedLocalFile>(OpenedLocalFile{std::move(f.file), std::move(f.id)});
+  auto r = prune_opened(*opened->file, opened->id ? &*opened->id : nullptr, row_groups, columns, filter, options,
+                        footer_always);
+  if (r.ok()) r->opened = std::move(opened);
+  return r;
 }
 
 Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& version,
@@ -1356,6 +1360,7 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
   struct File {
     size_t first = 0, count = 0;  // its row groups: groups[first, first + count)
     std::optional<OpenedFile> f;
+    std::shared_ptr<OpenedLocalFile> kept;  // opened by pruning (then f is empty)
     ScanOptions o;  // (FileScan keeps a reference)
     std::unique_ptr<FileScan> scan;
     Result<ScanResult> early = not_run();  // prepare() said the file is done
@@ -1379,7 +1384,7 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
       joins = prev.path == lg.path && prev.row_group < lg.row_group && prev.columns == lg.columns &&
               prev.filter == lg.filter && prev.file_index == lg.file_index &&
               prev.options.pruner == lg.options.pruner && prev.options.budget == lg.options.budget &&
-              prev.overlay == lg.overlay;
+              prev.overlay == lg.overlay && prev.opened == lg.opened;
     }
     if (!joins) {
       files.emplace_back();
@@ -1393,16 +1398,21 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
     File& x = files[i];
     const LocalRowGroup& lg = groups[x.first];
     x.error = guarded_run(lg.path, [&]() -> Status {
-      PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(lg.path, lg.overlay.get()));
-      x.f = std::move(f);
+      if (lg.opened) {
+        x.kept = lg.opened;
+      } else {
+        PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(lg.path, lg.overlay.get()));
+        x.f = std::move(f);
+      }
+      RandomAccessFile& file = x.kept ? *x.kept->file : *x.f->file;
+      const std::optional<FileIdentity>& id = x.kept ? x.kept->id : x.f->id;
       x.o = lg.options;
       x.o.threads = 1;
       x.o.use_bloom = false;  // (prune_local_file ran the pruner)
       x.o.row_groups.clear();
       for (size_t k = x.first; k < x.first + x.count; ++k) x.o.row_groups.push_back(groups[k].row_group);
       if (!x.o.budget) x.o.budget = MemoryBudget::make(lg.options.memory_limit);
-      x.scan = std::make_unique<FileScan>(*x.f->file, lg.file_index, *lg.columns, *lg.filter, x.o,
-                                          x.f->id ? &*x.f->id : nullptr);
+      x.scan = std::make_unique<FileScan>(file, lg.file_index, *lg.columns, *lg.filter, x.o, id ? &*id : nullptr);
       ScanResult early;
       PQFAST_ASSIGN_OR_RETURN(const bool more, x.scan->prepare(&early));
       if (!more) {

@@ -884,6 +884,7 @@ struct DecodeJob {
   bool from_file = false;  // filtered, read by the engine from the local file itself
   std::shared_ptr<const PrunerVerdicts> pruner;  // (from_file) the file's pruner verdicts
   std::shared_ptr<const LocalOverlay> overlay;    // (from_file) read with a sidecar's tail
+  std::shared_ptr<scan::OpenedLocalFile> opened;  // (from_file) as pruning opened it
   std::string file_name;
   uint64_t file_size = 0;
   int32_t file_index = 0;
@@ -1496,6 +1497,7 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.from_file = j.filtered && s.opts.filtered_from_files;
   j.pruner = f.spec.pruner;
   j.overlay = f.spec.overlay;
+  j.opened = f.spec.opened;
   j.file_name = f.spec.name;
   j.file_size = f.spec.size;
   j.file_index = u.file;
@@ -1678,7 +1680,8 @@ bool Scanner::run_filtered_units(int threads) {
     std::vector<scan::LocalRowGroup> groups(jobs.size());
     for (size_t k = 0; k < jobs.size(); ++k) {
       const DecodeJob& j = jobs[k];
-      groups[k] = {j.file_name, j.file_index, j.row_group, j.columns, j.filter, engine_options(j), j.overlay};
+      groups[k] = {j.file_name, j.file_index, j.row_group, j.columns, j.filter, engine_options(j), j.overlay,
+                   j.opened};
     }
     auto got = scan::scan_local_row_groups(groups, std::max(1, threads));
     for (size_t k = 0; k < jobs.size(); ++k) {
@@ -1903,6 +1906,9 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     f.pruned = true;
     f.pruned_stats = p.stats;
     f.pruner = std::move(p.pruner);
+    // Kept open for the units of a small plan (a lake's thousands of files
+    // would hold a descriptor each until the scan ends).
+    if (plan.files.size() <= LocalScan::kKeepOpened && !f.row_groups.empty()) f.opened = std::move(p.opened);
     left += static_cast<int64_t>(f.row_groups.size());
   }
   return left;
