@@ -1,8 +1,9 @@
 """``read_table(filters=)`` of local files through the streaming scanner
-(``_LocalScanner``, pqfast/scanner.h): the lean route ``scan.scan_table``
-takes for local paths, planned from what it holds already (the first
-file's cached column plans and the filter it encoded), without a Lake, a
-dataset schema or a Python object per file.
+(``_LocalScanner``, pqfast/scanner.h): the lean route ``scan.lean_scan``
+takes for local paths (``_read_local`` tries it first), planned from what
+it holds already (the first file's cached column plans and the filter it
+encoded), without a Lake, a dataset schema or a Python object per file. A
+sidecar index's tails go to the scan (``sidecar=``).
 
 In C++ the scan prunes every file first (footers from the process-wide
 cache, statistics and Bloom filters, files in parallel), then runs the scan
@@ -14,7 +15,7 @@ engine call's.
 :func:`scanner_schema` decides before any page is read whether the scanner
 takes a projection (every column a flat leaf read straight into its final
 Arrow type: no dictionary, extension type or cast after the read; no name
-given twice); otherwise the caller keeps the engine's own call.
+given twice); otherwise ``_read_local`` takes the dataset scan.
 
 Below the scan (``scan``); imports the column plans only.
 """

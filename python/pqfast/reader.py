@@ -5,8 +5,10 @@ pyarrow Table. Plain local reads of flat columns go to the streaming scanner
 through the same scanner (``_read_remote``, ``stats=True`` too); the others
 (nested, dictionary or extension columns, files unlike the first, file
 objects, one ``filesystem=`` file read whole) to the column reader (``_read``,
-through ``ParquetFile.read``); local filters and statistics, and what the
-remote route does not take, to the scan (``scan.scan_table``).
+through ``ParquetFile.read``); local filters and statistics to the scanner
+through ``_read_local``; what neither takes (nested columns under a local
+filter, remote projections the dataset scan does not take) to the scan
+(``scan.scan_table``).
 
 An API module: above the scan and the file; nothing in the package below it
 imports it. The column reader's names are re-exported here, where they were

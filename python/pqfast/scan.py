@@ -948,8 +948,11 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
 
-    Local paths go to the engine in one native call; ``s3://`` URLs and paths
-    on ``filesystem`` to the staged scan (``_scan_staged``) over their store.
+    Local paths go to the streaming scanner's lean route (:func:`lean_scan`)
+    where it takes them, else to the engine's own call (``_scan_engine``:
+    nested columns under a filter; readers come through ``_read_local``,
+    which sends the rest to the dataset scan); ``s3://`` URLs and paths on
+    ``filesystem`` to the staged scan (``_scan_staged``) over their store.
     ``row_groups`` ({path: [row group]}, paths as the source names them, or as
     ``prune`` reports them): only those row groups are read, their rows
     filtered by ``filters`` when given, else whole (``read_pruned``); a file
