@@ -5,11 +5,11 @@ filters do; some files with Bloom filters, page indexes, dictionary or
 plain encoding, nulls) and random ``=`` / ``in`` / range filters (and ORs):
 
 - a ``pqfast.dataset`` scan and ``read_table(filters=)`` (both through
-  the scanner) equal the scan engine's one call (``read_table``'s old
-  route, taken here by declining the scanner's projection) and
+  the scanner) equal ``read_table`` through the dataset scan's route
+  (``_read_local`` declining the lean route) and
   ``pyarrow.dataset``, row for row in order;
 - every filter, lookups included, goes through the scanner, and with warm
-  caches it reads what the engine call reads: the same row groups pruned
+  caches both routes read the same: the same row groups pruned
   (statistics, Bloom, dictionary, page index), pages and bytes.
 
 Lakes are written under tmp_path by the test itself (a few thousand rows)."""

@@ -1,12 +1,13 @@
 """``read_table(filters=)`` of local files through the streaming scanner
-(``pqfast._filtered_scan``) against the scan engine's own call (the route
-it replaces, taken here by declining the scanner's schema) and
+(``pqfast._filtered_scan``, the lean route) against the dataset scan's
+route (``_read_local``'s other route, taken here by declining the lean
+one; it replaced the scan engine's own call) and
 ``pyarrow.dataset``, on random lakes written here: files of random sizes,
 row groups and pages, some with Bloom filters, page indexes, dictionaries,
 nulls; hive partitions; files whose schema differs from the first's; and
 random ``=`` / ``in`` / range / null filters and ORs of them. The rows (in
 order), the schema and what ``stats=True`` counts (pages, bytes, row groups
-pruned) are the engine call's; which route ran is seen by counting calls of
+pruned) are the other route's; which route ran is seen by counting calls of
 the scanner's helper."""
 
 from __future__ import annotations
