@@ -48,7 +48,7 @@ from .filters import normalize, to_expression
 from .parquet import kept_row_groups, prune as prune_local
 from .remote import column_descriptor, prune_remote, resolve
 from ._lake import partitioned_lake
-from .scan import scan_table
+from ._read_local import read_rows
 
 FormatError = _pqfast.FormatError
 
@@ -138,8 +138,8 @@ def _read_part(part, columns, column: str, values, filter_rows: bool, storage_op
                               storage_options=storage_options)
         if got is not None:
             return _pandas(got)
-    return _pandas(scan_table(path, columns, filters, threads=1, storage_options=storage_options,
-                              row_groups={path: list(row_groups)}))
+    return _pandas(read_rows(path, columns, filters, threads=1, storage_options=storage_options,
+                             row_groups={path: list(row_groups)}))
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, columns: Sequence[str] | None = None,
@@ -165,7 +165,7 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, co
     parts = list(kept_row_groups(table).items())
     if not parts:
         # No row group can hold a value: an empty frame with the lake's columns (its first footer read).
-        meta = _pandas(scan_table(paths_or_glob, columns, storage_options=storage_options, row_groups={}))
+        meta = _pandas(read_rows(paths_or_glob, columns, storage_options=storage_options, row_groups={}))
         return dd.from_pandas(meta, npartitions=1)
     meta = _read_part((parts[0][0], []), columns, column, vals, filter_rows, storage_options)
     return dd.from_map(_read_part, parts, columns=columns, column=column, values=vals, filter_rows=filter_rows,
@@ -183,8 +183,8 @@ def _read_key_part(part, parts, columns, storage_options):
 
     i, path, row_groups, filters = part
     cols, keys = parts.split(columns)
-    t = scan_table(path, cols, filters, threads=1, storage_options=storage_options, partitioning=None,
-                   row_groups=None if row_groups is None else {path: list(row_groups)})
+    t = read_rows(path, cols, filters, threads=1, storage_options=storage_options, partitioning=None,
+                  row_groups=None if row_groups is None else {path: list(row_groups)})
     df = _pandas(t)
     for k in keys:
         v = parts.per_file[i].get(k)
