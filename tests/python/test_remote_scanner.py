@@ -436,3 +436,49 @@ def test_a_pruned_partition_is_never_read_on_the_scanner_route(s3, opts, tmp_pat
         assert pa.Table.from_batches(list(sc.to_batches()), schema=sc.projected_schema).equals(got), f
     with pytest.raises(pqfast.FormatError, match="broken"):
         pqfast.read_table(url, storage_options=opts)
+
+
+def _random_filter(rng):
+    """A random DNF over the _lake columns: 1-3 ANDs of 1-3 atoms (ranges,
+    equalities, sets, nulls) with values inside and outside the data."""
+    def atom():
+        col = ["id", "q", "v", "s"][int(rng.integers(0, 4))]
+        if col == "s":
+            op = ["=", "!=", "in", "not in"][int(rng.integers(0, 4))]
+            vals = [f"s{int(x)}" for x in rng.integers(0, 9, 3)]
+            return (col, op, vals if "in" in op else vals[0])
+        op = ["<", "<=", ">", ">=", "=", "!=", "in"][int(rng.integers(0, 7))]
+        if col == "v":
+            vals = [float(x) for x in rng.random(3)]
+        else:
+            hi = 12000 if col == "id" else 55
+            vals = [int(x) for x in rng.integers(-5, hi, 3)]
+        return (col, op, vals if op == "in" else vals[0])
+
+    return [[atom() for _ in range(int(rng.integers(1, 4)))] for _ in range(int(rng.integers(1, 4)))]
+
+
+def test_random_filters_remote_equal_local(s3, opts, tmp_path):  # noqa: F811
+    """Random filters and projections: s3://, filesystem= and a file object
+    (the streaming scanner, the only route of remote reads) give the local
+    read's rows, and stats=True counts the local read's rows and row groups."""
+    import io
+
+    import pyarrow.fs as pafs
+
+    root = str(tmp_path / "lake")
+    paths = _lake(root, 21, hive=False)
+    url = _upload(s3, root, paths, f"rand-{tmp_path.name}")
+    fs = pafs.LocalFileSystem()
+    rng = np.random.default_rng(4)
+    one = open(paths[0], "rb").read()
+    for trial in range(40):
+        f = _random_filter(rng)
+        cols = [None, ["id", "v"], ["s", "q"]][trial % 3]
+        local, st_local = pqfast.read_table(root, columns=cols, filters=f, stats=True)
+        got, st = pqfast.read_table(url, columns=cols, filters=f, storage_options=opts, stats=True)
+        assert got.equals(local), (trial, f, cols)
+        assert st["rows"] == st_local["rows"] == local.num_rows, (trial, f)
+        assert pqfast.read_table(root, columns=cols, filters=f, filesystem=fs).equals(local), (trial, f, cols)
+        fo = pqfast.read_table(io.BytesIO(one), columns=cols, filters=f)
+        assert fo.equals(pqfast.read_table(paths[0], columns=cols, filters=f)), (trial, f, cols)
