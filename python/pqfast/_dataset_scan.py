@@ -39,7 +39,6 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any, Iterator, Sequence
 
 import pyarrow as pa
@@ -47,7 +46,7 @@ import pyarrow.compute as pc
 
 from . import _pqfast
 from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of
-from ._lake import FS, LOCAL, Lake
+from ._lake import LOCAL, Lake
 from ._paths import _remote_urls
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
@@ -84,23 +83,34 @@ def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | No
     """``read_pruned(filter_rows=False)`` (and pqfast.dask's parts) as a
     caller of the dataset scan: the row groups ``row_groups`` ({name: [row
     group]}, as pqfast.prune reports the source's files: paths, ``s3://``
-    URLs, paths on ``filesystem``) read whole, or their rows ``filters``
-    keeps, files in the source's order, through the streaming scanner; None
-    when the scan would not take them there (checked before any data is
-    read), or a name is not one of the source's files."""
+    URLs, paths on ``filesystem``; None: every row group of every file)
+    read whole, or their rows ``filters`` keeps, files in the source's
+    order, through the streaming scanner. Local files: None when the scan
+    would not take them there (checked before any data is read), or a name
+    is not one of the source's files. Remote files have no other route: a
+    projection the scanner does not plan is read row group by row group,
+    the filter evaluated per batch (``Scanner._native_plan``)."""
     remote = filesystem is not None or bool(_remote_urls(source))
     if not remote and not _local_paths(source):
         return None
     lake = Lake.open(source, partitioning, filesystem, storage_options, None)
     at = {name: i for i, name in enumerate(lake.names)}
-    if any(p not in at for p in row_groups):
+    if row_groups is None:
+        selection = [(i, None) for i in range(len(lake.names))]
+    elif any(p not in at for p in row_groups):
+        if remote:
+            raise FormatError(f"invalid argument: {next(p for p in row_groups if p not in at)!r} is not a file "
+                              f"of {source!r}")
         return None
-    selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
-                 if row_groups.get(name)]
+    else:
+        selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
+                     if row_groups.get(name)]
     sc = Scanner(lake, selection, columns, filters, _WHOLE_ROW_GROUPS, threads=threads)
     plan = sc._native_plan()
     if plan is None:
-        return None
+        if not remote:
+            return None
+        return pa.Table.from_batches(list(sc.to_batches()), schema=sc._out)
     return pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
 
 
@@ -138,6 +148,9 @@ class _Filter:
         self.given = filter
         self.dnf = None
         self.post = None
+        # The columns ``post`` names, when known (a DNF left to
+        # pyarrow.compute); None: any column (an Expression).
+        self.post_columns = None
         if filter is None:
             return
         if isinstance(filter, pc.Expression):
@@ -154,6 +167,7 @@ class _Filter:
         DECIMAL column): pyarrow.compute evaluates it on each batch, as it
         does an Expression the engines do not take (``schema`` types its literals)."""
         self.post = to_expression(self.dnf, schema)
+        self.post_columns = sorted({a.column for conj in self.dnf for a in conj})
         self.dnf = None
 
 
@@ -264,8 +278,15 @@ class Scanner:
 
     def _read_columns(self):
         """The columns each unit reads: the projection, or, with a filter
-        left to pyarrow.compute, every column (the filter may name any)."""
-        return None if self._filter.post is not None else self._columns
+        left to pyarrow.compute, the projection and the columns it names
+        (every column when they are not known: an Expression)."""
+        f = self._filter
+        if f.post is None:
+            return self._columns
+        names = set(self._lake.schema.names)
+        if self._columns is None or f.post_columns is None or not all(c in names for c in f.post_columns):
+            return None  # (a nested field's leaf: its top-level column whole, with every other)
+        return list(self._columns) + [c for c in f.post_columns if c not in self._columns]
 
     def _per_file_filters(self) -> list:
         """Per selected file: False (not read), None (no filter) or a Dnf."""
@@ -354,7 +375,7 @@ class Scanner:
         if self._filter.post is not None:
             t = t.filter(self._filter.post)
             if self._columns is not None:
-                t = t.select(self._columns)
+                t = t.select(self._out.names)  # (a dotted name's column is named by its field)
         return table_with_strings(t, self._strings)
 
     # -- streams -----------------------------------------------------------------
@@ -379,9 +400,18 @@ class Scanner:
             plan.selection, plan.filters = [], []
             return plan
         plan = native_plan(self._lake, selection, self._read_columns(), self._strings, merge=filters is None)
+        filtered = filters is not None and any(f is not None for f in filters)
+        if self._lake.kind != LOCAL and filtered and (plan is None or plan.nested):
+            # Remote files have no engine route beside the scanner: a filter
+            # the scanner's filtered units cannot run (they read flat leaves
+            # only, until they assemble nested fields; a projection it does
+            # not plan) is evaluated on each batch by pyarrow.compute, the
+            # row groups read whole.
+            self._filter.untyped(self._lake.schema)
+            return self._native_plan()
         if plan is None:
             return None
-        if plan.nested and filters is not None and any(f is not None for f in filters):
+        if plan.nested and filtered:
             # The scan engine (filtered units) reads flat leaves only: a
             # filtered scan of nested columns keeps the engine's units, which
             # take the matching rows of each nested column after it.
@@ -586,7 +616,7 @@ class Scanner:
                 if post is not None:
                     b = pa.Table.from_batches([b]).filter(post)
                     if self._columns is not None:
-                        b = b.select(self._columns)
+                        b = b.select(out.names)  # (a dotted name's column is named by its field)
                     for piece in b.to_batches(max_chunksize=self._batch_size):
                         if piece.num_rows:
                             yield _conformed(piece, out)

@@ -40,7 +40,6 @@ from ._read_remote import _stats
 from ._dictionaries import table_with_dictionaries
 from ._read import arrow_errors_named
 from ._strings import checked_strings, table_with_strings
-from ._paths import _remote_urls
 from .scan import _local_partitions, _local_paths, lean_scan, scan_table
 
 FormatError = _pqfast.FormatError
@@ -105,15 +104,13 @@ def _dataset_read(source, columns, filters, threads, stats, memory_limit, partit
     return table, st
 
 
-def read_rows(source: Any, columns, filters=None, *, threads: int | None = None, storage_options: dict | None = None,
-              filesystem: Any = None, partitioning: str | None = "hive", row_groups: dict | None = None):
-    """``scan.scan_table``'s rows for callers that choose row groups
-    (``read_pruned``, ``pqfast.dask``'s parts): local paths by
-    :func:`local_read`, the rest (object storage, ``filesystem=``, and what
-    local_read leaves) by ``scan_table``."""
-    if filesystem is None and not _remote_urls(source):
-        got = local_read(source, columns, filters, threads=threads, partitioning=partitioning, row_groups=row_groups)
-        if got is not None:
-            return got
-    return scan_table(source, columns, filters, threads=threads, storage_options=storage_options,
-                      filesystem=filesystem, partitioning=partitioning, row_groups=row_groups)
+def read_rows(source: Any, columns, filters=None, *, threads: int | None = None, partitioning: str | None = "hive",
+              row_groups: dict | None = None):
+    """``scan.scan_table``'s rows of local paths for callers that choose row
+    groups (``pqfast.dask``'s parts): by :func:`local_read`, what it leaves
+    (nested columns under a filter) by ``scan_table``. Remote sources are
+    the dataset scan's (``_dataset_scan.read_row_groups``)."""
+    got = local_read(source, columns, filters, threads=threads, partitioning=partitioning, row_groups=row_groups)
+    if got is not None:
+        return got
+    return scan_table(source, columns, filters, threads=threads, partitioning=partitioning, row_groups=row_groups)

@@ -35,11 +35,12 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
-from ._scan_io import ObjectStoreIO
 from ._sidecar import local_tails
 from ._requests import Fetcher, data_round
+from ._sidecar_s3 import ScanOverlay
 from ._strings import strings_type
 from ._stream_plan import plan_runs
+from .remote import ObjectStoreIO
 
 FormatError = _pqfast.FormatError
 
@@ -422,17 +423,17 @@ def _with_sidecar(lake: Lake, selection: list, io, fetcher: Fetcher, sizes: list
                   versions: list):
     """A filtered scan of objects a sidecar index covers (``pqfast.index(...,
     sidecar=True)``, a fresh entry: same size and ETag): each read as object +
-    tail (``_sidecar_s3.ScanOverlay``, as the staged scan reads them), so the
+    tail (``_sidecar_s3.ScanOverlay``), so the
     scan engine inside the scanner prunes by the sidecar's Bloom filters and
     page indexes. `sizes`, `footers` and `tails` are changed in place for
     the covered files (the virtual size; their footer is the tail's, read
     by the scanner; no version: the sidecar may be rewritten); returns the
     overlay over `fetcher` (its reads counted there), or None when no
     sidecar applies. Finding it costs nothing when the listing showed it; for a list
-    of URLs one HEAD, as the staged scan."""
+    of URLs one HEAD."""
     if lake.source_urls is None:
         return None
-    overlay = io.fetcher(fetcher)
+    overlay = ScanOverlay(fetcher, io.store)
     overlay.listed = lake.sidecars
     items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i]) for i, _ in selection]
     got: list = []

@@ -133,13 +133,19 @@ def _read_part(part, columns, column: str, values, filter_rows: bool, storage_op
     ``column`` in ``values`` unless ``filter_rows=False``."""
     path, row_groups = part
     filters = [(column, "in", list(values))] if filter_rows else None
-    if row_groups and _remote_urls(path):
-        got = read_row_groups(path, {path: list(row_groups)}, columns, threads=1, partitioning=None, filters=filters,
-                              storage_options=storage_options)
-        if got is not None:
-            return _pandas(got)
-    return _pandas(read_rows(path, columns, filters, threads=1, storage_options=storage_options,
-                             row_groups={path: list(row_groups)}))
+    return _pandas(_read_file(path, columns, filters, list(row_groups), storage_options))
+
+
+def _read_file(path, columns, filters, row_groups, storage_options):
+    """One file's row groups (None: all; [] none, the file's schema alone),
+    the rows ``filters`` keeps: a local path through ``_read_local.read_rows``,
+    an s3:// URL by the streaming scanner (the dataset scan's
+    ``read_row_groups``, its only route)."""
+    chosen = None if row_groups is None else {path: list(row_groups)}
+    if _remote_urls(path):
+        return read_row_groups(path, chosen, columns, threads=1, partitioning=None, filters=filters,
+                               storage_options=storage_options)
+    return read_rows(path, columns, filters, threads=1, partitioning=None, row_groups=chosen)
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, columns: Sequence[str] | None = None,
@@ -165,7 +171,11 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, co
     parts = list(kept_row_groups(table).items())
     if not parts:
         # No row group can hold a value: an empty frame with the lake's columns (its first footer read).
-        meta = _pandas(read_rows(paths_or_glob, columns, storage_options=storage_options, row_groups={}))
+        if _remote_urls(paths_or_glob):
+            meta = _pandas(read_row_groups(paths_or_glob, {}, columns, threads=1, partitioning=None,
+                                           storage_options=storage_options))
+        else:
+            meta = _pandas(read_rows(paths_or_glob, columns, row_groups={}))
         return dd.from_pandas(meta, npartitions=1)
     meta = _read_part((parts[0][0], []), columns, column, vals, filter_rows, storage_options)
     return dd.from_map(_read_part, parts, columns=columns, column=column, values=vals, filter_rows=filter_rows,
@@ -183,8 +193,7 @@ def _read_key_part(part, parts, columns, storage_options):
 
     i, path, row_groups, filters = part
     cols, keys = parts.split(columns)
-    t = read_rows(path, cols, filters, threads=1, storage_options=storage_options, partitioning=None,
-                  row_groups=None if row_groups is None else {path: list(row_groups)})
+    t = _read_file(path, cols, filters, row_groups, storage_options)
     df = _pandas(t)
     for k in keys:
         v = parts.per_file[i].get(k)

@@ -5,7 +5,9 @@
 // filters on the lean footer) and the full footer's statistics before any
 // unit is planned, files in parallel; then each row group left read by the
 // engine straight from the file (dictionaries, page indexes, filter pages,
-// projected pages) in one run, not in rounds of bytes fed.
+// projected pages) in one run, not in rounds of bytes fed. And for files a
+// driver feeds (object storage, filesystems): each row group's runs over the
+// bytes fed so far (RowGroupRuns), resumed where the last run stopped.
 #pragma once
 
 #include <cstdint>
@@ -101,5 +103,34 @@ struct LocalRowGroup {
 // with rows, as one pool of tasks, heaviest first. Per row group its own
 // outcome, as scan_local_row_group gives it (an error fails only its own).
 std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRowGroup>& groups, int threads);
+
+// One filtered row group of a file fed by a driver (the streaming
+// scanner's units on object storage and filesystems), read by the engine in
+// runs over the bytes fed so far: a run that lacks bytes records them (its
+// file answers kNotFetched; every range that run could ask for at once) and
+// ends kNotFetched; the driver feeds them and runs it again. What a run
+// settled is kept for the next: the footer's columns and filter plans, the
+// page indexes loaded, the rows the filter selected, the projected columns
+// read. So the filter is evaluated once per row group (each run used to
+// start over: the run that read the projected pages evaluated the filter a
+// second time) and a run after the projected pages' reads decodes them alone.
+// `file`, `columns` and `filter` outlive it; options.footer is the file's
+// parsed footer and options.pruner the file's verdicts (use_bloom is off:
+// the pruner ran when the file was pruned); one thread at a time runs it.
+class RowGroupRuns {
+ public:
+  RowGroupRuns(RandomAccessFile& file, int32_t file_index, int32_t row_group, const std::vector<ScanColumn>& columns,
+               const ScanFilter& filter, const ScanOptions& options);
+  ~RowGroupRuns();
+  RowGroupRuns(const RowGroupRuns&) = delete;
+  RowGroupRuns& operator=(const RowGroupRuns&) = delete;
+  // The row group's piece (none when the filter selects no row) and its
+  // counts, once every byte it reads was fed; kNotFetched before that.
+  Result<ScanResult> run();
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 }  // namespace pqfast::parquet::scan

@@ -118,6 +118,13 @@ class FedFile final : public RandomAccessFile {
     std::lock_guard<std::mutex> lock(mu_);
     return missing_;
   }
+  // The bytes fed by the next run's time (a unit's engine runs read one
+  // FedFile: scan::RowGroupRuns keeps a reference to it).
+  void refed(std::vector<Piece> pieces) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pieces_ = std::move(pieces);
+    missing_.clear();
+  }
 
  private:
   std::string name_;
@@ -125,6 +132,18 @@ class FedFile final : public RandomAccessFile {
   std::vector<Piece> pieces_;
   std::mutex mu_;
   std::vector<std::pair<uint64_t, uint64_t>> missing_;
+};
+
+// A filtered unit of a file fed by a driver: its engine runs, resumed where
+// the last one stopped for bytes (scan::RowGroupRuns: the filter evaluated
+// once, the page indexes loaded once), over one FedFile refed before each,
+// within one budget (its share of the scan's, taken by its first run).
+struct FedUnit {
+  FedUnit(std::string name, uint64_t size, std::shared_ptr<MemoryBudget> b)
+      : file(std::move(name), size, {}), budget(std::move(b)) {}
+  FedFile file;
+  std::shared_ptr<MemoryBudget> budget;
+  std::unique_ptr<scan::RowGroupRuns> runs;
 };
 
 // Sorted, merged where fewer than `gap` bytes apart.
@@ -400,6 +419,8 @@ struct Scanner::State {
     int64_t chunk_bytes = 0;  // the projected chunks' compressed bytes
     std::vector<int> requests;
     int rounds = 0;  // engine runs (filtered)
+    // Filtered, fed by a driver: the engine's runs so far (made by the first).
+    std::shared_ptr<FedUnit> fed;
     // Decoded ahead of the consumer and refused by the budget (the units
     // before it hold the memory): decoded again once it is the next unit.
     bool deferred = false;
@@ -458,6 +479,7 @@ struct Scanner::State {
   }
 
   void release_unit(Unit& u) {
+    u.fed.reset();
     for (int id : u.requests) release_request(requests[static_cast<size_t>(id)]);
     if (u.decoded_charge) budget->release(u.decoded_charge);
     u.decoded_charge = 0;
@@ -896,6 +918,7 @@ struct DecodeJob {
   std::vector<std::shared_ptr<const NestedNode>> shapes;
   const std::vector<std::vector<ColumnReadOptions>>* nested = nullptr;
   std::vector<Piece> pieces;  // the unit's (and, filtered, the footer's) bytes
+  std::shared_ptr<FedUnit> fed;  // filtered, fed by a driver: the unit's runs
   // The plan's columns and the unit's filter, held by the scanner's state
   // (fixed once made; it outlives every decode): not copied per unit (a
   // lake of 500 row groups read under a filter copied them 500 times).
@@ -1246,17 +1269,18 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
     take_row_group(*r, j.row_group, out);
     return out;
   }
-  if (j.pruner) {
-    // The file was pruned before its units were planned (State::prune): its
-    // verdicts, not the pruner again.
-    o.use_bloom = false;
-    o.pruner = j.pruner;
+  // The file was pruned before its units were planned (State::prune): its
+  // verdicts, not the pruner again (RowGroupRuns runs none).
+  o.pruner = j.pruner;
+  FedUnit& fu = *j.fed;
+  fu.file.refed(j.pieces);
+  if (!fu.runs) {
+    fu.runs = std::make_unique<scan::RowGroupRuns>(fu.file, j.file_index, j.row_group, *j.columns, *j.filter, o);
   }
-  FedFile file(j.file_name, j.file_size, j.pieces);
-  auto r = scan_file(file, j.file_index, *j.columns, *j.filter, o);
+  auto r = fu.runs->run();
   if (!r.ok()) {
     if (r.error().code == ErrorCode::kNotFetched) {
-      out.missing = file.missing();
+      out.missing = fu.file.missing();
       if (!out.missing.empty()) return out;
     }
     out.error = r.error();
@@ -1515,7 +1539,14 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
-  j.budget = s.budget->share_of_rest();
+  if (j.filtered && !j.from_file) {
+    // Runs after the first resume its work, within the budget it took.
+    if (!u.fed) u.fed = std::make_shared<FedUnit>(f.spec.name, f.spec.size, s.budget->share_of_rest());
+    j.fed = u.fed;
+    j.budget = u.fed->budget;
+  } else {
+    j.budget = s.budget->share_of_rest();
+  }
   j.parts = u.parts;
   u.phase = Scanner::State::UnitPhase::kDecoding;
   return j;
@@ -1531,6 +1562,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
     if (o.error.code == ErrorCode::kMemoryLimit && ui != s.head) {
       u.phase = UnitPhase::kReady;
       u.deferred = true;
+      u.fed.reset();  // run again from the start, with the budget's share then
       s.changed();
       return;
     }
@@ -1582,6 +1614,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
     std::move(o.columns[k]).export_to(&h->arrays[k], &h->schemas[k], s.plan.columns[k].name);
   }
   u.holder = std::move(h);
+  u.fed.reset();  // (its runs' state: the selection, page indexes)
   u.rows = o.rows;
   u.next_row = 0;
   u.phase = UnitPhase::kDecoded;

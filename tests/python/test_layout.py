@@ -43,7 +43,7 @@ LAYERS = [
     ("values and types", ["_encode", "_plan", "filters", "_assemble"]),
     ("I/O backends", ["remote", "sansio", "fs_driver", "_index_s3", "_requests"]),
     ("one file", ["_nested", "_read", "_scan_whole", "_file"]),
-    ("planning", ["_partitions", "_rowgroup_stats", "_sidecar", "_sidecar_s3", "_scan_io"]),
+    ("planning", ["_partitions", "_rowgroup_stats", "_sidecar", "_sidecar_s3"]),
     ("scan", ["scan", "_filtered_scan", "_prune"]),
     ("lake", ["_lake", "_stream_plan", "_stream_io", "_read_scan", "_fragments", "_dataset_scan", "_read_remote",
               "_read_local"]),
