@@ -121,8 +121,11 @@ struct ScanPlan {
   // assembles the field's Arrow tree (parquet_nested.h: decode_leaf_chunk,
   // assemble_nested, as the column reader's read_nested_chunk); batches
   // slice it by top-level rows. An empty entry, or none: a flat leaf.
-  // Filtered files take no nested column (make() refuses the plan,
-  // kUnsupported): the scan engine's units read flat leaves only.
+  // Filtered units: the scan engine reads the flat columns and selects the
+  // rows (filters name flat leaves only); each nested field is then
+  // assembled from its leaves' whole chunks (a fed unit asks for them once
+  // the engine's run selected rows; one read from its file reads them
+  // there) and reduced to the selected rows (take_nested_rows).
   std::vector<std::vector<ColumnReadOptions>> nested;
   // Inactive: every row of every planned row group.
   ScanFilter filter;
