@@ -13,8 +13,12 @@ engine call's.
 
 :func:`scanner_schema` decides before any page is read whether the scanner
 takes a projection (every column a flat leaf read straight into its final
-Arrow type: no dictionary, extension type or cast after the read; no name
-given twice); otherwise the caller keeps the engine's own call.
+Arrow type: no dictionary, extension type or cast after the read; or a
+nested field the scanner assembles straight into its final type; no name
+given twice); otherwise the caller keeps the engine's own call. A nested
+field's rows are those the engine selects on the flat filter columns: the
+scanner assembles the field per matching row group and takes them
+(``take_nested_rows``, pqfast/parquet_nested.h).
 
 Below the scan (``scan``); imports the column plans only.
 """
@@ -24,8 +28,9 @@ from __future__ import annotations
 import pyarrow as pa
 
 from . import _pqfast
+from ._nested import NestedPlan, with_map_names
 from ._plan import _Plan, _field
-from ._read import _schema_metadata
+from ._read import _pyarrow_types_path, _schema_metadata
 
 # One batch per row group: the scan is taken whole, as the engine call's
 # pieces are (a chunk per row group with rows).
@@ -67,12 +72,39 @@ def scanner_fields(plans: list) -> list | None:
         return None  # (no column: the row count alone, which the engine call gives)
     fields, names = [], set()
     for p in plans:
-        if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None or \
-                p.native_dictionary or not p.read_type.equals(p.final_type) or not p.format or p.name in names:
+        if p.name in names:
             return None
         names.add(p.name)
+        if isinstance(p, NestedPlan):
+            # Assembled by the scanner straight into its final type, or not taken.
+            t = p.scanner_type()
+            if t is None:
+                return None
+            fields.append(_field(p.name, t, p.nullable, p.field_metadata))
+            continue
+        if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None or \
+                p.native_dictionary or not p.read_type.equals(p.final_type) or not p.format:
+            return None
         fields.append(_field(p.name, p.final_type, p.nullable, p.field_metadata))
     return fields
+
+
+def scanner_specs(plans: list) -> list:
+    """The scanner's column specs of a projection :func:`scanner_fields`
+    takes, in plan order: (name, layout, format) of a flat leaf, (name,
+    [(layout, format) per leaf]) of a nested field."""
+    return [p.scanner_spec() if isinstance(p, NestedPlan) else (p.name, p.read_layout, p.format) for p in plans]
+
+
+def with_map_types(plans: list, path: str, meta) -> None:
+    """Gives each nested plan holding a map the type pyarrow derives for it
+    from the footer of `path` (`meta`): its map entries named as pyarrow
+    names them, which the scanner's output schema then carries."""
+    maps = [p for p in plans if isinstance(p, NestedPlan) and p.has_map and p.pyarrow_type is None]
+    if maps:
+        types = _pyarrow_types_path(path, meta)
+        for p in maps:
+            p.pyarrow_type = types.field(p.name).type
 
 
 def scanner_threads(threads: int) -> int:
@@ -95,7 +127,7 @@ def read_filtered(paths: list, groups: list | None, specs: list, schema: pa.Sche
                                use_dictionary=use_dictionary, use_page_index=use_page_index)
     try:
         stream, batch_files = sc.read_all(schema.__arrow_c_schema__())
-        table = pa.RecordBatchReader._import_from_c_capsule(stream).read_all()
+        table = with_map_names(pa.RecordBatchReader._import_from_c_capsule(stream).read_all(), schema)
         engine = sc.stats["engine"]
     finally:
         sc.cancel()

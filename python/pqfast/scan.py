@@ -52,7 +52,7 @@ from ._pqfast import FormatError, MemoryLimitError
 from ._requests import Fetcher
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
 from ._scan_io import FilesystemIO, ObjectStoreIO
-from ._filtered_scan import read_filtered, scanner_schema
+from ._filtered_scan import read_filtered, scanner_schema, scanner_specs, with_map_types
 from ._sidecar import find as find_sidecar, local_tails
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings, table_with_strings
@@ -1123,13 +1123,18 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
     args = (kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
             _memory_limit(memory_limit), groups, bool(nested))
     use_sidecar = dnf and kept and (use_bloom or use_page_index)
-    schema = scanner_schema(plans, meta) if dnf and kept and not (use_sidecar and find_sidecar(kept)) \
-        and not _lookup_without_bloom(filters, meta) else None
+    if nested and dnf and kept:
+        with_map_types(plans, paths[0], meta)
+    # Nested fields take the scanner whatever the sidecar or the lookup (one
+    # route for their rows: the engine's selection, taken in C++).
+    schema = scanner_schema(plans, meta) if dnf and kept and (nested or not (use_sidecar and find_sidecar(kept))
+                                                              and not _lookup_without_bloom(filters, meta)) else None
     if schema is not None:
-        # Flat columns read into their final types, no sidecar index: the
-        # streaming scanner (_filtered_scan), decided before any page is read.
-        got = _scan_by_scanner(paths, kept, groups, specs, schema, dnf, args, t0, columns, filters, _file_rows,
-                               strings, read_dictionary)
+        # Flat columns read into their final types and nested fields the
+        # scanner assembles into theirs: the streaming scanner
+        # (_filtered_scan), decided before any page is read.
+        got = _scan_by_scanner(paths, kept, groups, scanner_specs(plans), schema, dnf, args, t0, columns, filters,
+                               _file_rows, strings, read_dictionary)
         return got if stats else got[0]
     try:
         pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)
