@@ -113,6 +113,7 @@ def main() -> None:
     p.add_argument("--data", default=None)
     a = p.parse_args()
     d = Path(a.data or tempfile.mkdtemp(prefix="pqfast_nested_filtered_"))
+    d.mkdir(parents=True, exist_ok=True)
     one = d / "one.parquet"
     lake = d / "lake"
     if not one.exists():

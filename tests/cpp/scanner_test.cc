@@ -1472,8 +1472,15 @@ TEST(LocalScan, CorruptNestedChunksFailNamingTheColumn) {
     std::vector<uint8_t> bad = bytes;
     for (uint64_t k = at + skip; k < at + skip + 40 && k < bad.size(); ++k) bad[k] = static_cast<uint8_t>(0xA5 ^ k);
     ASSERT_TRUE(write_all(victim, bad));
-    for (int threads : {-1, 2}) {
-      auto ls = pq::LocalScan::make(nested_plan({victim}, {"id", "ls"}), {}, threads);
+    for (int threads : {-1, 2, 100}) {
+      // (100: under a filter every row passes, 2 threads: the engine's
+      // selection taken of the corrupt field)
+      pq::ScanPlan plan = nested_plan({victim}, {"id", "ls"});
+      if (threads == 100) {
+        plan.filter.active = true;
+        plan.filter.any_of = {{int64_atom("id", pq::FilterOp::kIsNull, {}, /*negate=*/true)}};
+      }
+      auto ls = pq::LocalScan::make(plan, {}, threads == 100 ? 2 : threads);
       ASSERT_TRUE(ls.ok()) << ls.error().to_string();
       Rows got;
       const pqfast::Error e = drain_rows(**ls, &got);
