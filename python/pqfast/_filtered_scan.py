@@ -76,10 +76,16 @@ def scanner_fields(plans: list) -> list | None:
             return None
         names.add(p.name)
         if isinstance(p, NestedPlan):
-            # Assembled by the scanner straight into its final type, or not taken.
+            # Assembled by the scanner straight into its final type; or, when
+            # the embedded schema retypes it after the read (large, fixed-size
+            # or view lists, time zones, extension leaves) or a struct field
+            # is named ("s.a"), assembled and finished row group by row group
+            # (_finished). A dictionary leaf (its chunk's dictionary page): not taken.
             t = p.scanner_type()
             if t is None:
-                return None
+                if any(lp.dictionary is not None for lp in p.leaf_plans):
+                    return None
+                t = p.assembled_type()
             fields.append(_field(p.name, t, p.nullable, p.field_metadata))
             continue
         if not isinstance(p, _Plan) or p.dictionary is not None or p.extension is not None or \
@@ -94,6 +100,26 @@ def scanner_specs(plans: list) -> list:
     takes, in plan order: (name, layout, format) of a flat leaf, (name,
     [(layout, format) per leaf]) of a nested field."""
     return [p.scanner_spec() if isinstance(p, NestedPlan) else (p.name, p.read_layout, p.format) for p in plans]
+
+
+def _finished(table: pa.Table, plans: list, schema: pa.Schema) -> pa.Table:
+    """`table` (as the scanner read it: a chunk per row group, offset 0 at
+    every level) with the nested columns the read retypes finished as the
+    column reader finishes them (``NestedPlan.finish``); others as they are."""
+    todo = [isinstance(p, NestedPlan) and p.scanner_type() is None for p in plans]
+    if not any(todo):
+        return table
+    arrays, fields = [], []
+    for k, (p, finish) in enumerate(zip(plans, todo)):
+        col = table.column(k)
+        if finish:
+            # (no row group with rows: one empty chunk types the column)
+            col = p.finish(col.chunks or [pa.array([], type=col.type)])
+            fields.append(p.field(col))
+        else:
+            fields.append(schema.field(k))
+        arrays.append(col)
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=schema.metadata))
 
 
 def with_map_types(plans: list, path: str, meta) -> None:
@@ -113,13 +139,15 @@ def scanner_threads(threads: int) -> int:
     return -1 if threads == 1 else int(threads)
 
 
-def read_filtered(paths: list, groups: list | None, specs: list, schema: pa.Schema, dnf, threads: int,
+def read_filtered(paths: list, groups: list | None, plans: list, schema: pa.Schema, dnf, threads: int,
                   flags: tuple, memory_limit: int, file_rows: list | None = None) -> tuple[pa.Table, dict]:
     """The rows `dnf` (encoded for the engine) keeps in local files `paths`
     (``groups[i]``: only those row groups of file i; None: all), the columns
-    `specs` in `schema`; (table, the engine's counts). `flags`: use_statistics,
-    use_bloom, use_dictionary, use_page_index. `file_rows` gets the rows
-    given from each file, in order."""
+    of `plans` read as `schema` (:func:`scanner_schema`) and finished;
+    (table, the engine's counts). `flags`: use_statistics, use_bloom,
+    use_dictionary, use_page_index. `file_rows` gets the rows given from
+    each file, in order."""
+    specs = scanner_specs(plans)
     use_statistics, use_bloom, use_dictionary, use_page_index = flags
     files = [(p, 0, None if groups is None else [int(g) for g in groups[i]]) for i, p in enumerate(paths)]
     sc = _pqfast._LocalScanner(files, specs, dnf, batch_size=_WHOLE_UNITS, memory_limit=memory_limit,
@@ -128,6 +156,7 @@ def read_filtered(paths: list, groups: list | None, specs: list, schema: pa.Sche
     try:
         stream, batch_files = sc.read_all(schema.__arrow_c_schema__())
         table = with_map_names(pa.RecordBatchReader._import_from_c_capsule(stream).read_all(), schema)
+        table = _finished(table, plans, schema)
         engine = sc.stats["engine"]
     finally:
         sc.cancel()

@@ -224,6 +224,10 @@ class NestedPlan:
         and each leaf's (layout, format), in schema order."""
         return (self.name, [(p.layout, p.format) for p in self.leaf_plans])
 
+    def assembled_type(self):
+        """The column's type as the C++ assembly gives it (before :meth:`finish`)."""
+        return _read_type(self.shape, iter(self.leaf_plans))
+
     def scanner_type(self, target=None):
         """The column's type in the streaming scanner's batches (the C++
         assembly of the leaves as read), when no retyping is left for after

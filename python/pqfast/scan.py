@@ -52,7 +52,7 @@ from ._pqfast import FormatError, MemoryLimitError
 from ._requests import Fetcher
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
 from ._scan_io import FilesystemIO, ObjectStoreIO
-from ._filtered_scan import read_filtered, scanner_schema, scanner_specs, with_map_types
+from ._filtered_scan import read_filtered, scanner_schema, with_map_types
 from ._sidecar import find as find_sidecar, local_tails
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings, table_with_strings
@@ -1133,7 +1133,7 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
         # Flat columns read into their final types and nested fields the
         # scanner assembles into theirs: the streaming scanner
         # (_filtered_scan), decided before any page is read.
-        got = _scan_by_scanner(paths, kept, groups, scanner_specs(plans), schema, dnf, args, t0, columns, filters,
+        got = _scan_by_scanner(paths, kept, groups, plans, schema, dnf, args, t0, columns, filters,
                                _file_rows, strings, read_dictionary)
         return got if stats else got[0]
     try:
@@ -1181,7 +1181,7 @@ def _lookup_without_bloom(filters, meta) -> bool:
     return meta.column_chunk(0, leaves.index(key[0])).get("bloom_filter_offset") is None
 
 
-def _scan_by_scanner(paths, kept, groups, specs, schema, dnf, args, t0, columns, filters, file_rows, strings,
+def _scan_by_scanner(paths, kept, groups, plans, schema, dnf, args, t0, columns, filters, file_rows, strings,
                      read_dictionary):
     """The local scan through the streaming scanner (:mod:`._filtered_scan`):
     (table, stats). Files whose schema differs from the first's (which the
@@ -1190,7 +1190,7 @@ def _scan_by_scanner(paths, kept, groups, specs, schema, dnf, args, t0, columns,
     n_threads, flags, limit = args[3], args[4:8], args[8]
     rows: list | None = [] if file_rows is not None else None
     try:
-        table, st = read_filtered(kept, groups, specs, schema, dnf, n_threads, flags, limit, rows)
+        table, st = read_filtered(kept, groups, plans, schema, dnf, n_threads, flags, limit, rows)
     except FormatError as e:
         if len(kept) < 2 or not _is_schema_mismatch(e):
             raise

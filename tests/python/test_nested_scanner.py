@@ -485,3 +485,32 @@ def test_filtered_legacy_two_level_lists_equal_the_column_reader(name, monkeypat
         assert isinstance(sc.last_readahead, StreamInfo)
         assert streamed.to_pylist() == want.to_pylist(), flt
     assert len(calls) == 2  # (each read_table through the scanner)
+
+
+def test_filtered_reads_of_nested_columns_retyped_after_the_read(tmp_path, monkeypatch, routes):  # noqa: F811
+    # Columns the embedded schema retypes (large, fixed-size lists, a time
+    # zone inside a struct) and a struct field reference ("st.a"): read by
+    # the scanner as assembled, each row group finished as the column
+    # reader finishes it; the rows are pyarrow's and the engine call's.
+    calls, engine = routes
+    n = 700
+    rng = np.random.default_rng(7)
+    t = pa.table({
+        "id": pa.array(np.arange(n, dtype=np.int64)),
+        "big": pa.array([None if i % 9 == 0 else list(range(i % 4)) for i in range(n)], pa.large_list(pa.int64())),
+        "fix": pa.array([None if i % 7 == 0 else [i, i + 1] for i in range(n)], pa.list_(pa.int32(), 2)),
+        "st": pa.array([None if i % 5 == 0 else {"a": int(rng.integers(0, 9)), "ts": i * 1000} for i in range(n)],
+                       pa.struct([("a", pa.int32()), ("ts", pa.timestamp("ms", tz="UTC"))])),
+        "m": pa.array([[(f"k{i % 3}", [i])] for i in range(n)], pa.map_(pa.string(), pa.large_list(pa.int64()))),
+    })
+    p = str(tmp_path / "r.parquet")
+    pq.write_table(t, p, row_group_size=128)
+    for flt in ([("id", "<", 200)], [("id", "in", [3, 128, 699])], [("id", ">", 10_000)]):
+        for columns in (None, ["big", "id"], ["fix"], ["st.a", "id"], ["m"]):
+            got = pqfast.read_table(p, columns=columns, filters=flt)
+            want = pq.read_table(p, columns=columns, filters=flt)
+            assert got.to_pylist() == want.to_pylist(), (flt, columns)
+            assert got.schema.equals(want.schema), (got.schema, want.schema)
+            old = engine(p, columns=columns, filters=flt)
+            assert got.equals(old) and got.schema.equals(old.schema), (flt, columns)
+    assert len(calls) == 15
