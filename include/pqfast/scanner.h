@@ -211,6 +211,9 @@ struct ScannerStats {
   int64_t rows = 0;
   int64_t peak_held = 0;      // most bytes counted against readahead at once
   int64_t chunks_cut = 0;     // plain units' chunks decoded as page ranges (decode_threads)
+  // Filtered fed units that asked for their nested fields' chunks after
+  // the engine's run selected rows (the run kept, not run again).
+  int64_t nested_rounds = 0;
   // Filtered units: what the scan engine's completed runs read, summed (the
   // run that decided each unit; runs that stopped for bytes not fed yet are
   // not counted, the reads they made are made again).

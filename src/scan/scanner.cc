@@ -1684,6 +1684,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   }
   if (!o.missing.empty()) {
     // (a run kept for the nested chunks counts once, when the unit completes)
+    if (o.engine_run) ++s.stats.nested_rounds;
     if (!o.engine_run) ++s.stats.engine_runs;
     u.engine_run = std::move(o.engine_run);
     if (++u.rounds > 32) {
