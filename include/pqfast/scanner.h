@@ -71,6 +71,10 @@
 
 namespace pqfast::parquet {
 
+namespace scan {
+struct OpenedLocalFile;  // (scan/local_units.h)
+}  // namespace scan
+
 // One file of a plan.
 struct ScanPlanFile {
   std::string name;   // names the file in errors (a path for LocalScan)
@@ -101,6 +105,13 @@ struct ScanPlanFile {
   // the ranges it asks for from these bytes instead of opening the file.
   // Null: read the file.
   std::shared_ptr<const uint8_t> bytes;
+  // A filtered local file read as data file + its tail from a sidecar index
+  // (LocalScan prunes it and its units read it so: the sidecar's Bloom
+  // filters and page indexes used as the file's own). Null: the file alone.
+  std::shared_ptr<const LocalOverlay> overlay;
+  // LocalScan: the file as pruning opened it, kept for its units (a plan of
+  // at most LocalScan::kKeepOpened files); null: each run opens it.
+  std::shared_ptr<scan::OpenedLocalFile> opened;
 };
 
 struct ScanPlan {
@@ -333,6 +344,9 @@ class LocalScan {
   void cancel();
   Scanner& scanner() { return *scanner_; }
   static constexpr int64_t kInlineUnits = 4;
+  // Filtered files pruned in a plan of at most this many files stay open for
+  // their units (one open per file, as one engine call's window of files).
+  static constexpr size_t kKeepOpened = 256;
 
   // The scan as a C stream (ArrowArrayStream): get_next hands out batches
   // until the end (an array whose release is null), get_schema the schema;

@@ -17,8 +17,10 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   run by the scan engine inside the scanner, and what pqfast cannot push
   applied by pyarrow.compute to each batch. Local files are pruned in C++
   before any unit is planned (footers cached per process, statistics, Bloom
-  filters; files in parallel), each row group left read by the engine in one
-  run (it reads what one engine call reads), lookups included; remote
+  filters; files in parallel; a sidecar index's tails read as each file's
+  own, :func:`._stream_io.local_batches`), each row group left read by the
+  engine in one run (it reads what one engine call reads), lookups
+  included; remote
   files: the footers' statistics prune here, and the scanner prunes each
   file once by the Bloom blocks its keys hash to (_native_filters).
   A filter the engine cannot type for the files (a BYTE_ARRAY DECIMAL
@@ -26,9 +28,8 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
 - nested columns (lists, structs, maps) go through the scanner too, which
   assembles them in C++; under a filter the engine selects rows on the
   flat filter columns and the scanner takes those rows of each nested
-  field it assembled (filters on a nested leaf are refused, as pyarrow
-  refuses them);
-- otherwise (a sidecar index beside local files), without
+  field it assembled (a filter on a nested leaf is left to pyarrow.compute);
+- otherwise (nested columns retyped after the read, under a filter), without
   a filter row group by row group of each file by the
   column reader; with one, the files and row groups that fit the memory
   budget in one call of the native scan engine, the results cut into
@@ -46,13 +47,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _pqfast
-from ._errors import UNSUPPORTED, code_of
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of
 from ._lake import FS, LOCAL, Lake
 from ._nested import batches_with_map_names
 from ._paths import _remote_urls
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
-from ._sidecar import find as find_sidecar
 from ._stream_io import NativePlan, StreamInfo, local_batches, native_plan, remote_batches, with_strings
 from ._stream_plan import fold_missing
 from ._strings import checked_strings, table_with_strings
@@ -364,8 +364,8 @@ class Scanner:
     def _native_plan(self):
         """The C++ scanner's plan of this scan (with ``selection``, the files
         the filter's partition keys leave, and ``filters``, per file its
-        encoded DNF or None), or None when it takes the other routes (see
-        :meth:`_native_filters`; a nested column). Files unlike the first
+        encoded DNF or None), or None when it takes the other routes (a
+        nested column under a filter). Files unlike the first
         are runs of the plan (``NativePlan.runs``), each with its filters."""
         if self._lake.kind != LOCAL:
             # Every footer planning reads (statistics, conformity) in one round
@@ -412,7 +412,7 @@ class Scanner:
                 filters.append(f)
             if not selection:
                 continue
-            encoded = self._encoded(selection, filters)
+            encoded = self._encoded(selection, filters, run.convert is not None)
             if encoded is None:
                 return False
             run.selection, run.filters = selection, encoded
@@ -424,10 +424,8 @@ class Scanner:
         """(selection, per file its filter or None) for the scanner: the
         files a filter's partition keys rule out left out, each other file's
         filter what its keys leave (encoded by :meth:`_encoded`, which may
-        still refuse). None (the scan engine's own units instead), decided
-        from the filter and the files before any data is read: a sidecar
-        index beside local files (its tails, which the engine then reads,
-        are checked there).
+        still refuse). A sidecar index beside local files is read by the
+        scanner (``_stream_io.local_batches``).
 
         A lookup (every conjunction names one ``=``/``in`` column,
         ``filters.lookup_key``) takes the scanner like any other filter:
@@ -446,8 +444,8 @@ class Scanner:
             if f is not False and (rgs is None or len(rgs)):
                 selection.append((i, rgs))
                 per_file.append(f)
-        if not selection or (lake.kind == LOCAL and find_sidecar([lake.keys[selection[0][0]]]) is not None):
-            return None
+        if not selection:
+            return [], []  # (nothing to read: an empty plan)
         if lake.kind == LOCAL:
             return selection, per_file  # (pruned in C++, files in parallel, footers cached per process)
         return self._stats_pruned(selection, per_file)
@@ -476,9 +474,14 @@ class Scanner:
             return [], []  # no row group can match: nothing is read
         return out_sel, out_f
 
-    def _encoded(self, selection: list, per_file: list) -> list | None:
+    def _encoded(self, selection: list, per_file: list, retyped: bool = False) -> list | None:
         """Per file its filter encoded for the scan engine (typed by the
-        first file's columns, which the others conform to), or None."""
+        first file's columns, which the others conform to), or None.
+        ``retyped``: the files' columns are cast to the dataset's types after
+        the read (a run of files unlike the first): a value their own type
+        does not take (a string for a column stored as integers) makes it
+        None too, the filter then evaluated by pyarrow.compute on the cast
+        batches, as pyarrow.dataset does."""
         lake = self._lake
         first = selection[0][0]
         descs = _descs_with_units(lake.meta(first))
@@ -495,7 +498,7 @@ class Scanner:
                 try:
                     enc = _encode_filter(normalize(f), descs, lake.names[first])
                 except FormatError as e:
-                    if code_of(e) != UNSUPPORTED:
+                    if code_of(e) != UNSUPPORTED and not (retyped and code_of(e) == INVALID_ARGUMENT):
                         raise
                     return None
                 encoded.append((f, enc))

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import warnings
 from typing import Iterator
 
 import pyarrow as pa
@@ -35,6 +36,7 @@ import pyarrow as pa
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
 from ._scan_io import ObjectStoreIO
+from ._sidecar import local_tails
 from ._requests import Fetcher, data_round
 from ._strings import strings_type
 from ._stream_plan import plan_runs
@@ -193,9 +195,22 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
     n_threads = -1 if ahead == 1 or (threads is not None and threads < 0) else int(threads or 0)
     streamed = not plan.keys and len(plan.out) and plan.convert is None
     read_size = max(batch_size, _CUT_FROM) if streamed else batch_size
-    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
-                               coalesce_gap=_LOCAL_GAP, footers=_footers(lake, selection, file_filters),
-                               file_filters=file_filters, **_settings(memory_limit, ahead))
+
+    def scanner(sidecar):
+        return _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
+                                     coalesce_gap=_LOCAL_GAP, footers=_footers(lake, selection, file_filters),
+                                     file_filters=file_filters, sidecar=sidecar[0] if sidecar else None,
+                                     tails=sidecar[1] if sidecar else None, **_settings(memory_limit, ahead))
+
+    sidecar = _local_sidecar(lake, selection, file_filters)
+    try:
+        sc = scanner(sidecar)
+    except FormatError as e:
+        if sidecar is None:
+            raise
+        # A tail that does not parse (the files are pruned here): the files alone.
+        warnings.warn(f"pqfast: sidecar ignored: {sidecar[0]}: {e}", stacklevel=4)
+        sc = scanner(None)
     if streamed:
         yield from _stream_batches(sc, plan.out, info, batch_size)
         return
@@ -213,6 +228,21 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
         sc.cancel()
         info.update(sc)
         info._closed = True
+
+
+def _local_sidecar(lake: Lake, selection: list, file_filters: list | None):
+    """The sidecar index beside the selected local files
+    (``_sidecar.local_tails``: path, per file its tail, files with one) for
+    a filtered scan, the unfiltered files given none (a sidecar adds Bloom
+    filters and page indexes, which only a filter uses); None without one."""
+    if file_filters is None or all(f is None for f in file_filters):
+        return None
+    found = local_tails([lake.keys[i] for i, _ in selection])
+    if found is None:
+        return None
+    where, tails, used = found
+    tails = [t if f is not None else (-1, 0, 0) for t, f in zip(tails, file_filters)]
+    return where, tails, used
 
 
 def _stream_batches(sc, out: pa.Schema, info: StreamInfo, batch_size: int) -> Iterator[pa.RecordBatch]:

@@ -5,8 +5,10 @@ pyarrow Table. Plain local reads of flat columns go to the streaming scanner
 through the same scanner (``_read_remote``, ``stats=True`` too); the others
 (nested, dictionary or extension columns, files unlike the first, file
 objects, one ``filesystem=`` file read whole) to the column reader (``_read``,
-through ``ParquetFile.read``); local filters and statistics, and what the
-remote route does not take, to the scan (``scan.scan_table``).
+through ``ParquetFile.read``); local filters and statistics to the scanner
+through ``_read_local``; what neither takes (nested columns under a local
+filter, remote projections the dataset scan does not take) to the scan
+(``scan.scan_table``).
 
 An API module: above the scan and the file; nothing in the package below it
 imports it. The column reader's names are re-exported here, where they were
@@ -27,6 +29,7 @@ from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
 from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, read_source
+from ._read_local import local_read
 from ._read_remote import is_remote, remote_read
 from ._read_scan import scanner_read
 from .scan import _as_schema, _local_partitions, scan_table
@@ -138,6 +141,14 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
         if row_groups is not None:
             raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
                               "row_groups= does not combine with it yet")
+        if filesystem is None and not _remote_urls(source) and not hasattr(source, "read") \
+                and not hasattr(source, "read_at"):
+            # Local paths: the streaming scanner (_read_local); None: the engine's own call keeps it.
+            got = local_read(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
+                             memory_limit=memory_limit, partitioning=partitioning, strings=strings,
+                             read_dictionary=read_dictionary)
+            if got is not None:
+                return got
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,

@@ -11,15 +11,19 @@ decoded and evaluated on what is left, and the projected columns read for
 the selected rows only. The pieces come back through the Arrow C Data
 Interface and are assembled here into one ``pyarrow.Table``.
 
-Local paths go to the streaming scanner (``_filtered_scan``: pruned in C++,
-the row groups left read by the same engine) when every column is a flat
-leaf read straight into its final type and no sidecar index lies beside
-the files, else to one native call (``_scan_local``). ``s3://`` URLs and paths
-on a filesystem object (pyarrow, fsspec) go through the staged scan
-(``_scan_staged``): the same engine run over the bytes fetched so far, the
-fetching done by an I/O object of ``_scan_io`` (obstore, or fs_driver's
-backends). Every reader of rows (``read_table``, ``read_pruned``,
-``pqfast.dask.read_pruned``) comes here.
+Local paths go to the streaming scanner: ``read_table``, ``read_pruned``
+and ``pqfast.dask`` reach it through ``_read_local``, which takes the lean
+route here (:func:`lean_scan` -> ``_filtered_scan``: flat columns read
+straight into their final types, a filter the engine types, files alike;
+a sidecar index's tails given to the scan) or else the dataset scan. What
+still reaches the engine's own call (``_scan_engine``: ``_scan_local`` and
+Python assembly) is nested columns with a dictionary leaf under a filter
+(nested fields otherwise take the lean route: the scanner takes the
+engine's selected rows of each field in C++). ``s3://`` URLs and
+paths on a filesystem object (pyarrow, fsspec) the dataset scan does not
+take go through the staged scan (``_scan_staged``): the same engine run
+over the bytes fetched so far, the fetching done by an I/O object of
+``_scan_io`` (obstore, or fs_driver's backends).
 """
 
 from __future__ import annotations
@@ -30,7 +34,6 @@ import collections
 import os
 import threading
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
@@ -53,10 +56,10 @@ from ._requests import Fetcher
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
 from ._scan_io import FilesystemIO, ObjectStoreIO
 from ._filtered_scan import read_filtered, scanner_schema, with_map_types
-from ._sidecar import find as find_sidecar, local_tails
+from ._sidecar import local_tails
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings, table_with_strings
-from .filters import Dnf, encode_atom_values, lookup_key, normalize, to_expression
+from .filters import Dnf, encode_atom_values, normalize, to_expression
 
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
@@ -871,49 +874,6 @@ def _is_schema_mismatch(e: Exception, path: str | None = None, row_groups=None) 
     return all(0 <= r < n for r in rgs) and rgs == sorted(set(rgs))
 
 
-def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None, read_dictionary=None):
-    """scan_table over files whose schemas differ from the first file's, as
-    pyarrow.dataset reads them: the first file's schema is the lake's; each
-    file the engine reads alone, and one it cannot (a column missing, or of
-    another type) is read whole for the columns it has, given the missing
-    ones as nulls, cast to the lake's types and filtered by pyarrow.compute.
-    Returns (table, stats)."""
-    st_all: dict = {}
-    parts, schema, lake = [], None, None
-    for i, path in enumerate(paths):
-        one = (([path],) + tuple(args[1:9]) + ([args[9][i]] if args[9] is not None else None,) + tuple(args[10:]))
-        try:
-            pieces, st = _pqfast._scan_local(*one)
-        except FormatError as e:
-            if i == 0 or not _is_schema_mismatch(e, path, one[9][0] if one[9] is not None else None):
-                raise
-            if lake is None:
-                lake = _lake_schema(paths[0], schema, filters)
-            parts.append(_evolved_file(path, schema, lake, filters, one[9][0] if one[9] is not None else None))
-            if file_rows is not None:
-                file_rows.append(parts[-1].num_rows)
-            continue
-        # The engine read it by the first file's plans: assembled by them.
-        meta, plans, _ = _first_file_plans(paths[0], columns, strings, read_dictionary)
-        nested = [p for p in plans if is_nested_plan(p)]
-        nested_chunks = None
-        if nested:
-            nested_chunks = _nested_rows(lambda _i: ParquetFile(path), nested, pieces, None, strings=strings)
-        t = _assemble(plans, meta, pieces, nested_chunks, lambda _i: ParquetFile(path))
-        if schema is None:
-            schema = t.schema
-        elif t.schema != schema:
-            t = _as_schema(t, schema, path)
-        parts.append(t)
-        if file_rows is not None:
-            file_rows.append(t.num_rows)
-        _add_stats(st_all, st)
-    table = pa.concat_tables(parts) if parts else schema.empty_table()
-    st_all["seconds"] = time.perf_counter() - t0
-    st_all["files"] = len(paths)
-    return table, st_all
-
-
 def _add_stats(total: dict, st) -> None:
     """Adds one scan's stats into `total`: numbers summed, flags or-ed,
     lists (a staged scan's rounds) joined, others the last seen."""
@@ -944,30 +904,6 @@ def _as_schema(t, schema, path):
             c = pa.nulls(t.num_rows, f.type)
         cols.append(c)
     return pa.Table.from_arrays(cols, schema=schema)
-
-
-def _scan_by_pyarrow(paths, columns, filters, row_groups=None, file_rows=None):
-    """The rows `filters` keeps, each file read (the projected and filter
-    columns) and filtered by pyarrow.compute, in the first file's schema."""
-    f = ParquetFile(paths[0])
-    try:
-        schema = f.read(columns=columns, row_groups=[]).schema
-    finally:
-        f.close()
-    lake = _lake_schema(paths[0], schema, filters)
-    parts = []
-    for p in paths:
-        rgs = None
-        if row_groups is not None:
-            rgs = sorted(set(row_groups.get(p, ())))
-            if not rgs:
-                if file_rows is not None:
-                    file_rows.append(0)
-                continue
-        parts.append(_evolved_file(p, schema, lake, filters, rgs))
-        if file_rows is not None:
-            file_rows.append(parts[-1].num_rows)
-    return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
 def _lake_schema(first, schema, filters):
@@ -1001,25 +937,6 @@ def _evolved_file(path, schema, lake, filters, row_groups, opener=None):
     return full.select(schema.names)
 
 
-def _scan_with_sidecar(args):
-    """_scan_local(*args) with each file that a sidecar index beside the lake
-    (pqfast.index(..., sidecar=...)) holds a fresh tail for read as data file
-    + tail: its Bloom filters and page indexes are then used like a file's
-    own. A tail that does not parse: a warning, and the files alone."""
-    found = local_tails(args[0])
-    if found is None:
-        return _pqfast._scan_local(*args)
-    where, tails, used = found
-    try:
-        pieces, st = _pqfast._scan_local(*args, where, tails)
-    except FormatError as e:
-        warnings.warn(f"pqfast: sidecar ignored: {where}: {e}", stacklevel=4)
-        return _pqfast._scan_local(*args)
-    st = dict(st)
-    st["files_with_sidecar"] = used
-    return pieces, st
-
-
 def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
@@ -1031,8 +948,11 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
 
-    Local paths go to the engine in one native call; ``s3://`` URLs and paths
-    on ``filesystem`` to the staged scan (``_scan_staged``) over their store.
+    Local paths go to the streaming scanner's lean route (:func:`lean_scan`)
+    where it takes them, else to the engine's own call (``_scan_engine``:
+    nested columns under a filter; readers come through ``_read_local``,
+    which sends the rest to the dataset scan); ``s3://`` URLs and paths on
+    ``filesystem`` to the staged scan (``_scan_staged``) over their store.
     ``row_groups`` ({path: [row group]}, paths as the source names them, or as
     ``prune`` reports them): only those row groups are read, their rows
     filtered by ``filters`` when given, else whole (``read_pruned``); a file
@@ -1099,20 +1019,76 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
                   use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit,
                   strings=strings, read_dictionary=read_dictionary)
         return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups, _file_rows)
-    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
-    dnf = None
-    if filters is not None:
-        try:
-            dnf = _encode_filter(normalize(filters), descs, paths[0])
-        except FormatError as e:
-            if code_of(e) != UNSUPPORTED:
-                raise
-            # A filter the engine cannot type (a BYTE_ARRAY DECIMAL column): pyarrow.compute decides.
-            table = _scan_by_pyarrow(paths, columns, filters, row_groups, _file_rows)
-            st = {"files": len(paths), "seconds": time.perf_counter() - t0, "evaluated_by": "pyarrow.compute"}
-            return (table, st) if stats else table
-    n_threads = threads if threads is not None else (0 if use_threads else 1)
+    got = lean_scan(paths, columns, filters, threads, use_threads, (use_statistics, use_bloom, use_dictionary,
+                                                                      use_page_index),
+                    memory_limit, row_groups, _file_rows, strings, read_dictionary, t0)
+    if got is not None:
+        return got if stats else got[0]
+    return _scan_engine(paths, columns, filters, threads, use_threads, stats, (use_statistics, use_bloom,
+                                                                              use_dictionary, use_page_index),
+                        memory_limit, row_groups, _file_rows, strings, read_dictionary, t0)
 
+
+def lean_scan(paths: list, columns, filters, threads, use_threads, flags: tuple, memory_limit, row_groups,
+              file_rows, strings, read_dictionary, t0):
+    """The rows `filters` keeps in local files `paths` through the streaming
+    scanner's lean route (:mod:`._filtered_scan`), planned from the first
+    file's cached column plans and the filter it encoded: (table, stats), or
+    None when that route does not take the read, which then goes through
+    the dataset scan (``_read_local``): no filter, a filter the engine
+    cannot type for the first file (a BYTE_ARRAY DECIMAL column), a column
+    not read straight into its final type (dictionary, extension, cast,
+    nested), or files the scanner refuses with the first file's plans and
+    filter (a later file of another schema: an invalid argument, typed). A
+    sidecar index beside the files gives its tails to the scan
+    (``_sidecar.local_tails``). `flags`: use_statistics, use_bloom,
+    use_dictionary, use_page_index."""
+    if filters is None:
+        return None
+    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
+    try:
+        dnf = _encode_filter(normalize(filters), descs, paths[0])
+    except FormatError as e:
+        if code_of(e) != UNSUPPORTED:
+            raise
+        return None
+    kept, groups = paths, None
+    if row_groups is not None:
+        # Chosen by the caller (pruned before); files without any are left out.
+        kept = [p for p in paths if row_groups.get(p)]
+        groups = [sorted(set(row_groups[p])) for p in kept]
+    if dnf and kept and any(is_nested_plan(p) for p in plans):
+        with_map_types(plans, paths[0], meta)
+    schema = scanner_schema(plans, meta) if dnf and kept else None
+    if schema is None:
+        return None
+    n_threads = threads if threads is not None else (0 if use_threads else 1)
+    use_bloom, use_page_index = flags[1], flags[3]
+    sidecar = local_tails(kept) if use_bloom or use_page_index else None
+    rows: list | None = [] if file_rows is not None else None
+    try:
+        table, st = read_filtered(kept, groups, plans, schema, dnf, int(n_threads), flags,
+                                  _memory_limit(memory_limit), rows, sidecar)
+    except FormatError as e:
+        if len(kept) < 2 or not _is_schema_mismatch(e):
+            raise
+        return None  # (files unlike the first: runs of alike files, in the dataset scan)
+    if file_rows is not None:
+        at = dict(zip(kept, rows))
+        file_rows.extend(at.get(p, 0) for p in paths)
+    st["seconds"] = time.perf_counter() - t0
+    return table, st
+
+
+def _scan_engine(paths, columns, filters, threads, use_threads, stats, flags, memory_limit, row_groups, file_rows,
+                 strings, read_dictionary, t0):
+    """The engine's own call (``_pqfast._scan_local``) and Python assembly:
+    what only ``Lake.scan`` still asks of it (the dataset's units for nested
+    columns with a dictionary leaf under a filter); the nested columns the
+    scanner takes (the rest) no longer come here."""
+    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
+    dnf = None if filters is None else _encode_filter(normalize(filters), descs, paths[0])
+    n_threads = threads if threads is not None else (0 if use_threads else 1)
     specs = [(p.name, p.read_layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if is_nested_plan(p)]
     kept, groups = paths, None
@@ -1120,31 +1096,8 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
         # Chosen by the caller (pruned before); the engine takes an empty list as "all": such files are left out.
         kept = [p for p in paths if row_groups.get(p)]
         groups = [sorted(set(row_groups[p])) for p in kept]
-    args = (kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
-            _memory_limit(memory_limit), groups, bool(nested))
-    use_sidecar = dnf and kept and (use_bloom or use_page_index)
-    if nested and dnf and kept:
-        with_map_types(plans, paths[0], meta)
-    # Nested fields take the scanner whatever the sidecar or the lookup (one
-    # route for their rows: the engine's selection, taken in C++).
-    schema = scanner_schema(plans, meta) if dnf and kept and (nested or not (use_sidecar and find_sidecar(kept))
-                                                              and not _lookup_without_bloom(filters, meta)) else None
-    if schema is not None:
-        # Flat columns read into their final types and nested fields the
-        # scanner assembles into theirs: the streaming scanner
-        # (_filtered_scan), decided before any page is read.
-        got = _scan_by_scanner(paths, kept, groups, plans, schema, dnf, args, t0, columns, filters,
-                               _file_rows, strings, read_dictionary)
-        return got if stats else got[0]
-    try:
-        pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)
-    except FormatError as e:
-        if len(kept) < 2 or not _is_schema_mismatch(e):
-            raise
-        # Files whose schema differs from the first's (a column added later,
-        # an int32 widened to int64...): read as pyarrow.dataset reads them.
-        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows, strings, read_dictionary)
-        return (table, st) if stats else table
+    args = (kept, specs, dnf, int(n_threads), *flags, _memory_limit(memory_limit), groups, bool(nested))
+    pieces, st = _pqfast._scan_local(*args)
     nested_chunks = None
     if nested:
         # With no file left (no pieces either), the first file types the empty columns.
@@ -1152,54 +1105,17 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
                                      memory_limit, strings=strings)
 
     table = _assemble(plans, meta, pieces, nested_chunks, lambda i: ParquetFile(kept[i]))
-    if _file_rows is not None:
+    if file_rows is not None:
         counts = [0] * len(kept)
         for piece in pieces:
             counts[piece[0]] += piece[2]
         at = dict(zip(kept, counts))
-        _file_rows.extend(at.get(p, 0) for p in paths)
+        file_rows.extend(at.get(p, 0) for p in paths)
     if stats:
         st = dict(st)
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table
-
-
-def _lookup_without_bloom(filters, meta) -> bool:
-    """A lookup (filters.lookup_key) on a column without Bloom filters in the
-    first file: the engine's own call keeps it. Nothing prunes such a
-    lookup's row groups but statistics (random ids: none), so every row
-    group is read, and the scanner's units cost more there: 1 id on the
-    polars-written bench lake (500 row groups, all read) took 1.07-1.11x
-    the engine call's wall time and 1.05-1.11x its CPU, alternating."""
-    key = lookup_key(filters)
-    if key is None:
-        return False
-    leaves = [d["dotted_path"] for d in meta.columns()]
-    if key[0] not in leaves or meta.num_row_groups == 0:
-        return False
-    return meta.column_chunk(0, leaves.index(key[0])).get("bloom_filter_offset") is None
-
-
-def _scan_by_scanner(paths, kept, groups, plans, schema, dnf, args, t0, columns, filters, file_rows, strings,
-                     read_dictionary):
-    """The local scan through the streaming scanner (:mod:`._filtered_scan`):
-    (table, stats). Files whose schema differs from the first's (which the
-    scanner, like the engine's call, refuses as an invalid argument) are
-    read as :func:`_scan_evolved` reads them."""
-    n_threads, flags, limit = args[3], args[4:8], args[8]
-    rows: list | None = [] if file_rows is not None else None
-    try:
-        table, st = read_filtered(kept, groups, plans, schema, dnf, n_threads, flags, limit, rows)
-    except FormatError as e:
-        if len(kept) < 2 or not _is_schema_mismatch(e):
-            raise
-        return _scan_evolved(kept, columns, filters, args, t0, file_rows, strings, read_dictionary)
-    if file_rows is not None:
-        at = dict(zip(kept, rows))
-        file_rows.extend(at.get(p, 0) for p in paths)
-    st["seconds"] = time.perf_counter() - t0
-    return table, st
 
 
 def _checked_partitioning(partitioning):

@@ -1227,20 +1227,6 @@ namespace scan {
 
 namespace {
 
-struct OpenedLocal {
-  std::unique_ptr<LocalFile> file;
-  FileIdentity id;
-};
-
-Result<OpenedLocal> open_local(const std::string& path) {
-  auto f = LocalFile::open(path);  // fstat: the identity footers are cached under
-  if (!f.ok()) return f.error();
-  OpenedLocal o;
-  o.id = FileIdentity{(*f)->size(), (*f)->mtime_ns()};
-  o.file = std::move(f).value();
-  return o;
-}
-
 // prune_local_file and prune_file_scan: `file` (`id`: its identity, for the
 // footer cache; null: none) pruned.
 Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
@@ -1317,9 +1303,13 @@ Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
 
 Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                    const ScanOptions& options, bool footer_always) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
-  return prune_opened(*f.file, &f.id, row_groups, columns, filter, options, footer_always);
+                                    const ScanOptions& options, bool footer_always, const LocalOverlay* overlay) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(path, overlay));
+  auto opened = std::make_shared<OpenedLocalFile>(OpenedLocalFile{std::move(f.file), std::move(f.id)});
+  auto r = prune_opened(*opened->file, opened->id ? &*opened->id : nullptr, row_groups, columns, filter, options,
+                        footer_always);
+  if (r.ok()) r->opened = std::move(opened);
+  return r;
 }
 
 Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& version,
@@ -1333,8 +1323,8 @@ Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& ve
 
 Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path,
                                                          const std::vector<ScanColumn>& columns,
-                                                         const ScanOptions& options) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+                                                         const ScanOptions& options, const LocalOverlay* overlay) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(path, overlay));
   ScanOptions o = options;
   o.threads = 1;
   o.use_bloom = false;
@@ -1342,7 +1332,7 @@ Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path
   if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
   return guarded_run(path, [&]() -> Result<std::shared_ptr<const FileMetaData>> {
     const ScanFilter none;  // (FileScan keeps a reference)
-    FileScan s(*f.file, 0, columns, none, o, &f.id);
+    FileScan s(*f.file, 0, columns, none, o, f.id ? &*f.id : nullptr);
     ScanResult unused;
     PQFAST_RETURN_IF_ERROR(s.prepare(&unused));
     return s.meta();
@@ -1351,14 +1341,14 @@ Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path
 
 Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                        const ScanOptions& options) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+                                        const ScanOptions& options, const LocalOverlay* overlay) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(path, overlay));
   ScanOptions o = options;
   o.use_bloom = false;  // (prune_local_file ran the pruner)
   o.row_groups = {rg};
   if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
   return guarded_run(path, [&] {
-    FileScan s(*f.file, file_index, columns, filter, o, &f.id);
+    FileScan s(*f.file, file_index, columns, filter, o, f.id ? &*f.id : nullptr);
     return s.run();
   });
 }
@@ -1369,7 +1359,8 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
   // engine's call does: its footer looked up and its columns resolved once.
   struct File {
     size_t first = 0, count = 0;  // its row groups: groups[first, first + count)
-    std::optional<OpenedLocal> f;
+    std::optional<OpenedFile> f;
+    std::shared_ptr<OpenedLocalFile> kept;  // opened by pruning (then f is empty)
     ScanOptions o;  // (FileScan keeps a reference)
     std::unique_ptr<FileScan> scan;
     Result<ScanResult> early = not_run();  // prepare() said the file is done
@@ -1392,7 +1383,8 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
       const LocalRowGroup& prev = groups[k - 1];
       joins = prev.path == lg.path && prev.row_group < lg.row_group && prev.columns == lg.columns &&
               prev.filter == lg.filter && prev.file_index == lg.file_index &&
-              prev.options.pruner == lg.options.pruner && prev.options.budget == lg.options.budget;
+              prev.options.pruner == lg.options.pruner && prev.options.budget == lg.options.budget &&
+              prev.overlay == lg.overlay && prev.opened == lg.opened;
     }
     if (!joins) {
       files.emplace_back();
@@ -1406,15 +1398,21 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
     File& x = files[i];
     const LocalRowGroup& lg = groups[x.first];
     x.error = guarded_run(lg.path, [&]() -> Status {
-      PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(lg.path));
-      x.f = std::move(f);
+      if (lg.opened) {
+        x.kept = lg.opened;
+      } else {
+        PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(lg.path, lg.overlay.get()));
+        x.f = std::move(f);
+      }
+      RandomAccessFile& file = x.kept ? *x.kept->file : *x.f->file;
+      const std::optional<FileIdentity>& id = x.kept ? x.kept->id : x.f->id;
       x.o = lg.options;
       x.o.threads = 1;
       x.o.use_bloom = false;  // (prune_local_file ran the pruner)
       x.o.row_groups.clear();
       for (size_t k = x.first; k < x.first + x.count; ++k) x.o.row_groups.push_back(groups[k].row_group);
       if (!x.o.budget) x.o.budget = MemoryBudget::make(lg.options.memory_limit);
-      x.scan = std::make_unique<FileScan>(*x.f->file, lg.file_index, *lg.columns, *lg.filter, x.o, &x.f->id);
+      x.scan = std::make_unique<FileScan>(file, lg.file_index, *lg.columns, *lg.filter, x.o, id ? &*id : nullptr);
       ScanResult early;
       PQFAST_ASSIGN_OR_RETURN(const bool more, x.scan->prepare(&early));
       if (!more) {

@@ -904,6 +904,8 @@ struct DecodeJob {
   bool filtered = false;
   bool from_file = false;  // filtered, read by the engine from the local file itself
   std::shared_ptr<const PrunerVerdicts> pruner;  // (from_file) the file's pruner verdicts
+  std::shared_ptr<const LocalOverlay> overlay;    // (from_file) read with a sidecar's tail
+  std::shared_ptr<scan::OpenedLocalFile> opened;  // (from_file) as pruning opened it
   std::string file_name;
   uint64_t file_size = 0;
   int32_t file_index = 0;
@@ -1379,7 +1381,8 @@ DecodeOutcome decode_filtered(const DecodeJob& j) {
   }
   ScanOptions o = engine_options(j);
   if (j.from_file) {
-    auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, *j.engine_columns, *j.filter, o);
+    auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, *j.engine_columns, *j.filter, o,
+                                        j.overlay.get());
     if (!r.ok()) {
       out.error = r.error();
       return out;
@@ -1640,6 +1643,8 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.filtered = s.filtered(static_cast<size_t>(u.file));
   j.from_file = j.filtered && s.opts.filtered_from_files;
   j.pruner = f.spec.pruner;
+  j.overlay = f.spec.overlay;
+  j.opened = f.spec.opened;
   j.file_name = f.spec.name;
   j.file_size = f.spec.size;
   j.file_index = u.file;
@@ -1666,8 +1671,9 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   return j;
 }
 
-// Stores what decoding unit `ui` gave.
-void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutcome&& o) {
+// Stores what decoding unit `ui` gave. `charge`: the bytes its decoded
+// columns hold (< 0: what its own budget holds now, j.budget->used()).
+void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutcome&& o, int64_t charge = -1) {
   using UnitPhase = Scanner::State::UnitPhase;
   Scanner::State::Unit& u = s.units[ui];
   if (s.cancelled || s.failed) return;
@@ -1720,7 +1726,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   // Fed bytes go back to the budget; the decoded columns take their place.
   for (int id : u.requests) s.release_request(s.requests[static_cast<size_t>(id)]);
   u.requests.clear();
-  u.decoded_charge = j.budget->used();
+  u.decoded_charge = charge >= 0 ? charge : j.budget->used();
   s.budget->force_charge(u.decoded_charge);
   auto h = std::make_shared<Holder>();
   h->arrays.resize(o.columns.size());
@@ -1815,13 +1821,20 @@ bool Scanner::run_filtered_units(int threads) {
     jobs.push_back(job_for(s, i));
   }
   if (taken.empty()) return false;
+  // One budget for the call, as one engine call has (what the scan's budget
+  // has left): the row groups of one file then share one open file and one
+  // FileScan in scan_local_row_groups (a budget per unit kept every row
+  // group apart: 500 opens and footer lookups for the polars lake's 500).
+  const std::shared_ptr<MemoryBudget> shared = s.budget->share_of_rest();
+  for (DecodeJob& j : jobs) j.budget = shared;
   lock.unlock();
   std::vector<DecodeOutcome> outs(jobs.size());
   try {
     std::vector<scan::LocalRowGroup> groups(jobs.size());
     for (size_t k = 0; k < jobs.size(); ++k) {
       const DecodeJob& j = jobs[k];
-      groups[k] = {j.file_name, j.file_index, j.row_group, j.engine_columns, j.filter, engine_options(j)};
+      groups[k] = {j.file_name, j.file_index, j.row_group, j.engine_columns, j.filter, engine_options(j), j.overlay,
+                   j.opened};
     }
     auto got = scan::scan_local_row_groups(groups, std::max(1, threads));
     std::vector<size_t> nested;  // jobs with nested fields and selected rows
@@ -1855,7 +1868,17 @@ bool Scanner::run_filtered_units(int threads) {
     }
   }
   lock.lock();
-  for (size_t k = 0; k < jobs.size(); ++k) store_outcome(s, taken[k], jobs[k], std::move(outs[k]));
+  // What the call's columns hold is charged to its last unit that succeeded
+  // (taken in order: the last one consumed), none to the others: the scan's budget
+  // counts it until every unit of the call has been handed out.
+  const int64_t held = shared->used();
+  size_t last = jobs.size();  // the last unit that succeeded
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    if (outs[k].error.code == ErrorCode::kOk) last = k;
+  }
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    store_outcome(s, taken[k], jobs[k], std::move(outs[k]), k == last ? held : 0);
+  }
   return true;
 }
 
@@ -2035,7 +2058,7 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     const ScanPlanFile& f = plan.files[todo[k]];
     const ScanFilter& filter = f.filter ? *f.filter : plan.filter;
     got[k] = scan::prune_local_file(f.name, f.all_row_groups ? nullptr : &f.row_groups, columns, filter, so,
-                                    /*footer_always=*/false);
+                                    /*footer_always=*/false, f.overlay.get());
     if (!got[k].ok()) failed.store(true, std::memory_order_relaxed);
   });
   int64_t left = 0;
@@ -2053,6 +2076,9 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     f.pruned = true;
     f.pruned_stats = p.stats;
     f.pruner = std::move(p.pruner);
+    // Kept open for the units of a small plan (a lake's thousands of files
+    // would hold a descriptor each until the scan ends).
+    if (plan.files.size() <= LocalScan::kKeepOpened && !f.row_groups.empty()) f.opened = std::move(p.opened);
     left += static_cast<int64_t>(f.row_groups.size());
   }
   return left;
@@ -2081,7 +2107,7 @@ Status drop_pruned_out(ScanPlan& plan, const ScannerOptions& options, std::vecto
       so.cache_footers = true;
       so.limits = options.limits;
       so.budget = options.budget;
-      auto footer = scan::local_footer(c.name, flat_columns(plan), so);
+      auto footer = scan::local_footer(c.name, flat_columns(plan), so, c.overlay.get());
       if (!footer.ok()) return footer.error();
       c.footer = std::move(footer).value();
     }
