@@ -132,8 +132,11 @@ struct ScanPlan {
   // assembles the field's Arrow tree (parquet_nested.h: decode_leaf_chunk,
   // assemble_nested, as the column reader's read_nested_chunk); batches
   // slice it by top-level rows. An empty entry, or none: a flat leaf.
-  // Filtered files take no nested column (make() refuses the plan,
-  // kUnsupported): the scan engine's units read flat leaves only.
+  // Filtered units: the scan engine reads the flat columns and selects the
+  // rows (filters name flat leaves only); each nested field is then
+  // assembled from its leaves' whole chunks (a fed unit asks for them once
+  // the engine's run selected rows; one read from its file reads them
+  // there) and reduced to the selected rows (take_nested_rows).
   std::vector<std::vector<ColumnReadOptions>> nested;
   // Inactive: every row of every planned row group.
   ScanFilter filter;
@@ -219,6 +222,9 @@ struct ScannerStats {
   int64_t rows = 0;
   int64_t peak_held = 0;      // most bytes counted against readahead at once
   int64_t chunks_cut = 0;     // plain units' chunks decoded as page ranges (decode_threads)
+  // Filtered fed units that asked for their nested fields' chunks after
+  // the engine's run selected rows (the run kept, not run again).
+  int64_t nested_rounds = 0;
   // Filtered units: what the scan engine's completed runs read, summed (the
   // run that decided each unit; runs that stopped for bytes not fed yet are
   // not counted, the reads they made are made again).

@@ -26,9 +26,10 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   A filter the engine cannot type for the files (a BYTE_ARRAY DECIMAL
   column) is applied by pyarrow.compute to each batch, as ``post`` is;
 - nested columns (lists, structs, maps) go through the scanner too, which
-  assembles them in C++, unless a filter goes to the scan engine (which
-  reads flat leaves only);
-- otherwise (nested columns under a filter the engine runs), without
+  assembles them in C++; under a filter the engine selects rows on the
+  flat filter columns and the scanner takes those rows of each nested
+  field it assembled (a filter on a nested leaf is left to pyarrow.compute);
+- otherwise (nested columns retyped after the read, under a filter), without
   a filter row group by row group of each file by the
   column reader; with one, the files and row groups that fit the memory
   budget in one call of the native scan engine, the results cut into
@@ -47,6 +48,7 @@ import pyarrow.compute as pc
 from . import _pqfast
 from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of
 from ._lake import LOCAL, Lake
+from ._nested import batches_with_map_names
 from ._paths import _remote_urls
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
@@ -401,20 +403,13 @@ class Scanner:
             return plan
         plan = native_plan(self._lake, selection, self._read_columns(), self._strings, merge=filters is None)
         filtered = filters is not None and any(f is not None for f in filters)
-        if self._lake.kind != LOCAL and filtered and (plan is None or plan.nested):
+        if self._lake.kind != LOCAL and filtered and plan is None:
             # Remote files have no engine route beside the scanner: a filter
-            # the scanner's filtered units cannot run (they read flat leaves
-            # only, until they assemble nested fields; a projection it does
-            # not plan) is evaluated on each batch by pyarrow.compute, the
-            # row groups read whole.
+            # over a projection the scanner does not plan is evaluated on
+            # each batch by pyarrow.compute, the row groups read whole.
             self._filter.untyped(self._lake.schema)
             return self._native_plan()
         if plan is None:
-            return None
-        if plan.nested and filtered:
-            # The scan engine (filtered units) reads flat leaves only: a
-            # filtered scan of nested columns keeps the engine's units, which
-            # take the matching rows of each nested column after it.
             return None
         if filters is not None and not self._run_filters(plan, filters):
             self._filter.untyped(self._lake.schema)
@@ -584,17 +579,20 @@ class Scanner:
         return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))
 
     def _run_batches(self, plan, run, ahead: int, threads, info: StreamInfo) -> Iterator[pa.RecordBatch]:
-        """The batches of one run of the plan (one scanner), finished into the dataset's schema."""
+        """The batches of one run of the plan (one scanner), finished into the
+        dataset's schema (map entries named as in it: local and remote alike)."""
         one = plan.for_run(run)
         if self._lake.kind == LOCAL:
-            return local_batches(self._lake, run.selection, one, self._batch_size, threads,
-                                 self._memory_limit, ahead, info, run.filters)
-        # Remote units ahead are bounded by bytes (readahead within
-        # memory_limit), not by a count: each costs a round trip or more,
-        # so more in flight is what hides the store's latency.
-        remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
-        return remote_batches(self._lake, run.selection, one, self._batch_size, self._memory_limit, remote_ahead,
-                              info, run.filters, threads=self._threads)
+            batches = local_batches(self._lake, run.selection, one, self._batch_size, threads,
+                                    self._memory_limit, ahead, info, run.filters)
+        else:
+            # Remote units ahead are bounded by bytes (readahead within
+            # memory_limit), not by a count: each costs a round trip or more,
+            # so more in flight is what hides the store's latency.
+            remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
+            batches = remote_batches(self._lake, run.selection, one, self._batch_size, self._memory_limit,
+                                     remote_ahead, info, run.filters, threads=self._threads)
+        return batches_with_map_names(batches, plan.out)
 
     def _chained(self, plan, ahead: int, threads, info: StreamInfo) -> Iterator[pa.RecordBatch]:
         """The runs' scanners one after the other (files in order): each

@@ -3,8 +3,9 @@
 ``read_pruned`` and ``pqfast.dask`` on them: one route, the streaming
 scanner (``_LocalScanner``, pqfast/scanner.h).
 
-- A typed filter over flat columns read straight into their final types,
-  files alike: the lean route (``scan.lean_scan`` -> ``_filtered_scan``),
+- A typed filter over flat columns read straight into their final types
+  and nested fields the scanner assembles (finished per row group when the
+  read retypes them), files alike: the lean route (``scan.lean_scan`` -> ``_filtered_scan``),
   planned from the first file's cached column plans, no Lake: lookups stay
   as cheap as one engine call. A sidecar index beside the files gives its
   tails to the scan there.
@@ -16,9 +17,11 @@ scanner (``_LocalScanner``, pqfast/scanner.h).
   filter with ``stats=True``, and a filter the engine cannot type (a
   BYTE_ARRAY DECIMAL column: kept as a residual that pyarrow.compute
   evaluates on each batch, ``_dataset_scan._Filter.untyped``).
-- None (the caller keeps ``scan.scan_table``, the engine's own call) only
-  where the dataset scan says its plan is None: nested columns under a
-  filter, which nested4 moves into the scanner.
+- None (the caller keeps ``scan.scan_table``) only where the dataset scan
+  says its plan is None: nested columns under a filter that the lean route
+  did not take (files unlike the first, hive lakes, with a nested column
+  retyped after the read; a nested dictionary leaf), which scan_table's
+  lean route or engine call then reads.
 
 In the lake layer, beside ``_read_remote`` (the same for object storage)
 and ``_read_scan`` (whole local reads); ``reader``, ``parquet`` and

@@ -7,9 +7,9 @@ dataset scans it runs, its column specs, and what feeds it.
   to the dataset's schema), when every column is a flat leaf or a nested
   field read straight into the dataset's type (its leaves' layouts; the
   scanner assembles it); otherwise None and the scan keeps the dataset's
-  other routes. A plan with a nested field says so (``NativePlan.nested``):
-  filtered scans keep the engine's route for it (the engine reads flat
-  leaves only).
+  other routes. A plan with a nested field says so (``NativePlan.nested``);
+  under a filter the scanner takes each nested field's rows the engine
+  selects on the flat filter columns.
 - :func:`local_batches`: local files through ``_LocalScanner`` (pread and
   decoding on its own threads, or on the consumer's; without key columns
   the batches come through its C stream, no Python per batch but the batch).
@@ -76,7 +76,7 @@ class NativePlan:
         self.keys = keys
         self.runs = runs or []
         self.convert = convert  # batch -> file_schema's arrays; None: the batch's columns are
-        # Whether a column is a nested field (the scanner then takes no filter).
+        # Whether a column is a nested field (read_files_whole takes none).
         self.nested = any(len(s) != 3 for s in specs) or any(len(s) != 3 for r in self.runs for s in r.specs)
 
     def for_run(self, run) -> "NativePlan":

@@ -17,8 +17,10 @@ route here (:func:`lean_scan` -> ``_filtered_scan``: flat columns read
 straight into their final types, a filter the engine types, files alike;
 a sidecar index's tails given to the scan) or else the dataset scan. What
 still reaches the engine's own call (``_scan_engine``: ``_scan_local`` and
-Python assembly) is nested columns under a filter (``_read_local`` leaves
-them to :func:`scan_table`, and the dataset's units reach it through
+Python assembly) is nested columns with a dictionary leaf under a filter
+(nested fields otherwise take the lean route: the scanner takes the
+engine's selected rows of each field in C++; ``_read_local`` leaves the
+rest to :func:`scan_table`, and the dataset's units reach it through
 ``Lake.scan``). ``s3://`` URLs, paths on a filesystem object (pyarrow,
 fsspec) and file objects do not come here: the streaming scanner reads
 them, fed by one I/O loop (``_read_remote``, ``_stream_io``); the tails it
@@ -50,7 +52,7 @@ from ._paths import expand_paths, _remote_urls
 from ._plan import _EmptyGroupPlan, _Plan, duration_units, is_nested_plan, is_null_typed
 from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
-from ._filtered_scan import read_filtered, scanner_schema
+from ._filtered_scan import read_filtered, scanner_schema, with_map_types
 from ._sidecar import local_tails
 from ._strings import checked_strings, table_with_strings
 from .filters import Dnf, encode_atom_values, normalize, to_expression
@@ -571,16 +573,17 @@ def lean_scan(paths: list, columns, filters, threads, use_threads, flags: tuple,
         # Chosen by the caller (pruned before); files without any are left out.
         kept = [p for p in paths if row_groups.get(p)]
         groups = [sorted(set(row_groups[p])) for p in kept]
+    if dnf and kept and any(is_nested_plan(p) for p in plans):
+        with_map_types(plans, paths[0], meta)
     schema = scanner_schema(plans, meta) if dnf and kept else None
     if schema is None:
         return None
-    specs = [(p.name, p.read_layout, p.format) for p in plans]
     n_threads = threads if threads is not None else (0 if use_threads else 1)
     use_bloom, use_page_index = flags[1], flags[3]
     sidecar = local_tails(kept) if use_bloom or use_page_index else None
     rows: list | None = [] if file_rows is not None else None
     try:
-        table, st = read_filtered(kept, groups, specs, schema, dnf, int(n_threads), flags,
+        table, st = read_filtered(kept, groups, plans, schema, dnf, int(n_threads), flags,
                                   _memory_limit(memory_limit), rows, sidecar)
     except FormatError as e:
         if len(kept) < 2 or not _is_schema_mismatch(e):
@@ -597,8 +600,8 @@ def _scan_engine(paths, columns, filters, threads, use_threads, stats, flags, me
                  strings, read_dictionary, t0):
     """The engine's own call (``_pqfast._scan_local``) and Python assembly:
     what only ``Lake.scan`` still asks of it (the dataset's units for nested
-    columns under a filter, conforming files, a typed filter); nested4
-    moves those to the scanner, after which this goes."""
+    columns with a dictionary leaf under a filter); the nested columns the
+    scanner takes (the rest) no longer come here."""
     meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
     dnf = None if filters is None else _encode_filter(normalize(filters), descs, paths[0])
     n_threads = threads if threads is not None else (0 if use_threads else 1)

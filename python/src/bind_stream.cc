@@ -170,6 +170,7 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
   d["units_started"] = s.units_started;
   d["units_decoded"] = s.units_decoded;
   d["engine_runs"] = s.engine_runs;
+  d["nested_rounds"] = s.nested_rounds;
   d["batches"] = s.batches;
   d["rows"] = s.rows;
   d["peak_held"] = s.peak_held;
