@@ -40,6 +40,27 @@ inline uint32_t le32(const uint8_t* p) {
   return v;  // (x86 and ARM64: little-endian)
 }
 
+// For each copy tag: its length (bits 0-6), the offset bytes after it
+// (bits 7-9) and the offset's bits 8-10 held in the tag (bits 10-12).
+constexpr auto kCopyTable = [] {
+  struct Table {
+    uint16_t v[256];
+    constexpr uint16_t operator[](size_t i) const { return v[i]; }
+  } t{};
+  for (unsigned tag = 0; tag < 256; ++tag) {
+    unsigned len = 0, nb = 0, hi = 0;
+    switch (tag & 3) {
+      case 1: len = 4 + ((tag >> 2) & 7); nb = 1; hi = tag >> 5; break;
+      case 2: len = (tag >> 2) + 1; nb = 2; break;
+      case 3: len = (tag >> 2) + 1; nb = 4; break;
+      default: break;  // literals: not read from the table
+    }
+    t.v[tag] = static_cast<uint16_t>(len | (nb << 7) | (hi << 10));
+  }
+  return t;
+}();
+constexpr uint32_t kOffsetMask[5] = {0, 0xffu, 0xffffu, 0, 0xffffffffu};
+
 }  // namespace
 
 SnappyResult snappy_inflate(const uint8_t* src, size_t src_len, uint8_t* dst, size_t dst_len, uint64_t* announced) {
@@ -86,24 +107,13 @@ SnappyResult snappy_inflate(const uint8_t* src, size_t src_len, uint8_t* dst, si
       op += len;
       continue;
     }
-    size_t len, off;
-    switch (tag & 3) {
-      case 1:
-        len = 4 + ((tag >> 2) & 7);
-        off = (static_cast<size_t>(tag >> 5) << 8) | ip[1];
-        ip += 2;
-        break;
-      case 2:
-        len = static_cast<size_t>(tag >> 2) + 1;
-        off = static_cast<size_t>(ip[1]) | (static_cast<size_t>(ip[2]) << 8);
-        ip += 3;
-        break;
-      default:
-        len = static_cast<size_t>(tag >> 2) + 1;
-        off = le32(ip + 1);
-        ip += 5;
-        break;
-    }
+    // A copy: its length, offset bytes and offset's high bits from a table
+    // (no branch on the three copy kinds, which text mixes).
+    const uint16_t e = kCopyTable[tag];
+    const size_t len = e & 0x7f;
+    const size_t nb = (e >> 7) & 7;
+    const size_t off = (le32(ip + 1) & kOffsetMask[nb]) | (static_cast<size_t>(e >> 10) << 8);
+    ip += 1 + nb;
     if (off == 0 || off > static_cast<size_t>(op - dst)) return SnappyResult::kCorrupt;
     // len <= 64 <= op_end - op: the moves below stay inside the output.
     const uint8_t* s = op - off;
