@@ -1,8 +1,8 @@
 // Internal: pqfast's own decoder of raw snappy streams (Parquet's SNAPPY
-// pages), used instead of the snappy library's: on TPC-H lineitem's PLAIN
-// int64 and string pages it inflates faster (wide fixed copies while far
-// from both ends, no per-element length table), where the library build
-// the distributions ship was the largest cost of a whole-file read.
+// pages), used instead of the snappy library's: on TPC-H lineitem's pages
+// it inflates faster (fixed 16- or 8-byte moves while far from both ends,
+// copy tags decoded from a table) than Debian's libsnappy 1.1.9, whose libc
+// memmove calls for literals were a third of a whole-file read's CPU.
 // Input is hostile: every tag, length and offset is checked; nothing is
 // read outside [src, src + src_len) or written outside [dst, dst + dst_len).
 #pragma once
