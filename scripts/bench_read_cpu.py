@@ -11,10 +11,14 @@ decompressed, best of 3); the write is a fill of as many bytes as the
 table's buffers hold, into memory written once before (best of 3).
 
     python scripts/bench_read_cpu.py --build A=/path/build/dev --build B=... \
-        [--rounds 3] [--reads 3] [--threads 1,2] [--files tpchgen,...] [--sets all,q12] [--columns]
+        [--rounds 3] [--reads 3] [--threads 1,2] [--files tpchgen,...] [--sets all,q12] [--columns] [--polars]
 
 --columns: each column of each file alone too (1 thread), for the
 per-column table of where the time above the floor goes.
+--polars: polars.read_parquet of the same cells as one more contender, in
+its own processes alternating with the builds (POLARS_MAX_THREADS = the
+cell's threads), so pqfast's CPU per column can be set beside the fastest
+peer's.
 """
 
 from __future__ import annotations
@@ -72,6 +76,28 @@ for f, label, cols, th in spec["cells"]:
 print(json.dumps(out))
 """
 
+# The same cells read by polars (a DataFrame, its own string views); the
+# pool size comes from POLARS_MAX_THREADS, read at import.
+POLARS_WORKER = r"""
+import json, sys, time
+import polars as pl
+spec = json.loads(sys.argv[1])
+out = []
+for f, label, cols, th in spec["cells"]:
+    def once():
+        w0, c0 = time.perf_counter(), time.process_time()
+        t = pl.read_parquet(f, columns=cols)
+        return time.perf_counter() - w0, time.process_time() - c0, t
+    once()
+    walls, cpus = [], []
+    for _ in range(spec["reads"]):
+        w, c, t = once()
+        del t
+        walls.append(w); cpus.append(c)
+    out.append({"file": f, "label": label, "threads": th, "wall": walls, "cpu": cpus})
+print(json.dumps(out))
+"""
+
 
 def main() -> None:
     p = argparse.ArgumentParser()
@@ -82,6 +108,7 @@ def main() -> None:
     p.add_argument("--files", default=",".join(FILES))
     p.add_argument("--sets", default="all,q12")
     p.add_argument("--columns", action="store_true")
+    p.add_argument("--polars", action="store_true")
     p.add_argument("--json", default="")
     a = p.parse_args()
     builds = [b.split("=", 1) for b in a.build]
@@ -90,6 +117,8 @@ def main() -> None:
         if "@" in b[1]:
             b[1], *kvs = b[1].split("@")
             envs[b[0]] = dict(kv.split("=", 1) for kv in kvs)
+    if a.polars:
+        builds.append(["polars", ""])
     cells = []
     for th in [int(x) for x in a.threads.split(",")]:
         for key in a.files.split(","):
@@ -109,9 +138,14 @@ def main() -> None:
         # turns, the order reversed every round.
         for cell in cells:
             for name, d in order:
-                env = dict(os.environ, PQFAST_BUILD_DIR=d, PYTHONPATH=str(Path(d) / "python"), **envs.get(name, {}))
                 spec = {"cells": [cell], "reads": a.reads, "extras": r == 0}
-                o = subprocess.run([sys.executable, "-c", WORKER, json.dumps(spec)], env=env, capture_output=True, text=True)
+                if name == "polars" and not d:
+                    env = dict(os.environ, POLARS_MAX_THREADS=str(cell[3]))
+                    worker = POLARS_WORKER
+                else:
+                    env = dict(os.environ, PQFAST_BUILD_DIR=d, PYTHONPATH=str(Path(d) / "python"), **envs.get(name, {}))
+                    worker = WORKER
+                o = subprocess.run([sys.executable, "-c", worker, json.dumps(spec)], env=env, capture_output=True, text=True)
                 if o.returncode != 0:
                     sys.exit(o.stderr)
                 for row in json.loads(o.stdout.strip().splitlines()[-1]):
@@ -127,8 +161,11 @@ def main() -> None:
     hdr = ["cell", "threads"] + [f"{n} wall ms" for n in names] + [f"{n} CPU ms" for n in names]
     hdr += ["floor ms", "write ms", "out MB"] + [f"{n} CPU / floor" for n in names]
     hdr += [f"{n} CPU / (floor+write)" for n in names]
-    if len(names) == 2:
-        hdr.append(f"CPU {names[0]}/{names[1]}")
+    pq_names = [n for n in names if not (a.polars and n == "polars")]
+    if len(pq_names) == 2:
+        hdr.append(f"CPU {pq_names[0]}/{pq_names[1]}")
+    if a.polars:
+        hdr += [f"polars CPU / {n} CPU" for n in pq_names]
     rows = []
     for (label, th), e in res.items():
         med = {n: (statistics.median(e[n]["wall"]) * 1e3, statistics.median(e[n]["cpu"]) * 1e3) for n in names}
@@ -138,8 +175,10 @@ def main() -> None:
         row += [f"{fl:.1f}", f"{wr:.1f}", f"{e['out_bytes'][0] / 1e6:.0f}"]
         row += [f"{med[n][1] / fl:.2f}x" for n in names]
         row += [f"{med[n][1] / (fl + wr):.2f}x" for n in names]
-        if len(names) == 2:
-            row.append(f"{med[names[0]][1] / med[names[1]][1]:.3f}x")
+        if len(pq_names) == 2:
+            row.append(f"{med[pq_names[0]][1] / med[pq_names[1]][1]:.3f}x")
+        if a.polars:
+            row += [f"{med['polars'][1] / med[n][1]:.2f}x" for n in pq_names]
         rows.append(row)
     w = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(hdr)]
     print("  ".join(h.ljust(w[i]) for i, h in enumerate(hdr)))

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Remote reads by route, side by side: the staged scan (``scan.scan_table``
-on s3:// URLs: the engine re-run per round of ranged GETs) against the
-dataset scan through the C++ streaming scanner (``pqfast.dataset(...)
-.to_table``), and ``pqfast.read_table`` as it routes now, over the same
+"""Remote reads by route, side by side: the dataset scan through the C++
+streaming scanner (``pqfast.dataset(...).to_table``) and
+``pqfast.read_table`` (and, run with a build from before the fifteenth
+session, the staged scan it deleted: ``scan.scan_table`` on s3:// URLs, the
+engine re-run per round of ranged GETs), over the same
 lake on SeaweedFS behind the latency proxy (+N ms per request). Per case:
-median ms of --repeat calls (contenders alternating), requests and bytes
+median ms and CPU ms (this process, all threads) of --repeat calls
+(contenders alternating), requests and bytes
 through the proxy, rows checked equal. Measures what read_table's routing
 of s3:// reads decides on (docs/remote.md).
 
@@ -74,10 +76,13 @@ def main() -> int:
             else:
                 src, kw = url, {"storage_options": so}
             fns = {
-                "staged (scan_table)": lambda: _scan.scan_table(src, cols, filt, **kw),
                 "scanner (dataset)": lambda: pqfast.dataset(src, **kw).to_table(columns=cols, filter=filt),
                 "read_table": lambda: pqfast.read_table(src, columns=cols, filters=filt, **kw),
             }
+            if hasattr(_scan, "_scan_staged"):
+                # A build from before the fifteenth session, which deleted the
+                # staged scan: it runs beside the scanner for comparison.
+                fns = {"staged (scan_table)": lambda: _scan.scan_table(src, cols, filt, **kw), **fns}
             ref = None
             ok = {}
             for name, fn in fns.items():
@@ -85,6 +90,7 @@ def main() -> int:
                 ok[name] = ref is None or t.equals(ref)
                 ref = t if ref is None else ref
             times = {n: [] for n in fns}
+            cpu = {n: [] for n in fns}
             reqs = {n: [] for n in fns}
             nbytes = {n: [] for n in fns}
             for r in range(args.repeat):
@@ -94,20 +100,23 @@ def main() -> int:
                         _scan.clear_tail_cache()
                         _read_remote._KEPT.clear()
                     proxy.reset()
-                    t0 = time.perf_counter()
+                    t0, c0 = time.perf_counter(), time.process_time()
                     fn()
                     times[name].append(time.perf_counter() - t0)
+                    # This process's CPU, every thread (the proxy and the store are processes of their own).
+                    cpu[name].append(time.process_time() - c0)
                     st = proxy.stats()
                     reqs[name].append(st["requests"])
                     nbytes[name].append(st["bytes_out"])
             for name in fns:
                 rows.append([case, name, f"{statistics.median(times[name]) * 1e3:,.1f}",
+                             f"{statistics.median(cpu[name]) * 1e3:,.1f}",
                              f"{statistics.median(reqs[name]):.0f}", f"{statistics.median(nbytes[name]) / 1e6:,.2f}",
                              f"{ref.num_rows:,}", "yes" if ok[name] else "NO"])
     print(f"{args.files} files x {args.rows:,} rows (bench lookup's Bloom lake) on SeaweedFS, +{args.latency_ms:g} ms "
           f"per request; medians of {args.repeat} calls, contenders alternating ("
           + ("cold: caches emptied before each call)" if args.cold else "warm: each route's caches as a process keeps them)"))
-    print(format_table(["case", "route", "ms", "requests", "MB via proxy", "rows", "equal"], rows))
+    print(format_table(["case", "route", "ms", "CPU ms", "requests", "MB via proxy", "rows", "equal"], rows))
     return 0
 
 

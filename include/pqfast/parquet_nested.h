@@ -101,6 +101,15 @@ Result<LeafChunk> decode_leaf_chunk(const uint8_t* chunk_bytes, size_t len, uint
 Result<ColumnArray> assemble_nested(const NestedNode& shape, std::vector<LeafChunk>& leaves, int64_t num_rows,
                                     const std::string& where = "");
 
+// The top-level rows of an assembled nested field (assemble_nested's
+// array, moved from) that `selection` names (a bitmap over its rows, LSB
+// first; `selected` of them set): validity, list and map offsets and every
+// child's entries reduced to those rows' (a filtered scan keeps the rows
+// the scan engine selected on the flat filter columns). Offsets that leave
+// their child's entries are kCorrupt, naming `where`.
+Result<ColumnArray> take_nested_rows(ColumnArray&& column, const uint64_t* selection, int64_t selected,
+                                     const std::string& where = "");
+
 // read_leaf_chunk of every leaf, then assemble_nested. `leaf_options`: one
 // per leaf of shape.leaves() (layout and format of its values), or empty.
 Result<ColumnArray> read_nested_chunk(RandomAccessFile& file, const FileMetaData& meta, int row_group,

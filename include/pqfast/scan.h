@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -186,6 +187,31 @@ struct SidecarTail {
   int64_t base_size = -1;
   uint64_t offset = 0;
   uint64_t length = 0;
+};
+
+// A sidecar index opened for reading tails: its file, shared by every
+// overlay over it, and its identity (device, inode, size, mtime, ctime, from
+// the open descriptor: an atomic rewrite makes a new inode, an in-place one
+// moves the ctime), which the footer cache keys of the files read with its
+// tails name. `settled`: last changed `settle_ns` or more before it was
+// opened; otherwise footers read through it are not cached (a rewrite in
+// place within one tick of a coarse file-system clock can leave the whole
+// stat unchanged).
+struct LocalSidecar {
+  std::string path;
+  std::shared_ptr<RandomAccessFile> file;
+  std::string identity;
+  bool settled = false;
+  static Result<std::shared_ptr<const LocalSidecar>> open(const std::string& path,
+                                                          int64_t settle_ns = int64_t{2} * 1000000000);
+};
+
+// A local data file read as data file + its tail from a sidecar (the one
+// overlay of local reads: the scan engine's files and the streaming
+// scanner's filtered files, ScanPlanFile::overlay).
+struct LocalOverlay {
+  std::shared_ptr<const LocalSidecar> sidecar;
+  SidecarTail tail;
 };
 
 // scan_files with file i read with tails[i] from the sidecar at

@@ -71,6 +71,10 @@
 
 namespace pqfast::parquet {
 
+namespace scan {
+struct OpenedLocalFile;  // (scan/local_units.h)
+}  // namespace scan
+
 // One file of a plan.
 struct ScanPlanFile {
   std::string name;   // names the file in errors (a path for LocalScan)
@@ -101,6 +105,13 @@ struct ScanPlanFile {
   // the ranges it asks for from these bytes instead of opening the file.
   // Null: read the file.
   std::shared_ptr<const uint8_t> bytes;
+  // A filtered local file read as data file + its tail from a sidecar index
+  // (LocalScan prunes it and its units read it so: the sidecar's Bloom
+  // filters and page indexes used as the file's own). Null: the file alone.
+  std::shared_ptr<const LocalOverlay> overlay;
+  // LocalScan: the file as pruning opened it, kept for its units (a plan of
+  // at most LocalScan::kKeepOpened files); null: each run opens it.
+  std::shared_ptr<scan::OpenedLocalFile> opened;
 };
 
 struct ScanPlan {
@@ -121,8 +132,11 @@ struct ScanPlan {
   // assembles the field's Arrow tree (parquet_nested.h: decode_leaf_chunk,
   // assemble_nested, as the column reader's read_nested_chunk); batches
   // slice it by top-level rows. An empty entry, or none: a flat leaf.
-  // Filtered files take no nested column (make() refuses the plan,
-  // kUnsupported): the scan engine's units read flat leaves only.
+  // Filtered units: the scan engine reads the flat columns and selects the
+  // rows (filters name flat leaves only); each nested field is then
+  // assembled from its leaves' whole chunks (a fed unit asks for them once
+  // the engine's run selected rows; one read from its file reads them
+  // there) and reduced to the selected rows (take_nested_rows).
   std::vector<std::vector<ColumnReadOptions>> nested;
   // Inactive: every row of every planned row group.
   ScanFilter filter;
@@ -232,6 +246,9 @@ struct ScannerStats {
   int64_t peak_held = 0;      // most bytes counted against readahead at once
   int64_t chunks_cut = 0;     // plain units' chunks decoded as page ranges (decode_threads)
   int64_t files_whole = 0;    // file tasks: files read in one read with their footer
+  // Filtered fed units that asked for their nested fields' chunks after
+  // the engine's run selected rows (the run kept, not run again).
+  int64_t nested_rounds = 0;
   // Filtered units: what the scan engine's completed runs read, summed (the
   // run that decided each unit; runs that stopped for bytes not fed yet are
   // not counted, the reads they made are made again).
@@ -382,6 +399,9 @@ class LocalScan {
   // ended (its leaf columns are not the first file's), once next_batch
   // returned kEnd; -1: none (every file was read).
   int32_t stopped_at() const;
+  // Filtered files pruned in a plan of at most this many files stay open for
+  // their units (one open per file, as one engine call's window of files).
+  static constexpr size_t kKeepOpened = 256;
 
   // The scan as a C stream (ArrowArrayStream): get_next hands out batches
   // until the end (an array whose release is null), get_schema the schema;

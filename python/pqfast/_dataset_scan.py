@@ -21,17 +21,19 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   run by the scan engine inside the scanner, and what pqfast cannot push
   applied by pyarrow.compute to each batch. Local files are pruned in C++
   before any unit is planned (footers cached per process, statistics, Bloom
-  filters; files in parallel), each row group left read by the engine in one
-  run (it reads what one engine call reads), lookups included; remote
+  filters; files in parallel; a sidecar index's tails read as each file's
+  own, :func:`._stream_io.local_batches`), each row group left read by the
+  engine in one run (it reads what one engine call reads), lookups
+  included; remote
   files: the footers' statistics prune here, and the scanner prunes each
   file once by the Bloom blocks its keys hash to (_native_filters).
   A filter the engine cannot type for the files (a BYTE_ARRAY DECIMAL
   column) is applied by pyarrow.compute to each batch, as ``post`` is;
 - nested columns (lists, structs, maps) go through the scanner too, which
-  assembles them in C++, unless a filter goes to the scan engine (which
-  reads flat leaves only);
-- otherwise (nested columns under a filter the engine runs, a sidecar
-  index beside local files), without
+  assembles them in C++; under a filter the engine selects rows on the
+  flat filter columns and the scanner takes those rows of each nested
+  field it assembled (a filter on a nested leaf is left to pyarrow.compute);
+- otherwise (nested columns retyped after the read, under a filter), without
   a filter row group by row group of each file by the
   column reader; with one, the files and row groups that fit the memory
   budget in one call of the native scan engine, the results cut into
@@ -42,19 +44,18 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
 from __future__ import annotations
 
 import threading
-import time
 from typing import Any, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _pqfast
-from ._errors import UNSUPPORTED, code_of
-from ._lake import FS, LOCAL, Lake
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of
+from ._lake import LOCAL, Lake
+from ._nested import batches_with_map_names
 from ._paths import _remote_urls
 from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
-from ._sidecar import find as find_sidecar
 from ._stream_io import (
     NativePlan, StreamInfo, local_batches, native_plan, remote_batches, small_files_plan, with_strings,
 )
@@ -90,23 +91,34 @@ def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | No
     """``read_pruned(filter_rows=False)`` (and pqfast.dask's parts) as a
     caller of the dataset scan: the row groups ``row_groups`` ({name: [row
     group]}, as pqfast.prune reports the source's files: paths, ``s3://``
-    URLs, paths on ``filesystem``) read whole, or their rows ``filters``
-    keeps, files in the source's order, through the streaming scanner; None
-    when the scan would not take them there (checked before any data is
-    read), or a name is not one of the source's files."""
+    URLs, paths on ``filesystem``; None: every row group of every file)
+    read whole, or their rows ``filters`` keeps, files in the source's
+    order, through the streaming scanner. Local files: None when the scan
+    would not take them there (checked before any data is read), or a name
+    is not one of the source's files. Remote files have no other route: a
+    projection the scanner does not plan is read row group by row group,
+    the filter evaluated per batch (``Scanner._native_plan``)."""
     remote = filesystem is not None or bool(_remote_urls(source))
     if not remote and not _local_paths(source):
         return None
     lake = Lake.open(source, partitioning, filesystem, storage_options, None)
     at = {name: i for i, name in enumerate(lake.names)}
-    if any(p not in at for p in row_groups):
+    if row_groups is None:
+        selection = [(i, None) for i in range(len(lake.names))]
+    elif any(p not in at for p in row_groups):
+        if remote:
+            raise FormatError(f"invalid argument: {next(p for p in row_groups if p not in at)!r} is not a file "
+                              f"of {source!r}")
         return None
-    selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
-                 if row_groups.get(name)]
+    else:
+        selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
+                     if row_groups.get(name)]
     sc = Scanner(lake, selection, columns, filters, _WHOLE_ROW_GROUPS, threads=threads)
     plan = sc._native_plan()
     if plan is None:
-        return None
+        if not remote:
+            return None
+        return pa.Table.from_batches(list(sc.to_batches()), schema=sc._out)
     return pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
 
 
@@ -144,6 +156,9 @@ class _Filter:
         self.given = filter
         self.dnf = None
         self.post = None
+        # The columns ``post`` names, when known (a DNF left to
+        # pyarrow.compute); None: any column (an Expression).
+        self.post_columns = None
         if filter is None:
             return
         if isinstance(filter, pc.Expression):
@@ -160,6 +175,7 @@ class _Filter:
         DECIMAL column): pyarrow.compute evaluates it on each batch, as it
         does an Expression the engines do not take (``schema`` types its literals)."""
         self.post = to_expression(self.dnf, schema)
+        self.post_columns = sorted({a.column for conj in self.dnf for a in conj})
         self.dnf = None
 
 
@@ -270,8 +286,15 @@ class Scanner:
 
     def _read_columns(self):
         """The columns each unit reads: the projection, or, with a filter
-        left to pyarrow.compute, every column (the filter may name any)."""
-        return None if self._filter.post is not None else self._columns
+        left to pyarrow.compute, the projection and the columns it names
+        (every column when they are not known: an Expression)."""
+        f = self._filter
+        if f.post is None:
+            return self._columns
+        names = set(self._lake.schema.names)
+        if self._columns is None or f.post_columns is None or not all(c in names for c in f.post_columns):
+            return None  # (a nested field's leaf: its top-level column whole, with every other)
+        return list(self._columns) + [c for c in f.post_columns if c not in self._columns]
 
     def _per_file_filters(self) -> list:
         """Per selected file: False (not read), None (no filter) or a Dnf."""
@@ -360,7 +383,7 @@ class Scanner:
         if self._filter.post is not None:
             t = t.filter(self._filter.post)
             if self._columns is not None:
-                t = t.select(self._columns)
+                t = t.select(self._out.names)  # (a dotted name's column is named by its field)
         return table_with_strings(t, self._strings)
 
     # -- streams -----------------------------------------------------------------
@@ -368,8 +391,8 @@ class Scanner:
     def _native_plan(self):
         """The C++ scanner's plan of this scan (with ``selection``, the files
         the filter's partition keys leave, and ``filters``, per file its
-        encoded DNF or None), or None when it takes the other routes (see
-        :meth:`_native_filters`; a nested column). Files unlike the first
+        encoded DNF or None), or None when it takes the other routes (a
+        nested column under a filter). Files unlike the first
         are runs of the plan (``NativePlan.runs``), each with its filters."""
         if self._lake.kind != LOCAL:
             # Every footer planning reads (statistics, conformity) in one round
@@ -385,12 +408,14 @@ class Scanner:
             plan.selection, plan.filters = [], []
             return plan
         plan = native_plan(self._lake, selection, self._read_columns(), self._strings, merge=filters is None)
+        filtered = filters is not None and any(f is not None for f in filters)
+        if self._lake.kind != LOCAL and filtered and plan is None:
+            # Remote files have no engine route beside the scanner: a filter
+            # over a projection the scanner does not plan is evaluated on
+            # each batch by pyarrow.compute, the row groups read whole.
+            self._filter.untyped(self._lake.schema)
+            return self._native_plan()
         if plan is None:
-            return None
-        if plan.nested and filters is not None and any(f is not None for f in filters):
-            # The scan engine (filtered units) reads flat leaves only: a
-            # filtered scan of nested columns keeps the engine's units, which
-            # take the matching rows of each nested column after it.
             return None
         if filters is not None and not self._run_filters(plan, filters):
             self._filter.untyped(self._lake.schema)
@@ -421,7 +446,7 @@ class Scanner:
                 filters.append(f)
             if not selection:
                 continue
-            encoded = self._encoded(selection, filters)
+            encoded = self._encoded(selection, filters, run.convert is not None)
             if encoded is None:
                 return False
             run.selection, run.filters = selection, encoded
@@ -433,10 +458,8 @@ class Scanner:
         """(selection, per file its filter or None) for the scanner: the
         files a filter's partition keys rule out left out, each other file's
         filter what its keys leave (encoded by :meth:`_encoded`, which may
-        still refuse). None (the scan engine's own units instead), decided
-        from the filter and the files before any data is read: a sidecar
-        index beside local files (its tails, which the engine then reads,
-        are checked there).
+        still refuse). A sidecar index beside local files is read by the
+        scanner (``_stream_io.local_batches``).
 
         A lookup (every conjunction names one ``=``/``in`` column,
         ``filters.lookup_key``) takes the scanner like any other filter:
@@ -455,8 +478,8 @@ class Scanner:
             if f is not False and (rgs is None or len(rgs)):
                 selection.append((i, rgs))
                 per_file.append(f)
-        if not selection or (lake.kind == LOCAL and find_sidecar([lake.keys[selection[0][0]]]) is not None):
-            return None
+        if not selection:
+            return [], []  # (nothing to read: an empty plan)
         if lake.kind == LOCAL:
             return selection, per_file  # (pruned in C++, files in parallel, footers cached per process)
         return self._stats_pruned(selection, per_file)
@@ -485,9 +508,14 @@ class Scanner:
             return [], []  # no row group can match: nothing is read
         return out_sel, out_f
 
-    def _encoded(self, selection: list, per_file: list) -> list | None:
+    def _encoded(self, selection: list, per_file: list, retyped: bool = False) -> list | None:
         """Per file its filter encoded for the scan engine (typed by the
-        first file's columns, which the others conform to), or None."""
+        first file's columns, which the others conform to), or None.
+        ``retyped``: the files' columns are cast to the dataset's types after
+        the read (a run of files unlike the first): a value their own type
+        does not take (a string for a column stored as integers) makes it
+        None too, the filter then evaluated by pyarrow.compute on the cast
+        batches, as pyarrow.dataset does."""
         lake = self._lake
         first = selection[0][0]
         descs = _descs_with_units(lake.meta(first))
@@ -504,7 +532,7 @@ class Scanner:
                 try:
                     enc = _encode_filter(normalize(f), descs, lake.names[first])
                 except FormatError as e:
-                    if code_of(e) != UNSUPPORTED:
+                    if code_of(e) != UNSUPPORTED and not (retyped and code_of(e) == INVALID_ARGUMENT):
                         raise
                     return None
                 encoded.append((f, enc))
@@ -589,17 +617,20 @@ class Scanner:
         return self._filtered_batches(batches, info, sum(f is not None for f in filters or ()))
 
     def _run_batches(self, plan, run, ahead: int, threads, info: StreamInfo) -> Iterator[pa.RecordBatch]:
-        """The batches of one run of the plan (one scanner), finished into the dataset's schema."""
+        """The batches of one run of the plan (one scanner), finished into the
+        dataset's schema (map entries named as in it: local and remote alike)."""
         one = plan.for_run(run)
         if self._lake.kind == LOCAL:
-            return local_batches(self._lake, run.selection, one, self._batch_size, threads,
-                                 self._memory_limit, ahead, info, run.filters)
-        # Remote units ahead are bounded by bytes (readahead within
-        # memory_limit), not by a count: each costs a round trip or more,
-        # so more in flight is what hides the store's latency.
-        remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
-        return remote_batches(self._lake, run.selection, one, self._batch_size, self._memory_limit, remote_ahead,
-                              info, run.filters, threads=self._threads)
+            batches = local_batches(self._lake, run.selection, one, self._batch_size, threads,
+                                    self._memory_limit, ahead, info, run.filters)
+        else:
+            # Remote units ahead are bounded by bytes (readahead within
+            # memory_limit), not by a count: each costs a round trip or more,
+            # so more in flight is what hides the store's latency.
+            remote_ahead = ahead if ahead == 1 or self._ahead_given else 0
+            batches = remote_batches(self._lake, run.selection, one, self._batch_size, self._memory_limit,
+                                     remote_ahead, info, run.filters, threads=self._threads)
+        return batches_with_map_names(batches, plan.out)
 
     def _chained(self, plan, ahead: int, threads, info: StreamInfo) -> Iterator[pa.RecordBatch]:
         """The runs' scanners one after the other (files in order): each
@@ -621,7 +652,7 @@ class Scanner:
                 if post is not None:
                     b = pa.Table.from_batches([b]).filter(post)
                     if self._columns is not None:
-                        b = b.select(self._columns)
+                        b = b.select(out.names)  # (a dotted name's column is named by its field)
                     for piece in b.to_batches(max_chunksize=self._batch_size):
                         if piece.num_rows:
                             yield _conformed(piece, out)

@@ -150,6 +150,28 @@ def with_map_names(table, schema):
     return pa.Table.from_arrays(cols, schema=schema) if changed else table
 
 
+def batches_with_map_names(batches, schema):
+    """The native stream's `batches` (a generator; closed when this one is)
+    with the map entries' names of `schema` (the scan's output schema, as
+    pyarrow names them): Arrow's C Data import names every map's entries
+    "entries". Each map column is a zero-copy view as its type (the same
+    layout under other names), so batches sliced from a row group keep their
+    offsets. `batches` itself when no column holds a map."""
+    maps = [_has_map(f.type) for f in schema]
+    if not any(maps):
+        return batches
+
+    def named():
+        try:
+            for b in batches:
+                cols = [c.view(f.type) if m else c for c, f, m in zip(b.columns, schema, maps)]
+                yield pa.RecordBatch.from_arrays(cols, schema=schema)
+        finally:
+            batches.close()
+
+    return named()
+
+
 class NestedPlan:
     """One nested top-level column: its shape, its leaves' plans, then its final type."""
 
@@ -201,6 +223,10 @@ class NestedPlan:
         """The column as the streaming scanner takes a nested field: its name
         and each leaf's (layout, format), in schema order."""
         return (self.name, [(p.layout, p.format) for p in self.leaf_plans])
+
+    def assembled_type(self):
+        """The column's type as the C++ assembly gives it (before :meth:`finish`)."""
+        return _read_type(self.shape, iter(self.leaf_plans))
 
     def scanner_type(self, target=None):
         """The column's type in the streaming scanner's batches (the C++

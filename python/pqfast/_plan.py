@@ -180,6 +180,12 @@ def _embedded_arrow_schema(kv: dict, strict: bool = False):
         return None
 
 
+def embedded_schema(meta):
+    """The file's embedded Arrow schema (``ARROW:schema``), or None when it
+    has none or it cannot be read (ignored then, as pyarrow ignores it)."""
+    return _embedded_arrow_schema(meta.key_value_metadata)
+
+
 def duration_units(meta) -> dict:
     """{top-level column: unit} of the Arrow durations in the embedded schema
     (stored as plain INT64: the unit is known only from there)."""

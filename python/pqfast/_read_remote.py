@@ -1,6 +1,7 @@
-"""``read_table``'s route for ``s3://`` URLs and for paths on a
-``filesystem=`` (directories, globs, paths named one by one; with and
-without filters, lookups included; ``stats=True`` too): the dataset scan
+"""``read_table``'s route for ``s3://`` URLs, for paths on a
+``filesystem=`` (directories, globs, paths named one by one) and for file
+objects (a filesystem of one file: ``fs_driver.file_object_filesystem``);
+with and without filters, lookups included, ``stats=True`` too: the dataset scan
 through the streaming scanner
 (``pqfast.dataset(source).to_table(columns, filter)``: one Python I/O loop
 feeding the C++ scanner, coalesced ranged GETs, many files in flight, units
@@ -20,21 +21,21 @@ own counts (``scanner``: units, engine runs, ranges and bytes asked...) and
 the requests by round (``_requests``: ``requests``, ``bytes_fetched``,
 ``rounds``, ``round_detail``: listing, tails, then the scanner's rounds).
 
-:func:`remote_read` decides before any data page is read, from the source,
-the filter and the lake's footers; it returns None, and the caller keeps
-the staged scan (``scan.scan_table``), for:
+:func:`remote_read` is the only route of these sources (there is no
+staged scan beside it); what it does is decided before any data page is
+read, from the source, the filter and the lake's footers:
 
-- projections or files the scanner does not take (``Scanner._native_plan``
-  is None: nested, dictionary or extension columns, files unlike the first,
-  a filter the engine cannot type): the dataset would read them row group
-  by row group;
-- one file on a ``filesystem=`` read whole (no filter, no stats): the
-  column reader (``ParquetFile.read``), as before;
-- ``PQFAST_REMOTE_ROUTE=staged`` (benchmarks and tests compare the routes).
+- a filter the scanner's filtered units cannot run (nested columns under a
+  filter, a filter the engine cannot type, a projection the scanner does
+  not plan): evaluated on each batch by pyarrow.compute
+  (``Scanner._native_plan``), the row groups the partition keys leave read
+  whole;
+- one file on a ``filesystem=`` (or a file object) read whole (no filter,
+  no stats): None, and the caller reads it by the column reader
+  (``ParquetFile.read``).
 
 Never by catching an error (a sidecar that fails the read is read again
-without it, as the staged scan does: ``_sidecar_s3.scan_or_fallback``, by
-type). In the lake layer, beside ``_read_scan`` (the same for local
+without it: ``_sidecar_s3.scan_or_fallback``, by type). In the lake layer, beside ``_read_scan`` (the same for local
 sources); ``reader`` (the API) calls it.
 """
 
@@ -54,19 +55,20 @@ from ._paths import _has_magic, _remote_urls
 from ._requests import Fetcher
 from ._sidecar_s3 import scan_or_fallback
 from ._strings import checked_strings
+from .fs_driver import file_object_filesystem, is_file_object
 from .remote import _selection, normalise_options
 
 FormatError = _pqfast.FormatError
 
-ROUTE_ENV = "PQFAST_REMOTE_ROUTE"
 # One read_table: the scanner's batches are concatenated, so as large as its units.
 _BATCH_ROWS = 1 << 40
 
 
 def is_remote(source: Any, filesystem: Any) -> bool:
     """Whether read_table takes `source` from a store: paths on
-    `filesystem`, or s3:// URLs."""
-    return filesystem is not None or bool(_remote_urls(source))
+    `filesystem`, s3:// URLs, or a file object (read as a filesystem of one
+    file: ``fs_driver.file_object_filesystem``)."""
+    return filesystem is not None or bool(_remote_urls(source)) or is_file_object(source)
 
 
 # The last listing of each s3:// pattern or prefix read here: (endpoint,
@@ -112,20 +114,20 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
                 storage_options: dict | None, memory_limit: int | None, partitioning: str | None,
                 strings: str | None, read_dictionary: Sequence[str] | None, threads: int | None,
                 stats: bool = False):
-    """`source` (s3:// URLs or paths on `filesystem`) read through the
-    dataset scan into one Table (with ``stats``: (table, dict)), or None
-    when the staged scan keeps it (see the module's doc).
+    """`source` (s3:// URLs, paths on `filesystem`, a file object) read
+    through the dataset scan into one Table (with ``stats``: (table,
+    dict)), or None for one file read whole (see the module's doc).
 
     An s3:// pattern or prefix read before is read from its last listing
     while it is listed again (the listing's round overlaps the pages'); the
     table is returned only when the new listing is the same (every object's
     size, ETag and modification time), else read again from the new one."""
-    if os.environ.get(ROUTE_ENV) == "staged":
-        return None
+    if is_file_object(source):
+        # A fed source like any store's file: its reads are the scanner's needs.
+        filesystem, source = file_object_filesystem(source)
+        partitioning = None
     if filesystem is not None and filters is None and not stats and _one_file(source):
         return None  # one file read whole: the column reader (ParquetFile.read)
-    if hasattr(source, "read") or hasattr(source, "read_at"):
-        return None  # a file object: the staged scan says what it takes
     checked_strings(strings)
     t0 = time.perf_counter()
     # With stats: the requests counted by round, the scan engine's counts summed.
@@ -144,9 +146,10 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
         sc = Scanner(lake, [(i, None) for i in range(len(lake.names))], columns, filters, _BATCH_ROWS,
                      threads=threads, memory_limit=memory_limit, scan_stats=counts)
         plan = sc._native_plan()
-        if plan is None:
-            return None
-        table = pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
+        # (None: a projection the scanner does not plan, read row group by
+        # row group by the column reader, a filter evaluated per batch.)
+        batches = sc._native_stream(plan, sc._ahead) if plan is not None else sc.to_batches()
+        table = pa.Table.from_batches(list(batches), schema=sc._out)
         if not stats:
             return table
         return table, _stats(table, lake, sc, counts)
@@ -201,12 +204,13 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
 
 def _stats(table: pa.Table, lake: Lake, sc: Scanner, counts: ScanStats) -> dict:
     """read_table(stats=True)'s dict of a read through the scanner (see the
-    module's doc): the names the staged scan gave, from the scanner's counts
-    (docs/remote.md has the mapping); the requests and the time are added
+    module's doc), from the scanner's counts (docs/remote.md names them and
+    maps the staged scan's old round names); the requests and the time are added
     by the caller."""
     ran = counts.snapshot()  # the scan engine's, over filtered units (none: no filter, or none left)
     info = sc.last_readahead
-    scanner = dict(info.stats) if info is not None else {}
+    # (A projection the scanner does not plan was read unit by unit: no scanner counts.)
+    scanner = dict(getattr(info, "stats", None) or {})
     scanner.pop("engine", None)
     st = dict.fromkeys(_ENGINE_COUNTS, 0)
     st.update(ran)

@@ -2,7 +2,8 @@
 ``read_table(..., stats=True)`` reports of an ``s3://`` or ``filesystem=``
 read (``requests``, ``bytes_fetched``, ``rounds``, ``round_detail``).
 
-A :class:`Fetcher` reads ranges of one store's I/O (``_scan_io``) and
+A :class:`Fetcher` reads ranges of one store's I/O (``remote.ObjectStoreIO``,
+``fs_driver.FilesystemIO``) and
 counts each request under the name of its round: ``listing``, ``tails``
 (the footers planning reads), ``sidecar`` (a sidecar index's manifest),
 then the streaming scanner's rounds ``data 1``, ``data 2``...

@@ -188,8 +188,9 @@ _attached = [0]
 
 
 class ScanOverlay:
-    """The staged scan's fetcher (scan._Fetcher), with objects that a fresh
-    sidecar entry covers read as object + tail. The listing notes the
+    """The streaming scanner's fetcher (``_requests.Fetcher``, for
+    ``_stream_io.remote_batches``), with objects that a fresh sidecar entry
+    covers read as object + tail. The listing notes the
     sidecars it passes (``listed``); ``attach`` turns the listed items into
     those of the virtual objects."""
 
@@ -210,11 +211,6 @@ class ScanOverlay:
 
     async def suffix(self, what: str, key: str, n: int):
         return await self.inner.suffix(what, key, n)
-
-    def object_sizes(self, items: list) -> dict:
-        """{key: size} of the objects themselves (nested columns are read
-        from them, the footer the same as the tail's)."""
-        return {key: self.virtual[key][1].size if key in self.virtual else size for _, key, size, _ in items}
 
     async def _counted_head(self, key: str):
         obstore = _optional.load("obstore")
@@ -276,7 +272,7 @@ class ScanOverlay:
 
 
 def scan_or_fallback(scan):
-    """scan() (a staged scan of s3:// URLs); when it fails with FormatError
+    """scan() (a read of s3:// URLs through the scanner); when it fails with FormatError
     after reading tails from a sidecar, a warning and the scan again without
     sidecars."""
     before = _attached[0]

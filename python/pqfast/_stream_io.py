@@ -7,9 +7,9 @@ dataset scans it runs, its column specs, and what feeds it.
   to the dataset's schema), when every column is a flat leaf or a nested
   field read straight into the dataset's type (its leaves' layouts; the
   scanner assembles it); otherwise None and the scan keeps the dataset's
-  other routes. A plan with a nested field says so (``NativePlan.nested``):
-  filtered scans keep the engine's route for it (the engine reads flat
-  leaves only).
+  other routes. A plan with a nested field says so (``NativePlan.nested``);
+  under a filter the scanner takes each nested field's rows the engine
+  selects on the flat filter columns.
 - :func:`local_batches`: local files through ``_LocalScanner`` (pread and
   decoding on its own threads, or on the consumer's; without key columns
   the batches come through its C stream, no Python per batch but the batch);
@@ -29,16 +29,19 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import warnings
 from typing import Iterator
 
 import pyarrow as pa
 
 from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
-from ._scan_io import ObjectStoreIO
+from ._sidecar import local_tails
 from ._requests import Fetcher, data_round
+from ._sidecar_s3 import ScanOverlay
 from ._strings import strings_type
 from ._stream_plan import plan_runs
+from .remote import ObjectStoreIO
 
 FormatError = _pqfast.FormatError
 
@@ -82,7 +85,7 @@ class NativePlan:
         self.keys = keys
         self.runs = runs or []
         self.convert = convert  # batch -> file_schema's arrays; None: the batch's columns are
-        # Whether a column is a nested field (the scanner then takes no filter).
+        # Whether a column is a nested field (read_files_whole takes none).
         self.nested = any(len(s) != 3 for s in specs) or any(len(s) != 3 for r in self.runs for s in r.specs)
 
     def for_run(self, run) -> "NativePlan":
@@ -226,9 +229,22 @@ def local_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: int
         footers = [lake.meta(selection[0][0])] + [None] * (len(selection) - 1)
         tasks = dict(file_tasks=True, stop_at_unlike=True, whole_file_bytes=SMALL_FILE_BYTES,
                      absent_columns=sorted(plan.runs[0].missing))
-    sc = _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
-                               coalesce_gap=_LOCAL_GAP, footers=footers, file_filters=file_filters,
-                               **tasks, **_settings(memory_limit, ahead))
+
+    def scanner(sidecar):
+        return _pqfast._LocalScanner(files, plan.specs, None, batch_size=read_size, threads=n_threads,
+                                     coalesce_gap=_LOCAL_GAP, footers=footers,
+                                     file_filters=file_filters, sidecar=sidecar[0] if sidecar else None,
+                                     tails=sidecar[1] if sidecar else None, **tasks, **_settings(memory_limit, ahead))
+
+    sidecar = _local_sidecar(lake, selection, file_filters)
+    try:
+        sc = scanner(sidecar)
+    except FormatError as e:
+        if sidecar is None:
+            raise
+        # A tail that does not parse (the files are pruned here): the files alone.
+        warnings.warn(f"pqfast: sidecar ignored: {sidecar[0]}: {e}", stacklevel=4)
+        sc = scanner(None)
     if streamed:
         yield from _stream_batches(sc, plan.out, info, batch_size)
     else:
@@ -252,6 +268,21 @@ def _finished_batches(sc, finish, info: StreamInfo) -> Iterator[pa.RecordBatch]:
         sc.cancel()
         info.update(sc)
         info._closed = True
+
+
+def _local_sidecar(lake: Lake, selection: list, file_filters: list | None):
+    """The sidecar index beside the selected local files
+    (``_sidecar.local_tails``: path, per file its tail, files with one) for
+    a filtered scan, the unfiltered files given none (a sidecar adds Bloom
+    filters and page indexes, which only a filter uses); None without one."""
+    if file_filters is None or all(f is None for f in file_filters):
+        return None
+    found = local_tails([lake.keys[i] for i, _ in selection])
+    if found is None:
+        return None
+    where, tails, used = found
+    tails = [t if f is not None else (-1, 0, 0) for t, f in zip(tails, file_filters)]
+    return where, tails, used
 
 
 def _stream_batches(sc, out: pa.Schema, info: StreamInfo, batch_size: int) -> Iterator[pa.RecordBatch]:
@@ -431,17 +462,17 @@ def _with_sidecar(lake: Lake, selection: list, io, fetcher: Fetcher, sizes: list
                   versions: list):
     """A filtered scan of objects a sidecar index covers (``pqfast.index(...,
     sidecar=True)``, a fresh entry: same size and ETag): each read as object +
-    tail (``_sidecar_s3.ScanOverlay``, as the staged scan reads them), so the
+    tail (``_sidecar_s3.ScanOverlay``), so the
     scan engine inside the scanner prunes by the sidecar's Bloom filters and
     page indexes. `sizes`, `footers` and `tails` are changed in place for
     the covered files (the virtual size; their footer is the tail's, read
     by the scanner; no version: the sidecar may be rewritten); returns the
     overlay over `fetcher` (its reads counted there), or None when no
     sidecar applies. Finding it costs nothing when the listing showed it; for a list
-    of URLs one HEAD, as the staged scan."""
+    of URLs one HEAD."""
     if lake.source_urls is None:
         return None
-    overlay = io.fetcher(fetcher)
+    overlay = ScanOverlay(fetcher, io.store)
     overlay.listed = lake.sidecars
     items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i]) for i, _ in selection]
     got: list = []

@@ -48,7 +48,7 @@ from .filters import normalize, to_expression
 from .parquet import kept_row_groups, prune as prune_local
 from .remote import column_descriptor, prune_remote, resolve
 from ._lake import partitioned_lake
-from .scan import scan_table
+from ._read_local import read_rows
 
 FormatError = _pqfast.FormatError
 
@@ -133,13 +133,19 @@ def _read_part(part, columns, column: str, values, filter_rows: bool, storage_op
     ``column`` in ``values`` unless ``filter_rows=False``."""
     path, row_groups = part
     filters = [(column, "in", list(values))] if filter_rows else None
-    if row_groups and _remote_urls(path):
-        got = read_row_groups(path, {path: list(row_groups)}, columns, threads=1, partitioning=None, filters=filters,
-                              storage_options=storage_options)
-        if got is not None:
-            return got.to_pandas()
-    return scan_table(path, columns, filters, threads=1, storage_options=storage_options,
-                      row_groups={path: list(row_groups)}).to_pandas()
+    return _pandas(_read_file(path, columns, filters, list(row_groups), storage_options))
+
+
+def _read_file(path, columns, filters, row_groups, storage_options):
+    """One file's row groups (None: all; [] none, the file's schema alone),
+    the rows ``filters`` keeps: a local path through ``_read_local.read_rows``,
+    an s3:// URL by the streaming scanner (the dataset scan's
+    ``read_row_groups``, its only route)."""
+    chosen = None if row_groups is None else {path: list(row_groups)}
+    if _remote_urls(path):
+        return read_row_groups(path, chosen, columns, threads=1, partitioning=None, filters=filters,
+                               storage_options=storage_options)
+    return read_rows(path, columns, filters, threads=1, partitioning=None, row_groups=chosen)
 
 
 def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, columns: Sequence[str] | None = None,
@@ -165,7 +171,11 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, *, client=None, co
     parts = list(kept_row_groups(table).items())
     if not parts:
         # No row group can hold a value: an empty frame with the lake's columns (its first footer read).
-        meta = scan_table(paths_or_glob, columns, storage_options=storage_options, row_groups={}).to_pandas()
+        if _remote_urls(paths_or_glob):
+            meta = _pandas(read_row_groups(paths_or_glob, {}, columns, threads=1, partitioning=None,
+                                           storage_options=storage_options))
+        else:
+            meta = _pandas(read_rows(paths_or_glob, columns, row_groups={}))
         return dd.from_pandas(meta, npartitions=1)
     meta = _read_part((parts[0][0], []), columns, column, vals, filter_rows, storage_options)
     return dd.from_map(_read_part, parts, columns=columns, column=column, values=vals, filter_rows=filter_rows,
@@ -183,9 +193,8 @@ def _read_key_part(part, parts, columns, storage_options):
 
     i, path, row_groups, filters = part
     cols, keys = parts.split(columns)
-    t = scan_table(path, cols, filters, threads=1, storage_options=storage_options, partitioning=None,
-                   row_groups=None if row_groups is None else {path: list(row_groups)})
-    df = t.to_pandas()
+    t = _read_file(path, cols, filters, row_groups, storage_options)
+    df = _pandas(t)
     for k in keys:
         v = parts.per_file[i].get(k)
         code = -1 if v is None else parts._index[k][v]  # -1: null (a null or missing key)
@@ -296,11 +305,38 @@ def _dask_predicate(pred, schema: pa.Schema) -> pc.Expression:
     return expr
 
 
+def _types_mapper(t: pa.DataType):
+    """The pandas dtype of an arrow type where Dask's own Parquet reader
+    gives one other than ``to_pandas``'s default (its ``_determine_type_mapper``
+    with pyarrow strings on: strings as ``string[pyarrow]``, dates and
+    decimals as ``pd.ArrowDtype``), and booleans as pandas' nullable
+    ``boolean``. Any column left as numpy ``object`` is turned into strings
+    by ``dd.from_map`` (its pyarrow-string conversion): decimals, dates and
+    booleans with nulls read as text ('25.94', '2021-04-02', 'False')."""
+    import pandas as pd
+    from dask.dataframe.utils import pyarrow_strings_enabled
+
+    if not pyarrow_strings_enabled():
+        return None
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return pd.StringDtype("pyarrow")
+    if pa.types.is_date(t) or pa.types.is_decimal(t):
+        return pd.ArrowDtype(t)
+    if pa.types.is_boolean(t):
+        return pd.BooleanDtype()
+    return None
+
+
+def _pandas(t: pa.Table):
+    """A partition (or meta) as pandas, typed as Dask's reader types it (`_types_mapper`)."""
+    return t.to_pandas(types_mapper=_types_mapper)
+
+
 def _read_fragments(group: list, columns, filters, schema):
     """One partition: its fragments scanned in order, as one pandas frame."""
     tables = [f.to_table(columns=columns, filter=filters) for f in group]
     t = pa.concat_tables(tables) if len(tables) > 1 else tables[0] if tables else schema.empty_table()
-    return t.to_pandas()
+    return _pandas(t)
 
 
 def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, storage_options=None):
@@ -348,7 +384,7 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any
     filters = dask_filters(filters, ds.schema)
     cols = None if columns is None else list(columns)
     schema = ds.schema if cols is None else pa.schema([ds.schema.field(c) for c in cols])
-    meta = schema.empty_table().to_pandas()
+    meta = _pandas(schema.empty_table())
     frags = _fragments(ds, filters, client, files_per_task, prune_on_cluster, storage_options)
     if not frags:
         return dd.from_pandas(meta, npartitions=1)

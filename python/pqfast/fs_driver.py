@@ -1,8 +1,10 @@
 """Pruning through filesystem objects: ``pqfast.prune(paths, column, values,
 filesystem=fs)``, drivers over the sans-IO core (:mod:`pqfast.sansio`). The
 backends and ``resolve`` below also serve ``read_table(filters=...,
-filesystem=fs)``: the staged scan lists and reads through them
-(``pqfast._scan_io.FilesystemIO``).
+filesystem=fs)``: a lake lists and reads footers, and the streaming
+scanner's I/O loop reads pages, through them (:class:`FilesystemIO`); a
+file object is read as a filesystem of one file
+(:func:`file_object_filesystem`).
 
 Three drivers, chosen by what ``fs`` is:
 
@@ -42,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import fnmatch
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -51,7 +54,7 @@ import pyarrow.fs as pafs
 from . import _optional, _pqfast
 from ._paths import hidden_below
 from ._progress import Progress
-from .remote import TailHint, descriptor_and_tail
+from .remote import TailHint, _NoCyclicGC, descriptor_and_tail, ran, run
 from .sansio import Query
 
 FormatError = _pqfast.FormatError
@@ -185,6 +188,110 @@ class _FsspecAsync(_Fsspec):
         return await self.fs._cat_file(path, start=off, end=off + n)
 
 
+# ---- a file object as a filesystem of one file ---------------------------------------
+
+
+class _Unclosed:
+    """A caller's file object, read by pyarrow (``pa.PythonFile``) without
+    being closed when pyarrow closes its handle: the caller owns it."""
+
+    def __init__(self, f):
+        self._f = f
+        self.closed = False
+        self.mode = "rb"
+
+    def read(self, n=-1):
+        return self._f.read(n)
+
+    def seek(self, off, whence=0):
+        return self._f.seek(off, whence)
+
+    def tell(self):
+        return self._f.tell()
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def writable(self):
+        return False
+
+    def close(self):
+        self.closed = True
+
+
+class _OneFile(pafs.FileSystemHandler):
+    """A pyarrow filesystem handler holding one binary file object under one
+    name: the file object is then read as a file on a ``filesystem=`` is
+    (``read_table(file_like, filters=...)``: the streaming scanner asks its
+    ranges, which are read from it, one at a time)."""
+
+    def __init__(self, name: str, f):
+        self.name = name
+        self.f = f
+        if hasattr(f, "size") and callable(f.size):
+            self.size = int(f.size())
+        else:
+            at = f.tell()
+            f.seek(0, 2)
+            self.size = f.tell()
+            f.seek(at)
+
+    def get_type_name(self):
+        return "pqfast-file-object"
+
+    def normalize_path(self, path):
+        return path
+
+    def _info(self, path):
+        if path == self.name:
+            return pafs.FileInfo(path, pafs.FileType.File, size=self.size)
+        return pafs.FileInfo(path, pafs.FileType.NotFound)
+
+    def get_file_info(self, paths):
+        return [self._info(p) for p in paths]
+
+    def get_file_info_selector(self, selector):
+        return [self._info(self.name)]
+
+    def open_input_file(self, path):
+        if path != self.name:
+            raise FileNotFoundError(path)
+        # (pyarrow's read_at on it seeks and reads under its lock.)
+        return pa.PythonFile(_Unclosed(self.f), mode="r")
+
+    def open_input_stream(self, path):
+        return self.open_input_file(path)
+
+    def _read_only(self, *_args, **_kw):
+        raise OSError("a file object is read only")
+
+    create_dir = delete_dir = delete_dir_contents = delete_root_dir_contents = delete_file = _read_only
+    move = copy_file = open_output_stream = open_append_stream = _read_only
+
+    def __eq__(self, other):
+        return self is other
+
+    def __ne__(self, other):
+        return self is not other
+
+
+def is_file_object(source: Any) -> bool:
+    """Whether `source` is a binary file object (not a path, nor a list)."""
+    return hasattr(source, "read_at") or (hasattr(source, "read") and hasattr(source, "seek"))
+
+
+def file_object_filesystem(f) -> tuple[Any, str]:
+    """(a pyarrow filesystem holding file object `f`, its path there): `f`
+    read through ``filesystem=`` as a file of one store is."""
+    name = str(getattr(f, "name", "") or "file-object.parquet")
+    if not name.endswith(".parquet"):
+        name += ".parquet"  # (named alone, not listed: see _read_remote._listed_on)
+    return pafs.PyFileSystem(_OneFile(name, f)), name
+
+
 def backend_of(fs):
     if hasattr(fs, "open_input_file") and hasattr(fs, "get_file_info"):
         return _PyArrow(fs)
@@ -192,6 +299,162 @@ def backend_of(fs):
         return _FsspecAsync(fs) if getattr(fs, "async_impl", False) else _Fsspec(fs)
     raise TypeError(f"unsupported filesystem object {type(fs).__name__}: expected a pyarrow.fs.FileSystem "
                     "or an fsspec filesystem")
+
+
+# ---- a lake's I/O on a filesystem (the streaming scanner's, its footers') ---------------
+
+
+class FilesystemIO:
+    """Paths on a pyarrow or fsspec filesystem, for a lake (its listing,
+    footers) and the streaming scanner's I/O loop (``_stream_io``).
+    Blocking backends read on a pool of threads (:func:`default_threads`:
+    64 for remote stores, the cores for local ones); an async fsspec
+    filesystem reads on its own event loop, where the scan then runs. A
+    pyarrow file is opened once per lake (on S3 each open is a HEAD),
+    except on the local filesystem, where a file kept open would be a
+    descriptor per file of the lake."""
+
+    def __init__(self, source: Any, filesystem: Any):
+        self.fs = filesystem
+        self.source = source
+        self.be = backend_of(filesystem)
+        self.secrets = secrets_of(filesystem)
+        self._async = self.be.kind == "fsspec-async"
+        self._keep_open = self.be.kind == "pyarrow" and not self.be.local
+        self._pool = ThreadPoolExecutor(max_workers=default_threads(self.be))
+        self._handles: dict = {}
+        self._opening: dict = {}  # path -> lock held while its kept handle is opened
+        self._sizes: dict = {}  # from the listing or the first open: an fsspec read then asks for no info
+        self._lock = threading.Lock()
+        self.directory = None
+        if isinstance(source, (str, os.PathLike)) and not _has_magic(os.fspath(source)):
+            # As the backend's listing names the files below it (fsspec: no protocol, an absolute local path).
+            d = os.fspath(source)
+            self.directory = self.be._key(d) if hasattr(self.be, "_key") else d.rstrip("/")
+
+    async def _blocking(self, fn, *args):
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+
+    def listing(self):
+        """[(name, path, size, None)] of the source (``resolve``'s)."""
+        return ran(self.run, self._list)
+
+    async def _list(self):
+        # In a thread: an async filesystem's blocking calls wait on the loop this runs on.
+        items = await self._blocking(resolve, self.source, self.be, None, self.secrets)
+        with self._lock:
+            self._sizes.update((path, size) for _, path, size in items if size >= 0)
+        return [(name, path, size, None) for name, path, size in items]
+
+    def _opened(self, path: str):
+        """(size, handle or None) of a file, its kept handle when there is one.
+        A handle kept open is opened once: reads of the file asked together
+        (the streaming scanner asks a row group's chunks of many files at
+        once, footers known) wait for that open, not each one its own (a
+        HEAD each on S3: 100 for 100 chunks of 10 files)."""
+        with self._lock:
+            h = self._handles.get(path)
+            size = self._sizes.get(path, -1)
+            if h is not None:
+                return size, h
+            opening = self._opening.setdefault(path, threading.Lock()) if self._keep_open else None
+        if opening is None:
+            size, h = self.be.open(path, size)
+            with self._lock:
+                self._sizes[path] = size
+            return size, h
+        with opening:
+            with self._lock:
+                h = self._handles.get(path)
+                if h is not None:
+                    return self._sizes.get(path, -1), h
+            size, h = self.be.open(path, size)
+            with self._lock:
+                self._sizes[path] = size
+                self._handles[path] = h
+                self._opening.pop(path, None)
+        return size, h
+
+    def _with_file(self, path: str, fn):
+        """fn(size, handle) on the opened file, closed after unless kept open."""
+        size, h = self._opened(path)
+        try:
+            return fn(size, h)
+        finally:
+            if not self._keep_open:
+                self.be.close(h)
+
+    def known_sizes(self, sizes) -> None:
+        """(path, size) pairs known already (a listing's; -1: not known)."""
+        with self._lock:
+            self._sizes.update((p, int(n)) for p, n in sizes if n >= 0)
+
+    def size_of(self, path: str) -> int:
+        """A file's size as its listing or its open gave it (-1: not known yet)."""
+        with self._lock:
+            return self._sizes.get(path, -1)
+
+    def kept_open(self) -> bool:
+        """Whether files stay open between reads (pyarrow on an object store:
+        each open is a HEAD), so that one open serves a footer and the pages."""
+        return self._keep_open
+
+    def footer(self, path: str, first: int):
+        """(parsed footer, tail bytes) of file `path`, read through this I/O
+        (blocking): its last `first` bytes, then the rest of a longer footer.
+        The file's kept handle is the one the scan's reads then use, and the
+        tail (page indexes, Bloom filters near the end) is fed to it from
+        memory."""
+        def parse(size, h):
+            n = min(size, first)
+            tail = bytes(self.be.read(h, path, size - n, n))
+            try:
+                need = int(_pqfast._row_group_ranges(tail, size, [])[0])
+                if need > len(tail):
+                    tail = bytes(self.be.read(h, path, size - need, need - len(tail))) + tail
+                return _pqfast._parse_file_metadata(tail[-need:-8]), tail
+            except (FormatError, MemoryError) as e:
+                raise FormatError(f"{path}: {e}") from None
+
+        return self._with_file(path, parse)
+
+    def _read_blocking(self, path: str, offset: int, length: int):
+        return self._with_file(path, lambda _, h: bytes(self.be.read(h, path, offset, length)))
+
+    def _suffix_blocking(self, path: str, n: int):
+        def last(size, h):
+            start = max(0, size - n)
+            return size, bytes(self.be.read(h, path, start, size - start))
+
+        return self._with_file(path, last)
+
+    async def read(self, key: str, offset: int, length: int):
+        if self._async:
+            return await self.be.aread(key, offset, length)
+        return await self._blocking(self._read_blocking, key, offset, length)
+
+    async def suffix(self, key: str, n: int):
+        # The size from an open (pyarrow: its HEAD) or an info (fsspec).
+        if self._async:
+            size = await self.be.aopen(key, -1)
+            start = max(0, size - n)
+            return size, await self.be.aread(key, start, size - start)
+        return await self._blocking(self._suffix_blocking, key, n)
+
+    def run(self, main) -> None:
+        """Awaits ``main()`` where the filesystem's reads run."""
+        with _NoCyclicGC():
+            if self._async:
+                _run_on_fs_loop(self.fs, main)
+            else:
+                run(main())
+
+    def close(self) -> None:
+        with self._lock:
+            handles, self._handles = list(self._handles.values()), {}
+        for h in handles:
+            self.be.close(h)
+        self._pool.shutdown(wait=False)
 
 
 # ---- errors: one line, secrets masked -------------------------------------------------

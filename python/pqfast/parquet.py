@@ -62,14 +62,13 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
     table = prune(lake[0] if lake is not None else paths_or_glob, column, values, filesystem, threads=threads,
                   storage_options=storage_options)
     kept = kept_row_groups(table)
-    # The dataset scan's one route (the streaming scanner), where it takes them.
+    # The dataset scan's one route (the streaming scanner), where it takes
+    # them (remote sources: always).
     got = read_row_groups(paths_or_glob, kept, cols, threads=threads, partitioning="hive" if lake is not None else None,
                           filesystem=filesystem, storage_options=storage_options)
     if got is not None:
         return got
     if lake is not None:
-        return scan_table(paths_or_glob, cols, threads=threads, filesystem=filesystem,
-                          storage_options=storage_options, row_groups=kept)
+        return scan_table(paths_or_glob, cols, threads=threads, row_groups=kept)
     # With no row group kept, the source still types the empty table (its first file's footer alone is read).
-    return scan_table(list(kept) if kept else paths_or_glob, cols, threads=threads, filesystem=filesystem,
-                      storage_options=storage_options, row_groups=kept)
+    return scan_table(list(kept) if kept else paths_or_glob, cols, threads=threads, row_groups=kept)

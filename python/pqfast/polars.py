@@ -23,7 +23,9 @@ unknown in the serialized form is never pushed.
 
 The schema is the one ``pl.scan_parquet`` gives for the same files (strings
 as polars' String, dictionaries as Categorical, the files' time units,
-hive keys as polars infers them).
+hive keys as polars infers them), also where polars reads the Parquet
+schema otherwise than pyarrow (enums, seconds, legacy timestamps, null-typed
+leaves, JSON: ``_typing``, docs/engines/polars.md).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import pyarrow.compute as pc
 from polars.io.plugins import register_io_source
 
 from ._dataset import Dataset, dataset as _dataset
+from ._plan import _LT_ENUM, _LT_JSON, embedded_schema, is_null_typed
 
 __all__ = ["scan_parquet", "translate", "Translation", "polars_schema"]
 
@@ -365,6 +368,12 @@ def translate(predicate: pl.Expr | None, schema: pa.Schema) -> Translation:
 
 # -- the schema -----------------------------------------------------------------------------------------------
 
+# polars' type for a leaf pyarrow reads as the null type (a LogicalType
+# UNKNOWN) inside a list or struct: its physical type's.
+_PHYSICAL = {"BOOLEAN": pl.Boolean, "INT32": pl.Int32, "INT64": pl.Int64, "INT96": pl.Datetime("ns"),
+             "FLOAT": pl.Float32, "DOUBLE": pl.Float64, "BYTE_ARRAY": pl.Binary, "FIXED_LEN_BYTE_ARRAY": pl.Binary}
+_SECONDS_TO_MS = 1000
+
 
 def _polars_type(field: pa.Field, partition_key: bool):
     """polars' dtype for an arrow field, as pl.scan_parquet types it: a hive
@@ -383,7 +392,120 @@ def _polars_type(field: pa.Field, partition_key: bool):
     return pl.from_arrow(pa.schema([field]).empty_table()).schema[field.name]
 
 
+def _leaf_type(t: pa.DataType, desc: dict, nested: bool, embedded: bool):
+    """The arrow type polars gives a leaf where it reads the Parquet schema
+    otherwise than pyarrow (None: as pyarrow). ``embedded``: the file's
+    ARROW:schema names the column (then polars follows it, as pyarrow does)."""
+    lt, ct = desc["logical_type"]["kind"], desc.get("converted_type")
+    if embedded:
+        return None
+    if pa.types.is_null(t) and is_null_typed(desc):
+        return _PHYSICAL.get(desc["physical_type"])
+    if pa.types.is_timestamp(t) and t.tz is not None and lt == 0 and ct in ("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"):
+        return pl.Datetime(t.unit)  # a legacy converted type: polars reads no zone
+    if desc["physical_type"] == "BYTE_ARRAY" and pa.types.is_binary(t) and (lt == _LT_ENUM or ct == "ENUM"):
+        return pl.String  # ClickHouse's enums: polars reads them as text
+    if desc["physical_type"] == "BYTE_ARRAY" and (lt == _LT_JSON or ct == "JSON") \
+            and isinstance(t, pa.BaseExtensionType):
+        return pl.Binary  # JSON without an Arrow schema: bytes to polars
+    return None
+
+
+def _nested_type(t: pa.DataType, leaves: Iterator[dict], nested: bool, embedded: bool):
+    """(polars dtype, changed?) of arrow type ``t`` whose Parquet leaves come
+    next from ``leaves`` (in schema order)."""
+    if pa.types.is_struct(t):
+        fields, changed = {}, False
+        for f in t:
+            sub, c = _nested_type(f.type, leaves, True, embedded)
+            fields[f.name], changed = sub, changed or c
+        return (pl.Struct(fields) if changed else None), changed
+    if pa.types.is_map(t):
+        _nested_type(t.key_type, leaves, True, embedded)
+        _nested_type(t.item_type, leaves, True, embedded)
+        return None, False  # polars has no map type: as pl.from_arrow makes it
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t) \
+            or pa.types.is_fixed_size_list(t):
+        sub, changed = _nested_type(t.value_type, leaves, True, embedded)
+        if not changed:
+            return None, False
+        if pa.types.is_fixed_size_list(t):
+            return pl.Array(sub, t.list_size), True
+        return pl.List(sub), True
+    desc = next(leaves, None)
+    if desc is None:
+        return None, False
+    got = _leaf_type(t, desc, nested, embedded)
+    if got is not None:
+        return got, True
+    return _polars_of(t), False
+
+
+def _polars_of(t: pa.DataType):
+    return pl.from_arrow(pa.schema([pa.field("x", t)]).empty_table()).schema["x"]
+
+
+def _reference_footer(lake):
+    """The reference file's parsed footer (the one the dataset's schema is the first file's from)."""
+    if lake.names and lake.ref[1] == lake.keys[0]:
+        return lake.meta(0)
+    with lake.open_ref() as f:
+        return f._meta
+
+
+class _Typing(NamedTuple):
+    """polars' schema for a dataset, and the columns whose values change
+    with their type: ``scaled`` {name: factor} (INT64 seconds that polars
+    reads as milliseconds); ``storage``: extension columns handed to polars
+    as their storage (JSON it reads as bytes)."""
+
+    schema: pl.Schema
+    scaled: dict
+    storage: frozenset
+
+
+def _typing(ds: Dataset) -> _Typing:
+    """The schema pl.scan_parquet gives for the dataset's files: pyarrow's
+    types (the dataset's) as polars takes them, except where polars reads
+    the Parquet schema otherwise (`_leaf_type`: null-typed leaves in lists
+    and structs, legacy converted timestamps, ClickHouse enums, JSON without
+    an Arrow schema) and INT64 columns the file's ARROW:schema calls
+    timestamps in seconds (polars: milliseconds)."""
+    schema, keys = ds.schema, set(ds.partition_keys)
+    lake = ds._lake
+    meta = _reference_footer(lake) if lake.names else None
+    descs = lake.ref_descs() if meta is not None else []
+    embedded = embedded_schema(meta) if meta is not None else None
+    in_embedded = set(embedded.names) if embedded is not None else set()
+    by_top: dict = {}
+    for d in descs:
+        by_top.setdefault(d["path"][0], []).append(d)
+    out, scaled, storage = {}, {}, set()
+    for f in schema:
+        if f.name in keys:
+            out[f.name] = _polars_type(f, True)
+            continue
+        leaves = by_top.get(f.name)
+        file_type = None
+        if leaves is not None:
+            emb = f.name in in_embedded
+            if len(leaves) == 1 and len(leaves[0]["path"]) == 1:
+                file_type = _leaf_type(f.type, leaves[0], False, emb)
+                if file_type is not None and isinstance(f.type, pa.BaseExtensionType):
+                    storage.add(f.name)
+                if file_type is None and emb and pa.types.is_int64(f.type):
+                    et = embedded.field(f.name).type
+                    if pa.types.is_timestamp(et) and et.unit == "s" and leaves[0]["logical_type"]["kind"] == 0 \
+                            and leaves[0].get("converted_type") is None:
+                        file_type, scaled[f.name] = pl.Datetime("ms", et.tz), _SECONDS_TO_MS
+            else:
+                file_type, _ = _nested_type(f.type, iter(leaves), False, emb)
+        out[f.name] = file_type if file_type is not None else _polars_type(f, False)
+    return _Typing(pl.Schema(out), scaled, frozenset(storage))
+
+
 def polars_schema(schema: pa.Schema, partition_keys: Sequence[str] = ()) -> pl.Schema:
+    """polars' types for an arrow schema (pyarrow's types as polars takes them, hive keys as polars infers them)."""
     keys = set(partition_keys)
     return pl.Schema({f.name: _polars_type(f, f.name in keys) for f in schema})
 
@@ -409,14 +531,41 @@ def _as_views(data):
     return kind.from_arrays(cols, names=data.schema.names)
 
 
-def _frame(batch: pa.RecordBatch, schema: pl.Schema) -> pl.DataFrame:
-    df = pl.from_arrow(_as_views(batch), rechunk=False)
-    want = {n: schema[n] for n in df.columns if df.schema[n] != schema[n]}
+def _typed(df: pl.DataFrame, typing: _Typing) -> pl.DataFrame:
+    """``df`` (pyarrow's types as polars takes them) in polars' own schema."""
+    schema, have = typing.schema, df.schema
+    scaled = [(pl.col(n) * typing.scaled[n]).cast(schema[n]) for n in df.columns if n in typing.scaled]
+    if scaled:
+        df = df.with_columns(scaled)
+        have = df.schema
+    want = {n: schema[n] for n in df.columns if have[n] != schema[n]}
     return df.cast(want) if want else df
 
 
-def _source(ds: Any, schema: pl.Schema, scan_kw: dict):
+def _storage_of(column):
+    """An extension column (an Array, or a ChunkedArray's chunks) as its storage."""
+    if isinstance(column, pa.ChunkedArray):
+        return pa.chunked_array([c.storage for c in column.chunks], column.type.storage_type)
+    return column.storage
+
+
+def _storage(data, typing: _Typing):
+    """``data`` with the extension columns polars reads as plain bytes given as their storage."""
+    if not typing.storage:
+        return data
+    cols = [_storage_of(c) if n in typing.storage and isinstance(c.type, pa.BaseExtensionType) else c
+            for n, c in zip(data.schema.names, data.columns)]
+    kind = pa.RecordBatch if isinstance(data, pa.RecordBatch) else pa.Table
+    return kind.from_arrays(cols, names=data.schema.names)
+
+
+def _frame(batch: pa.RecordBatch, typing: _Typing) -> pl.DataFrame:
+    return _typed(pl.from_arrow(_as_views(_storage(batch, typing)), rechunk=False), typing)
+
+
+def _source(ds: Any, typing: _Typing, scan_kw: dict):
     arrow_schema = ds.schema
+    schema = typing.schema
 
     def read(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None,
              batch_size: int | None) -> Iterator[pl.DataFrame]:
@@ -435,13 +584,13 @@ def _source(ds: Any, schema: pl.Schema, scan_kw: dict):
         scanner = ds.scanner(columns=needed, filter=t.expression, **kw)
         if n_rows is not None and t.exact:
             # head(n) reads only the row groups it needs.
-            yield _frame_table(scanner.head(int(n_rows)), schema, columns)
+            yield _frame_table(scanner.head(int(n_rows)), typing, columns)
             return
         left = n_rows
         reader = scanner.to_reader()
         try:
             for batch in reader:
-                df = _frame(batch, schema)
+                df = _frame(batch, typing)
                 if not t.exact:
                     df = df.filter(predicate)
                 if needed is not columns:
@@ -458,13 +607,11 @@ def _source(ds: Any, schema: pl.Schema, scan_kw: dict):
     return read
 
 
-def _frame_table(table: pa.Table, schema: pl.Schema, columns: list[str]) -> pl.DataFrame:
-    df = pl.from_arrow(_as_views(table), rechunk=False)
+def _frame_table(table: pa.Table, typing: _Typing, columns: list[str]) -> pl.DataFrame:
+    df = pl.from_arrow(_as_views(_storage(table, typing)), rechunk=False)
     if isinstance(df, pl.Series):
         df = df.to_frame()
-    want = {n: schema[n] for n in df.columns if df.schema[n] != schema[n]}
-    df = df.cast(want) if want else df
-    return df.select(columns)
+    return _typed(df, typing).select(columns)
 
 
 def scan_parquet(source: Any, *, partitioning: str | None = "hive", filesystem: Any = None,
@@ -480,11 +627,11 @@ def scan_parquet(source: Any, *, partitioning: str | None = "hive", filesystem: 
     else:
         ds = _dataset(source, partitioning=partitioning, filesystem=filesystem, storage_options=storage_options,
                       schema=schema)
-    pschema = polars_schema(ds.schema, ds.partition_keys)
+    typing = _typing(ds)
     scan_kw = {}
     if threads is not None:
         scan_kw["threads"] = threads
     if memory_limit is not None:
         scan_kw["memory_limit"] = memory_limit
-    return register_io_source(_source(ds, pschema, scan_kw), schema=pschema, is_pure=True,
+    return register_io_source(_source(ds, typing, scan_kw), schema=typing.schema, is_pure=True,
                               explain_name="pqfast", explain_detail=f"{len(ds.files)} files")

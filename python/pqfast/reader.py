@@ -1,12 +1,15 @@
 """``pqfast.read_table``: a source (a file, a file object, a list, a
 directory, a glob, ``s3://`` URLs, paths on a ``filesystem=``) read into one
 pyarrow Table. Plain local reads of flat columns go to the streaming scanner
-(``_read_scan``); ``s3://`` and ``filesystem=`` sources to the dataset scan
-through the same scanner (``_read_remote``, ``stats=True`` too); the others
-(nested, dictionary or extension columns, files unlike the first, file
-objects, one ``filesystem=`` file read whole) to the column reader (``_read``,
-through ``ParquetFile.read``); local filters and statistics, and what the
-remote route does not take, to the scan (``scan.scan_table``).
+(``_read_scan``); ``s3://`` and ``filesystem=`` sources, and file objects
+with filters or stats, to the dataset scan through the same scanner
+(``_read_remote``, ``stats=True`` too); the others (nested, dictionary or
+extension columns, files unlike the first, file objects and one
+``filesystem=`` file read whole) to the column reader (``_read``, through
+``ParquetFile.read``); local filters and statistics to the scanner
+through ``_read_local``; what it leaves (nested columns under a local
+filter) to the scan
+(``scan.scan_table``).
 
 An API module: above the scan and the file; nothing in the package below it
 imports it. The column reader's names are re-exported here, where they were
@@ -27,6 +30,7 @@ from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
 from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, read_source
+from ._read_local import local_read
 from ._read_remote import is_remote, remote_read
 from ._read_scan import scanner_read
 from .scan import _as_schema, _local_partitions, scan_table
@@ -123,11 +127,11 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     the pages' runs (no string is built), which makes group-by keys cheap for
     engines (docs/read_dictionary.md). Other columns named there keep their type.
     """
-    if row_groups is None and is_remote(source, filesystem):
-        # s3:// and filesystem= through the dataset scan (the streaming
-        # scanner fed by one I/O loop), stats=True too, decided before any
-        # page is read; None: the staged scan below keeps it (_read_remote's
-        # doc says when).
+    remote = is_remote(source, filesystem)
+    if row_groups is None and remote:
+        # s3://, filesystem= and file objects through the dataset scan (the
+        # streaming scanner fed by one I/O loop), stats=True too, decided
+        # before any page is read; None: one file read whole, below.
         got = remote_read(source, columns, filters, filesystem=filesystem, storage_options=storage_options,
                           memory_limit=memory_limit, partitioning=partitioning, strings=strings,
                           read_dictionary=read_dictionary, threads=threads, stats=stats)
@@ -135,13 +139,22 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
             return got
     if filters is not None or stats or (filesystem is None and _remote_urls(source)) \
             or _directory_on(filesystem, source):
-        if row_groups is not None:
+        if row_groups is not None or remote:
+            # (A remote source gets here with row_groups= only: scan_table reads local files.)
             raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
                               "row_groups= does not combine with it yet")
+        if filesystem is None and not _remote_urls(source) and not hasattr(source, "read") \
+                and not hasattr(source, "read_at"):
+            # Local paths: the streaming scanner (_read_local); None: the engine's own call keeps it.
+            got = local_read(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
+                             memory_limit=memory_limit, partitioning=partitioning, strings=strings,
+                             read_dictionary=read_dictionary)
+            if got is not None:
+                return got
 
         return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
-                          storage_options=storage_options, memory_limit=memory_limit, filesystem=filesystem,
-                          partitioning=partitioning, strings=strings, read_dictionary=read_dictionary)
+                          memory_limit=memory_limit, partitioning=partitioning, strings=strings,
+                          read_dictionary=read_dictionary)
 
     if filesystem is None:
         # Local paths (a file, a list, a directory, a glob) whose projection
@@ -178,8 +191,8 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
 
 
 def _directory_on(filesystem, source) -> bool:
-    """Whether `source` names a directory of `filesystem` (read as a lake by
-    the staged scan, its key=value levels columns, as pyarrow reads it). A
+    """Whether `source` names a directory of `filesystem` (read as a lake,
+    its key=value levels columns, as pyarrow reads it). A
     name ending in ".parquet" is taken for a file: a read of one file asks
     nothing more of the store than it did."""
     if filesystem is None or not isinstance(source, (str, os.PathLike)) or os.fspath(source).endswith(".parquet"):

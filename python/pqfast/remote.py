@@ -669,4 +669,78 @@ def list_sizes(paths_or_glob: Any, storage_options: dict | None = None) -> list[
     return [(u, s) for u, _, s in items]
 
 
+class ObjectStoreIO:
+    """The I/O of ``s3://`` URLs of one bucket (obstore) for a lake and the
+    streaming scanner's I/O loop (``_stream_io``): the listing (with ETags
+    and modification times, which what scans keep is keyed by; the sidecar
+    indexes it passes are noted in ``sidecars``), ranged reads, suffix
+    reads, on obstore's event loop (``run``)."""
+
+    def __init__(self, source: Any, storage_options: dict | None):
+        self.source = source
+        self.urls = [source] if isinstance(source, str) else list(source)
+        if not self.urls:
+            raise _pqfast.FormatError(f"invalid argument: no objects match {source!r}")
+        buckets = {split_url(u)[0] for u in self.urls}
+        if len(buckets) != 1:
+            raise ValueError(f"one bucket per call; got {sorted(buckets)}")
+        self.store = make_store(next(iter(buckets)), storage_options)
+        self.list_requests = 0  # listing pages fetched (explicit URLs: none)
+        self.sidecars: dict = {}  # sidecar objects the listing passed: key -> (size, e_tag)
+        key = split_url(source)[1] if isinstance(source, str) else None
+        # The prefix the source names, whose key=value levels are partition keys (None: files, patterns, lists).
+        self.directory = source if key is not None and (key == "" or key.endswith("/")) else None
+
+    async def _list_objects(self):
+        """[(url, key, size, version)] (explicit URLs: size -1, no version)."""
+        out = []
+        for u in self.urls:
+            if _selection(u) is None:
+                out.append((u, split_url(u)[1], -1, None))
+                continue
+            versions: dict = {}
+            got = []
+            async for page in _listed_pages(self.store, u, versions, self.sidecars):
+                self.list_requests += 1
+                got.extend(page)
+            got.sort(key=lambda it: it[1].encode())
+            out.extend((url, key, size, versions.get(url)) for url, key, size in got)
+        return out
+
+    def listing(self):
+        return ran(self.run, self._list_objects)
+
+    async def read(self, key: str, offset: int, length: int):
+        obstore = _optional.load("obstore")
+
+        return await obstore.get_range_async(self.store, key, start=int(offset), length=int(length))
+
+    async def suffix(self, key: str, n: int):
+        """(object size, its last n bytes or fewer): one GET gives the size too."""
+        obstore = _optional.load("obstore")
+
+        r = await obstore.get_async(self.store, key, options={"range": {"suffix": int(n)}})
+        return int(r.meta["size"]), await r.bytes_async()
+
+    def run(self, main) -> None:
+        """Awaits ``main()`` on obstore's event loop."""
+        with _NoCyclicGC():
+            run(main())
+
+    def close(self) -> None:
+        pass
+
+
+def ran(run_on, make):
+    """What coroutine ``make()`` returns, awaited by an I/O's ``run``
+    (``run_on``, which gives nothing back)."""
+    box = {}
+
+    async def main():
+        box["v"] = await make()
+
+    run_on(main)
+    return box["v"]
+
+
 __all__: Sequence[str] = ("prune_remote", "make_store", "list_sizes", "is_url", "normalise_options")

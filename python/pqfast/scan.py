@@ -11,27 +11,29 @@ decoded and evaluated on what is left, and the projected columns read for
 the selected rows only. The pieces come back through the Arrow C Data
 Interface and are assembled here into one ``pyarrow.Table``.
 
-Local paths go to the streaming scanner (``_filtered_scan``: pruned in C++,
-the row groups left read by the same engine) when every column is a flat
-leaf read straight into its final type and no sidecar index lies beside
-the files, else to one native call (``_scan_local``). ``s3://`` URLs and paths
-on a filesystem object (pyarrow, fsspec) go through the staged scan
-(``_scan_staged``): the same engine run over the bytes fetched so far, the
-fetching done by an I/O object of ``_scan_io`` (obstore, or fs_driver's
-backends). Every reader of rows (``read_table``, ``read_pruned``,
-``pqfast.dask.read_pruned``) comes here.
+Local paths go to the streaming scanner: ``read_table``, ``read_pruned``
+and ``pqfast.dask`` reach it through ``_read_local``, which takes the lean
+route here (:func:`lean_scan` -> ``_filtered_scan``: flat columns read
+straight into their final types, a filter the engine types, files alike;
+a sidecar index's tails given to the scan) or else the dataset scan. What
+still reaches the engine's own call (``_scan_engine``: ``_scan_local`` and
+Python assembly) is nested columns with a dictionary leaf under a filter
+(nested fields otherwise take the lean route: the scanner takes the
+engine's selected rows of each field in C++; ``_read_local`` leaves the
+rest to :func:`scan_table`, and the dataset's units reach it through
+``Lake.scan``). ``s3://`` URLs, paths on a filesystem object (pyarrow,
+fsspec) and file objects do not come here: the streaming scanner reads
+them, fed by one I/O loop (``_read_remote``, ``_stream_io``); the tails it
+plans from are kept here (``_tails``).
 """
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import collections
 import os
 import threading
 import time
-import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 import numpy as np
@@ -42,21 +44,18 @@ import pyarrow.types as pt
 
 from . import _pqfast
 from ._dictionaries import dictionary_names, table_with_dictionaries
-from ._encode import _as_list_or_array, encode_values, _scale
-from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, reworded
+from ._encode import _scale
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of
 from ._file import ParquetFile
-from ._partitions import discover, has_keys
+from ._partitions import discover
 from ._paths import expand_paths, _remote_urls
 from ._plan import _EmptyGroupPlan, _Plan, duration_units, is_nested_plan, is_null_typed
-from ._pqfast import FormatError, MemoryLimitError
-from ._requests import Fetcher
+from ._pqfast import FormatError
 from ._read import arrow_errors_named, _concat, _dictionary_pages, _memory_limit, _plans, _schema_metadata
-from ._scan_io import FilesystemIO, ObjectStoreIO
-from ._filtered_scan import read_filtered, scanner_schema
-from ._sidecar import find as find_sidecar, local_tails
-from ._sidecar_s3 import scan_or_fallback
+from ._filtered_scan import read_filtered, scanner_schema, with_map_types
+from ._sidecar import local_tails
 from ._strings import checked_strings, table_with_strings
-from .filters import Dnf, encode_atom_values, lookup_key, normalize, to_expression
+from .filters import Dnf, encode_atom_values, normalize, to_expression
 
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
@@ -302,30 +301,12 @@ def _nested_rows(open_file, nested, pieces, memory_limit, filters=None, strings=
 
 
 _TAIL = 64 * 1024  # first read of each object's tail
-# Ranges a staged scan needs that lie closer than this are fetched in one
-# GET: on object storage a request costs about what ~64 KiB over the wire
-# does (SeaweedFS behind the +20 ms proxy: ~0.35 ms against ~4 ms per MiB).
-_GAP = 64 * 1024
-_IN_FLIGHT = 256  # ranged GETs in flight at once
-_MAX_RUNS = 16    # engine runs of a staged scan (a lookup takes 3)
-
-
-def _first_bloom_atoms(dnf):
-    """Per AND, its first `=`/`in` atom without None (what the remote pruner
-    can prove absent), or None when some AND has none."""
-    firsts = []
-    for conj in dnf:
-        a = next((a for a in conj if a.op in ("eq", "in") and not a.negate and a.values
-                  and all(v is not None for v in a.values)), None)
-        if a is None:
-            return None
-        firsts.append(a)
-    return firsts
 
 
 class _TailCache:
     """Tails (footer, page index) of objects read before, for the next scans
-    of the same lake, as local scans keep parsed footers: an entry is used
+    of the same lake (``Lake.tail``: the footers a remote scan plans from),
+    as local scans keep parsed footers: an entry is used
     only while the listing gives the object the same size, ETag and
     modification time (an object listed without them is not kept). Bounded:
     256 MiB, least recently used out first."""
@@ -362,452 +343,16 @@ class _TailCache:
 
 _tails = _TailCache()
 
-# The pruner's decoded footers, per (endpoint, URL, column), with the Bloom
-# filter layouts its probes learned: a later scan of the unchanged object
-# asks for the 32-byte blocks alone, not the header with them. Checked and
-# bounded as the tails are.
-_FOOTERS_MAX = 16384
-_footers: dict = {}
-
 
 def clear_tail_cache() -> None:
-    """Forgets what earlier scans kept: of s3:// URLs tails, the pruner's
-    footers (the staged scan's and the streaming scanner's, with the Bloom
-    layouts they learned), listings; of local files the first file's read
-    plans."""
+    """Forgets what earlier scans kept: of s3:// URLs tails and the
+    streaming scanner's pruner footers (with the Bloom layouts they
+    learned); of local files the first file's read plans."""
     _pqfast._scan_prune_cache_clear()
     _first_plans.clear()
     with _tails.lock:
         _tails.map.clear()
         _tails.bytes = 0
-        _footers.clear()
-        _LISTINGS.clear()
-
-
-class _Fetcher(Fetcher):
-    """The staged scan's fetcher: :class:`_requests.Fetcher`'s counting by
-    step (each file goes through the same steps: tail, Bloom blocks, engine
-    runs, one request round per step, the files' rounds overlapping), with
-    at most ``_IN_FLIGHT`` requests in flight."""
-
-    def __init__(self, io):
-        super().__init__(io)
-        self.gate = asyncio.Semaphore(_IN_FLIGHT)
-
-    async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
-        async with self.gate:
-            return await super().get(what, key, offset, length)
-
-    async def suffix(self, what: str, key: str, n: int):
-        """(object size, its last n bytes or fewer)."""
-        async with self.gate:
-            return await super().suffix(what, key, n)
-
-
-# The last listing of each pattern (endpoint, pattern) -> [(url, key, size, version)]:
-# a scan of the same pattern starts the files whose tails are kept while it
-# lists them again, and keeps that work only for objects the new listing
-# gives unchanged (size, ETag, modification time).
-_LISTINGS: dict = {}
-_LISTINGS_MAX = 64
-
-
-def _scan_staged(io, columns, filters, threads, stats, flags, memory_limit=None, row_groups=None, *,
-                 listed=None, keep_listing=True, on_listing=None, file_rows=None, strings=None):
-    """read_table(filters=) on s3:// URLs or on a filesystem object, a staged
-    scan over ``io`` (``_scan_io``: obstore, or a pyarrow / fsspec
-    filesystem). After the listing, each file goes its own way, many in
-    flight: its tail (footer and, as pyarrow writes it, the page index); the
-    Bloom filter blocks of the first `=`/`in` atom of each AND (header and
-    blocks in one GET per filter); the page indexes of the row groups kept,
-    when the tail lacks them; then the native engine over the bytes fetched
-    so far, each run recording the ranges it lacks (ErrorCode::kNotFetched),
-    fetched in one round before the next run: the filter columns'
-    dictionaries and candidate pages, then the projected columns' pages
-    holding selected rows. A lookup is five request rounds: listing, tail,
-    Bloom blocks, filter pages, projected pages.
-
-    ``row_groups`` ({name: [row group]}, names as the listing gives them):
-    only these row groups are read (pruned by the caller: no Bloom reads),
-    and files without any only lend the first file's footer to type the scan.
-
-    Tails are kept for the next scans (_TailCache). A pattern scanned before
-    is listed again while the files of its last listing whose tails are kept
-    go on (Bloom blocks...): the listing then decides, each file's work kept
-    only when the object is listed unchanged, and files new or changed are
-    started then. Stores whose listing gives no versions keep nothing.
-
-    ``listed``: the source's listing, made by the caller (``io.listing()``,
-    partitions decided from it): nothing is listed and these files are read,
-    none started from a listing kept. ``keep_listing=False``: the listing
-    read is not kept for the next scan (it is part of a partitioned lake's).
-    ``on_listing(items)``: called with the listing once made; what it
-    raises ends the scan. ``file_rows`` (a list) gets the rows returned from
-    each file, in listing order. ``strings``: as scan_table takes it. The caller closes ``io``."""
-    t0 = time.perf_counter()
-    use_statistics, _, use_dictionary, use_page_index = flags
-    limit = _memory_limit(memory_limit)
-    # The bytes fetched are held until the scan ends: within the read's memory limit too.
-    held_limit = limit or int(_pqfast._default_memory_limit())
-    endpoint = io.cache_key
-    dnf_atoms = normalize(filters) if filters is not None else None
-    # Rows are selected only by a filter; row groups chosen by the caller are not pruned again.
-    firsts = _first_bloom_atoms(dnf_atoms) if dnf_atoms and row_groups is None else None
-    use_page_index = use_page_index and dnf_atoms is not None
-    n_threads = max(1, int(threads)) if threads else 2
-    hint_key = (endpoint, io.pattern) if io.pattern is not None and keep_listing else None
-    if listed is not None:
-        io.given = listed
-    # The store may wrap it (a sidecar index beside s3:// objects: those it covers read with their tails).
-    f = io.fetcher(_Fetcher(io))
-    listing_ms = [0.0]
-
-    def worded(url, e):
-        return FormatError(f"{url}: {io.describe(e)}")
-
-    async def list_all():
-        """[(url, key, size, version)] (explicit URLs: size -1, no version)."""
-        t = time.perf_counter()
-        out = await io.list()
-        listing_ms[0] = (time.perf_counter() - t) * 1e3
-        return out
-
-    async def fetch_tail(item):
-        url, key, size, version = item
-        kept = _tails.get((endpoint, url), size, version)
-        if kept is not None:
-            return size, kept
-        try:
-            if size < 0:  # an explicit URL: a suffix read gives the size too
-                size, data = await f.suffix("tails", key, _TAIL)
-            else:
-                n = min(size, _TAIL)
-                data = await f.get("tails", key, size - n, n)
-            need, _ = _pqfast._row_group_ranges(data, size, [])
-            if need > len(data):  # a footer longer than the tail: read it whole
-                more = await f.get("footers", key, size - need, need - len(data))
-                data = bytes(more) + bytes(data)
-            data = bytes(data)
-            _tails.put((endpoint, url), size, version, data)
-            return size, data
-        except (FormatError, MemoryError) as e:
-            # A footer that does not parse (the parser is not told the name): which object.
-            raise reworded(e, f"{url}: {e}") from None
-        except Exception as e:  # noqa: BLE001 - worded with the file
-            raise worded(url, e) from None
-
-    # What every file's chain shares, set from the first file's footer (it
-    # types the values and the projected columns, as pyarrow.dataset does).
-    shared: dict = {}
-
-    def setup(first_url, size, tail):
-        meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
-        descs = _descs_with_units(meta)
-        plans = _plans(meta, first_url, columns, strings)
-        dnf = _encode_filter(dnf_atoms, descs, first_url) if dnf_atoms is not None else None
-        queries = []
-        if firsts is not None:
-            seen = set()
-            for a in firsts:
-                k = (a.column, repr(a.values))
-                if k in seen:
-                    continue
-                seen.add(k)
-                desc = descs.get(a.column)
-                if desc is None:
-                    _no_filter_column(first_url, a.column, descs)
-                pt, tl, data, offsets = encode_values(desc, _as_list_or_array(list(a.values)))
-                # Block reads, each filter's header and blocks in one GET (no coalescing).
-                queries.append(_pqfast._prune_query(a.column, pt, tl, data, offsets, False, use_statistics, True,
-                                                    0, True))
-        # Nested columns are read after the engine, from the matching row groups.
-        specs = [(p.name, p.read_layout, p.format) for p in plans if isinstance(p, _Plan)]
-        shared.update(meta=meta, plans=plans, queries=queries, specs=specs,
-                      engine=_pqfast._StagedScan(specs, dnf, use_statistics, use_dictionary, use_page_index, limit))
-
-    async def bloom(url, key, size, version, tail):
-        """The row groups some query keeps (None: the pruner could not tell,
-        all of them) and (row groups, ruled out by min/max, by Bloom)."""
-        kept: set = set()
-        counts = None
-        for q in shared["queries"]:
-            where = (endpoint, url, q.column)
-            with _tails.lock:
-                had = _footers.get(where) if version is not None and version[0] else None
-            if had is not None and had[0] == size and had[1] == version:
-                p = q.file_from(url, size, had[2])
-            else:
-                p = q.file(url, size, len(tail))
-                if version is not None and version[0]:
-                    p.keep_footer()
-                p.feed(size - len(tail), tail)
-            lo_tail = size - len(tail)
-            while not p.done:
-                needs = p.needs
-                # What the tail holds (a pruner from a kept footer does not know it) is not fetched.
-                held = [(o, n) for o, n in needs if o >= lo_tail]
-                # Blocks closer than _GAP (several values' in one filter, or neighbouring filters'): one GET.
-                needs = _merge([(o, n) for o, n in needs if o < lo_tail], _GAP)
-                for o, n in held:
-                    p.feed(o, tail[o - lo_tail:o - lo_tail + n])
-                    if p.done:
-                        break
-                if p.done or not needs:
-                    continue
-                try:
-                    got = await asyncio.gather(*(f.get("bloom blocks", key, o, n) for o, n in needs))
-                except Exception as e:  # noqa: BLE001 - worded with the file
-                    raise worded(url, e) from None
-                for (o, _), d in zip(needs, got):
-                    p.feed(o, d)
-                    if p.done:
-                        break
-            k = p.kept
-            if k is None:  # (another type in this file...): the engine decides, on every row group
-                return None, None
-            if had is None and version is not None and version[0] and p.footer is not None:
-                with _tails.lock:
-                    if len(_footers) >= _FOOTERS_MAX:
-                        _footers.pop(next(iter(_footers)))
-                    _footers[where] = (size, version, p.footer)
-            kept.update(k)
-            c = p.counts
-            counts = c if counts is None else (c[0], 0, c[0] - len(kept))  # ORs: ruled out by every query
-        return kept, counts
-
-    async def page_indexes(url, key, size, tail, rgs, ff):
-        """The page indexes of these row groups (None: all) the tail lacks."""
-        if not use_page_index:
-            return
-        if rgs is None:
-            meta = _pqfast._parse_file_metadata(tail[-_pqfast._row_group_ranges(tail, size, [])[0]:-8])
-            rgs = list(range(meta.num_row_groups))
-        _, spans = _pqfast._row_group_ranges(tail, size, rgs, True)
-        lo_tail = size - len(tail)
-        want = _merge([(o, min(o + n, lo_tail) - o) for o, n in spans if o < lo_tail], _GAP)
-        try:
-            got = await asyncio.gather(*(f.get("page indexes", key, o, n) for o, n in want))
-        except Exception as e:  # noqa: BLE001
-            raise worded(url, e) from None
-        for (o, _), d in zip(want, got):
-            ff.add(o, d)
-
-    loop_state: dict = {"held": 0, "runs": 0, "engine_ms": 0.0}
-    # Per URL, once its chain is done: (pieces, engine stats or None, pruner counts or None).
-    results: dict = {}
-
-    async def chain(item, first, pool, is_first):
-        """One file's steps; `first`: a future set once the first file's
-        footer has set up what the chains share."""
-        url, key, _, _ = item
-        if row_groups is not None and not row_groups.get(url) and not is_first:
-            results[url] = ([], None, None)
-            return  # not chosen by the caller: not read
-        size, tail = await fetch_tail(item)
-        if is_first:
-            setup(url, size, tail)
-            first.set_result(True)
-        await first
-        kept, counts = (None, None)
-        if row_groups is not None:
-            kept = set(row_groups.get(url, ()))
-        elif shared["queries"]:
-            kept, counts = await bloom(url, key, size, item[3], tail)
-        if kept is not None and not kept:
-            results[url] = ([], None, counts)
-            return  # no row group can hold a value
-        ff = _pqfast._FetchedFile(url, size)
-        ff.add(size - len(tail), tail)
-        loop_state["held"] += len(tail)
-        rgs = sorted(kept) if kept is not None else None
-        await page_indexes(url, key, size, tail, rgs, ff)
-        groups = rgs if rgs is not None else []
-        loop = asyncio.get_running_loop()
-        for run in range(1, _MAX_RUNS + 1):
-            loop_state["runs"] = max(loop_state["runs"], run)
-            t = time.perf_counter()
-            try:
-                got, run_stats, pending = await loop.run_in_executor(pool, shared["engine"].run, [ff], [0], [groups])
-            except FormatError as e:
-                if is_first or not _is_schema_mismatch(e):
-                    raise
-                # Unlike the first file (a column added later, another type): read as pyarrow.dataset does, below.
-                results[url] = (_EVOLVED, None, counts)
-                return
-            loop_state["engine_ms"] += (time.perf_counter() - t) * 1e3
-            if not pending:
-                results[url] = (got, run_stats, counts)
-                return
-            needs = ff.take_needs(_GAP)
-            if not needs:
-                raise FormatError(f"{url}: the scan keeps asking for bytes it was given")
-            loop_state["held"] += sum(n for _, n in needs)
-            if loop_state["held"] > held_limit:
-                raise MemoryLimitError(f"memory limit: the scan would hold {loop_state['held']} fetched bytes, "
-                                       f"past the limit of {held_limit}")
-            try:
-                got = await asyncio.gather(*(f.get(f"engine run {run}", key, o, n) for o, n in needs))
-            except Exception as e:  # noqa: BLE001
-                raise worded(url, e) from None
-            for (o, _), d in zip(needs, got):
-                ff.add(o, d)
-        raise FormatError(f"{url}: the scan did not finish in {_MAX_RUNS} runs")
-
-    final: list = []
-
-    async def main():
-        loop = asyncio.get_running_loop()
-        tasks: dict = {}  # url -> task
-        with ThreadPoolExecutor(n_threads) as pool:
-            try:
-                with _tails.lock:
-                    hint = _LISTINGS.get(hint_key) if hint_key is not None and listed is None else None
-                if hint and not all(_tails.get((endpoint, u), sz, v) is not None for u, _, sz, v in hint):
-                    hint = None
-                first = loop.create_future()
-                listing = asyncio.ensure_future(list_all())
-                loop_state["overlapped"] = bool(hint)
-                if hint:
-                    # Files listed last time, their tails kept: under way while the listing runs.
-                    for item in hint:
-                        tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is hint[0])))
-                items = await listing
-                if not items:
-                    raise FormatError(f"invalid argument: no objects match {io.source!r}")
-                if on_listing is not None:
-                    on_listing(items)
-                dropped = []  # the work on objects changed or gone: its outcome does not count
-                if hint and items[0] != hint[0]:
-                    # Another first file types the scan: start over from the listing.
-                    for _, t in tasks.values():
-                        t.cancel()
-                        dropped.append(t)
-                    tasks.clear()
-                    results.clear()
-                    shared.clear()
-                    first = loop.create_future()
-                for item in items:
-                    had = tasks.get(item[0])
-                    if had is not None and had[0] != item:  # changed since: its work is dropped
-                        had[1].cancel()
-                        dropped.append(had[1])
-                        del tasks[item[0]]
-                        had = None
-                    if had is None:
-                        tasks[item[0]] = (item, asyncio.ensure_future(chain(item, first, pool, item is items[0])))
-                now_listed = {it[0] for it in items}
-                for u, (_, t) in list(tasks.items()):
-                    if u not in now_listed:  # gone since
-                        t.cancel()
-                        dropped.append(t)
-                        del tasks[u]
-                await asyncio.gather(*dropped, return_exceptions=True)
-                for u in [u for u in results if u not in tasks]:
-                    del results[u]
-                final.extend(items)
-                await asyncio.gather(*(t for _, t in tasks.values()))
-            finally:
-                for _, t in tasks.values():
-                    t.cancel()
-                await asyncio.gather(*(t for _, t in tasks.values()), return_exceptions=True)
-        if hint_key is not None:
-            with _tails.lock:
-                _LISTINGS.pop(hint_key, None)
-                if len(_LISTINGS) >= _LISTINGS_MAX:
-                    _LISTINGS.pop(next(iter(_LISTINGS)))
-                _LISTINGS[hint_key] = [it for it in final if it[3] is not None and it[3][0]]
-
-    io.run(main)
-    pieces = []
-    st = dict(shared["engine"].run([], [], [])[1])  # every key, zero
-    pruned_files = 0
-    evolved = []
-    for pos, (url, _, _, _) in enumerate(final):
-        got, run_stats, counts = results[url]
-        if got is _EVOLVED:
-            evolved.append(pos)
-            continue
-        pieces.extend((pos,) + tuple(p[1:]) for p in got)
-        if run_stats is None:
-            pruned_files += 1
-        else:
-            for k, v in run_stats.items():
-                st[k] = st.get(k, 0) + v
-        if counts is not None:
-            st["row_groups"] += counts[1] + counts[2]
-            st["row_groups_pruned_by_statistics"] += counts[1]
-            st["row_groups_pruned_by_bloom"] += counts[2]
-    pieces.sort(key=lambda p: (p[0], p[1]))
-    nested = [p for p in shared["plans"] if is_nested_plan(p)]
-    nested_chunks = None
-    if nested and final:
-        nested_chunks = _nested_rows(lambda i: io.parquet_file(final[i][1], final[i][2]), nested, pieces,
-                                     memory_limit, filters, strings)
-    table = _assemble(shared["plans"], shared["meta"], pieces, nested_chunks,
-                      lambda i: io.parquet_file(final[i][1], final[i][2]))
-    rows_of: dict = {}  # file position -> rows returned
-    for piece in pieces:
-        rows_of[piece[0]] = rows_of.get(piece[0], 0) + piece[2]
-    if evolved:
-        table = _with_evolved_files(table, rows_of, evolved, final, io, filters, row_groups)
-    if file_rows is not None:
-        file_rows.extend(rows_of.get(pos, 0) for pos in range(len(final)))
-    if stats:
-        st["files"] = len(final)
-        st["files_pruned_remotely"] = pruned_files
-        # (Explicit URLs are not listed, nor a listing given: no listing round.)
-        rounds = (_listing_round(io, len(final), listing_ms[0]) if listed is None else []) + f.detail()
-        # Sequential request rounds: the listing, then the steps of a file's
-        # chain (with kept tails and a known listing, the listing runs
-        # alongside the Bloom blocks: one round fewer on the critical path).
-        st["rounds"] = len(rounds)
-        st["listing_overlapped"] = loop_state.get("overlapped", False)
-        st["round_detail"] = rounds
-        st["requests"] = sum(r["requests"] for r in rounds)
-        st["bytes_fetched"] = sum(r["bytes"] for r in rounds)
-        st["engine_runs"] = loop_state["runs"]
-        st["engine_ms"] = round(loop_state["engine_ms"], 1)
-        st["seconds"] = time.perf_counter() - t0
-        return table, st
-    return table
-
-
-_EVOLVED = object()  # a staged file's result: unlike the first file, read by _evolved_file
-
-
-def _with_evolved_files(table, rows_of, evolved, final, io, filters, row_groups):
-    """The staged scan's table with the files unlike the first (positions
-    `evolved` in `final`) read as pyarrow.dataset reads them, in file order.
-    `rows_of` ({position: rows} of the engine's files) gets theirs too."""
-    def opener(pos):
-        return lambda: io.parquet_file(final[pos][1], final[pos][2])
-
-    lake = _lake_schema(opener(0), table.schema, filters)
-    parts, at = [], 0
-    for pos in range(len(final)):
-        if pos in evolved:
-            url = final[pos][0]
-            rgs = None if row_groups is None else sorted(set(row_groups.get(url, ())))
-            if rgs == []:
-                continue
-            parts.append(_evolved_file(url, table.schema, lake, filters, rgs, opener(pos)))
-            rows_of[pos] = parts[-1].num_rows
-        elif rows_of.get(pos):
-            parts.append(table.slice(at, rows_of[pos]))
-            at += rows_of[pos]
-    return pa.concat_tables(parts) if parts else table
-
-
-def _merge(ranges, gap):
-    out = []
-    for o, n in sorted(ranges):
-        if n <= 0:
-            continue
-        if out and o <= out[-1][0] + out[-1][1] + gap:
-            out[-1] = (out[-1][0], max(out[-1][1], o + n - out[-1][0]))
-        else:
-            out.append((o, n))
-    return out
 
 
 # What the first file of a scan says about its columns (footer, read plans,
@@ -825,8 +370,6 @@ def _forget_at_exit() -> None:
     not hang it, and each clear is one step under the GIL."""
     _first_plans.clear()
     _tails.map.clear()
-    _footers.clear()
-    _LISTINGS.clear()
 
 
 atexit.register(_forget_at_exit)
@@ -871,52 +414,9 @@ def _is_schema_mismatch(e: Exception, path: str | None = None, row_groups=None) 
     return all(0 <= r < n for r in rgs) and rgs == sorted(set(rgs))
 
 
-def _scan_evolved(paths, columns, filters, args, t0, file_rows=None, strings=None, read_dictionary=None):
-    """scan_table over files whose schemas differ from the first file's, as
-    pyarrow.dataset reads them: the first file's schema is the lake's; each
-    file the engine reads alone, and one it cannot (a column missing, or of
-    another type) is read whole for the columns it has, given the missing
-    ones as nulls, cast to the lake's types and filtered by pyarrow.compute.
-    Returns (table, stats)."""
-    st_all: dict = {}
-    parts, schema, lake = [], None, None
-    for i, path in enumerate(paths):
-        one = (([path],) + tuple(args[1:9]) + ([args[9][i]] if args[9] is not None else None,) + tuple(args[10:]))
-        try:
-            pieces, st = _pqfast._scan_local(*one)
-        except FormatError as e:
-            if i == 0 or not _is_schema_mismatch(e, path, one[9][0] if one[9] is not None else None):
-                raise
-            if lake is None:
-                lake = _lake_schema(paths[0], schema, filters)
-            parts.append(_evolved_file(path, schema, lake, filters, one[9][0] if one[9] is not None else None))
-            if file_rows is not None:
-                file_rows.append(parts[-1].num_rows)
-            continue
-        # The engine read it by the first file's plans: assembled by them.
-        meta, plans, _ = _first_file_plans(paths[0], columns, strings, read_dictionary)
-        nested = [p for p in plans if is_nested_plan(p)]
-        nested_chunks = None
-        if nested:
-            nested_chunks = _nested_rows(lambda _i: ParquetFile(path), nested, pieces, None, strings=strings)
-        t = _assemble(plans, meta, pieces, nested_chunks, lambda _i: ParquetFile(path))
-        if schema is None:
-            schema = t.schema
-        elif t.schema != schema:
-            t = _as_schema(t, schema, path)
-        parts.append(t)
-        if file_rows is not None:
-            file_rows.append(t.num_rows)
-        _add_stats(st_all, st)
-    table = pa.concat_tables(parts) if parts else schema.empty_table()
-    st_all["seconds"] = time.perf_counter() - t0
-    st_all["files"] = len(paths)
-    return table, st_all
-
-
 def _add_stats(total: dict, st) -> None:
     """Adds one scan's stats into `total`: numbers summed, flags or-ed,
-    lists (a staged scan's rounds) joined, others the last seen."""
+    lists joined, others the last seen."""
     for k, v in dict(st).items():
         if isinstance(v, bool):
             total[k] = bool(total.get(k)) or v
@@ -944,30 +444,6 @@ def _as_schema(t, schema, path):
             c = pa.nulls(t.num_rows, f.type)
         cols.append(c)
     return pa.Table.from_arrays(cols, schema=schema)
-
-
-def _scan_by_pyarrow(paths, columns, filters, row_groups=None, file_rows=None):
-    """The rows `filters` keeps, each file read (the projected and filter
-    columns) and filtered by pyarrow.compute, in the first file's schema."""
-    f = ParquetFile(paths[0])
-    try:
-        schema = f.read(columns=columns, row_groups=[]).schema
-    finally:
-        f.close()
-    lake = _lake_schema(paths[0], schema, filters)
-    parts = []
-    for p in paths:
-        rgs = None
-        if row_groups is not None:
-            rgs = sorted(set(row_groups.get(p, ())))
-            if not rgs:
-                if file_rows is not None:
-                    file_rows.append(0)
-                continue
-        parts.append(_evolved_file(p, schema, lake, filters, rgs))
-        if file_rows is not None:
-            file_rows.append(parts[-1].num_rows)
-    return pa.concat_tables(parts) if parts else schema.empty_table()
 
 
 def _lake_schema(first, schema, filters):
@@ -1001,59 +477,44 @@ def _evolved_file(path, schema, lake, filters, row_groups, opener=None):
     return full.select(schema.names)
 
 
-def _scan_with_sidecar(args):
-    """_scan_local(*args) with each file that a sidecar index beside the lake
-    (pqfast.index(..., sidecar=...)) holds a fresh tail for read as data file
-    + tail: its Bloom filters and page indexes are then used like a file's
-    own. A tail that does not parse: a warning, and the files alone."""
-    found = local_tails(args[0])
-    if found is None:
-        return _pqfast._scan_local(*args)
-    where, tails, used = found
-    try:
-        pieces, st = _pqfast._scan_local(*args, where, tails)
-    except FormatError as e:
-        warnings.warn(f"pqfast: sidecar ignored: {where}: {e}", stacklevel=4)
-        return _pqfast._scan_local(*args)
-    st = dict(st)
-    st["files_with_sidecar"] = used
-    return pieces, st
-
-
 def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
                threads: int | None = None, use_threads: bool = True, stats: bool = False,
                use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
-               use_page_index: bool = True, storage_options: dict | None = None,
-               memory_limit: int | None = None, filesystem: Any = None, row_groups: dict | None = None,
+               use_page_index: bool = True, memory_limit: int | None = None, row_groups: dict | None = None,
                partitioning: str | None = "hive", strings: str | None = None, _file_rows: list | None = None,
-               _listed: list | None = None, read_dictionary: Sequence[str] | None = None):
-    """The rows of ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
+               read_dictionary: Sequence[str] | None = None):
+    """The rows of local ``source`` that ``filters`` keeps, as a ``pyarrow.Table`` (see
     :func:`pqfast.read_table`). With ``stats=True``: ``(table, dict)`` where the
     dict says what was read (files, row groups, pages, bytes, seconds).
 
-    Local paths go to the engine in one native call; ``s3://`` URLs and paths
-    on ``filesystem`` to the staged scan (``_scan_staged``) over their store.
+    Local paths only: the streaming scanner's lean route (:func:`lean_scan`)
+    where it takes them, else the engine's own call (``_scan_engine``:
+    nested columns under a filter; readers come through ``_read_local``,
+    which sends the rest to the dataset scan). ``s3://`` URLs, paths on a
+    ``filesystem=`` and file objects are read by the streaming scanner fed by
+    one I/O loop (``_read_remote``, ``_dataset_scan.read_row_groups``).
     ``row_groups`` ({path: [row group]}, paths as the source names them, or as
     ``prune`` reports them): only those row groups are read, their rows
     filtered by ``filters`` when given, else whole (``read_pruned``); a file
     of ``source`` without any is read for nothing but, first, the schema.
     ``partitioning="hive"``: a directory's ``key=value`` levels are columns
-    (:mod:`pqfast._partitions`; local directories, ``s3://`` prefixes ending
-    in "/", directories on ``filesystem``). ``_file_rows`` (a list) gets the
-    rows returned from each file of the source, in order; ``_listed``, the
-    listing of an ``s3://`` / ``filesystem=`` source made before (a dataset's).
+    (:mod:`pqfast._partitions`). ``_file_rows`` (a list) gets the
+    rows returned from each file of the source, in order.
     ``strings``: the layout of string and binary columns (see
-    :func:`pqfast.read_table`), produced by the engine itself on local files
-    and object storage. (A dataset scan passes it here, as to read_table.)
+    :func:`pqfast.read_table`), produced by the engine itself.
+    (A dataset scan passes it here, as to read_table.)
     ``read_dictionary``: columns given as dictionary<int32> (see :func:`pqfast.read_table`):
-    built by the engine on local files (a filtered row group keeps its whole
+    built by the engine (a filtered row group keeps its whole
     dictionary, as pyarrow's); other paths encode the values read."""
     checked_strings(strings)
+    if _remote_urls(source):
+        raise FormatError("invalid argument: scan_table reads local files; s3:// URLs are read by "
+                          "pqfast.read_table / pqfast.dataset (the streaming scanner)")
     where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
     with arrow_errors_named(where):
         got = _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom,
-                          use_dictionary, use_page_index, storage_options, memory_limit, filesystem, row_groups,
-                          partitioning, _file_rows, _listed, strings, read_dictionary)
+                          use_dictionary, use_page_index, memory_limit, row_groups, partitioning, _file_rows,
+                          strings, read_dictionary)
         # Paths that read through pyarrow (a filter only pyarrow.compute
         # evaluates, files of another schema) are cast here; others are read so.
         if stats:
@@ -1062,33 +523,8 @@ def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any =
 
 
 def _scan_table(source, columns, filters, threads, use_threads, stats, use_statistics, use_bloom, use_dictionary,
-                use_page_index, storage_options, memory_limit, filesystem, row_groups, partitioning, _file_rows,
-                _listed, strings=None, read_dictionary=None):
-    if filesystem is not None or _remote_urls(source):
-        def staged():
-            if filesystem is not None:
-                _refuse_file_objects(source)
-                io = FilesystemIO(source, filesystem)
-            else:
-                io = ObjectStoreIO(source, storage_options)
-            if _listed is not None:
-                # The source's listing, made before ([(name, key, size, version)]: a dataset's):
-                # not listed again, and what scans keep by version (tails) serves this one.
-                io.given = _listed
-            # Row groups are pruned by the staged scan's own Bloom reads: not by the engine again.
-            flags = (use_statistics, False, use_dictionary, use_page_index)
-            try:
-                return _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, _file_rows,
-                                           (threads, flags, memory_limit, strings))
-            finally:
-                io.close()
-
-        if filesystem is not None:
-            return staged()
-
-        # Tails from a sidecar index that fail the scan: a warning, and the scan again without it.
-        return scan_or_fallback(staged)
-
+                use_page_index, memory_limit, row_groups, partitioning, _file_rows, strings=None,
+                read_dictionary=None):
     t0 = time.perf_counter()
     paths = _local_paths(source)
     if not paths:
@@ -1099,20 +535,76 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
                   use_dictionary=use_dictionary, use_page_index=use_page_index, memory_limit=memory_limit,
                   strings=strings, read_dictionary=read_dictionary)
         return _scan_local_partitioned(paths, parts, columns, filters, stats, t0, kw, row_groups, _file_rows)
-    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
-    dnf = None
-    if filters is not None:
-        try:
-            dnf = _encode_filter(normalize(filters), descs, paths[0])
-        except FormatError as e:
-            if code_of(e) != UNSUPPORTED:
-                raise
-            # A filter the engine cannot type (a BYTE_ARRAY DECIMAL column): pyarrow.compute decides.
-            table = _scan_by_pyarrow(paths, columns, filters, row_groups, _file_rows)
-            st = {"files": len(paths), "seconds": time.perf_counter() - t0, "evaluated_by": "pyarrow.compute"}
-            return (table, st) if stats else table
-    n_threads = threads if threads is not None else (0 if use_threads else 1)
+    got = lean_scan(paths, columns, filters, threads, use_threads, (use_statistics, use_bloom, use_dictionary,
+                                                                      use_page_index),
+                    memory_limit, row_groups, _file_rows, strings, read_dictionary, t0)
+    if got is not None:
+        return got if stats else got[0]
+    return _scan_engine(paths, columns, filters, threads, use_threads, stats, (use_statistics, use_bloom,
+                                                                              use_dictionary, use_page_index),
+                        memory_limit, row_groups, _file_rows, strings, read_dictionary, t0)
 
+
+def lean_scan(paths: list, columns, filters, threads, use_threads, flags: tuple, memory_limit, row_groups,
+              file_rows, strings, read_dictionary, t0):
+    """The rows `filters` keeps in local files `paths` through the streaming
+    scanner's lean route (:mod:`._filtered_scan`), planned from the first
+    file's cached column plans and the filter it encoded: (table, stats), or
+    None when that route does not take the read, which then goes through
+    the dataset scan (``_read_local``): no filter, a filter the engine
+    cannot type for the first file (a BYTE_ARRAY DECIMAL column), a column
+    not read straight into its final type (dictionary, extension, cast,
+    nested), or files the scanner refuses with the first file's plans and
+    filter (a later file of another schema: an invalid argument, typed). A
+    sidecar index beside the files gives its tails to the scan
+    (``_sidecar.local_tails``). `flags`: use_statistics, use_bloom,
+    use_dictionary, use_page_index."""
+    if filters is None:
+        return None
+    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
+    try:
+        dnf = _encode_filter(normalize(filters), descs, paths[0])
+    except FormatError as e:
+        if code_of(e) != UNSUPPORTED:
+            raise
+        return None
+    kept, groups = paths, None
+    if row_groups is not None:
+        # Chosen by the caller (pruned before); files without any are left out.
+        kept = [p for p in paths if row_groups.get(p)]
+        groups = [sorted(set(row_groups[p])) for p in kept]
+    if dnf and kept and any(is_nested_plan(p) for p in plans):
+        with_map_types(plans, paths[0], meta)
+    schema = scanner_schema(plans, meta) if dnf and kept else None
+    if schema is None:
+        return None
+    n_threads = threads if threads is not None else (0 if use_threads else 1)
+    use_bloom, use_page_index = flags[1], flags[3]
+    sidecar = local_tails(kept) if use_bloom or use_page_index else None
+    rows: list | None = [] if file_rows is not None else None
+    try:
+        table, st = read_filtered(kept, groups, plans, schema, dnf, int(n_threads), flags,
+                                  _memory_limit(memory_limit), rows, sidecar)
+    except FormatError as e:
+        if len(kept) < 2 or not _is_schema_mismatch(e):
+            raise
+        return None  # (files unlike the first: runs of alike files, in the dataset scan)
+    if file_rows is not None:
+        at = dict(zip(kept, rows))
+        file_rows.extend(at.get(p, 0) for p in paths)
+    st["seconds"] = time.perf_counter() - t0
+    return table, st
+
+
+def _scan_engine(paths, columns, filters, threads, use_threads, stats, flags, memory_limit, row_groups, file_rows,
+                 strings, read_dictionary, t0):
+    """The engine's own call (``_pqfast._scan_local``) and Python assembly:
+    what only ``Lake.scan`` still asks of it (the dataset's units for nested
+    columns with a dictionary leaf under a filter); the nested columns the
+    scanner takes (the rest) no longer come here."""
+    meta, plans, descs = _first_file_plans(paths[0], columns, strings, read_dictionary)
+    dnf = None if filters is None else _encode_filter(normalize(filters), descs, paths[0])
+    n_threads = threads if threads is not None else (0 if use_threads else 1)
     specs = [(p.name, p.read_layout, p.format) for p in plans if isinstance(p, _Plan)]
     nested = [p for p in plans if is_nested_plan(p)]
     kept, groups = paths, None
@@ -1120,26 +612,8 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
         # Chosen by the caller (pruned before); the engine takes an empty list as "all": such files are left out.
         kept = [p for p in paths if row_groups.get(p)]
         groups = [sorted(set(row_groups[p])) for p in kept]
-    args = (kept, specs, dnf, int(n_threads), use_statistics, use_bloom, use_dictionary, use_page_index,
-            _memory_limit(memory_limit), groups, bool(nested))
-    use_sidecar = dnf and kept and (use_bloom or use_page_index)
-    schema = scanner_schema(plans, meta) if dnf and kept and not (use_sidecar and find_sidecar(kept)) \
-        and not _lookup_without_bloom(filters, meta) else None
-    if schema is not None:
-        # Flat columns read into their final types, no sidecar index: the
-        # streaming scanner (_filtered_scan), decided before any page is read.
-        got = _scan_by_scanner(paths, kept, groups, specs, schema, dnf, args, t0, columns, filters, _file_rows,
-                               strings, read_dictionary)
-        return got if stats else got[0]
-    try:
-        pieces, st = _scan_with_sidecar(args) if use_sidecar else _pqfast._scan_local(*args)
-    except FormatError as e:
-        if len(kept) < 2 or not _is_schema_mismatch(e):
-            raise
-        # Files whose schema differs from the first's (a column added later,
-        # an int32 widened to int64...): read as pyarrow.dataset reads them.
-        table, st = _scan_evolved(kept, columns, filters, args, t0, _file_rows, strings, read_dictionary)
-        return (table, st) if stats else table
+    args = (kept, specs, dnf, int(n_threads), *flags, _memory_limit(memory_limit), groups, bool(nested))
+    pieces, st = _pqfast._scan_local(*args)
     nested_chunks = None
     if nested:
         # With no file left (no pieces either), the first file types the empty columns.
@@ -1147,54 +621,17 @@ def _scan_table(source, columns, filters, threads, use_threads, stats, use_stati
                                      memory_limit, strings=strings)
 
     table = _assemble(plans, meta, pieces, nested_chunks, lambda i: ParquetFile(kept[i]))
-    if _file_rows is not None:
+    if file_rows is not None:
         counts = [0] * len(kept)
         for piece in pieces:
             counts[piece[0]] += piece[2]
         at = dict(zip(kept, counts))
-        _file_rows.extend(at.get(p, 0) for p in paths)
+        file_rows.extend(at.get(p, 0) for p in paths)
     if stats:
         st = dict(st)
         st["seconds"] = time.perf_counter() - t0
         return table, st
     return table
-
-
-def _lookup_without_bloom(filters, meta) -> bool:
-    """A lookup (filters.lookup_key) on a column without Bloom filters in the
-    first file: the engine's own call keeps it. Nothing prunes such a
-    lookup's row groups but statistics (random ids: none), so every row
-    group is read, and the scanner's units cost more there: 1 id on the
-    polars-written bench lake (500 row groups, all read) took 1.07-1.11x
-    the engine call's wall time and 1.05-1.11x its CPU, alternating."""
-    key = lookup_key(filters)
-    if key is None:
-        return False
-    leaves = [d["dotted_path"] for d in meta.columns()]
-    if key[0] not in leaves or meta.num_row_groups == 0:
-        return False
-    return meta.column_chunk(0, leaves.index(key[0])).get("bloom_filter_offset") is None
-
-
-def _scan_by_scanner(paths, kept, groups, specs, schema, dnf, args, t0, columns, filters, file_rows, strings,
-                     read_dictionary):
-    """The local scan through the streaming scanner (:mod:`._filtered_scan`):
-    (table, stats). Files whose schema differs from the first's (which the
-    scanner, like the engine's call, refuses as an invalid argument) are
-    read as :func:`_scan_evolved` reads them."""
-    n_threads, flags, limit = args[3], args[4:8], args[8]
-    rows: list | None = [] if file_rows is not None else None
-    try:
-        table, st = read_filtered(kept, groups, specs, schema, dnf, n_threads, flags, limit, rows)
-    except FormatError as e:
-        if len(kept) < 2 or not _is_schema_mismatch(e):
-            raise
-        return _scan_evolved(kept, columns, filters, args, t0, file_rows, strings, read_dictionary)
-    if file_rows is not None:
-        at = dict(zip(kept, rows))
-        file_rows.extend(at.get(p, 0) for p in paths)
-    st["seconds"] = time.perf_counter() - t0
-    return table, st
 
 
 def _checked_partitioning(partitioning):
@@ -1323,85 +760,6 @@ def _scan_partitioned(names, parts, columns, filters, stats, t0, scan, row_group
     return (table, st_all) if stats else table
 
 
-class _NowPartitioned(Exception):
-    """A prefix listed without key=value levels before has some now."""
-
-
-def _scan_staged_source(io, columns, filters, stats, row_groups, partitioning, file_rows, args):
-    """_scan_staged over io's source (args: threads, flags, memory_limit, strings);
-    with partitioning="hive" the key=value levels under a directory or
-    prefix are columns, as for a local directory (_scan_partitioned), files
-    chosen by the listing alone.
-
-    A partitioned lake is listed, then scanned: first its first file's
-    footer (it says whether a key is also a column of the files), then the
-    files left, one staged scan per filter left for them. A prefix whose
-    last listing had no key=value level is scanned at once, the scan
-    starting on the files of that listing while it is listed again (see
-    _scan_staged), and given up if the new listing has keys after all."""
-    t0 = time.perf_counter()
-    root = io.directory if _checked_partitioning(partitioning) is not None else None
-
-    def run(cols, filt, rgs, want_stats, **kw):
-        return _scan_staged(io, cols, filt, args[0], want_stats, args[1], args[2], rgs, strings=args[3], **kw)
-
-    if root is None:
-        return run(columns, filters, row_groups, stats, file_rows=file_rows)
-    hint_key = (io.cache_key, io.pattern) if io.pattern is not None else None
-    with _tails.lock:
-        hint = _LISTINGS.get(hint_key) if hint_key is not None else None
-    if hint and not has_keys(root, [u for u, *_ in hint]):
-
-        def no_keys(items):
-            if has_keys(root, [u for u, *_ in items]):
-                raise _NowPartitioned()
-
-        try:
-            return run(columns, filters, row_groups, stats, file_rows=file_rows, on_listing=no_keys)
-        except _NowPartitioned:  # listed again below; the listing kept, without keys, is no guide now
-            with _tails.lock:
-                _LISTINGS.pop(hint_key, None)
-    items = io.listing()
-    ms = (time.perf_counter() - t0) * 1e3
-    st_all: dict = {}
-    parts = _listed_partitions(io, root, items, args, st_all)
-    if parts is None:
-        got = run(columns, filters, row_groups, stats, file_rows=file_rows, listed=items)
-        if stats:
-            _add_stats(st_all, got[1])
-            st_all["files"] = len(items)
-            return got[0], _with_listing(st_all, io, ms, t0)
-        return got
-    names = [it[0] for it in items]
-
-    def scan(files, cols, filt, file_rows=None, schema_only=False):
-        rgs = {} if schema_only else _chosen_groups(row_groups, [names[i] for i in files])
-        return run(cols, filt, rgs, True, file_rows=file_rows, listed=[items[i] for i in files], keep_listing=False)
-
-    table, st = _scan_partitioned(names, parts, columns, filters, True, t0, scan, row_groups, file_rows)
-    if not stats:
-        return table
-    _add_stats(st_all, st)
-    st_all["files"] = len(items)
-    return table, _with_listing(st_all, io, ms, t0)
-
-
-def _listed_partitions(io, root, items, args, st_all=None):
-    """The partitions of a listing of io's directory `root`, or None. When
-    there are keys, the first file's footer is read (a staged scan of no
-    row: its tail is kept for the scans that follow) for the keys the files
-    hold as columns too, which are not partition columns (polars writes
-    both)."""
-    parts = discover(root, [it[0] for it in items]) if items else None
-    if parts is not None:
-        first, st = _scan_staged(io, None, None, args[0], True, args[1], args[2], {}, listed=items[:1],
-                                 keep_listing=False)
-        parts = parts.without(set(first.column_names))
-        if st_all is not None:
-            _add_stats(st_all, st)
-    return parts
-
-
 def local_partitioned_lake(source):
     """(files, Partitions) of a hive-partitioned local directory, or None
     (not a directory, or no key=value level): ``_lake.partitioned_lake``'s
@@ -1413,20 +771,3 @@ def local_partitioned_lake(source):
     return (paths, parts) if parts is not None else None
 
 
-def _with_listing(st: dict, io, ms: float, t0) -> dict:
-    """A staged scan's stats, of scans given their listing: with it (the
-    listing round first) and the whole time."""
-    for r in _listing_round(io, st.get("files", 0), ms):
-        st["round_detail"] = [r] + st.get("round_detail", [])
-        st["rounds"] = st.get("rounds", 0) + 1
-        st["requests"] = st.get("requests", 0) + r["requests"]
-    st["seconds"] = time.perf_counter() - t0
-    return st
-
-
-def _listing_round(io, n_files: int, ms: float) -> list:
-    """The listing's round of a staged scan's stats ([] when nothing was
-    listed: explicit URLs); a store that does not count its listing pages is
-    taken to give 1,000 names a page."""
-    n = io.list_requests if io.list_requests is not None else 1 + n_files // 1000
-    return [{"what": "listing", "requests": n, "bytes": 0, "ms": round(ms, 1)}] if n else []

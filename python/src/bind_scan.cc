@@ -11,9 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <tuple>
 #include <vector>
 
@@ -96,98 +94,6 @@ nb::dict stats_dict(const pq::ScanStats& s) {
   return d;
 }
 
-// A file of a staged scan on object storage: the byte ranges fetched so
-// far, read in place; a read of bytes not fetched is recorded and answers
-// ErrorCode::kNotFetched, so that one run of the engine learns every range
-// it needs next (the driver, python/pqfast/scan.py, fetches them in one
-// round of ranged GETs, adds them and runs the file again). A read may span
-// adjacent fetched ranges.
-class FetchedFile final : public pq::RandomAccessFile {
- public:
-  FetchedFile(std::string name, uint64_t size) : name_(std::move(name)), size_(size) {}
-  uint64_t size() const override { return size_; }
-  const std::string& name() const override { return name_; }
-
-  // Holds `bytes` (a bytes-like object, kept alive) as the object's bytes at `offset`.
-  void add(uint64_t offset, nb::object bytes) {
-    ByteView v = byte_view(bytes);
-    if (offset > size_ || v.size > size_ - offset) {
-      throw FormatError("invalid argument: " + name_ + ": " + std::to_string(v.size) + " bytes at " +
-                        std::to_string(offset) + " pass the end of the " + std::to_string(size_) + "-byte object");
-    }
-    if (v.size == 0) return;
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& r = ranges_[offset];
-    if (r.len >= v.size) return;  // a longer range at this offset is held already
-    r = Range{v.data, v.size};
-    keep_.push_back(std::move(bytes));
-    held_ += v.size;
-  }
-
-  Status read_at(uint64_t offset, size_t n, uint8_t* out) override {
-    if (offset > size_ || n > size_ - offset) {
-      return make_error(ErrorCode::kTruncated, name_ + ": read of " + std::to_string(n) + " bytes at byte " +
-                                                   std::to_string(offset) + " goes past the end of the " +
-                                                   std::to_string(size_) + "-byte object");
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    uint64_t at = offset;
-    const uint64_t end = offset + n;
-    while (at < end) {
-      // The range starting at or before `at` that reaches furthest past it.
-      auto it = ranges_.upper_bound(at);
-      const Range* best = nullptr;
-      uint64_t best_start = 0;
-      for (auto j = it; j != ranges_.begin();) {
-        --j;
-        if (j->first + j->second.len > at && (!best || j->first + j->second.len > best_start + best->len)) {
-          best = &j->second;
-          best_start = j->first;
-        }
-      }
-      if (!best) break;
-      const uint64_t take = std::min<uint64_t>(end, best_start + best->len) - at;
-      std::memcpy(out + (at - offset), best->data + (at - best_start), static_cast<size_t>(take));
-      at += take;
-    }
-    if (at >= end) return Status::Ok();
-    needs_.push_back({offset, n});
-    return make_error(ErrorCode::kNotFetched, name_ + ": bytes " + std::to_string(offset) + "+" +
-                                                  std::to_string(n) + " not fetched yet");
-  }
-
-  // The ranges asked for and not fetched since the last call, sorted and
-  // merged where fewer than `gap` bytes lie between them.
-  std::vector<std::pair<uint64_t, uint64_t>> take_needs(uint64_t gap) {
-    std::lock_guard<std::mutex> lock(mu_);
-    std::sort(needs_.begin(), needs_.end());
-    std::vector<std::pair<uint64_t, uint64_t>> out;
-    for (const auto& [off, n] : needs_) {
-      if (!out.empty() && off <= out.back().first + out.back().second + gap) {
-        out.back().second = std::max(out.back().second, off + n - out.back().first);
-      } else {
-        out.push_back({off, n});
-      }
-    }
-    needs_.clear();
-    return out;
-  }
-  uint64_t held() const { return held_; }
-
- private:
-  struct Range {
-    const uint8_t* data = nullptr;
-    uint64_t len = 0;
-  };
-  std::string name_;
-  uint64_t size_;
-  std::mutex mu_;
-  std::map<uint64_t, Range> ranges_;          // by offset
-  std::vector<nb::object> keep_;               // the bytes objects the ranges point into
-  std::vector<std::pair<uint64_t, uint64_t>> needs_;
-  uint64_t held_ = 0;
-};
-
 nb::tuple pieces_and_stats(pq::ScanResult& r, const std::vector<ColumnSpec>& columns) {
   nb::list pieces;
   for (auto& p : r.pieces) {
@@ -230,84 +136,9 @@ std::vector<pq::ScanColumn> make_columns(const std::vector<ColumnSpec>& columns)
   return cols;
 }
 
-class StagedScan {
- public:
-  StagedScan(const std::vector<ColumnSpec>& columns, const std::optional<std::vector<std::vector<AtomSpec>>>& dnf,
-             bool use_statistics, bool use_dictionary, bool use_page_index, int64_t memory_limit)
-      : specs_(columns), cols_(make_columns(columns)), filter_(make_filter(dnf)) {
-    // Row groups were pruned by the remote pruner's Bloom reads already.
-    opts_ = make_options(1, use_statistics, false, use_dictionary, use_page_index, memory_limit);
-    opts_.budget = MemoryBudget::make(memory_limit);
-  }
-
-  nb::tuple run(const std::vector<FetchedFile*>& files, const std::vector<int32_t>& indices,
-                const std::vector<std::vector<int32_t>>& row_groups) {
-    if (indices.size() != files.size() || row_groups.size() != files.size()) {
-      throw FormatError("invalid argument: files, indices and row_groups differ in length");
-    }
-    for (const FetchedFile* f : files) {
-      if (f == nullptr) throw FormatError("invalid argument: None among the files");
-    }
-    std::vector<pq::RandomAccessFile*> ptrs(files.begin(), files.end());
-    std::vector<Result<pq::ScanResult>> rs;
-    {
-      nb::gil_scoped_release release;
-      pq::ScanOptions o = opts_;
-      o.threads = static_cast<int>(std::min<size_t>(files.size(), 8));
-      rs = pq::scan_opened_each(ptrs, row_groups, cols_, filter_, o);
-    }
-    for (const auto& r : rs) {
-      if (!r.ok() && r.error().code != ErrorCode::kNotFetched && r.error().message != "not run") raise(r.error());
-    }
-    pq::ScanResult done;
-    nb::list pending;
-    for (size_t i = 0; i < rs.size(); ++i) {
-      if (!rs[i].ok()) {
-        if (rs[i].error().code != ErrorCode::kNotFetched) raise(rs[i].error());
-        pending.append(i);
-        continue;
-      }
-      done.stats.add(rs[i]->stats);
-      for (auto& p : rs[i]->pieces) {
-        p.file = indices[i];
-        done.pieces.push_back(std::move(p));
-      }
-    }
-    nb::tuple out = pieces_and_stats(done, specs_);
-    return nb::make_tuple(out[0], out[1], pending);
-  }
-
- private:
-  std::vector<ColumnSpec> specs_;
-  std::vector<pq::ScanColumn> cols_;
-  pq::ScanFilter filter_;
-  pq::ScanOptions opts_;
-};
-
 }  // namespace
 
 void bind_scan(nb::module_& m) {
-  using FileSpec = std::tuple<std::string, uint64_t, std::vector<std::tuple<uint64_t, nb::object>>, std::vector<int32_t>,
-                              nb::object>;
-  nb::class_<FetchedFile>(m, "_FetchedFile")
-      .def(nb::init<std::string, uint64_t>(), nb::arg("name"), nb::arg("size"))
-      .def("add", &FetchedFile::add, nb::arg("offset"), nb::arg("data"),
-           "Holds the object's bytes at offset (a bytes-like object, kept).")
-      .def("take_needs", &FetchedFile::take_needs, nb::arg("gap") = 0,
-           "[(offset, length)] read by the last scans and not fetched, merged across gaps < gap.")
-      .def_prop_ro("held", &FetchedFile::held, "bytes held");
-  // A staged scan: the projected columns, the filter and the options (one
-  // memory budget for all its runs), then runs over files of fetched ranges,
-  // from any threads (the GIL is released): the files done give their pieces
-  // (file = indices[i]) and stats; those waiting for bytes are listed (their
-  // ranges in take_needs()); any other error raises.
-  nb::class_<StagedScan>(m, "_StagedScan")
-      .def(nb::init<const std::vector<ColumnSpec>&, const std::optional<std::vector<std::vector<AtomSpec>>>&, bool,
-                    bool, bool, int64_t>(),
-           nb::arg("columns"), nb::arg("filters").none(), nb::arg("use_statistics") = true,
-           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("memory_limit") = 0)
-      .def("run", &StagedScan::run, nb::arg("files"), nb::arg("indices"), nb::arg("row_groups"),
-           "(pieces of the files done, their stats, [positions of the files waiting for bytes]).");
   m.def(
       "_row_group_ranges",
       [](nb::object tail, uint64_t size, const std::vector<int32_t>& row_groups, bool page_index) {

@@ -43,6 +43,8 @@ using FlatSpec = std::tuple<std::string, std::string, std::string>;  // name, la
 using NestedSpec = std::tuple<std::string, std::vector<std::pair<std::string, std::string>>>;
 using ColumnSpec = std::variant<FlatSpec, NestedSpec>;
 using Dnf = std::optional<std::vector<std::vector<AtomSpec>>>;
+// A sidecar's tail of one file: (data file size, offset, length); size < 0: none.
+using TailSpec = std::tuple<int64_t, uint64_t, uint64_t>;
 
 struct Settings {
   int64_t batch_size = 131072;
@@ -179,6 +181,7 @@ nb::dict stats_dict(const pq::ScannerStats& s) {
   d["units_started"] = s.units_started;
   d["units_decoded"] = s.units_decoded;
   d["engine_runs"] = s.engine_runs;
+  d["nested_rounds"] = s.nested_rounds;
   d["batches"] = s.batches;
   d["rows"] = s.rows;
   d["peak_held"] = s.peak_held;
@@ -380,16 +383,42 @@ nb::object stream_capsule(ArrowArrayStream* stream, PyCapsule_Destructor release
   return nb::steal(cap);
 }
 
+// The plan's filtered files that have a tail in the sidecar read as data
+// file + tail (ScanPlanFile::overlay), the sidecar opened once. An error
+// (the sidecar unreadable) comes back as the scan's.
+Status with_sidecar(pq::ScanPlan& plan, const std::optional<std::string>& sidecar,
+                    const std::optional<std::vector<TailSpec>>& tails) {
+  if (!sidecar || !tails) return Status::Ok();
+  auto side = pq::LocalSidecar::open(*sidecar);
+  if (!side.ok()) return side.error();
+  for (size_t i = 0; i < tails->size(); ++i) {
+    const auto& [base_size, offset, length] = (*tails)[i];
+    if (base_size < 0) continue;
+    plan.files[i].overlay =
+        std::make_shared<const pq::LocalOverlay>(pq::LocalOverlay{*side, pq::SidecarTail{base_size, offset, length}});
+  }
+  return Status::Ok();
+}
+
 class PyLocalScanner {
  public:
   PyLocalScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-                 const Settings& settings, int threads, nb::object footers, nb::object file_filters) {
+                 const Settings& settings, int threads, nb::object footers, nb::object file_filters,
+                 const std::optional<std::string>& sidecar, const std::optional<std::vector<TailSpec>>& tails) {
     pq::ScanPlan plan = make_plan(files, columns, dnf, footers, file_filters);
+    if (tails && (!sidecar || tails->size() != files.size())) {
+      throw FormatError("invalid argument: tails need a sidecar and one entry per file");
+    }
     const pq::ScannerOptions o = make_options(settings);
     Result<std::unique_ptr<pq::LocalScan>> s = Error{ErrorCode::kInvalidArgument, "not run"};
     {
       nb::gil_scoped_release release;
-      s = pq::LocalScan::make(std::move(plan), o, threads);
+      const Status st = with_sidecar(plan, sidecar, tails);
+      if (st.ok()) {
+        s = pq::LocalScan::make(std::move(plan), o, threads);
+      } else {
+        s = st.error();
+      }
     }
     if (!s.ok()) raise(s.error());
     scan_ = std::shared_ptr<pq::LocalScan>(std::move(s).value().release());
@@ -693,29 +722,34 @@ void bind_stream(nb::module_& m) {
           [](PyLocalScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, int threads,
              uint64_t coalesce_gap, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead, nb::object footers, nb::object file_filters, std::optional<bool> file_tasks,
-             bool stop_at_unlike, uint64_t whole_file_bytes, const std::vector<std::string>& absent_columns) {
+             int max_units_ahead, nb::object footers, nb::object file_filters,
+             const std::optional<std::string>& sidecar, const std::optional<std::vector<TailSpec>>& tails,
+             std::optional<bool> file_tasks, bool stop_at_unlike, uint64_t whole_file_bytes,
+             const std::vector<std::string>& absent_columns) {
             Settings s = settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, uint64_t{64} << 10,
                                      use_statistics, use_bloom, use_dictionary, use_page_index, max_units_ahead);
             s.file_tasks = file_tasks;
             s.stop_at_unlike = stop_at_unlike;
             s.whole_file_bytes = whole_file_bytes;
             s.absent_columns = absent_columns;
-            new (self) PyLocalScanner(files, columns, dnf, s, threads, footers, file_filters);
+            new (self) PyLocalScanner(files, columns, dnf, s, threads, footers, file_filters, sidecar, tails);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("threads") = 0,
           nb::arg("coalesce_gap") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
-          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(), nb::arg("file_tasks") = nb::none(),
-          nb::arg("stop_at_unlike") = false, nb::arg("whole_file_bytes") = uint64_t{1} << 20,
-          nb::arg("absent_columns") = std::vector<std::string>{},
+          nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(),
+          nb::arg("sidecar").none() = nb::none(), nb::arg("tails").none() = nb::none(),
+          nb::arg("file_tasks") = nb::none(), nb::arg("stop_at_unlike") = false,
+          nb::arg("whole_file_bytes") = uint64_t{1} << 20, nb::arg("absent_columns") = std::vector<std::string>{},
           "A scan of local files [(path, size or 0, [row group] or None)] on `threads` threads of its own "
-          "(0: one per core, at most 8; -1: none, next_batch reads); filtered as _Scanner is. Without a filter, "
-          "`file_tasks` (None: when the first file is at most `whole_file_bytes`) reads file by file, each "
-          "file whole with its footer; `stop_at_unlike` (file tasks only) ends the scan before the first file "
-          "whose projected leaf columns differ from the first file's, or that holds one of `absent_columns` "
-          "(`stopped_at`).")
+          "(0: one per core, at most 8; -1: none, next_batch reads); filtered as _Scanner is. sidecar + tails: "
+          "a sidecar index and per file (data file size, tail offset, tail length) in it, or a size < 0: each "
+          "filtered file with a tail is pruned and read as data file + tail (its Bloom filters and page indexes). "
+          "Without a filter, `file_tasks` (None: when the first file is at most `whole_file_bytes`) reads file by "
+          "file, each file whole with its footer; `stop_at_unlike` (file tasks only) ends the scan before the "
+          "first file whose projected leaf columns differ from the first file's, or that holds one of "
+          "`absent_columns` (`stopped_at`).")
       .def("next_batch", &PyLocalScanner::next_batch, "The next pyarrow.RecordBatch, or None at the end.")
       .def("next_with_file", &PyLocalScanner::next_with_file, "(plan file index, batch), or None at the end.")
       .def("schema", &PyLocalScanner::schema, "The scan's pyarrow.Schema (from the first file's footer).")

@@ -136,6 +136,7 @@ class ChunkReader {
 
  private:
   Status dictionary_page(const PageHeader& h, const uint8_t* body, const std::string& where);
+  void reserve_gathered_bytes(size_t n);
   bool wanted(int64_t first, int64_t count);
   Status sparse_dictionary_page(const uint8_t* levels, size_t levels_len, bool levels_bit_packed, const uint8_t* vals,
                                 size_t vals_len, size_t count, const std::string& where);
@@ -183,6 +184,7 @@ class ChunkReader {
   int64_t row_ = 0;        // the row group's rows walked (decoded or skipped)
   bool saw_data_ = false;  // a data page was walked
   int64_t num_rows_ = 0;
+  size_t chunk_len_ = 0;   // the bytes begin() was told the pages take
   const std::vector<RowRange>* keep_ = nullptr;
   size_t keep_at_ = 0;
   std::vector<RowRange> decoded_;
@@ -346,6 +348,7 @@ Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRan
   if (opts_.dictionary_indices && !opts_.dictionary_values) PQFAST_RETURN_IF_ERROR(begin_indices());
   if (num_rows < 0) return make_error(ErrorCode::kCorrupt, where_ + ": negative row count " + std::to_string(num_rows));
   num_rows_ = num_rows;
+  chunk_len_ = len;
   keep_ = keep;
   family_ = family_of(layout_);
   phys_width_ = physical_width(d_.physical_type, d_.type_length);
@@ -846,6 +849,7 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
       dict_.max_len = static_cast<size_t>(m);
       dict_.same_len = n > 0 && least == m && (m == 1 || m == 2 || m == 4 || m == 8) ? static_cast<size_t>(m) : 0;
     }
+    if (family_ == Family::kBinary && !keep_ && !indices_) reserve_gathered_bytes(n);
     if (family_ == Family::kFixed) {  // decimals
       dict_.fixed.resize(n * static_cast<size_t>(out_->width));
       PQFAST_RETURN_IF_ERROR(convert_binary_to_decimal(layout_, dict_.offsets.as<int64_t>(), dict_.bytes.data(), n,
@@ -876,6 +880,24 @@ Status ChunkReader::dictionary_page(const PageHeader& h, const uint8_t* body, co
   dict_.size = n;
   dict_.present = true;
   return Status::Ok();
+}
+
+// Room for the bytes a chunk's dictionary-encoded strings gather into:
+// the rows left times the dictionary's mean entry (and a sixteenth more).
+// begin() reserved three times the chunk's compressed bytes, which a
+// dictionary of short strings outgrows many times over (TPC-H's
+// l_shipinstruct: 31 KB of indices gather 1.6 MB), each growth a copy of
+// everything gathered so far. Only a hint, and at most 64 times the
+// chunk's bytes: a hostile row count or entry length reserves nothing big
+// (long runs of one index can make more; the gathers grow the buffer as
+// before when it runs out).
+void ChunkReader::reserve_gathered_bytes(size_t n) {
+  if (n == 0 || num_rows_ <= row_) return;
+  const double mean = static_cast<double>(dict_.bytes.size()) / static_cast<double>(n);
+  const double want = static_cast<double>(num_rows_ - row_) * mean * (17.0 / 16.0);
+  const double cap = static_cast<double>(chunk_len_) * 64.0 + 65536.0;
+  const double bytes = std::min({want, cap, static_cast<double>(layout_ == ArrowLayout::kBinary ? 0x7fffffff : 1ll << 40)});
+  out_->data.reserve(out_->data.size() + static_cast<size_t>(bytes));
 }
 
 Status ChunkReader::data_page(const PageHeader& h, const uint8_t* body, const std::string& where) {

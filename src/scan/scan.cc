@@ -87,6 +87,10 @@ struct ChunkIndex {
   bool loaded = false;
   bool has_offsets = false;
   bool has_columns = false;
+  // A staged reader's OffsetIndex read by a try that then lacked the
+  // ColumnIndex's bytes: kept (parsed, or found untrusted), not read again.
+  bool offsets_read = false;
+  bool offsets_untrusted = false;
   OffsetIndex offsets;
   ColumnIndex columns;
 };
@@ -135,6 +139,11 @@ class FileScan {
                    ScanResult* out, ScanStats* st);
   size_t num_columns() const { return columns_.size(); }
   const std::shared_ptr<const FileMetaData>& meta() const { return meta_; }
+  // A staged reader's row group waiting for bytes: the page indexes of its
+  // filter and projected columns are asked for too (read-ahead: the next
+  // run needs them, and they are small), so that the filter's pages and the
+  // projected pages need one run each.
+  void want_page_indexes(int rg);
   const ScanStats& own_stats() const { return stats_; }
   PrunerVerdicts verdicts() const { return PrunerVerdicts{pruner_alive_, pruned_by_bloom_}; }
   // How much reading `column` of row group `rg` may cost: its compressed
@@ -173,11 +182,6 @@ class FileScan {
   // The reads decode_rows makes for these rows, without decoding: a staged
   // reader learns them all in one pass (each read not fetched is recorded).
   Status want_rows(int rg, int leaf, const std::vector<RowRange>& keep, bool dictionary, ScanStats* st);
-  // A staged reader's row group waiting for bytes: the page indexes of its
-  // filter and projected columns are asked for too (read-ahead: the next
-  // run needs them, and they are small), so that the filter's pages and the
-  // projected pages need one run each.
-  void want_page_indexes(int rg);
   std::string where(int rg, int leaf) const {
     return file_.name() + ": row group " + std::to_string(rg) + ", column '" +
            meta_->columns[static_cast<size_t>(leaf)].dotted_path + "'";
@@ -208,9 +212,14 @@ Status FileScan::read(uint64_t offset, size_t n, uint8_t* out, ScanStats* st) {
     return Status::Ok();
   }
   if (!st) st = &stats_;
-  ++st->reads;
-  st->bytes_read += static_cast<int64_t>(n);
-  return file_.read_at(offset, n, out);
+  // Counted once read: a staged reader's read of bytes not fed yet is made
+  // again once they are (RowGroupRuns keeps the counts of its earlier runs).
+  Status r = file_.read_at(offset, n, out);
+  if (r.ok()) {
+    ++st->reads;
+    st->bytes_read += static_cast<int64_t>(n);
+  }
+  return r;
 }
 
 // Runs the pruner (min/max, then Bloom blocks) for the first Bloom-usable
@@ -263,14 +272,13 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
   const size_t leaves = meta_->columns.size();
   ChunkIndex& ci = index_cache_[static_cast<size_t>(rg) * leaves + static_cast<size_t>(leaf)];
   if (ci.loaded) return &ci;
-  ci.loaded = true;
   const ColumnChunk& c = meta_->row_groups[static_cast<size_t>(rg)].columns[static_cast<size_t>(leaf)];
   const uint64_t size = file_.size();
   // A page index that cannot be trusted (outside the file, malformed, or
   // contradicting itself: parquetjs's, Impala's) is ignored, as pyarrow and
   // parquet-java ignore it: the read goes on without it. Only a failed read
   // (or a staged reader's range not fetched yet) is an error.
-  bool untrusted = false;
+  bool untrusted = ci.offsets_untrusted;
   auto load = [&](int64_t off, int32_t len, auto parse) -> Status {
     if (off < 0 || len <= 0 || static_cast<uint64_t>(off) > size || static_cast<uint64_t>(len) > size - static_cast<uint64_t>(off) ||
         len > (64 << 20)) {
@@ -284,7 +292,7 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
     return Status::Ok();
   };
   // A staged reader's page index not fetched yet: asked for by both loads,
-  // and loaded on the next run.
+  // and loaded on the next run (an OffsetIndex read already is kept).
   Status missing = Status::Ok();
   auto staged = [&](Status r) -> Status {
     if (!r.ok() && not_fetched(r.error())) {
@@ -294,20 +302,23 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
     return r;
   };
   if (c.offset_index_offset >= 0 && c.offset_index_length > 0) {
-    PQFAST_RETURN_IF_ERROR(staged(load(c.offset_index_offset, c.offset_index_length,
-                                [&](const uint8_t* p, size_t n, size_t off) {
-                                  auto r = parse_offset_index(p, n, off);
-                                  if (r.ok()) ci.offsets = std::move(r).value();
-                                  return r.ok();
-                                })));
+    if (!ci.offsets_read) {
+      PQFAST_RETURN_IF_ERROR(staged(load(c.offset_index_offset, c.offset_index_length,
+                                  [&](const uint8_t* p, size_t n, size_t off) {
+                                    auto r = parse_offset_index(p, n, off);
+                                    if (r.ok()) ci.offsets = std::move(r).value();
+                                    return r.ok();
+                                  })));
+      if (missing.ok()) {
+        ci.offsets_read = true;
+        ci.offsets_untrusted = untrusted;
+      }
+    }
     if (!missing.ok() && c.column_index_offset >= 0 && c.column_index_length > 0) {
       PQFAST_RETURN_IF_ERROR(staged(load(c.column_index_offset, c.column_index_length,
                                          [](const uint8_t*, size_t, size_t) { return true; })));
     }
-    if (!missing.ok()) {
-      ci = ChunkIndex{};
-      return missing.error();
-    }
+    if (!missing.ok()) return missing.error();
     const int64_t rows = meta_->row_groups[static_cast<size_t>(rg)].num_rows;
     if (untrusted || !validate_offset_index(ci.offsets, size, rows, where(rg, leaf)).ok()) {
       ci = ChunkIndex{};
@@ -323,10 +334,7 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
                                   if (r.ok()) ci.columns = std::move(r).value();
                                   return r.ok();
                                 })));
-    if (!missing.ok()) {
-      ci = ChunkIndex{};
-      return missing.error();
-    }
+    if (!missing.ok()) return missing.error();  // (the OffsetIndex kept)
     // An index that contradicts itself or its column (page_index.h) prunes
     // nothing; the OffsetIndex, checked on its own, still locates pages.
     const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
@@ -334,6 +342,7 @@ Result<const ChunkIndex*> FileScan::chunk_index(int rg, int leaf, ScanStats* st)
                      column_index_usable(ci.columns, ci.offsets, meta_->row_groups[static_cast<size_t>(rg)].num_rows,
                                          d.max_definition_level, d.max_repetition_level);
   }
+  ci.loaded = true;
   return &ci;
 }
 
@@ -1227,20 +1236,6 @@ namespace scan {
 
 namespace {
 
-struct OpenedLocal {
-  std::unique_ptr<LocalFile> file;
-  FileIdentity id;
-};
-
-Result<OpenedLocal> open_local(const std::string& path) {
-  auto f = LocalFile::open(path);  // fstat: the identity footers are cached under
-  if (!f.ok()) return f.error();
-  OpenedLocal o;
-  o.id = FileIdentity{(*f)->size(), (*f)->mtime_ns()};
-  o.file = std::move(f).value();
-  return o;
-}
-
 // prune_local_file and prune_file_scan: `file` (`id`: its identity, for the
 // footer cache; null: none) pruned.
 Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
@@ -1317,9 +1312,13 @@ Result<PrunedFile> prune_opened(RandomAccessFile& file, const FileIdentity* id,
 
 Result<PrunedFile> prune_local_file(const std::string& path, const std::vector<int32_t>* row_groups,
                                     const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                    const ScanOptions& options, bool footer_always) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
-  return prune_opened(*f.file, &f.id, row_groups, columns, filter, options, footer_always);
+                                    const ScanOptions& options, bool footer_always, const LocalOverlay* overlay) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(path, overlay));
+  auto opened = std::make_shared<OpenedLocalFile>(OpenedLocalFile{std::move(f.file), std::move(f.id)});
+  auto r = prune_opened(*opened->file, opened->id ? &*opened->id : nullptr, row_groups, columns, filter, options,
+                        footer_always);
+  if (r.ok()) r->opened = std::move(opened);
+  return r;
 }
 
 Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& version,
@@ -1333,8 +1332,8 @@ Result<PrunedFile> prune_file_scan(RandomAccessFile& file, const std::string& ve
 
 Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path,
                                                          const std::vector<ScanColumn>& columns,
-                                                         const ScanOptions& options) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+                                                         const ScanOptions& options, const LocalOverlay* overlay) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(path, overlay));
   ScanOptions o = options;
   o.threads = 1;
   o.use_bloom = false;
@@ -1342,7 +1341,7 @@ Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path
   if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
   return guarded_run(path, [&]() -> Result<std::shared_ptr<const FileMetaData>> {
     const ScanFilter none;  // (FileScan keeps a reference)
-    FileScan s(*f.file, 0, columns, none, o, &f.id);
+    FileScan s(*f.file, 0, columns, none, o, f.id ? &*f.id : nullptr);
     ScanResult unused;
     PQFAST_RETURN_IF_ERROR(s.prepare(&unused));
     return s.meta();
@@ -1351,14 +1350,14 @@ Result<std::shared_ptr<const FileMetaData>> local_footer(const std::string& path
 
 Result<ScanResult> scan_local_row_group(const std::string& path, int32_t file_index, int32_t rg,
                                         const std::vector<ScanColumn>& columns, const ScanFilter& filter,
-                                        const ScanOptions& options) {
-  PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(path));
+                                        const ScanOptions& options, const LocalOverlay* overlay) {
+  PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(path, overlay));
   ScanOptions o = options;
   o.use_bloom = false;  // (prune_local_file ran the pruner)
   o.row_groups = {rg};
   if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
   return guarded_run(path, [&] {
-    FileScan s(*f.file, file_index, columns, filter, o, &f.id);
+    FileScan s(*f.file, file_index, columns, filter, o, f.id ? &*f.id : nullptr);
     return s.run();
   });
 }
@@ -1369,7 +1368,8 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
   // engine's call does: its footer looked up and its columns resolved once.
   struct File {
     size_t first = 0, count = 0;  // its row groups: groups[first, first + count)
-    std::optional<OpenedLocal> f;
+    std::optional<OpenedFile> f;
+    std::shared_ptr<OpenedLocalFile> kept;  // opened by pruning (then f is empty)
     ScanOptions o;  // (FileScan keeps a reference)
     std::unique_ptr<FileScan> scan;
     Result<ScanResult> early = not_run();  // prepare() said the file is done
@@ -1392,7 +1392,8 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
       const LocalRowGroup& prev = groups[k - 1];
       joins = prev.path == lg.path && prev.row_group < lg.row_group && prev.columns == lg.columns &&
               prev.filter == lg.filter && prev.file_index == lg.file_index &&
-              prev.options.pruner == lg.options.pruner && prev.options.budget == lg.options.budget;
+              prev.options.pruner == lg.options.pruner && prev.options.budget == lg.options.budget &&
+              prev.overlay == lg.overlay && prev.opened == lg.opened;
     }
     if (!joins) {
       files.emplace_back();
@@ -1406,15 +1407,21 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
     File& x = files[i];
     const LocalRowGroup& lg = groups[x.first];
     x.error = guarded_run(lg.path, [&]() -> Status {
-      PQFAST_ASSIGN_OR_RETURN(OpenedLocal f, open_local(lg.path));
-      x.f = std::move(f);
+      if (lg.opened) {
+        x.kept = lg.opened;
+      } else {
+        PQFAST_ASSIGN_OR_RETURN(OpenedFile f, open_local_file(lg.path, lg.overlay.get()));
+        x.f = std::move(f);
+      }
+      RandomAccessFile& file = x.kept ? *x.kept->file : *x.f->file;
+      const std::optional<FileIdentity>& id = x.kept ? x.kept->id : x.f->id;
       x.o = lg.options;
       x.o.threads = 1;
       x.o.use_bloom = false;  // (prune_local_file ran the pruner)
       x.o.row_groups.clear();
       for (size_t k = x.first; k < x.first + x.count; ++k) x.o.row_groups.push_back(groups[k].row_group);
       if (!x.o.budget) x.o.budget = MemoryBudget::make(lg.options.memory_limit);
-      x.scan = std::make_unique<FileScan>(*x.f->file, lg.file_index, *lg.columns, *lg.filter, x.o, &x.f->id);
+      x.scan = std::make_unique<FileScan>(file, lg.file_index, *lg.columns, *lg.filter, x.o, id ? &*id : nullptr);
       ScanResult early;
       PQFAST_ASSIGN_OR_RETURN(const bool more, x.scan->prepare(&early));
       if (!more) {
@@ -1505,6 +1512,97 @@ std::vector<Result<ScanResult>> scan_local_row_groups(const std::vector<LocalRow
     out[k] = std::move(r);
   }
   return out;
+}
+
+struct RowGroupRuns::State {
+  State(RandomAccessFile& file, int32_t index, int32_t rg, const std::vector<ScanColumn>& columns,
+        const ScanFilter& filter, const ScanOptions& options)
+      : name(file.name()), o(options), row_group(rg), scan(file, index, columns, filter, o) {}
+  std::string name;
+  ScanOptions o;  // (FileScan keeps a reference)
+  int32_t row_group;
+  FileScan scan;
+  bool prepared = false;
+  bool selected = false;
+  RowSelection sel;
+  ScanStats sel_stats;  // the run that selected the rows: its counts
+  // Per projected column, what the run that read it gave (not read yet: empty).
+  std::vector<std::optional<ColumnArray>> columns;
+  std::vector<ScanStats> column_stats;
+};
+
+RowGroupRuns::RowGroupRuns(RandomAccessFile& file, int32_t file_index, int32_t row_group,
+                           const std::vector<ScanColumn>& columns, const ScanFilter& filter,
+                           const ScanOptions& options) {
+  ScanOptions o = options;
+  o.threads = 1;
+  o.use_bloom = false;  // (the file's pruning ran the pruner: options.pruner)
+  o.cache_footers = false;
+  o.row_groups = {row_group};
+  if (!o.budget) o.budget = MemoryBudget::make(options.memory_limit);
+  s_ = std::make_unique<State>(file, file_index, row_group, columns, filter, o);
+}
+
+RowGroupRuns::~RowGroupRuns() = default;
+
+Result<ScanResult> RowGroupRuns::run() {
+  State& s = *s_;
+  return guarded_run(s.name, [&]() -> Result<ScanResult> {
+    if (!s.prepared) {
+      ScanResult early;
+      PQFAST_ASSIGN_OR_RETURN(const bool more, s.scan.prepare(&early));
+      if (!more) return early;  // a filter no row satisfies
+      PQFAST_RETURN_IF_ERROR(s.scan.groups_to_scan());
+      s.prepared = true;
+    }
+    if (!s.selected) {
+      // Each try selects afresh (its counts and charge its own): a try that
+      // stops for bytes not fed counts nothing.
+      RowSelection sel;
+      ScanStats st;
+      Status r = s.scan.select_rows(s.row_group, &sel, &st);
+      if (!r.ok()) {
+        if (not_fetched(r.error())) s.scan.want_page_indexes(s.row_group);
+        return r.error();
+      }
+      s.sel = std::move(sel);
+      s.sel_stats = st;
+      s.selected = true;
+      s.columns.clear();
+      s.columns.resize(s.scan.num_columns());
+      s.column_stats.assign(s.scan.num_columns(), ScanStats{});
+    }
+    ScanResult out;
+    ScanStats st = s.sel_stats;
+    if (s.sel.selected > 0) {
+      // Every column not read yet is read (each read not fed is recorded),
+      // those that read keep what they gave for the next run.
+      std::vector<Result<ColumnArray>> got;
+      for (size_t j = 0; j < s.columns.size(); ++j) {
+        if (s.columns[j]) {
+          got.emplace_back(ColumnArray());
+          continue;
+        }
+        ScanStats cs;
+        got.push_back(s.scan.read_column(s.sel, j, &cs));
+        if (got.back().ok()) {
+          s.columns[j] = std::move(got.back()).value();
+          s.column_stats[j] = cs;
+          got.back() = ColumnArray();
+        }
+      }
+      // Errors first, then bytes not fed (every column's are asked at once).
+      const Result<ColumnArray>* first = nullptr;
+      for (const auto& r : got) {
+        if (!r.ok() && (!first || (not_fetched(first->error()) && !not_fetched(r.error())))) first = &r;
+      }
+      if (first) return first->error();
+      for (size_t j = 0; j < s.columns.size(); ++j) got[j] = std::move(*s.columns[j]);
+      PQFAST_RETURN_IF_ERROR(s.scan.add_piece(s.sel, got, s.column_stats, &out, &st));
+    }
+    out.stats = s.scan.finish(st);
+    return out;
+  });
 }
 
 }  // namespace scan

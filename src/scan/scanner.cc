@@ -20,6 +20,7 @@
 
 #include "parquet/chunk_extent.h"
 #include "parquet/decode.h"
+#include "parquet/memory_scope.h"
 #include "parquet/read_buffer.h"
 #include "parquet/thrift_util.h"
 #include "pqfast/parquet_nested.h"
@@ -118,6 +119,13 @@ class FedFile final : public RandomAccessFile {
     std::lock_guard<std::mutex> lock(mu_);
     return missing_;
   }
+  // The bytes fed by the next run's time (a unit's engine runs read one
+  // FedFile: scan::RowGroupRuns keeps a reference to it).
+  void refed(std::vector<Piece> pieces) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pieces_ = std::move(pieces);
+    missing_.clear();
+  }
 
  private:
   std::string name_;
@@ -125,6 +133,18 @@ class FedFile final : public RandomAccessFile {
   std::vector<Piece> pieces_;
   std::mutex mu_;
   std::vector<std::pair<uint64_t, uint64_t>> missing_;
+};
+
+// A filtered unit of a file fed by a driver: its engine runs, resumed where
+// the last one stopped for bytes (scan::RowGroupRuns: the filter evaluated
+// once, the page indexes loaded once), over one FedFile refed before each,
+// within one budget (its share of the scan's, taken by its first run).
+struct FedUnit {
+  FedUnit(std::string name, uint64_t size, std::shared_ptr<MemoryBudget> b)
+      : file(std::move(name), size, {}), budget(std::move(b)) {}
+  FedFile file;
+  std::shared_ptr<MemoryBudget> budget;
+  std::unique_ptr<scan::RowGroupRuns> runs;
 };
 
 // Sorted, merged where fewer than `gap` bytes apart.
@@ -296,25 +316,27 @@ ScanOptions pruning_options(const ScannerOptions& o) {
 }
 
 // A plan the scanner refuses for its nested columns: more nested entries
-// than columns, or a nested column in a plan with a filtered file (the scan
-// engine, which runs filtered units, reads flat leaves only: such a read
-// keeps the engine's route, decided before the scan).
+// than columns.
 Status check_nested(const ScanPlan& plan) {
   if (plan.nested.size() > plan.columns.size()) {
     return make_error(ErrorCode::kInvalidArgument, "scan plan: " + std::to_string(plan.nested.size()) +
                                                        " nested entries for " + std::to_string(plan.columns.size()) +
                                                        " columns");
   }
-  const bool any_nested =
-      std::any_of(plan.nested.begin(), plan.nested.end(), [](const auto& n) { return !n.empty(); });
-  if (!any_nested) return Status::Ok();
-  bool filtered = plan.filter.active;
-  for (const ScanPlanFile& f : plan.files) filtered = filtered || (f.filter && f.filter->active);
-  if (filtered) {
-    return make_error(ErrorCode::kUnsupported, "scan plan: nested columns under a filter (the scan engine "
-                                               "reads flat leaves only)");
-  }
   return Status::Ok();
+}
+
+// The plan's flat columns, in plan order: what the scan engine reads of a
+// filtered unit (and checks of a file when pruning it). A nested field's
+// rows are taken after the engine's run, by its row selection
+// (finish_nested): the engine reads flat leaves only.
+std::vector<ScanColumn> flat_columns(const ScanPlan& plan) {
+  std::vector<ScanColumn> out;
+  for (size_t k = 0; k < plan.columns.size(); ++k) {
+    if (k < plan.nested.size() && !plan.nested[k].empty()) continue;
+    out.push_back(plan.columns[k]);
+  }
+  return out;
 }
 
 // Requests of a file rather than of a unit: its footer, and what pruning it
@@ -361,6 +383,19 @@ Error cancelled_error() { return make_error(ErrorCode::kInvalidArgument, "scan c
 // no unit of their own decode some of them (UnitColumns, below).
 struct UnitColumns;
 
+// A filtered unit's completed engine run that selected rows, for the plan's
+// nested fields (finish_nested): the flat columns' selected rows, the
+// selection over the row group's rows, and the budget they are charged to.
+// A fed unit whose nested chunks were not in yet keeps it while it waits
+// for them, so that the engine does not run again.
+struct EngineRun {
+  std::vector<ColumnArray> columns;
+  std::vector<uint64_t> selection;
+  int64_t rows = 0;
+  ScanStats stats;
+  std::shared_ptr<MemoryBudget> budget;
+};
+
 }  // namespace
 
 // ---- the state -----------------------------------------------------------------
@@ -400,6 +435,11 @@ struct Scanner::State {
     int64_t chunk_bytes = 0;  // the projected chunks' compressed bytes
     std::vector<int> requests;
     int rounds = 0;  // engine runs (filtered)
+    // Filtered, fed by a driver: the engine's runs so far (made by the first).
+    std::shared_ptr<FedUnit> fed;
+    // A filtered unit whose engine run selected rows, kept while the unit
+    // waits for its nested fields' chunks (finish_nested).
+    std::shared_ptr<EngineRun> engine_run;
     // Decoded ahead of the consumer and refused by the budget (the units
     // before it hold the memory): decoded again once it is the next unit.
     bool deferred = false;
@@ -415,6 +455,8 @@ struct Scanner::State {
   };
 
   ScanPlan plan;
+  // The plan's flat columns (flat_columns): the scan engine's of filtered units.
+  std::vector<ScanColumn> engine_columns;
   ScannerOptions opts;
   std::shared_ptr<MemoryBudget> budget;
   int64_t readahead = 0;
@@ -458,6 +500,7 @@ struct Scanner::State {
   }
 
   void release_unit(Unit& u) {
+    u.fed.reset();
     for (int id : u.requests) release_request(requests[static_cast<size_t>(id)]);
     if (u.decoded_charge) budget->release(u.decoded_charge);
     u.decoded_charge = 0;
@@ -630,7 +673,7 @@ struct Scanner::State {
     so.predict_bloom_blocks = true;
     so.footer = f.meta;
     so.budget = budget->share_of_rest();
-    auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, plan.columns, filter_of(fi), so);
+    auto r = scan::prune_file_scan(file, f.spec.version, &f.spec.row_groups, engine_columns, filter_of(fi), so);
     const auto missing = file.missing();
     if (!missing.empty()) {
       if (++f.prune_rounds > kPruneRounds) {
@@ -898,6 +941,8 @@ struct DecodeJob {
   bool filtered = false;
   bool from_file = false;  // filtered, read by the engine from the local file itself
   std::shared_ptr<const PrunerVerdicts> pruner;  // (from_file) the file's pruner verdicts
+  std::shared_ptr<const LocalOverlay> overlay;    // (from_file) read with a sidecar's tail
+  std::shared_ptr<scan::OpenedLocalFile> opened;  // (from_file) as pruning opened it
   std::string file_name;
   uint64_t file_size = 0;
   int32_t file_index = 0;
@@ -909,11 +954,14 @@ struct DecodeJob {
   std::vector<std::shared_ptr<const NestedNode>> shapes;
   const std::vector<std::vector<ColumnReadOptions>>* nested = nullptr;
   std::vector<Piece> pieces;  // the unit's (and, filtered, the footer's) bytes
+  std::shared_ptr<FedUnit> fed;  // filtered, fed by a driver: the unit's runs
   // The plan's columns and the unit's filter, held by the scanner's state
   // (fixed once made; it outlives every decode): not copied per unit (a
   // lake of 500 row groups read under a filter copied them 500 times).
   const std::vector<ScanColumn>* columns = nullptr;
+  const std::vector<ScanColumn>* engine_columns = nullptr;  // filtered: the plan's flat columns
   const ScanFilter* filter = nullptr;
+  std::shared_ptr<EngineRun> engine_run;  // filtered: a run kept while nested chunks were asked for
   ScannerOptions opts;
   bool v2_always_compressed = false;
   bool parquet_mr_816 = false;
@@ -927,6 +975,9 @@ struct DecodeOutcome {
   int64_t rows = 0;
   std::vector<std::pair<uint64_t, uint64_t>> missing;  // filtered: ranges still needed
   ScanStats stats;  // filtered: what the engine's run read (when it completed)
+  std::vector<uint64_t> selection;  // filtered, with nested fields: the engine's row selection
+  // Filtered, missing the nested fields' chunks: the completed run, kept by the unit.
+  std::shared_ptr<EngineRun> engine_run;
 };
 
 // Projected column k of a plain unit: where its chunk lies, how it is read,
@@ -1227,7 +1278,114 @@ void take_row_group(ScanResult& r, int64_t row_group, DecodeOutcome& out) {
     if (p.row_group != row_group) continue;
     out.rows = p.num_rows;
     out.columns = std::move(p.columns);
+    out.selection = std::move(p.selection);
   }
+}
+
+bool job_has_nested(const DecodeJob& j) {
+  return std::any_of(j.shapes.begin(), j.shapes.end(), [](const auto& s) { return s != nullptr; });
+}
+
+// Filtered unit j's nested fields, once the engine's run selected rows
+// (`out`: its flat columns, rows and selection): each field assembled from
+// its leaves' whole chunks (which entries a record spans is known from its
+// levels alone, so no page can be skipped), as a plain unit assembles it,
+// then reduced to the selected rows (take_nested_rows). `out.columns`
+// become the plan's, flat and nested in plan order. A unit read from its
+// local file reads the chunks from it; a fed unit whose chunks are not all
+// in asks for them (out.missing) and keeps the run (out.engine_run) for its
+// next decode. Hostile levels and offsets fail the unit (assemble_nested's
+// checks, take_nested_rows'), naming file, row group and field.
+void finish_nested(const DecodeJob& j, DecodeOutcome& out) {
+  if (out.rows <= 0) {
+    out.columns.clear();  // (no row: no batch is cut from the unit)
+    return;
+  }
+  const RowGroup& rg = j.meta->row_groups[static_cast<size_t>(j.row_group)];
+  const std::string where = j.file_name + ": row group " + std::to_string(j.row_group);
+  size_t flat = 0;
+  for (const auto& sh : j.shapes) flat += sh ? 0 : 1;
+  if (out.columns.size() != flat || out.rows > rg.num_rows) {
+    out.error = make_error(ErrorCode::kCorrupt, where + ": the scan engine gave " + std::to_string(out.columns.size()) +
+                                                    " columns of " + std::to_string(out.rows) + " rows");
+    return;
+  }
+  const size_t words = static_cast<size_t>((rg.num_rows + 63) / 64);
+  if (out.selection.size() < words) {
+    if (out.rows != rg.num_rows) {
+      out.error = make_error(ErrorCode::kCorrupt, where + ": the scan engine kept no row selection");
+      return;
+    }
+    out.selection.assign(words, ~uint64_t{0});  // every row
+  }
+  DecodeJob nj = j;  // (its pieces: the fed bytes, or the local file itself)
+  if (j.from_file) {
+    auto file = LocalFile::open_for_reading(j.file_name);
+    if (!file.ok()) {
+      out.error = file.error();
+      return;
+    }
+    std::shared_ptr<RandomAccessFile> source = std::move(file).value();
+    Piece whole;
+    whole.offset = 0;
+    whole.n = static_cast<size_t>(j.file_size);
+    whole.source = std::move(source);
+    nj.pieces = {std::move(whole)};
+  } else {
+    // Every nested leaf's chunk must be in: those that are not are asked for.
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
+    for (size_t k = 0; k < j.shapes.size(); ++k) {
+      if (!j.shapes[k]) continue;
+      std::vector<int> below;
+      j.shapes[k]->leaves(&below);
+      for (int leaf : below) {
+        const ColumnChunk& c = rg.columns[static_cast<size_t>(leaf)];
+        Result<ChunkExtent> e = chunk_extent(c, j.file_size, j.parquet_mr_816,
+                                             where + ", column '" + j.meta->columns[static_cast<size_t>(leaf)].dotted_path + "'");
+        if (!e.ok()) {
+          out.error = e.error();
+          return;
+        }
+        spans.emplace_back(e->begin, e->begin + e->length);
+      }
+    }
+    std::vector<std::pair<uint64_t, uint64_t>> lacking = less_held(spans, j.pieces);
+    if (!lacking.empty()) {
+      auto run = std::make_shared<EngineRun>();
+      run->columns = std::move(out.columns);
+      run->selection = std::move(out.selection);
+      run->rows = out.rows;
+      run->stats = out.stats;
+      run->budget = j.budget;
+      out.engine_run = std::move(run);
+      out.columns.clear();
+      for (const auto& [b, e] : lacking) out.missing.emplace_back(b, e - b);
+      return;
+    }
+  }
+  detail::BudgetScope scope(j.budget);
+  std::vector<ColumnArray> cols;
+  cols.reserve(j.shapes.size());
+  size_t next_flat = 0;
+  for (size_t k = 0; k < j.shapes.size(); ++k) {
+    if (!j.shapes[k]) {
+      cols.push_back(std::move(out.columns[next_flat++]));
+      continue;
+    }
+    Result<ColumnArray> col = decode_nested_column(nj, k);
+    if (col.ok()) {
+      col = take_nested_rows(std::move(col).value(), out.selection.data(), out.rows,
+                             where + ", column '" + j.shapes[k]->name + "'");
+    }
+    if (!col.ok()) {
+      out.error = col.error();
+      out.columns.clear();
+      return;
+    }
+    cols.push_back(std::move(col).value());
+  }
+  out.columns = std::move(cols);
+  out.selection.clear();
 }
 
 // The engine's options for filtered unit `j`'s run.
@@ -1237,6 +1395,7 @@ ScanOptions engine_options(const DecodeJob& j) {
   o.row_groups = {j.row_group};
   o.footer = j.meta;  // parsed once per file, not again by each run
   o.budget = j.budget;
+  o.keep_selection = job_has_nested(j);
   if (j.from_file) {
     o.threads = std::max(1, j.opts.filtered_unit_threads);
     o.footer = nullptr;
@@ -1248,33 +1407,47 @@ ScanOptions engine_options(const DecodeJob& j) {
 
 DecodeOutcome decode_filtered(const DecodeJob& j) {
   DecodeOutcome out;
+  const bool nested = job_has_nested(j);
+  if (j.engine_run) {
+    // The engine's run is done (kept while the nested chunks were fed).
+    out.columns = std::move(j.engine_run->columns);
+    out.selection = std::move(j.engine_run->selection);
+    out.rows = j.engine_run->rows;
+    out.stats = j.engine_run->stats;
+    finish_nested(j, out);
+    return out;
+  }
   ScanOptions o = engine_options(j);
   if (j.from_file) {
-    auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, *j.columns, *j.filter, o);
+    auto r = scan::scan_local_row_group(j.file_name, j.file_index, j.row_group, *j.engine_columns, *j.filter, o,
+                                        j.overlay.get());
     if (!r.ok()) {
       out.error = r.error();
       return out;
     }
     take_row_group(*r, j.row_group, out);
+    if (nested) finish_nested(j, out);
     return out;
   }
-  if (j.pruner) {
-    // The file was pruned before its units were planned (State::prune): its
-    // verdicts, not the pruner again.
-    o.use_bloom = false;
-    o.pruner = j.pruner;
+  // The file was pruned before its units were planned (State::prune): its
+  // verdicts, not the pruner again (RowGroupRuns runs none).
+  o.pruner = j.pruner;
+  FedUnit& fu = *j.fed;
+  fu.file.refed(j.pieces);
+  if (!fu.runs) {
+    fu.runs = std::make_unique<scan::RowGroupRuns>(fu.file, j.file_index, j.row_group, *j.engine_columns, *j.filter, o);
   }
-  FedFile file(j.file_name, j.file_size, j.pieces);
-  auto r = scan_file(file, j.file_index, *j.columns, *j.filter, o);
+  auto r = fu.runs->run();
   if (!r.ok()) {
     if (r.error().code == ErrorCode::kNotFetched) {
-      out.missing = file.missing();
+      out.missing = fu.file.missing();
       if (!out.missing.empty()) return out;
     }
     out.error = r.error();
     return out;
   }
   take_row_group(*r, j.row_group, out);
+  if (nested) finish_nested(j, out);
   return out;
 }
 
@@ -1322,6 +1495,7 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   st->readahead = options.readahead_bytes > 0 ? options.readahead_bytes : std::max<int64_t>(1, st->budget->limit() / 2);
   st->opts = std::move(options);
   st->plan = std::move(plan);
+  st->engine_columns = flat_columns(st->plan);
   st->files.resize(st->plan.files.size());
   st->file_requests.resize(st->plan.files.size());
   for (size_t i = 0; i < st->plan.files.size(); ++i) {
@@ -1508,6 +1682,8 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   j.filtered = s.filtered(static_cast<size_t>(u.file));
   j.from_file = j.filtered && s.opts.filtered_from_files;
   j.pruner = f.spec.pruner;
+  j.overlay = f.spec.overlay;
+  j.opened = f.spec.opened;
   j.file_name = f.spec.name;
   j.file_size = f.spec.size;
   j.file_index = u.file;
@@ -1521,18 +1697,31 @@ DecodeJob job_for(Scanner::State& s, size_t ui) {
   }
   if (j.filtered && !j.from_file) j.pieces.insert(j.pieces.end(), f.footer_pieces.begin(), f.footer_pieces.end());
   j.columns = &s.plan.columns;
+  j.engine_columns = &s.engine_columns;
   j.filter = &s.filter_of(static_cast<size_t>(u.file));
   j.opts = s.opts;
   j.v2_always_compressed = f.v2_always_compressed;
   j.parquet_mr_816 = f.parquet_mr_816;
-  j.budget = s.budget->share_of_rest();
+  // A run kept while nested chunks were fed: its columns are charged to its budget.
+  j.engine_run = std::move(u.engine_run);
+  if (j.engine_run) {
+    j.budget = j.engine_run->budget;
+  } else if (j.filtered && !j.from_file) {
+    // Runs after the first resume its work, within the budget it took.
+    if (!u.fed) u.fed = std::make_shared<FedUnit>(f.spec.name, f.spec.size, s.budget->share_of_rest());
+    j.fed = u.fed;
+    j.budget = u.fed->budget;
+  } else {
+    j.budget = s.budget->share_of_rest();
+  }
   j.parts = u.parts;
   u.phase = Scanner::State::UnitPhase::kDecoding;
   return j;
 }
 
-// Stores what decoding unit `ui` gave.
-void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutcome&& o) {
+// Stores what decoding unit `ui` gave. `charge`: the bytes its decoded
+// columns hold (< 0: what its own budget holds now, j.budget->used()).
+void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutcome&& o, int64_t charge = -1) {
   using UnitPhase = Scanner::State::UnitPhase;
   Scanner::State::Unit& u = s.units[ui];
   if (s.cancelled || s.failed) return;
@@ -1540,6 +1729,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
     if (o.error.code == ErrorCode::kMemoryLimit && ui != s.head) {
       u.phase = UnitPhase::kReady;
       u.deferred = true;
+      u.fed.reset();  // run again from the start, with the budget's share then
       s.changed();
       return;
     }
@@ -1548,7 +1738,10 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
     return;
   }
   if (!o.missing.empty()) {
-    ++s.stats.engine_runs;
+    // (a run kept for the nested chunks counts once, when the unit completes)
+    if (o.engine_run) ++s.stats.nested_rounds;
+    if (!o.engine_run) ++s.stats.engine_runs;
+    u.engine_run = std::move(o.engine_run);
     if (++u.rounds > 32) {
       s.unit_failed(u, make_error(ErrorCode::kLimitExceeded, s.rg_where(u) + ": the scan engine still asks for bytes after 32 rounds"));
       s.changed();
@@ -1582,7 +1775,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
   // Fed bytes go back to the budget; the decoded columns take their place.
   for (int id : u.requests) s.release_request(s.requests[static_cast<size_t>(id)]);
   u.requests.clear();
-  u.decoded_charge = j.budget->used();
+  u.decoded_charge = charge >= 0 ? charge : j.budget->used();
   s.budget->force_charge(u.decoded_charge);
   auto h = std::make_shared<Holder>();
   h->arrays.resize(o.columns.size());
@@ -1591,6 +1784,7 @@ void store_outcome(Scanner::State& s, size_t ui, const DecodeJob& j, DecodeOutco
     std::move(o.columns[k]).export_to(&h->arrays[k], &h->schemas[k], s.plan.columns[k].name);
   }
   u.holder = std::move(h);
+  u.fed.reset();  // (its runs' state: the selection, page indexes)
   u.rows = o.rows;
   u.next_row = 0;
   u.phase = UnitPhase::kDecoded;
@@ -1677,22 +1871,45 @@ bool Scanner::run_filtered_units(int threads) {
     jobs.push_back(job_for(s, i));
   }
   if (taken.empty()) return false;
+  // One budget for the call, as one engine call has (what the scan's budget
+  // has left): the row groups of one file then share one open file and one
+  // FileScan in scan_local_row_groups (a budget per unit kept every row
+  // group apart: 500 opens and footer lookups for the polars lake's 500).
+  const std::shared_ptr<MemoryBudget> shared = s.budget->share_of_rest();
+  for (DecodeJob& j : jobs) j.budget = shared;
   lock.unlock();
   std::vector<DecodeOutcome> outs(jobs.size());
   try {
     std::vector<scan::LocalRowGroup> groups(jobs.size());
     for (size_t k = 0; k < jobs.size(); ++k) {
       const DecodeJob& j = jobs[k];
-      groups[k] = {j.file_name, j.file_index, j.row_group, j.columns, j.filter, engine_options(j)};
+      groups[k] = {j.file_name, j.file_index, j.row_group, j.engine_columns, j.filter, engine_options(j), j.overlay,
+                   j.opened};
     }
     auto got = scan::scan_local_row_groups(groups, std::max(1, threads));
+    std::vector<size_t> nested;  // jobs with nested fields and selected rows
     for (size_t k = 0; k < jobs.size(); ++k) {
       if (!got[k].ok()) {
         outs[k].error = got[k].error();
       } else {
         take_row_group(*got[k], jobs[k].row_group, outs[k]);
+        if (job_has_nested(jobs[k])) nested.push_back(k);
       }
     }
+    // Their nested fields, units in parallel as the engine ran them.
+    scan::parallel_for(nested.size(), std::max(1, threads), [&](size_t i) {
+      DecodeOutcome& o = outs[nested[i]];
+      const DecodeJob& j = jobs[nested[i]];
+      try {
+        finish_nested(j, o);
+      } catch (const std::bad_alloc&) {
+        o = DecodeOutcome{};
+        o.error = make_error(ErrorCode::kMemoryLimit, j.file_name + ": row group " + std::to_string(j.row_group) + ": out of memory");
+      } catch (const std::exception& e) {
+        o = DecodeOutcome{};
+        o.error = make_error(ErrorCode::kInvalidArgument, j.file_name + ": row group " + std::to_string(j.row_group) + ": " + e.what());
+      }
+    });
   } catch (const std::bad_alloc&) {
     for (size_t k = 0; k < jobs.size(); ++k) {
       outs[k] = DecodeOutcome{};
@@ -1701,7 +1918,17 @@ bool Scanner::run_filtered_units(int threads) {
     }
   }
   lock.lock();
-  for (size_t k = 0; k < jobs.size(); ++k) store_outcome(s, taken[k], jobs[k], std::move(outs[k]));
+  // What the call's columns hold is charged to its last unit that succeeded
+  // (taken in order: the last one consumed), none to the others: the scan's budget
+  // counts it until every unit of the call has been handed out.
+  const int64_t held = shared->used();
+  size_t last = jobs.size();  // the last unit that succeeded
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    if (outs[k].error.code == ErrorCode::kOk) last = k;
+  }
+  for (size_t k = 0; k < jobs.size(); ++k) {
+    store_outcome(s, taken[k], jobs[k], std::move(outs[k]), k == last ? held : 0);
+  }
   return true;
 }
 
@@ -2332,6 +2559,7 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
   ScanOptions so = pruning_options(options);
   so.cache_footers = true;
   so.budget = options.budget;
+  const std::vector<ScanColumn> columns = flat_columns(plan);  // (nested fields are checked by the scanner)
   std::vector<Result<scan::PrunedFile>> got;
   got.reserve(todo.size());
   for (size_t k = 0; k < todo.size(); ++k) got.emplace_back(make_error(ErrorCode::kInvalidArgument, "not run"));
@@ -2342,8 +2570,8 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     ran[k] = 1;
     const ScanPlanFile& f = plan.files[todo[k]];
     const ScanFilter& filter = f.filter ? *f.filter : plan.filter;
-    got[k] = scan::prune_local_file(f.name, f.all_row_groups ? nullptr : &f.row_groups, plan.columns, filter, so,
-                                    /*footer_always=*/false);
+    got[k] = scan::prune_local_file(f.name, f.all_row_groups ? nullptr : &f.row_groups, columns, filter, so,
+                                    /*footer_always=*/false, f.overlay.get());
     if (!got[k].ok()) failed.store(true, std::memory_order_relaxed);
   });
   int64_t left = 0;
@@ -2361,6 +2589,9 @@ Result<int64_t> prune_filtered_files(ScanPlan& plan, const ScannerOptions& optio
     f.pruned = true;
     f.pruned_stats = p.stats;
     f.pruner = std::move(p.pruner);
+    // Kept open for the units of a small plan (a lake's thousands of files
+    // would hold a descriptor each until the scan ends).
+    if (plan.files.size() <= LocalScan::kKeepOpened && !f.row_groups.empty()) f.opened = std::move(p.opened);
     left += static_cast<int64_t>(f.row_groups.size());
   }
   return left;
@@ -2389,7 +2620,7 @@ Status drop_pruned_out(ScanPlan& plan, const ScannerOptions& options, std::vecto
       so.cache_footers = true;
       so.limits = options.limits;
       so.budget = options.budget;
-      auto footer = scan::local_footer(c.name, plan.columns, so);
+      auto footer = scan::local_footer(c.name, flat_columns(plan), so, c.overlay.get());
       if (!footer.ok()) return footer.error();
       c.footer = std::move(footer).value();
     }

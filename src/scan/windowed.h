@@ -22,6 +22,14 @@ struct OpenedFile {
 };
 using FileOpener = std::function<Result<OpenedFile>(size_t i)>;
 
+// Local file `path` opened for a scan, with the identity its footer is
+// cached under: its (size, mtime); read with a sidecar's tail (`overlay`
+// non-null, its tail's base_size >= 0) as data file + tail, the identity
+// also naming the sidecar's and the tail's place in it, or none while the
+// sidecar is not settled. A data file no longer the size the tail was
+// planned for is refused (OverlayFile::make).
+Result<OpenedFile> open_local_file(const std::string& path, const LocalOverlay* overlay = nullptr);
+
 // scan_files with file i opened by open(i) (called from the scan's threads)
 // and named paths[i] in errors; with options.cache_footers, footers are
 // cached under the identities open() gives.

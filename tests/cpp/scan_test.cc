@@ -5,9 +5,11 @@
 // or an error, never a crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -22,6 +24,7 @@
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_read.h"
 #include "pqfast/scan.h"
+#include "scan/local_units.h"
 
 namespace pq = pqfast::parquet;
 namespace fs = std::filesystem;
@@ -546,6 +549,93 @@ TEST(Scan, StagedReadsEqualTheWholeFileScan) {
       EXPECT_LE(got.runs, k == 4 || k == 5 ? 5 : 4) << "case " << k << " flags " << flags;
       if (k == 0 && (flags & 2)) {
         EXPECT_LT(got.fetched, bytes.size() / 2) << "a lookup fetched most of the file";
+      }
+    }
+  }
+}
+
+// A staged file that counts the reads it answered, by range.
+class CountingFile final : public pq::RandomAccessFile {
+ public:
+  explicit CountingFile(pq::RandomAccessFile& f) : f_(f) {}
+  uint64_t size() const override { return f_.size(); }
+  const std::string& name() const override { return f_.name(); }
+  pqfast::Status read_at(uint64_t offset, size_t n, uint8_t* out) override {
+    pqfast::Status st = f_.read_at(offset, n, out);
+    if (st.ok()) ++answered[{offset, n}];
+    return st;
+  }
+  std::map<std::pair<uint64_t, size_t>, int> answered;
+
+ private:
+  pq::RandomAccessFile& f_;
+};
+
+// A row group of a staged reader run by scan::RowGroupRuns (the streaming
+// scanner's filtered units on object storage): run after run as bytes come,
+// each resuming where the last stopped, it gives what a scan of the whole
+// file gives for that row group, with the same counts; where each AND has
+// one atom it reads no range more often than that one scan does (the
+// filter's pages decoded once, not again in the run that reads the
+// projected pages). (A conjunct's later atom whose pages are not in yet
+// makes the next run evaluate the atoms before it again: case 3.)
+TEST(Scan, RowGroupRunsResumeAndReadEachRangeOnce) {
+  const auto bytes = read_all(kDir / "alltypes_tiny_pages.parquet");
+  pq::BufferFile whole(bytes.data(), bytes.size(), "tiny");
+  auto meta = pq::read_file_metadata(whole);
+  ASSERT_TRUE(meta.ok());
+  auto footer = std::make_shared<const pq::FileMetaData>(*meta);
+  std::vector<pq::ScanColumn> cols = {{"id", {}}, {"string_col", {}}, {"double_col", {}}, {"month", {}}};
+  std::vector<std::vector<std::vector<pq::FilterAtom>>> cases = {
+      {{int_atom("id", pq::FilterOp::kEq, {1234})}},
+      {{int_atom("id", pq::FilterOp::kGe, {3000}), int_atom("id", pq::FilterOp::kLt, {3100})}},
+      {{int_atom("id", pq::FilterOp::kLt, {10})}, {int_atom("id", pq::FilterOp::kGt, {7290})}},
+      {{int_atom("id", pq::FilterOp::kLt, {2000}, true), int_atom("month", pq::FilterOp::kEq, {3})}},
+      {{int_atom("id", pq::FilterOp::kEq, {99999})}},
+  };
+  for (size_t k = 0; k < cases.size(); ++k) {
+    for (int flags = 0; flags < 4; ++flags) {
+      pq::ScanFilter f;
+      f.active = true;
+      f.any_of = cases[k];
+      for (int32_t rg = 0; rg < static_cast<int32_t>(meta->row_groups.size()); ++rg) {
+        pq::ScanOptions o;
+        o.use_page_index = flags & 1;
+        o.use_dictionary = flags & 2;
+        o.use_bloom = false;
+        o.row_groups = {rg};
+        pq::ScanOptions fed = o;
+        fed.footer = footer;
+        CountingFile once(whole);
+        auto want = pq::scan_file(once, 0, cols, f, fed);
+        ASSERT_TRUE(want.ok()) << want.error().message;
+        StagedFile staged(bytes, "staged");
+        CountingFile file(staged);
+        pq::scan::RowGroupRuns runs(file, 0, rg, cols, f, fed);
+        pqfast::Result<pq::ScanResult> got = pqfast::Error{pqfast::ErrorCode::kInvalidArgument, "not run"};
+        int n = 0;
+        for (n = 1; n <= 8; ++n) {
+          got = runs.run();
+          if (got.ok() || got.error().code != pqfast::ErrorCode::kNotFetched) break;
+          ASSERT_GT(staged.fetch(), 0u) << "a run asked for nothing new";
+        }
+        const std::string what = "case " + std::to_string(k) + " flags " + std::to_string(flags) + " rg " +
+                                 std::to_string(rg);
+        ASSERT_TRUE(got.ok()) << what << ": " << got.error().message;
+        const bool one_atom_each = std::all_of(cases[k].begin(), cases[k].end(),
+                                               [](const auto& conj) { return conj.size() == 1; });
+        EXPECT_LE(n, one_atom_each ? 4 : 5) << what;
+        EXPECT_EQ(rows_of(*got), rows_of(*want)) << what;
+        EXPECT_EQ(got->stats.rows, want->stats.rows) << what;
+        EXPECT_EQ(got->stats.pages_read, want->stats.pages_read) << what;
+        EXPECT_EQ(got->stats.row_groups_read, want->stats.row_groups_read) << what;
+        EXPECT_EQ(got->stats.row_groups_matched, want->stats.row_groups_matched) << what;
+        for (const auto& [range, times] : file.answered) {
+          if (!one_atom_each) break;
+          const auto it = once.answered.find(range);
+          EXPECT_LE(times, it == once.answered.end() ? 0 : it->second)
+              << what << ": bytes " << range.first << "+" << range.second << " read " << times << " times";
+        }
       }
     }
   }

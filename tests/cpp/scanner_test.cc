@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "parquet/decode.h"
 #include "parquet_test_util.h"
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_nested.h"
@@ -1274,12 +1275,240 @@ TEST(LocalScan, NestedFieldsEqualTheColumnReaderOnEveryThreadCount) {
   }
 }
 
-TEST(Scanner, NestedPlansTheScannerCannotTakeAreRefused) {
-  // Under a filter (the scan engine reads flat leaves only): refused before any read.
-  pq::ScanPlan plan = nested_plan({kNested}, {"id", "ls"});
+// ---- filtered nested fields: the engine's selection taken of each field ----
+
+namespace {
+
+pq::FilterAtom int64_atom(const std::string& col, pq::FilterOp op, std::vector<int64_t> vs, bool negate = false) {
+  pq::FilterAtom a;
+  a.column = col;
+  a.op = op;
+  a.negate = negate;
+  a.values.type = pqfast::PhysicalType::kInt64;
+  for (int64_t v : vs) {
+    const size_t at = a.values.data.size();
+    a.values.data.resize(at + 8);
+    std::memcpy(a.values.data.data() + at, &v, 8);
+  }
+  return a;
+}
+
+// The reference of a filter on int64 `id`: the atom evaluated on a row's
+// id here, row by row (ids are never null in the file).
+bool keeps(const std::vector<std::vector<pq::FilterAtom>>& dnf, int64_t id) {
+  for (const auto& conj : dnf) {
+    bool all = true;
+    for (const auto& a : conj) {
+      std::vector<int64_t> vs(a.values.data.size() / 8);
+      if (!vs.empty()) std::memcpy(vs.data(), a.values.data.data(), a.values.data.size());
+      bool t = false;
+      switch (a.op) {
+        case pq::FilterOp::kEq: t = id == vs[0]; break;
+        case pq::FilterOp::kNe: t = id != vs[0]; break;
+        case pq::FilterOp::kLt: t = id < vs[0]; break;
+        case pq::FilterOp::kLe: t = id <= vs[0]; break;
+        case pq::FilterOp::kGt: t = id > vs[0]; break;
+        case pq::FilterOp::kGe: t = id >= vs[0]; break;
+        case pq::FilterOp::kIn: t = std::find(vs.begin(), vs.end(), id) != vs.end(); break;
+        case pq::FilterOp::kIsNull: t = false; break;
+      }
+      if (a.negate) t = !t;
+      all = all && t;
+    }
+    if (all) return true;
+  }
+  return false;
+}
+
+// Filters on `id` of the nested file's rows `ids`: a few rows (IN), ranges
+// across row groups, an OR, none, every row (IS NOT NULL), every row but one.
+std::vector<std::vector<std::vector<pq::FilterAtom>>> nested_filters(const std::vector<int64_t>& ids) {
+  using pq::FilterOp;
+  return {
+      {{int64_atom("id", FilterOp::kIn, {ids[3], ids[250], ids[499], ids[251]})}},
+      {{int64_atom("id", FilterOp::kGe, {ids[100]}), int64_atom("id", FilterOp::kLt, {ids[380]})}},
+      {{int64_atom("id", FilterOp::kLt, {ids[7]})}, {int64_atom("id", FilterOp::kGt, {ids[444]})}},
+      {{int64_atom("id", FilterOp::kEq, {-5})}},
+      {{int64_atom("id", FilterOp::kIsNull, {}, /*negate=*/true)}},
+      {{int64_atom("id", FilterOp::kNe, {ids[0]})}},
+  };
+}
+
+}  // namespace
+
+// A filter on the flat `id` with nested fields projected: the rows the
+// engine selects, each nested field assembled per matching row group and
+// reduced to them, equal the column reader's rows the filter keeps
+// (evaluated here, row by row), on every SIMD level, fed in random order
+// and pieces, at batch sizes 1, 7 and whole; the unit asks for its nested
+// chunks after the engine's run, which is not run again.
+TEST(Scanner, FilteredNestedFieldsEqualTheColumnReadersKeptRows) {
+  const std::vector<std::string> names = {"ls", "id", "deep", "m", "st"};
+  const Rows all = expected_rows({kNested}, names);
+  ASSERT_EQ(all.size(), 500u);
+  std::vector<int64_t> ids;
+  for (const auto& r : all) ids.push_back(std::stoll(r[1]));
+  const auto saved = pqfast::simd_level();
+  for (auto level : pqfast::available_simd_levels()) {
+    ASSERT_TRUE(pqfast::set_simd_level(level).ok());
+    const auto filters = nested_filters(ids);
+    for (size_t fi = 0; fi < filters.size(); ++fi) {
+      const auto& dnf = filters[fi];
+      Rows want;
+      for (size_t r = 0; r < all.size(); ++r) {
+        if (keeps(dnf, ids[r])) want.push_back(all[r]);
+      }
+      const size_t want_count[] = {4, 280, 7 + 55, 0, 500, 499};
+      EXPECT_EQ(want.size(), want_count[fi]);
+      for (int64_t bs : {int64_t{1}, int64_t{7}, int64_t{1} << 20}) {
+        pq::ScanPlan plan = nested_plan({kNested}, names);
+        plan.filter.active = true;
+        plan.filter.any_of = dnf;
+        pq::ScannerOptions o;
+        o.batch_size = bs;
+        // (at batch size 7 no coalescing and the least tail: the engine's
+        // ranges alone, so a matching unit of the file's first half asks
+        // for its nested chunks after its run, which it keeps)
+        if (bs == 7) {
+          o.coalesce_gap = 0;
+          o.footer_tail = 8;
+        }
+        Pushed got = push_scan(plan, o, 5 + static_cast<uint32_t>(bs), 3);
+        ASSERT_EQ(got.error.code, ErrorCode::kOk) << got.error.to_string();
+        EXPECT_EQ(got.rows, want) << "filter " << fi << " batch_size " << bs;
+        // The engine's counts added once per unit (a run kept while the
+        // nested chunks were fed is not run, nor counted, again).
+        EXPECT_EQ(got.stats.engine.rows, static_cast<int64_t>(want.size()));
+        if (bs == 7) {
+          // (every filter but "none" keeps rows of row group 0)
+          if (want.empty()) {
+            EXPECT_EQ(got.stats.nested_rounds, 0);
+          } else {
+            EXPECT_GT(got.stats.nested_rounds, 0) << "filter " << fi;
+          }
+        }
+      }
+    }
+  }
+  (void)pqfast::set_simd_level(saved);
+}
+
+// The same through LocalScan: units read from their files by the engine
+// (the nested chunks from the file), one by one or run together.
+TEST(LocalScan, FilteredNestedFieldsEqualTheColumnReadersKeptRows) {
+  const std::vector<std::string> names = {"id", "m", "ls", "deep", "st"};
+  const Rows all = expected_rows({kNested, kNested}, names);
+  std::vector<int64_t> ids;
+  for (const auto& r : all) ids.push_back(std::stoll(r[0]));
+  const auto saved = pqfast::simd_level();
+  for (auto level : pqfast::available_simd_levels()) {
+    ASSERT_TRUE(pqfast::set_simd_level(level).ok());
+    for (const auto& dnf : nested_filters(ids)) {
+      Rows want;
+      for (size_t r = 0; r < all.size(); ++r) {
+        if (keeps(dnf, ids[r])) want.push_back(all[r]);
+      }
+      for (int threads : {-1, 1, 2}) {
+        pq::ScanPlan plan = nested_plan({kNested, kNested}, names);
+        plan.filter.active = true;
+        plan.filter.any_of = dnf;
+        pq::ScannerOptions o;
+        o.batch_size = 7;
+        auto ls = pq::LocalScan::make(plan, o, threads);
+        ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+        Rows got;
+        const pqfast::Error drained = drain_rows(**ls, &got);
+        ASSERT_EQ(drained.code, ErrorCode::kOk) << drained.to_string();
+        EXPECT_EQ(got, want) << threads << " threads";
+        EXPECT_EQ(got.size(), 2 * std::count_if(all.begin(), all.begin() + all.size() / 2, [&](const auto& r) {
+                                return keeps(dnf, std::stoll(r[0]));
+                              }));
+      }
+    }
+  }
+  (void)pqfast::set_simd_level(saved);
+  // Only nested fields projected (the engine reads the filter column alone).
+  pq::ScanPlan plan = nested_plan({kNested}, {"ls"});
   plan.filter.active = true;
-  EXPECT_EQ(pq::Scanner::make(plan, {}).error().code, ErrorCode::kUnsupported);
-  EXPECT_EQ(pq::LocalScan::make(plan, {}, 1).error().code, ErrorCode::kUnsupported);
+  plan.filter.any_of = {{int64_atom("id", pq::FilterOp::kIn, {ids[3], ids[499]})}};
+  auto ls = pq::LocalScan::make(plan, {}, 1);
+  ASSERT_TRUE(ls.ok()) << ls.error().to_string();
+  Rows got;
+  ASSERT_EQ(drain_rows(**ls, &got).code, ErrorCode::kOk);
+  const Rows ls_rows = expected_rows({kNested}, {"ls"});
+  EXPECT_EQ(got, (Rows{ls_rows[3], ls_rows[499]}));
+}
+
+// take_nested_rows against a reference that keeps the rows' cells one by
+// one, for random selections; offsets that leave the child are kCorrupt.
+TEST(NestedTake, SelectedRowsEqualTheReferenceAndHostileOffsetsFail) {
+  auto f = pq::LocalFile::open(kNested);
+  ASSERT_TRUE(f.ok());
+  auto m = pq::read_file_metadata(**f);
+  ASSERT_TRUE(m.ok());
+  const auto fields = pq::top_level_fields(*m);
+  std::mt19937_64 rng(3);
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (!fields[i].group) continue;
+    auto shape = pq::nested_field(*m, static_cast<int>(i));
+    ASSERT_TRUE(shape.ok());
+    for (int density : {0, 1, 3, 8, 64}) {
+      auto whole = pq::read_nested_chunk(**f, *m, 1, *shape, {});
+      ASSERT_TRUE(whole.ok()) << whole.error().to_string();
+      const int64_t n = whole->length();
+      std::vector<uint64_t> sel(static_cast<size_t>((n + 63) / 64), 0);
+      int64_t selected = 0;
+      for (int64_t r = 0; r < n; ++r) {
+        if (density == 64 || (density && static_cast<int>(rng() % 64) < density)) {
+          sel[static_cast<size_t>(r >> 6)] |= uint64_t{1} << (r & 63);
+          ++selected;
+        }
+      }
+      ArrowArray wa;
+      ArrowSchema ws;
+      auto copy = pq::read_nested_chunk(**f, *m, 1, *shape, {});
+      ASSERT_TRUE(copy.ok());
+      std::move(*copy).export_to(&wa, &ws);
+      std::vector<std::string> want;
+      for (int64_t r = 0; r < n; ++r) {
+        if ((sel[static_cast<size_t>(r >> 6)] >> (r & 63)) & 1) want.push_back(cell(wa, ws, r));
+      }
+      wa.release(&wa);
+      ws.release(&ws);
+      auto taken = pq::take_nested_rows(std::move(*whole), sel.data(), selected, "t");
+      ASSERT_TRUE(taken.ok()) << taken.error().to_string();
+      ASSERT_EQ(taken->length(), selected);
+      ArrowArray ta;
+      ArrowSchema ts;
+      std::move(*taken).export_to(&ta, &ts);
+      std::vector<std::string> got;
+      for (int64_t r = 0; r < selected; ++r) got.push_back(cell(ta, ts, r));
+      ta.release(&ta);
+      ts.release(&ts);
+      EXPECT_EQ(got, want) << fields[i].name << " density " << density;
+    }
+  }
+  // Hostile offsets (a list's last offset past its child): kCorrupt, no read past the child.
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].name != "ls") continue;
+    auto shape = pq::nested_field(*m, static_cast<int>(i));
+    auto whole = pq::read_nested_chunk(**f, *m, 1, *shape, {});
+    ASSERT_TRUE(whole.ok());
+    auto* impl = whole->impl();
+    ASSERT_EQ(impl->nest, pq::ColumnArray::Impl::Nest::kList);
+    const int64_t n = impl->length;
+    impl->values.as<int32_t>()[n] = static_cast<int32_t>(impl->children[0]->length + 1000);
+    std::vector<uint64_t> sel(static_cast<size_t>((n + 63) / 64), ~uint64_t{0});
+    if (n % 64) sel.back() = (uint64_t{1} << (n % 64)) - 1;
+    sel[0] &= ~uint64_t{1};  // (not every row: the take runs)
+    auto taken = pq::take_nested_rows(std::move(*whole), sel.data(), n - 1, "hostile");
+    ASSERT_FALSE(taken.ok());
+    EXPECT_EQ(taken.error().code, ErrorCode::kCorrupt);
+    EXPECT_NE(taken.error().message.find("hostile"), std::string::npos) << taken.error().message;
+  }
+}
+
+TEST(Scanner, NestedPlansTheScannerCannotTakeAreRefused) {
   // A leaf count unlike the file's, a flat leaf named as nested, a field the file lacks.
   for (const auto& [name, leaves] : std::vector<std::pair<std::string, size_t>>{{"st", 1}, {"id", 1}, {"nope", 2}}) {
     pq::ScanPlan p = plan_of({kNested}, {name});
@@ -1304,8 +1533,15 @@ TEST(LocalScan, CorruptNestedChunksFailNamingTheColumn) {
     std::vector<uint8_t> bad = bytes;
     for (uint64_t k = at + skip; k < at + skip + 40 && k < bad.size(); ++k) bad[k] = static_cast<uint8_t>(0xA5 ^ k);
     ASSERT_TRUE(write_all(victim, bad));
-    for (int threads : {-1, 2}) {
-      auto ls = pq::LocalScan::make(nested_plan({victim}, {"id", "ls"}), {}, threads);
+    for (int threads : {-1, 2, 100}) {
+      // (100: under a filter every row passes, 2 threads: the engine's
+      // selection taken of the corrupt field)
+      pq::ScanPlan plan = nested_plan({victim}, {"id", "ls"});
+      if (threads == 100) {
+        plan.filter.active = true;
+        plan.filter.any_of = {{int64_atom("id", pq::FilterOp::kIsNull, {}, /*negate=*/true)}};
+      }
+      auto ls = pq::LocalScan::make(plan, {}, threads == 100 ? 2 : threads);
       ASSERT_TRUE(ls.ok()) << ls.error().to_string();
       Rows got;
       const pqfast::Error e = drain_rows(**ls, &got);

@@ -1,4 +1,5 @@
-// scan_files_with_sidecar: files read with a sidecar index's tails, their
+// scan_files_with_sidecar and the streaming scanner's LocalScan: files read
+// with a sidecar index's tails (one overlay, scan::open_local_file), their
 // parsed footers cached, and never served from the cache once the sidecar
 // or the data file is another.
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include "parquet_test_util.h"
 #include "pqfast/index.h"
 #include "pqfast/scan.h"
+#include "pqfast/scanner.h"
 
 namespace pqfast {
 namespace {
@@ -54,12 +56,11 @@ std::vector<uint8_t> planned_tail(const std::vector<uint8_t>& file, const std::s
 
 // id == 100: alltypes_plain has ids 0..7 and no statistics, so only a
 // Bloom filter of `id` rules its row group out.
-pq::ScanFilter id_is_100() {
+pq::ScanFilter id_is(int32_t v) {
   pq::FilterAtom a;
   a.column = "id";
   a.op = pq::FilterOp::kEq;
   a.values.type = PhysicalType::kInt32;
-  const int32_t v = 100;
   a.values.data.resize(4);
   std::memcpy(a.values.data.data(), &v, 4);
   pq::ScanFilter f;
@@ -67,6 +68,8 @@ pq::ScanFilter id_is_100() {
   f.any_of.push_back({a});
   return f;
 }
+
+pq::ScanFilter id_is_100() { return id_is(100); }
 
 TEST(SidecarScan, ARewrittenSidecarOrDataFileIsNeverServedAFooterCachedBefore) {
   const fs::path dir = fs::temp_directory_path() / ("pqfast_sidecar_scan_" + std::to_string(::getpid()));
@@ -127,6 +130,63 @@ TEST(SidecarScan, ARewrittenSidecarOrDataFileIsNeverServedAFooterCachedBefore) {
   const std::vector<pq::SidecarTail> grown{{static_cast<int64_t>(bytes.size()) - 1, kJunk, by_id.size()}};
   auto bad = pq::scan_files_with_sidecar({data}, side.string(), grown, cols, filter);
   EXPECT_FALSE(bad.ok());
+  fs::remove_all(dir);
+}
+
+// LocalScan over a filtered file with a sidecar's tail (ScanPlanFile::overlay):
+// the file is pruned by the tail's Bloom filter, as scan_files_with_sidecar
+// prunes it; a matching row comes out; the file alone is not pruned.
+TEST(SidecarScan, LocalScanPrunesAndReadsThroughTheOverlay) {
+  const fs::path dir = fs::temp_directory_path() / ("pqfast_sidecar_local_scan_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string data = (dir / "data.parquet").string();
+  fs::copy_file(fs::path(PQFAST_TEST_DATA_DIR) / "alltypes_plain.parquet", data);
+  const auto bytes = testing::read_all(data);
+  const auto by_id = planned_tail(bytes, "id");
+  ASSERT_FALSE(by_id.empty());
+  const fs::path side = dir / "_pqfast_index";
+  write_sidecar(side, by_id, nullptr);
+  auto sidecar = pq::LocalSidecar::open(side.string(), 0);
+  ASSERT_TRUE(sidecar.ok()) << sidecar.error().message;
+  const pq::SidecarTail tail{static_cast<int64_t>(bytes.size()), kJunk, by_id.size()};
+
+  // (rows, row groups pruned by Bloom filters) of `filter` over the file.
+  auto scan = [&](const pq::ScanFilter& filter, bool overlay) -> std::pair<int64_t, int64_t> {
+    pq::ScanPlan plan;
+    plan.files.emplace_back();
+    plan.files.back().name = data;
+    if (overlay) plan.files.back().overlay = std::make_shared<const pq::LocalOverlay>(pq::LocalOverlay{*sidecar, tail});
+    plan.columns = {{"id", {}}};
+    plan.filter = filter;
+    auto s = pq::LocalScan::make(std::move(plan), {}, 1);
+    EXPECT_TRUE(s.ok()) << s.error().message;
+    if (!s.ok()) return {-1, -1};
+    int64_t rows = 0;
+    for (;;) {
+      ArrowArray a;
+      ArrowSchema sc;
+      auto step = (*s)->next_batch(&a, &sc);
+      EXPECT_TRUE(step.ok()) << step.error().message;
+      if (!step.ok() || *step == pq::ScanStep::kEnd) break;
+      rows += a.length;
+      a.release(&a);
+      sc.release(&sc);
+    }
+    return {rows, (*s)->scanner().stats().engine.row_groups_pruned_by_bloom};
+  };
+  EXPECT_EQ(scan(id_is(100), true), (std::pair<int64_t, int64_t>{0, 1}));
+  EXPECT_EQ(scan(id_is(100), false), (std::pair<int64_t, int64_t>{0, 0}));  // no filter of its own
+  EXPECT_EQ(scan(id_is(3), true), (std::pair<int64_t, int64_t>{1, 0}));
+  // A tail planned for another size of the data file: refused, not read.
+  const pq::SidecarTail grown{static_cast<int64_t>(bytes.size()) - 1, kJunk, by_id.size()};
+  pq::ScanPlan plan;
+  plan.files.emplace_back();
+  plan.files.back().name = data;
+  plan.files.back().overlay = std::make_shared<const pq::LocalOverlay>(pq::LocalOverlay{*sidecar, grown});
+  plan.columns = {{"id", {}}};
+  plan.filter = id_is(3);
+  EXPECT_FALSE(pq::LocalScan::make(std::move(plan), {}, 1).ok());
   fs::remove_all(dir);
 }
 

@@ -66,7 +66,7 @@ def test_dask_read_pruned(pa_lake, client, opts):
 
 def test_dask_read_pruned_equals_read_pruned_on_every_source(pa_lake, client, opts):
     """Each partition is read by the scan engine (local files natively, s3://
-    URLs by the staged scan): with and without the row filter, the rows and
+    URLs by the streaming scanner): with and without the row filter, the rows and
     values pqfast.read_pruned gives, files in order."""
     import pqfast.dask
 

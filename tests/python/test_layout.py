@@ -30,7 +30,7 @@ import pytest
 
 import pqfast
 from pqfast import _errors, _optional
-from pqfast.scan import scan_table
+from pqfast._read_local import read_rows
 
 PACKAGE = Path(__file__).resolve().parents[2] / "python" / "pqfast"
 
@@ -43,9 +43,10 @@ LAYERS = [
     ("values and types", ["_encode", "_plan", "filters", "_assemble"]),
     ("I/O backends", ["remote", "sansio", "fs_driver", "_index_s3", "_requests"]),
     ("one file", ["_nested", "_read", "_scan_whole", "_file"]),
-    ("planning", ["_partitions", "_rowgroup_stats", "_sidecar", "_sidecar_s3", "_scan_io"]),
+    ("planning", ["_partitions", "_rowgroup_stats", "_sidecar", "_sidecar_s3"]),
     ("scan", ["scan", "_filtered_scan", "_prune"]),
-    ("lake", ["_lake", "_stream_plan", "_stream_io", "_read_scan", "_fragments", "_dataset_scan", "_read_remote"]),
+    ("lake", ["_lake", "_stream_plan", "_stream_io", "_read_scan", "_fragments", "_dataset_scan", "_read_remote",
+              "_read_local"]),
     ("API", ["reader", "parquet", "_dataset", "_index", "_index_sidecar", "__init__"]),
     ("engine adapters", ["polars", "dask", "ray"]),
     ("CLI and tools", ["cli", "__main__", "commands", "benches", "_s3server", "_testlake", "_latency_proxy"]),
@@ -313,14 +314,15 @@ def test_optional_packages_load_with_a_clear_error():
 
 
 def test_schema_mismatch_by_code_keeps_other_invalid_arguments(tmp_path):
-    """A later file the engine refuses is read as an evolved file only for a
-    schema mismatch (an invalid argument): row groups it lacks stay an error."""
+    """A later file the lean route refuses is read in a run of its own (the
+    dataset scan) only for a schema mismatch (an invalid argument): row
+    groups it lacks stay an error."""
     for i in range(2):
         pq.write_table(pa.table({"a": [1, 2, 3]}), tmp_path / f"f{i}.parquet", row_group_size=2)
     pq.write_table(pa.table({"b": [1, 2, 3]}), tmp_path / "f2.parquet", row_group_size=2)
     f0, f1, f2 = (str(tmp_path / f"f{i}.parquet") for i in range(3))
     with pytest.raises(pqfast.FormatError, match="row group 5") as e:
-        scan_table([f0, f1], ["a"], [("a", ">", 0)], row_groups={f0: [0], f1: [5]})
+        read_rows([f0, f1], ["a"], [("a", ">", 0)], row_groups={f0: [0], f1: [5]})
     assert e.value.code == _errors.INVALID_ARGUMENT
-    got = scan_table([f0, f2], ["a"], [("a", ">", 0)], row_groups={f0: [0], f2: [1]})
+    got = read_rows([f0, f2], ["a"], [("a", ">", 0)], row_groups={f0: [0], f2: [1]})
     assert got.column("a").to_pylist() == [1, 2]  # f2 lacks "a": read as an evolved file, its rows null

@@ -228,6 +228,35 @@ def test_missing_file_on_a_filesystem_is_a_clear_error(lakes, tmp_path):
     with pytest.raises(pqfast.FormatError, match="gone.parquet: not found"):
         pqfast.read_table([lakes["plain"][0], missing], filters=[("id", "<", 10**9)],
                           filesystem=pafs.LocalFileSystem())
-    with pytest.raises(pqfast.FormatError, match="not file objects"):
-        with open(lakes["plain"][0], "rb") as fh:
-            pqfast.read_table(fh, filters=[("id", "=", 1)], filesystem=pafs.LocalFileSystem())
+
+
+@pytest.mark.parametrize("lake", LAKES)
+@pytest.mark.parametrize("filt", list(FILTERS))
+def test_file_objects_read_through_the_scanner(lakes, lake, filt):
+    """A binary file object (an open file, a BytesIO, a pyarrow NativeFile)
+    with filters or stats=True: a fed source of the streaming scanner, its
+    reads the scanner's needs; the rows pyarrow.dataset gives, the file left
+    open for its owner."""
+    import io
+
+    import pyarrow.fs as pafs
+
+    path = lakes[lake][1]
+    ids, none = _ids(lakes, lake)
+    filters = FILTERS[filt](ids, none)
+    expr = filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
+    cols = ["id", "v"] if lake != "nested" else None
+    want = ds.dataset([path], format="parquet").to_table(columns=cols, filter=expr)
+    data = open(path, "rb").read()
+    for make in (lambda: open(path, "rb"), lambda: io.BytesIO(data), lambda: pa.BufferReader(data)):
+        fh = make()
+        got = pqfast.read_table(fh, columns=cols, filters=filters)
+        same_table(got, want, f"{filt} {type(fh).__name__}")
+        t, st = pqfast.read_table(fh, columns=cols, filters=filters, stats=True)
+        assert t.equals(got) and st["route"] == "scanner" and st["rows"] == want.num_rows, st
+        assert not fh.closed
+        fh.close()
+    # (A filesystem= beside a file object names nothing: the file object is read.)
+    with open(path, "rb") as fh:
+        got = pqfast.read_table(fh, columns=cols, filters=filters, filesystem=pafs.LocalFileSystem())
+        same_table(got, want, filt)

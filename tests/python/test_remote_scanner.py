@@ -2,7 +2,8 @@
 dataset scan / streaming scanner (_read_remote), and filesystem= scans:
 the rows of the local read and of pyarrow.dataset, batches too; lookups and
 stats=True through the scanner too; sidecar indexes used by the scanner's
-filtered units (no more requests or bytes than the staged scan); a remote
+filtered units (no more requests or bytes than the staged scan asked
+before it was deleted, as recorded); a remote
 scan within memory_limit, batch by batch, and MemoryLimitError when one
 row group alone cannot fit."""
 
@@ -18,7 +19,6 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast._read_remote import ROUTE_ENV
 from pqfast._stream_io import StreamInfo
 
 from s3_fixtures import opts, proxy, s3  # noqa: F401
@@ -99,16 +99,8 @@ def test_s3_read_table_goes_through_the_scanner(s3, opts, proxy, tmp_path):  # n
     for f in (None, [("q", "<", 5)]):
         proxy.reset()
         got = pqfast.read_table(url, filters=f, storage_options=opts)
-        scanner_reqs = proxy.stats()["requests"]
-        os.environ[ROUTE_ENV] = "staged"
-        try:
-            proxy.reset()
-            staged = pqfast.read_table(url, filters=f, storage_options=opts)
-            staged_reqs = proxy.stats()["requests"]
-        finally:
-            del os.environ[ROUTE_ENV]
-        assert got.equals(staged), f
-        assert scanner_reqs > 0 and staged_reqs > 0
+        assert proxy.stats()["requests"] > 0
+        assert got.equals(pqfast.read_table(root, filters=f)), f
     # stats=True: the scanner's counts (request rounds), every request the proxy saw.
     proxy.reset()
     t, st = pqfast.read_table(url, filters=[("q", "<", 5)], storage_options=opts, stats=True)
@@ -123,18 +115,24 @@ def test_s3_read_table_goes_through_the_scanner(s3, opts, proxy, tmp_path):  # n
     assert pqfast.read_table(url, filters=[("id", "=", want)], storage_options=opts).equals(t)
 
 
-def _staged(fn):
-    os.environ[ROUTE_ENV] = "staged"
-    try:
-        return fn()
-    finally:
-        del os.environ[ROUTE_ENV]
+# What the staged scan (deleted in the fifteenth session) asked of the proxy
+# for each lookup of the test below, (lookup, cold) -> (requests, bytes out),
+# recorded at 9b940dc on SeaweedFS: the scanner asks no more.
+STAGED_LOOKUPS = {
+    (0, False): (3, 87063), (0, True): (7, 351035),
+    (1, False): (1, 1469), (1, True): (5, 265441),
+    (2, False): (7, 314610), (2, True): (11, 578582),
+    (3, False): (3, 120250), (3, True): (7, 384222),
+    (4, False): (5, 205813), (4, True): (9, 469785),
+    (5, False): (5, 168387), (5, True): (9, 432359),
+}
 
 
 def test_s3_lookups_on_a_bloom_lake_through_the_scanner(s3, opts, proxy, tmp_path):  # noqa: F811
     """Lookups (``=``/``in`` on a Bloom-filtered column, ORs of them, with a
     range beside) through the scanner: the local rows, the dataset's route
-    the scanner's, and no more requests nor bytes than the staged scan asks,
+    the scanner's, and no more requests nor bytes than the staged scan asked
+    (``STAGED_LOOKUPS``),
     warm (each route's caches as a process keeps them: the Bloom layouts
     learned, blocks alone) and cold (nothing kept: header and predicted
     blocks in one read per filter)."""
@@ -175,25 +173,25 @@ def test_s3_lookups_on_a_bloom_lake_through_the_scanner(s3, opts, proxy, tmp_pat
             # (An id the statistics rule out everywhere: planning reads nothing, no route runs.)
             assert d.scan_stats.get("route") == "scanner" or (f[0][2] == 12345 and not d.scan_stats), f
             assert pqfast.read_table(url, columns=cols, filters=f, storage_options=opts).equals(local), (f, cols)
+        local = pqfast.read_table(str(root), filters=f, partitioning=None)
         for cold in (False, True):
-            def call(route_staged):
+            def call():
                 if cold:
                     pqfast.clear_footer_cache()
                     _scan.clear_tail_cache()
                 proxy.reset()
-                read = lambda: pqfast.read_table(url, filters=f, storage_options=opts)  # noqa: E731
-                t = _staged(read) if route_staged else read()
+                t = pqfast.read_table(url, filters=f, storage_options=opts)
                 return t, proxy.stats()
 
-            for staged in (False, True):
-                call(staged)  # (warm: what each route keeps)
-            t, mine = call(False)
-            ts, theirs = call(True)
-            assert t.equals(ts), f
+            call()  # (warm: what a process keeps)
+            t, mine = call()
+            assert t.equals(local), f
+            req, nbytes = STAGED_LOOKUPS[(lookups.index(f), cold)]
             extra = 2 if f is several_row_groups else 0
-            assert mine["requests"] <= theirs["requests"] + extra, (f, cold, mine, theirs)
-            # (An answer's headers: ~450 bytes a request.)
-            assert mine["bytes_out"] <= theirs["bytes_out"] + 512 * extra, (f, cold, mine, theirs)
+            assert mine["requests"] <= req + extra, (f, cold, mine, req)
+            # (An answer's headers: ~450 bytes a request; a few may differ
+            # from the recorded run's: 32 bytes a request allowed.)
+            assert mine["bytes_out"] <= nbytes + 512 * extra + 32 * req, (f, cold, mine, nbytes)
 
 
 def test_s3_lookup_with_hostile_bloom_headers_reads_the_right_rows(s3, opts, tmp_path):  # noqa: F811
@@ -253,6 +251,12 @@ def test_filesystem_reads_equal_local(tmp_path):
             assert st[k] == st_local[k], (f, k, st, st_local)
 
 
+# What the staged scan (deleted in the fifteenth session) asked of the proxy
+# in the test below, recorded at 9b940dc on SeaweedFS: the range read
+# (requests, bytes out).
+STAGED_SIDECAR_RANGE = (7, 413249)
+
+
 def test_sidecar_on_the_scanner_route_reads_no_more_than_the_staged_scan(s3, opts, proxy, tmp_path):  # noqa: F811
     from pqfast import _testlake
 
@@ -276,32 +280,27 @@ def test_sidecar_on_the_scanner_route_reads_no_more_than_the_staged_scan(s3, opt
 
     pqfast.index(pattern, ["id", "key"], sidecar=True, storage_options=opts)
 
-    def measured(route, f):
-        if route:
-            os.environ[ROUTE_ENV] = route
-        try:
-            pqfast.read_table(pattern, filters=f, storage_options=opts)  # (caches warm, as a process keeps them)
-            proxy.reset()
-            t = pqfast.read_table(pattern, filters=f, storage_options=opts)
-            return t, proxy.stats()
-        finally:
-            os.environ.pop(ROUTE_ENV, None)
+    def measured(f):
+        pqfast.read_table(pattern, filters=f, storage_options=opts)  # (caches warm, as a process keeps them)
+        proxy.reset()
+        t = pqfast.read_table(pattern, filters=f, storage_options=opts)
+        return t, proxy.stats()
 
-    got, mine = measured(None, rng)
-    staged, theirs = measured("staged", rng)
+    got, mine = measured(rng)
     same_rows(got, lake, rng)
-    assert got.equals(staged) and got.equals(before)
+    assert got.equals(before)
     # The sidecar's page index prunes pages in the scanner's engine runs; the
     # scanner asks no more requests or bytes than the staged scan (5 GETs,
     # 281 KB against 7, 413 KB when written).
     assert pages_read() * 3 < no_sidecar
-    assert mine["bytes_out"] <= theirs["bytes_out"] and mine["requests"] <= theirs["requests"], (mine, theirs)
-    # A 1-id lookup, through the dataset and through read_table: the staged
-    # engine with the sidecar's Bloom filters either way, the same GETs; the
+    req, nbytes = STAGED_SIDECAR_RANGE
+    assert mine["bytes_out"] <= nbytes and mine["requests"] <= req, (mine, STAGED_SIDECAR_RANGE)
+    # A 1-id lookup, through the dataset and through read_table: the
+    # scanner with the sidecar's Bloom filters either way, the same GETs; the
     # dataset's scan of its listed files finds the sidecar by one HEAD (and
     # its listing's answer is a few hundred bytes longer).
     one = [("id", "=", a)]
-    t1, st1 = measured(None, one)
+    t1, st1 = measured(one)
     proxy.reset()
     t2 = pqfast.dataset(pattern, storage_options=opts).to_table(filter=pc.field("id") == a)
     st2 = proxy.stats()
@@ -437,3 +436,49 @@ def test_a_pruned_partition_is_never_read_on_the_scanner_route(s3, opts, tmp_pat
         assert pa.Table.from_batches(list(sc.to_batches()), schema=sc.projected_schema).equals(got), f
     with pytest.raises(pqfast.FormatError, match="broken"):
         pqfast.read_table(url, storage_options=opts)
+
+
+def _random_filter(rng):
+    """A random DNF over the _lake columns: 1-3 ANDs of 1-3 atoms (ranges,
+    equalities, sets, nulls) with values inside and outside the data."""
+    def atom():
+        col = ["id", "q", "v", "s"][int(rng.integers(0, 4))]
+        if col == "s":
+            op = ["=", "!=", "in", "not in"][int(rng.integers(0, 4))]
+            vals = [f"s{int(x)}" for x in rng.integers(0, 9, 3)]
+            return (col, op, vals if "in" in op else vals[0])
+        op = ["<", "<=", ">", ">=", "=", "!=", "in"][int(rng.integers(0, 7))]
+        if col == "v":
+            vals = [float(x) for x in rng.random(3)]
+        else:
+            hi = 12000 if col == "id" else 55
+            vals = [int(x) for x in rng.integers(-5, hi, 3)]
+        return (col, op, vals if op == "in" else vals[0])
+
+    return [[atom() for _ in range(int(rng.integers(1, 4)))] for _ in range(int(rng.integers(1, 4)))]
+
+
+def test_random_filters_remote_equal_local(s3, opts, tmp_path):  # noqa: F811
+    """Random filters and projections: s3://, filesystem= and a file object
+    (the streaming scanner, the only route of remote reads) give the local
+    read's rows, and stats=True counts the local read's rows and row groups."""
+    import io
+
+    import pyarrow.fs as pafs
+
+    root = str(tmp_path / "lake")
+    paths = _lake(root, 21, hive=False)
+    url = _upload(s3, root, paths, f"rand-{tmp_path.name}")
+    fs = pafs.LocalFileSystem()
+    rng = np.random.default_rng(4)
+    one = open(paths[0], "rb").read()
+    for trial in range(40):
+        f = _random_filter(rng)
+        cols = [None, ["id", "v"], ["s", "q"]][trial % 3]
+        local, st_local = pqfast.read_table(root, columns=cols, filters=f, stats=True)
+        got, st = pqfast.read_table(url, columns=cols, filters=f, storage_options=opts, stats=True)
+        assert got.equals(local), (trial, f, cols)
+        assert st["rows"] == st_local["rows"] == local.num_rows, (trial, f)
+        assert pqfast.read_table(root, columns=cols, filters=f, filesystem=fs).equals(local), (trial, f, cols)
+        fo = pqfast.read_table(io.BytesIO(one), columns=cols, filters=f)
+        assert fo.equals(pqfast.read_table(paths[0], columns=cols, filters=f)), (trial, f, cols)
