@@ -570,8 +570,9 @@ class Scanner:
         self.last_readahead = info
         while True:
             stopped: list = []
-            yield from local_batches(self._lake, selection, plan, self._batch_size, self._threads,
-                                     self._memory_limit, ahead, info, stopped=stopped)
+            yield from batches_with_map_names(local_batches(self._lake, selection, plan, self._batch_size,
+                                                            self._threads, self._memory_limit, ahead, info,
+                                                            stopped=stopped), plan.out)
             if not stopped:
                 return
             selection = selection[stopped[0]:]
