@@ -612,19 +612,29 @@ TEST(LocalScan, FileTasksStopBeforeAFileUnlikeTheFirst) {
 // straight from its file: the rows, and what the engine read (row groups
 // pruned, pages and bytes), equal one scan_files call's, on every thread
 // count; a missing filter column fails the scan before any batch.
+namespace {
+
+// A filter atom over an INT64 column with values `vs`.
+pq::FilterAtom int64_atom(const std::string& col, pq::FilterOp op, std::vector<int64_t> vs, bool negate = false) {
+  pq::FilterAtom a;
+  a.column = col;
+  a.op = op;
+  a.negate = negate;
+  a.values.type = pqfast::PhysicalType::kInt64;
+  for (int64_t v : vs) {
+    const size_t at = a.values.data.size();
+    a.values.data.resize(at + 8);
+    std::memcpy(a.values.data.data() + at, &v, 8);
+  }
+  return a;
+}
+
+}  // namespace
+
 TEST(LocalScan, FilteredEqualsScanFilesRowsAndReads) {
   SKIP_WITHOUT_THE_FILES_CODEC();
   auto atom = [](const std::string& col, pq::FilterOp op, std::vector<int64_t> vs) {
-    pq::FilterAtom a;
-    a.column = col;
-    a.op = op;
-    a.values.type = pqfast::PhysicalType::kInt64;
-    for (int64_t v : vs) {
-      const size_t at = a.values.data.size();
-      a.values.data.resize(at + 8);
-      std::memcpy(a.values.data.data() + at, &v, 8);
-    }
-    return a;
+    return int64_atom(col, op, std::move(vs));
   };
   std::vector<std::vector<std::vector<pq::FilterAtom>>> dnfs = {
       {{atom("id", pq::FilterOp::kIn, {100007, 101503, 100999})}},
@@ -1278,20 +1288,6 @@ TEST(LocalScan, NestedFieldsEqualTheColumnReaderOnEveryThreadCount) {
 // ---- filtered nested fields: the engine's selection taken of each field ----
 
 namespace {
-
-pq::FilterAtom int64_atom(const std::string& col, pq::FilterOp op, std::vector<int64_t> vs, bool negate = false) {
-  pq::FilterAtom a;
-  a.column = col;
-  a.op = op;
-  a.negate = negate;
-  a.values.type = pqfast::PhysicalType::kInt64;
-  for (int64_t v : vs) {
-    const size_t at = a.values.data.size();
-    a.values.data.resize(at + 8);
-    std::memcpy(a.values.data.data() + at, &v, 8);
-  }
-  return a;
-}
 
 // The reference of a filter on int64 `id`: the atom evaluated on a row's
 // id here, row by row (ids are never null in the file).
