@@ -26,7 +26,6 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <vector>
 
 #include "pqfast/sbbf.h"
 #include "pqfast/status.h"
@@ -334,6 +333,39 @@ class BufferFile final : public RandomAccessFile {
   size_t len_;
   std::string name_;
 };
+
+// One piece of a read through an overlay (a file with a tail appended that
+// lives elsewhere): `length` bytes at `offset` of the base file, or, when
+// `in_tail`, at `offset` of the file that holds the tail.
+struct OverlaySpan {
+  bool in_tail = false;
+  uint64_t offset = 0;
+  uint64_t length = 0;
+};
+
+// Where bytes [offset, offset + n) of a file of `base_size` bytes with a
+// tail appended (kept at `tail_offset` of another file) are: one span, or
+// two for a read across base_size (the base's first). The one mapping of
+// every sidecar overlay: OverlayFile reads local files through it, the
+// streaming scanner asks a fed file's ranges through it
+// (ScanPlanFile::sidecar_tail). The caller bounds the read by the file's size.
+struct OverlaySpans {
+  OverlaySpan span[2];
+  int count = 0;
+  const OverlaySpan* begin() const { return span; }
+  const OverlaySpan* end() const { return span + count; }
+};
+inline OverlaySpans overlay_spans(uint64_t base_size, uint64_t tail_offset, uint64_t offset, uint64_t n) {
+  OverlaySpans out;
+  if (offset < base_size && n > 0) {
+    const uint64_t take = n < base_size - offset ? n : base_size - offset;
+    out.span[out.count++] = {false, offset, take};
+    offset += take;
+    n -= take;
+  }
+  if (n > 0) out.span[out.count++] = {true, tail_offset + (offset - base_size), n};
+  return out;
+}
 
 // A file with bytes appended that live elsewhere: [0, base_size) read from
 // `base`, then `tail_size` bytes read from `tail` at `tail_offset`. A sidecar

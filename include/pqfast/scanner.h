@@ -109,6 +109,15 @@ struct ScanPlanFile {
   // (LocalScan prunes it and its units read it so: the sidecar's Bloom
   // filters and page indexes used as the file's own). Null: the file alone.
   std::shared_ptr<const LocalOverlay> overlay;
+  // A filtered fed file read as the object + its tail from a sidecar index
+  // (base_size >= 0): the overlay OverlayFile gives local files
+  // (LocalOverlay), for a driver's feeds. `size` is the object's, which
+  // must be tail.base_size (else kCorrupt: the object changed since the
+  // tail was written); the scan sees base_size + tail.length bytes, and
+  // needs() asks the tail's bytes as ranges of the sidecar
+  // (FileRange::in_sidecar, through overlay_spans), fed back at the file's
+  // own offsets. The footer is the tail's: `footer` and `bytes` must be null.
+  SidecarTail sidecar_tail;
   // LocalScan: the file as pruning opened it, kept for its units (a plan of
   // at most LocalScan::kKeepOpened files); null: each run opens it.
   std::shared_ptr<scan::OpenedLocalFile> opened;
@@ -140,6 +149,9 @@ struct ScanPlan {
   std::vector<std::vector<ColumnReadOptions>> nested;
   // Inactive: every row of every planned row group.
   ScanFilter filter;
+  // The size of the sidecar index the files' sidecar_tail lie in (a tail
+  // past it is refused by Scanner::make, kCorrupt).
+  uint64_t sidecar_size = 0;
 };
 
 struct ScannerOptions {
@@ -217,6 +229,11 @@ struct FileRange {
   // A range of an unfiltered unit's column chunks: it may be fed by
   // feed_deferred (read when the unit is decoded) instead of with its bytes.
   bool deferrable = false;
+  // Where the bytes are read: the file at `offset`, or, for a file read with
+  // a sidecar's tail (ScanPlanFile::sidecar_tail), the sidecar index at
+  // `source_offset`. Fed at `offset` of the file either way.
+  bool in_sidecar = false;
+  uint64_t source_offset = 0;
 };
 
 enum class ScanStep : uint8_t {

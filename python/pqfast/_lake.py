@@ -153,7 +153,7 @@ class Lake:
         self.ref = ref if isinstance(ref, tuple) else ((names[ref], keys[ref], sizes[ref]) if names else None)
         # s3:// only: the URLs the source named and the sidecar indexes its
         # listing passed ({key: (size, ETag)}): filtered scans read the
-        # objects a fresh entry covers as object + tail (_sidecar_s3).
+        # objects a fresh entry covers as object + tail (_sidecar_s3.object_tails).
         self.source_urls: list | None = None
         self.sidecars: dict = {}
         self._init_caches()

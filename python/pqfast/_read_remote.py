@@ -221,4 +221,6 @@ def _stats(table: pa.Table, lake: Lake, sc: Scanner, counts: ScanStats) -> dict:
         st.update(row_groups=sc._ruled_out, row_groups_pruned_by_statistics=sc._ruled_out)
     st.update(route="scanner", files=len(lake.names), rows=table.num_rows, scanner=scanner,
               engine_runs=scanner.get("engine_runs", 0))
+    if getattr(info, "sidecar_files", 0):  # (as a local read: only when some file was read with a tail)
+        st["files_with_sidecar"] = info.sidecar_files
     return st

@@ -1,7 +1,12 @@
-"""Sidecar indexes (format in ``pqfast._sidecar``) on S3: written by
-``pqfast.index(urls, columns, sidecar=True | "s3://bucket/key")`` beside the
-objects (``_index_sidecar.S3Target``), read here for ``prune`` and
-``read_table(filters=)`` on s3:// URLs.
+"""Sidecar indexes (format in ``pqfast._sidecar``) of remote sources: on S3
+written by ``pqfast.index(urls, columns, sidecar=True | "s3://bucket/key")``
+beside the objects (``_index_sidecar.S3Target``), read here for ``prune``
+and for scans of s3:// URLs; on a ``filesystem=``, ``_pqfast_index`` in the
+lake's directory (written locally by ``pqfast.index(dir, sidecar=True)``),
+for its scans. A scan gets the tails (:class:`RemoteTails`) and the C++
+scanner reads each covered file as object + tail (the overlay local files
+use too, ``ScanPlanFile::sidecar_tail``): its I/O loop reads the ranges the
+scanner says lie in the sidecar from the sidecar.
 
 Where: ``_pqfast_index`` in the directory a pattern or prefix lists
 (``s3://b/lake/*.parquet`` and ``s3://b/lake/`` -> ``s3://b/lake/_pqfast_index``),
@@ -12,7 +17,9 @@ of URLs costs one HEAD.
 An entry holds while the object has the size and ETag it recorded. A reader
 sees a fresh object as object + tail: offsets below the object's size are
 ranged GETs of the object, the others ranged GETs of the sidecar at the
-tail's offset (a read across the boundary is two GETs).
+tail's offset (a read across the boundary is two GETs). ``prune`` drives its
+sans-IO pruners so here (``read_overlay``); scans are told the split by the
+scanner.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import asyncio
 import posixpath
 import threading
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import _optional, _pqfast, remote, _sidecar
 from ._sidecar import TAIL_BYTES, Entry
@@ -175,7 +182,7 @@ def apply_remote(table, column: str, values: Any, source: Any, sidecar: Any, sto
     return table if judged is None else _sidecar.with_sidecar_verdicts(table, judged, by_value)
 
 
-# ---- read_table(filters=) on s3:// URLs --------------------------------------------------
+# ---- scans of s3:// URLs and filesystem= paths -----------------------------------------
 
 # Set while a scan runs again without sidecars (a tail that did not parse):
 # scans started meanwhile in other threads read without them too, which
@@ -187,88 +194,138 @@ _OFF = threading.Event()
 _attached = [0]
 
 
-class ScanOverlay:
-    """The streaming scanner's fetcher (``_requests.Fetcher``, for
-    ``_stream_io.remote_batches``), with objects that a fresh sidecar entry
-    covers read as object + tail. The listing notes the
-    sidecars it passes (``listed``); ``attach`` turns the listed items into
-    those of the virtual objects."""
+class RemoteTails(NamedTuple):
+    """A sidecar's tails for a fed scan (``_pqfast._Scanner``'s
+    ``sidecar_size`` and ``tails``; the remote twin of
+    ``_sidecar.local_tails``): the sidecar's key (its path on a filesystem),
+    its size, per file (object size, tail offset, tail length) or
+    (-1, 0, 0), its version ("" when none: what pruning learns of the files
+    read with it is then not kept), and how many files have a tail. The
+    scanner reads each file with a tail as object + tail (the one overlay,
+    in C++: ScanPlanFile::sidecar_tail)."""
 
-    def __init__(self, fetcher, store):
-        self.inner = fetcher
-        self.store = store
-        self.listed: dict = {}      # sidecar objects the listing showed: key -> (size, e_tag)
-        self.virtual: dict = {}     # data key -> (sidecar key, Entry)
+    key: str
+    size: int
+    tails: list
+    version: str
+    used: int
 
-    def __getattr__(self, name):  # step(), detail() and the rest: the fetcher's
-        return getattr(self.inner, name)
 
-    async def get(self, what: str, key: str, offset: int, length: int) -> bytes:
-        v = self.virtual.get(key)
-        if v is None:
-            return await self.inner.get(what, key, offset, length)
-        return await read_overlay(lambda k, o, n: self.inner.get(what, k, o, n), key, v[0], v[1], offset, length)
+async def _counted_head(fetcher, store, key: str):
+    obstore = _optional.load("obstore")
 
-    async def suffix(self, what: str, key: str, n: int):
-        return await self.inner.suffix(what, key, n)
+    rnd = fetcher.step("sidecar")
+    fetcher._started(rnd)
+    try:
+        return await obstore.head_async(store, key)
+    finally:
+        fetcher._done(rnd, 0)
 
-    async def _counted_head(self, key: str):
-        obstore = _optional.load("obstore")
 
-        rnd = self.inner.step("sidecar")
-        self.inner._started(rnd)
+def _judged(items: list, files: dict, rel_of, fresh_of) -> tuple[list, list, int]:
+    """(per item its tail or (-1, 0, 0), the stale items' names, tails used)."""
+    tails, stale, used = [], [], 0
+    for it in items:
+        e = files.get(rel_of(it))
+        if e is not None and fresh_of(it, e):
+            tails.append((e.size, e.offset, e.length))
+            used += 1
+            continue
+        tails.append((-1, 0, 0))
+        if e is not None:
+            stale.append(it[0])
+    return tails, stale, used
+
+
+async def object_tails(fetcher, store, items: list, urls: list, listed: dict) -> RemoteTails | None:
+    """The tails of the sidecar beside s3:// objects (``location``) for the
+    listing's (url, key, size, version) items, or None when no fresh entry
+    covers one. Finding it costs no request when the listing showed it
+    (``listed``: key -> (size, ETag)), else one HEAD; then its manifest (one
+    or two GETs) and a HEAD per object the listing did not size. Stale
+    entries are warned about; an unreadable or malformed sidecar is ignored
+    with a warning."""
+    if _OFF.is_set() or not items:
+        return None
+    bucket, side_key = location(urls)
+    where = f"s3://{bucket}/{side_key}"
+    try:
+        if all(remote._selection(u) is not None for u in urls):
+            if side_key not in listed:
+                return None
+            side_size, side_tag = listed[side_key]
+        else:
+            try:
+                h = await _counted_head(fetcher, store, side_key)
+            except FileNotFoundError:
+                return None
+            side_size, side_tag = int(h["size"]), h.get("e_tag")
+        files = await read_manifest(lambda k, o, n: fetcher.get("sidecar", k, o, n), side_key, side_size, where)
+        unsized = [it for it in items if it[2] < 0 and rel(side_key, it[1]) in files]
+        heads = dict(zip([it[1] for it in unsized],
+                         await asyncio.gather(*(_counted_head(fetcher, store, it[1]) for it in unsized))))
+    except Exception as e:  # noqa: BLE001 - unreadable or malformed: the objects are read as they are
+        msg = e if isinstance(e, _pqfast.FormatError) else f"{where}: {remote.describe_error(e, store)}"
+        warnings.warn(f"pqfast: sidecar ignored: {msg}", stacklevel=2)
+        return None
+
+    def fresh_of(it, e):
+        if it[1] in heads:
+            return fresh(e, int(heads[it[1]]["size"]), heads[it[1]].get("e_tag"))
+        return fresh(e, it[2], it[3][0] if it[3] else None)
+
+    tails, stale, used = _judged(items, files, lambda it: rel(side_key, it[1]), fresh_of)
+    _sidecar.warn_stale(where, stale, stacklevel=2)
+    if not used:
+        return None
+    _attached[0] += 1
+    return RemoteTails(side_key, int(side_size), tails, etag(side_tag), used)
+
+
+async def filesystem_tails(fetcher, io, directory: str, items: list) -> RemoteTails | None:
+    """The tails of ``_pqfast_index`` in ``directory`` of a ``filesystem=``
+    lake for its (name, path, size, tail bytes or None) items, or None. An
+    entry holds while the file has the size it recorded and the XXH64 of
+    its last 64 KiB (read with its footer) is the one recorded: the
+    filesystem's listing gives no modification time, which a local read
+    checks too. Entries of objects (an ETag) are not judged here. Costs one
+    look-up of the sidecar and its manifest's reads."""
+    if _OFF.is_set() or not items or not directory:
+        return None
+    side = posixpath.join(directory, _sidecar.DEFAULT_NAME)
+    try:
+        rnd = fetcher.step("sidecar")
+        fetcher._started(rnd)
         try:
-            return await obstore.head_async(self.store, key)
+            kind, size = await io._blocking(io.be.kind_of, side)
+        except FileNotFoundError:
+            return None
         finally:
-            self.inner._done(rnd, 0)
+            fetcher._done(rnd, 0)
+        if kind != "file" or size < 0:
+            return None
+        io.known_sizes([(side, size)])  # (its reads then ask the filesystem for no size)
+        files = await read_manifest(lambda k, o, n: fetcher.get("sidecar", k, o, n), side, int(size), side)
+    except Exception as e:  # noqa: BLE001 - unreadable or malformed: the files are read as they are
+        msg = e if isinstance(e, _pqfast.FormatError) else f"{side}: {e.__class__.__name__}"
+        warnings.warn(f"pqfast: sidecar ignored: {msg}", stacklevel=2)
+        return None
 
-    async def attach(self, items: list, urls: list) -> list:
-        """The listing's (url, key, size, version) items, those of objects a
-        fresh entry covers as (url, key, size + tail, None): no version, so
-        neither their tails nor their footers are kept for later scans
-        (the cache would take them for the object's)."""
-        if _OFF.is_set() or not items:
-            return items
-        bucket, side_key = location(urls)
-        where = f"s3://{bucket}/{side_key}"
-        listed = all(remote._selection(u) is not None for u in urls)
-        try:
-            if listed:
-                if side_key not in self.listed:
-                    return items
-                side_size = self.listed[side_key][0]
-            else:
-                try:
-                    side_size = int((await self._counted_head(side_key))["size"])
-                except FileNotFoundError:
-                    return items
-            files = await read_manifest(lambda k, o, n: self.inner.get("sidecar", k, o, n), side_key, side_size,
-                                        where)
-            unsized = [it for it in items if it[2] < 0 and rel(side_key, it[1]) in files]
-            heads = dict(zip([it[1] for it in unsized],
-                             await asyncio.gather(*(self._counted_head(it[1]) for it in unsized))))
-        except Exception as e:  # noqa: BLE001 - unreadable or malformed: the objects are read as they are
-            msg = e if isinstance(e, _pqfast.FormatError) else f"{where}: {remote.describe_error(e, self.store)}"
-            warnings.warn(f"pqfast: sidecar ignored: {msg}", stacklevel=2)
-            return items
-        out, stale = [], []
-        for url, key, size, version in items:
-            e = files.get(rel(side_key, key))
-            if key in heads:
-                size, tag = int(heads[key]["size"]), heads[key].get("e_tag")
-            else:
-                tag = version[0] if version else None
-            if e is not None and fresh(e, size, tag):
-                self.virtual[key] = (side_key, e)
-                out.append((url, key, e.size + e.length, None))
-                continue
-            if e is not None:
-                stale.append(url)
-            out.append((url, key, size, version))
-        _sidecar.warn_stale(where, stale, stacklevel=2)
-        if self.virtual:
-            _attached[0] += 1
-        return out
+    def fresh_of(it, e):
+        _, _, n, tail = it
+        if n != e.size or len(tail) < min(n, TAIL_BYTES):
+            return False
+        return f"{_pqfast.xxh64(bytes(tail[len(tail) - min(n, TAIL_BYTES):])):016x}" == e.tail_xxh64
+
+    files = {r: e for r, e in files.items() if e.tail_xxh64 is not None}
+    # (A file whose footer planning did not read is read as it is, not called stale.)
+    rel_of = lambda it: posixpath.relpath(it[1], directory) if it[3] is not None else None  # noqa: E731
+    tails, stale, used = _judged(items, files, rel_of, fresh_of)
+    _sidecar.warn_stale(side, stale, stacklevel=2)
+    if not used:
+        return None
+    _attached[0] += 1
+    return RemoteTails(side, int(size), tails, "", used)
 
 
 def scan_or_fallback(scan):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import posixpath
 import threading
 import warnings
 from typing import Iterator
@@ -38,7 +39,7 @@ from . import _pqfast
 from ._lake import FS, LOCAL, S3, Lake
 from ._sidecar import local_tails
 from ._requests import Fetcher, data_round
-from ._sidecar_s3 import ScanOverlay
+from ._sidecar_s3 import filesystem_tails, object_tails
 from ._strings import strings_type
 from ._stream_plan import plan_runs
 from .remote import ObjectStoreIO
@@ -142,6 +143,7 @@ class StreamInfo:
         self._before = 0  # units started by the scanners before this one (head: one per file)
         self._engine_before: dict = {}  # their scan engine's counts
         self.scanners = 1  # scanners the stream ran (one per run of files read alike; head: per file)
+        self.sidecar_files = 0  # files fed scanners read as object + a sidecar's tail
 
     def next_scanner(self) -> None:
         """A further scanner of the same stream begins: counts add up (the
@@ -325,12 +327,14 @@ class _Feeder:
     """The asyncio loop (on a thread of its own) that fetches what a
     ``_Scanner`` needs and feeds it; the consumer waits on ``progress``."""
 
-    def __init__(self, scanner, io, keys: list, tails: dict | None = None, fetcher=None):
+    def __init__(self, scanner, io, keys: list, tails: dict | None = None, fetcher=None, sidecar: str | None = None):
         self.scanner = scanner
         self.io = io
-        # The store's ranged reads, counted by round (_requests; an overlay's
-        # where a sidecar covers objects: object + tail).
+        # The store's ranged reads, counted by round (_requests).
         self.fetcher = fetcher if fetcher is not None else Fetcher(io)
+        # The sidecar index's key: the scanner asks the tails of the files
+        # it covers from it (needs()' `at`).
+        self.sidecar = sidecar
         # The deepest round whose read came back (see _requests: a range
         # asked now is in the round after it).
         self.depth = 0
@@ -376,13 +380,14 @@ class _Feeder:
         self.stopped = True
         self.poke()
 
-    async def _fetch(self, file: int, offset: int, length: int, depth: int) -> None:
-        held = self.tails.get(file)
+    async def _fetch(self, file: int, offset: int, length: int, at, depth: int) -> None:
+        held = self.tails.get(file) if at is None else None
         if held is not None and offset >= held[0] and offset + length <= held[0] + len(held[1]):
-            at = offset - held[0]
-            data = held[1][at:at + length]
+            start = offset - held[0]
+            data = held[1][start:start + length]
         else:
-            data = await self.fetcher.get(data_round(depth), self.keys[file], offset, length)
+            key, where = (self.keys[file], offset) if at is None else (self.sidecar, at)
+            data = await self.fetcher.get(data_round(depth), key, where, length)
             self.depth = max(self.depth, depth)
         if self.stopped:
             return
@@ -458,38 +463,62 @@ def _versions(lake: Lake, selection: list) -> list | None:
     return out
 
 
-def _with_sidecar(lake: Lake, selection: list, io, fetcher: Fetcher, sizes: list, footers: list, tails: dict,
-                  versions: list):
-    """A filtered scan of objects a sidecar index covers (``pqfast.index(...,
-    sidecar=True)``, a fresh entry: same size and ETag): each read as object +
-    tail (``_sidecar_s3.ScanOverlay``), so the
-    scan engine inside the scanner prunes by the sidecar's Bloom filters and
-    page indexes. `sizes`, `footers` and `tails` are changed in place for
-    the covered files (the virtual size; their footer is the tail's, read
-    by the scanner; no version: the sidecar may be rewritten); returns the
-    overlay over `fetcher` (its reads counted there), or None when no
-    sidecar applies. Finding it costs nothing when the listing showed it; for a list
-    of URLs one HEAD."""
-    if lake.source_urls is None:
-        return None
-    overlay = ScanOverlay(fetcher, io.store)
-    overlay.listed = lake.sidecars
-    items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i]) for i, _ in selection]
+def _sidecar_dir(lake: Lake, io, keys: list) -> str:
+    """Where a filesystem lake's sidecar is: the source's directory when the
+    files lie below it (hive keys in subdirectories), else their common one."""
+    common = posixpath.commonpath([posixpath.dirname(k) for k in keys])
+    d = (io.directory or "").rstrip("/")
+    return d if d and (common == d or common.startswith(d + "/")) else common
+
+
+def _sidecar_tails(lake: Lake, selection: list, io, fetcher: Fetcher, file_filters: list):
+    """The sidecar index's tails for the filtered files of a fed scan
+    (``_sidecar_s3.RemoteTails``: s3:// objects a fresh entry covers, or
+    files on a filesystem), the unfiltered files given none (a sidecar adds
+    Bloom filters and page indexes, which only a filter uses); None without
+    one. Finding it costs nothing on S3 when the listing showed it, one HEAD
+    for a list of URLs; one look-up on a filesystem."""
+    picked = [k for k, f in enumerate(file_filters) if f is not None]
+    if lake.kind == S3:
+        if lake.source_urls is None:
+            return None
+        items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i])
+                 for i, _ in (selection[k] for k in picked)]
+        find = lambda: object_tails(fetcher, io.store, items, lake.source_urls, lake.sidecars)  # noqa: E731
+    else:
+        items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.tail(i))
+                 for i, _ in (selection[k] for k in picked)]
+        where = _sidecar_dir(lake, io, [lake.keys[i] for i, _ in selection])
+        find = lambda: filesystem_tails(fetcher, io, where, items)  # noqa: E731
     got: list = []
 
-    async def attach():
-        got.extend(await overlay.attach(items, lake.source_urls))
+    async def look():
+        got.append(await find())
 
-    io.run(attach)
-    if not overlay.virtual:
+    io.run(look)
+    side = got[0]
+    if side is None:
         return None
-    for k, it in enumerate(got):
-        if it[1] in overlay.virtual:
-            sizes[k] = int(it[2])
-            footers[k] = None
-            tails.pop(k, None)
-            versions[k] = None
-    return overlay
+    tails = [(-1, 0, 0)] * len(selection)
+    for k, t in zip(picked, side.tails):
+        tails[k] = t
+    return side._replace(tails=tails)
+
+
+def _over_sidecar(side, footers: list, tails: dict, versions: list | None) -> None:
+    """The plan's footers, held tails and versions of the files read as
+    object + tail, changed in place: their footer is the tail's (the
+    scanner reads it from the sidecar), and what pruning learns of them is
+    kept under the object's version and the sidecar's (its ETag and the
+    tail's place; none when either has none)."""
+    for k, (size, off, n) in enumerate(side.tails):
+        if size < 0:
+            continue
+        footers[k] = None
+        tails.pop(k, None)
+        if versions is not None:
+            v = versions[k]
+            versions[k] = "\x1f".join((v, "sidecar", side.version, str(off), str(n))) if v and side.version else None
 
 
 def _decode_ahead(sc, feeder: _Feeder) -> None:
@@ -537,14 +566,19 @@ def remote_batches(lake: Lake, selection: list, plan: NativePlan, batch_size: in
         io = lake.fs_io()
     # Requests counted by round: in the read's own log when it asked for stats.
     fetcher = Fetcher(io) if lake.fetch_log is None else lake.fetch_log.over(io)
-    if lake.kind == S3 and file_filters is not None and any(f is not None for f in file_filters):
-        fetcher = _with_sidecar(lake, selection, io, fetcher, sizes, footers, tails, versions) or fetcher
+    side = None
+    if file_filters is not None and any(f is not None for f in file_filters):
+        side = _sidecar_tails(lake, selection, io, fetcher, file_filters)
+    if side is not None:
+        _over_sidecar(side, footers, tails, versions)
     files = [(lake.names[i], n, None if rgs is None else [int(g) for g in rgs]) for (i, rgs), n in zip(selection, sizes)]
     # The footers the lake read already (planning needs them) are not fetched again.
     sc = _pqfast._Scanner(files, plan.specs, None, batch_size=batch_size, coalesce_gap=_REMOTE_GAP,
                           footers=footers, file_filters=file_filters, versions=versions,
+                          sidecar_size=side.size if side else None, tails=side.tails if side else None,
                           **_settings(memory_limit, ahead))
-    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, fetcher)
+    info.sidecar_files += side.used if side else 0
+    feeder = _Feeder(sc, io, [lake.keys[i] for i, _ in selection], tails, fetcher, side.key if side else None)
     finish = _finisher(lake, plan, selection)
     feeder.start()
     helpers = [threading.Thread(target=_decode_ahead, args=(sc, feeder), name="pqfast-stream-decode", daemon=True)

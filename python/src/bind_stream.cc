@@ -294,16 +294,37 @@ std::vector<Result<pq::FileMetaData>> read_footers(const std::vector<std::string
 
 class PyScanner {
  public:
+  // `sidecar_size` and `tails`: a sidecar index of that many bytes and per
+  // file its tail there (TailSpec; size < 0: none): those files are read as
+  // object + tail (ScanPlanFile::sidecar_tail), their tails' ranges asked
+  // of the sidecar.
   PyScanner(const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns, const Dnf& dnf,
-            const Settings& settings, nb::object footers, nb::object file_filters, nb::object versions) {
-    auto s = pq::Scanner::make(make_plan(files, columns, dnf, footers, file_filters, versions), make_options(settings));
+            const Settings& settings, nb::object footers, nb::object file_filters, nb::object versions,
+            const std::optional<uint64_t>& sidecar_size, const std::optional<std::vector<TailSpec>>& tails) {
+    pq::ScanPlan plan = make_plan(files, columns, dnf, footers, file_filters, versions);
+    if (tails) {
+      if (!sidecar_size || tails->size() != files.size()) {
+        throw FormatError("invalid argument: tails need a sidecar size and one entry per file");
+      }
+      plan.sidecar_size = *sidecar_size;
+      for (size_t i = 0; i < tails->size(); ++i) {
+        const auto& [base_size, offset, length] = (*tails)[i];
+        if (base_size >= 0) plan.files[i].sidecar_tail = pq::SidecarTail{base_size, offset, length};
+      }
+    }
+    auto s = pq::Scanner::make(std::move(plan), make_options(settings));
     if (!s.ok()) raise(s.error());
     scanner_ = std::move(s).value();
   }
 
+  // [(file, offset, length, at)]: `at` None: read from the file at offset;
+  // else the range lies in the sidecar index, at `at` there.
   nb::list needs() {
     nb::list out;
-    for (const pq::FileRange& r : scanner_->needs()) out.append(nb::make_tuple(r.file, r.offset, r.length));
+    for (const pq::FileRange& r : scanner_->needs()) {
+      out.append(nb::make_tuple(r.file, r.offset, r.length,
+                                r.in_sidecar ? nb::object(nb::int_(r.source_offset)) : nb::none()));
+    }
     return out;
   }
 
@@ -648,23 +669,30 @@ void bind_stream(nb::module_& m) {
           [](PyScanner* self, const std::vector<FileSpec>& files, const std::vector<ColumnSpec>& columns,
              const Dnf& dnf, int64_t batch_size, int64_t readahead_bytes, int64_t memory_limit, uint64_t coalesce_gap,
              uint64_t footer_tail, bool use_statistics, bool use_bloom, bool use_dictionary, bool use_page_index,
-             int max_units_ahead, nb::object footers, nb::object file_filters, nb::object versions) {
+             int max_units_ahead, nb::object footers, nb::object file_filters, nb::object versions,
+             const std::optional<uint64_t>& sidecar_size, const std::optional<std::vector<TailSpec>>& tails) {
             new (self) PyScanner(files, columns, dnf,
                                  settings_of(batch_size, readahead_bytes, memory_limit, coalesce_gap, footer_tail,
                                              use_statistics, use_bloom, use_dictionary, use_page_index,
                                              max_units_ahead),
-                                 footers, file_filters, versions);
+                                 footers, file_filters, versions, sidecar_size, tails);
           },
           nb::arg("files"), nb::arg("columns"), nb::arg("dnf") = nb::none(), nb::arg("batch_size") = 131072,
           nb::arg("readahead_bytes") = 0, nb::arg("memory_limit") = 0, nb::arg("coalesce_gap") = 65536,
           nb::arg("footer_tail") = 65536, nb::arg("use_statistics") = true, nb::arg("use_bloom") = true,
           nb::arg("use_dictionary") = true, nb::arg("use_page_index") = true, nb::arg("max_units_ahead") = 0,
           nb::arg("footers") = nb::none(), nb::arg("file_filters") = nb::none(), nb::arg("versions") = nb::none(),
+          nb::arg("sidecar_size").none() = nb::none(), nb::arg("tails").none() = nb::none(),
           "A scan of files [(name, size, [row group] or None)] for columns [(name, layout, format), or "
           "(name, [(layout, format) per leaf]) for a nested field, unfiltered scans only], filtered by "
           "`dnf` (as _StagedScan takes it) when given, or file by file by `file_filters` (per file a DNF or None); "
-          "`versions`: per file its version (ETag and modification time) or None.")
-      .def("needs", &PyScanner::needs, "[(file, offset, length)] to fetch next (each asked once).")
+          "`versions`: per file its version (ETag and modification time) or None. sidecar_size + tails: a "
+          "sidecar index of that many bytes and per file (object size, tail offset, tail length) in it, or a "
+          "size < 0: each filtered file with a tail is read as object + tail (its ranges past the object "
+          "asked of the sidecar).")
+      .def("needs", &PyScanner::needs,
+           "[(file, offset, length, at)] to fetch next (each asked once): the file's bytes at offset (at None), "
+           "or the sidecar index's at `at`; fed at (file, offset) either way.")
       .def("feed", &PyScanner::feed, nb::arg("file"), nb::arg("offset"), nb::arg("buffer"),
            "Bytes of a range needs() asked for (all or a piece).")
       .def("next_batch", &PyScanner::next_batch,

@@ -40,15 +40,12 @@ Status OverlayFile::read_at(uint64_t offset, size_t n, uint8_t* out) {
                                                  std::to_string(offset) + " goes past the end of the " +
                                                  std::to_string(size) + "-byte file (with its sidecar tail)");
   }
-  if (offset < base_size_) {
-    const size_t from_base = static_cast<size_t>(std::min<uint64_t>(n, base_size_ - offset));
-    PQFAST_RETURN_IF_ERROR(base_->read_at(offset, from_base, out));
-    offset += from_base;
-    out += from_base;
-    n -= from_base;
+  for (const OverlaySpan& sp : overlay_spans(base_size_, tail_offset_, offset, n)) {
+    RandomAccessFile& from = sp.in_tail ? *tail_ : *base_;
+    PQFAST_RETURN_IF_ERROR(from.read_at(sp.offset, static_cast<size_t>(sp.length), out));
+    out += sp.length;
   }
-  if (n == 0) return Status::Ok();
-  return tail_->read_at(tail_offset_ + (offset - base_size_), n, out);
+  return Status::Ok();
 }
 
 }  // namespace pqfast::parquet

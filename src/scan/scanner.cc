@@ -1476,6 +1476,40 @@ Scanner::~Scanner() {
   state_->release_all();
 }
 
+namespace {
+
+// The fed files read with a sidecar's tail (ScanPlanFile::sidecar_tail)
+// checked as OverlayFile::make checks a local one, and sized as the scan
+// sees them (object + tail). The sidecar is untrusted: a tail outside it
+// is refused, kCorrupt.
+Status with_sidecar_tails(ScanPlan& plan, const ScannerOptions& options) {
+  for (ScanPlanFile& f : plan.files) {
+    const SidecarTail& t = f.sidecar_tail;
+    if (t.base_size < 0) continue;
+    if (options.filtered_from_files || f.footer || f.bytes || f.overlay) {
+      return make_error(ErrorCode::kInvalidArgument, f.name + ": a sidecar tail is for a fed file without a footer");
+    }
+    if (f.size != static_cast<uint64_t>(t.base_size)) {
+      return make_error(ErrorCode::kCorrupt, f.name + ": " + std::to_string(f.size) +
+                                                 " bytes, the sidecar index was written for " +
+                                                 std::to_string(t.base_size) + " (the file changed since)");
+    }
+    if (t.offset > plan.sidecar_size || t.length > plan.sidecar_size - t.offset) {
+      return make_error(ErrorCode::kCorrupt, f.name + ": its tail in the sidecar index (" + std::to_string(t.length) +
+                                                 " bytes at " + std::to_string(t.offset) + ") lies past the end of the " +
+                                                 std::to_string(plan.sidecar_size) + "-byte sidecar");
+    }
+    if (t.length > UINT64_MAX - f.size) {
+      return make_error(ErrorCode::kCorrupt, f.name + ": a tail of " + std::to_string(t.length) +
+                                                 " bytes overflows the file's size");
+    }
+    f.size += t.length;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions options) {
   if (options.batch_size <= 0) {
     return make_error(ErrorCode::kInvalidArgument, "batch_size must be a positive number of rows, not " + std::to_string(options.batch_size));
@@ -1490,6 +1524,7 @@ Result<std::unique_ptr<Scanner>> Scanner::make(ScanPlan plan, ScannerOptions opt
   if (any_filtered) options.footer_tail = std::max<uint64_t>(options.footer_tail, kEngineFooterRead);
   if (any_filtered && !options.filtered_from_files) options.footers_ahead = std::max(options.footers_ahead, kPruneAhead);
   if (options.footers_ahead < 1) options.footers_ahead = 1;
+  PQFAST_RETURN_IF_ERROR(with_sidecar_tails(plan, options));
   auto st = std::make_unique<State>();
   st->budget = options.budget ? options.budget : MemoryBudget::make(options.memory_limit);
   st->readahead = options.readahead_bytes > 0 ? options.readahead_bytes : std::max<int64_t>(1, st->budget->limit() / 2);
@@ -1521,7 +1556,19 @@ std::vector<FileRange> Scanner::needs(int max_units) {
     Request& r = s.requests[static_cast<size_t>(id)];
     if (r.asked) return;
     r.asked = true;
-    out.push_back({r.file, r.offset, r.length, r.unit >= 0 && !s.filtered(static_cast<size_t>(r.file))});
+    const SidecarTail& t = s.files[static_cast<size_t>(r.file)].spec.sidecar_tail;
+    if (t.base_size < 0) {
+      out.push_back({r.file, r.offset, r.length, r.unit >= 0 && !s.filtered(static_cast<size_t>(r.file)), false,
+                     r.offset});
+    } else {
+      // Object + tail: each piece asked where it lives (a range across the
+      // object's end is two), fed back at the file's offsets.
+      uint64_t at = r.offset;
+      for (const OverlaySpan& sp : overlay_spans(static_cast<uint64_t>(t.base_size), t.offset, r.offset, r.length)) {
+        out.push_back({r.file, at, sp.length, false, sp.in_tail, sp.offset});
+        at += sp.length;
+      }
+    }
     ++s.stats.ranges_asked;
     s.stats.bytes_asked += static_cast<int64_t>(r.length);
   };

@@ -191,8 +191,12 @@ struct Pushed {
 
 // Drives a Scanner through needs/feed: the ranges asked for are fed in a
 // shuffled order, each cut in up to `max_pieces` pieces fed out of order.
+// `sidecar`: the bytes of a sidecar index, read where needs() says a range
+// lies in it (FileRange::in_sidecar); the other ranges must lie in the
+// file's own bytes.
 Pushed push_scan(pq::ScanPlan plan, pq::ScannerOptions opts, uint32_t seed, int max_pieces,
-                 const std::vector<std::vector<uint8_t>>* contents = nullptr) {
+                 const std::vector<std::vector<uint8_t>>* contents = nullptr,
+                 const std::vector<uint8_t>* sidecar = nullptr) {
   std::vector<std::vector<uint8_t>> bytes;
   for (const auto& f : plan.files) bytes.push_back(read_all(f.name));
   if (contents) bytes = *contents;
@@ -244,9 +248,15 @@ Pushed push_scan(pq::ScanPlan plan, pq::ScannerOptions opts, uint32_t seed, int 
       }
       if (at < r.offset + r.length) pieces.emplace_back(at, r.offset + r.length - at);
       std::shuffle(pieces.begin(), pieces.end(), rng);
+      const auto& b = r.in_sidecar && sidecar ? *sidecar : bytes[static_cast<size_t>(r.file)];
+      const uint64_t from = r.in_sidecar ? r.source_offset : r.offset;  // where r's bytes are read
+      if ((r.in_sidecar && !sidecar) || from > b.size() || r.length > b.size() - from) {
+        out.error = pqfast::make_error(ErrorCode::kInvalidArgument, "test: a range outside the bytes it is read from");
+        return out;
+      }
       for (const auto& [off, n] : pieces) {
-        const auto& b = bytes[static_cast<size_t>(r.file)];
-        std::vector<uint8_t> piece(b.begin() + static_cast<ptrdiff_t>(off), b.begin() + static_cast<ptrdiff_t>(off + n));
+        const uint64_t at = from + (off - r.offset);
+        std::vector<uint8_t> piece(b.begin() + static_cast<ptrdiff_t>(at), b.begin() + static_cast<ptrdiff_t>(at + n));
         auto st = (*s)->feed(r.file, off, std::move(piece));
         if (!st.ok()) {
           // A hostile file fails the scan at the feed that completes a footer.
@@ -375,6 +385,74 @@ TEST(Scanner, FilteredEqualsScanFile) {
       EXPECT_LE(got.stats.bytes_asked, static_cast<int64_t>(fs::file_size(kFiles[0]) + fs::file_size(kFiles[1])));
     }
   }
+}
+
+// Files read as object + tail (ScanPlanFile::sidecar_tail): each file cut
+// at a point, the object its bytes before it, the rest kept in a sidecar
+// after other bytes; the scan reads the ranges past the cut from the
+// sidecar (a range across it split in two) and gives the whole files' rows,
+// plain and filtered, wherever the cut lies (in the pages, in the footer,
+// in the trailer).
+TEST(Scanner, FedFilesReadWithASidecarTailEqualTheWholeFiles) {
+  SKIP_WITHOUT_THE_FILES_CODEC();
+  pq::ScanFilter filter;
+  filter.active = true;
+  pq::FilterAtom a;
+  a.column = "id";
+  a.op = pq::FilterOp::kGe;
+  a.values.type = pqfast::PhysicalType::kInt64;
+  const int64_t from = 101500;
+  a.values.data.resize(8);
+  std::memcpy(a.values.data.data(), &from, 8);
+  filter.any_of = {{a}};
+  std::vector<std::vector<uint8_t>> whole;
+  for (const auto& f : kFiles) whole.push_back(read_all(f));
+  for (bool filtered : {false, true}) {
+    pq::ScanPlan ref = plan_of(kFiles, kColumns);
+    if (filtered) ref.filter = filter;
+    const Pushed want = push_scan(ref, {}, 1, 1);
+    ASSERT_EQ(want.error.code, ErrorCode::kOk) << want.error.to_string();
+    ASSERT_FALSE(want.rows.empty());
+    for (uint64_t cut_back : {uint64_t{8}, uint64_t{300}, uint64_t{5000}, uint64_t{20000}}) {
+      pq::ScanPlan plan = ref;
+      std::vector<std::vector<uint8_t>> objects;
+      std::vector<uint8_t> sidecar(37, 0xAB);  // (a header's place: tails start past it)
+      for (size_t i = 0; i < whole.size(); ++i) {
+        const uint64_t base = whole[i].size() - std::min<uint64_t>(cut_back, whole[i].size() - 1);
+        objects.emplace_back(whole[i].begin(), whole[i].begin() + static_cast<ptrdiff_t>(base));
+        plan.files[i].size = base;
+        plan.files[i].sidecar_tail = {static_cast<int64_t>(base), sidecar.size(), whole[i].size() - base};
+        sidecar.insert(sidecar.end(), whole[i].begin() + static_cast<ptrdiff_t>(base), whole[i].end());
+      }
+      plan.sidecar_size = sidecar.size();
+      pq::ScannerOptions o;
+      o.batch_size = 333;
+      const Pushed got = push_scan(plan, o, static_cast<uint32_t>(cut_back), 3, &objects, &sidecar);
+      ASSERT_EQ(got.error.code, ErrorCode::kOk) << cut_back << ": " << got.error.to_string();
+      EXPECT_EQ(got.rows, want.rows) << "filtered " << filtered << ", cut " << cut_back << " bytes from the end";
+    }
+  }
+}
+
+TEST(Scanner, ASidecarTailForAnotherObjectOrPastTheSidecarIsRefused) {
+  pq::ScanPlan plan = plan_of(kFiles, kColumns);
+  const uint64_t size = plan.files[0].size;
+  plan.sidecar_size = 1000;
+  plan.files[0].sidecar_tail = {static_cast<int64_t>(size) - 1, 0, 100};  // the object changed since
+  auto s = pq::Scanner::make(plan, {});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(s.error().message.find("changed since"), std::string::npos) << s.error().message;
+  plan.files[0].sidecar_tail = {static_cast<int64_t>(size), 950, 100};  // past the sidecar's end
+  s = pq::Scanner::make(plan, {});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kCorrupt);
+  plan.files[0].sidecar_tail = {static_cast<int64_t>(size), 1, UINT64_MAX};  // (offset + length wraps)
+  s = pq::Scanner::make(plan, {});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::kCorrupt);
+  plan.files[0].sidecar_tail = {static_cast<int64_t>(size), 0, 1000};
+  ASSERT_TRUE(pq::Scanner::make(plan, {}).ok());
 }
 
 TEST(Scanner, HostileFeedsAreRefused) {

@@ -60,7 +60,7 @@ def _pushed(paths, specs, seed: int, batch_size: int) -> tuple[pa.Table, dict]:
             needs = sc.needs()
             assert needs, "the scanner waits for bytes it does not ask for"
             rng.shuffle(needs)
-            for f, off, n in needs:
+            for f, off, n, _ in needs:
                 cuts = sorted({off, off + n, *(off + rng.randrange(n) for _ in range(rng.randrange(3)))})
                 pieces = list(zip(cuts, cuts[1:]))
                 rng.shuffle(pieces)
@@ -93,7 +93,7 @@ def test_push_protocol_refuses_hostile_feeds(tmp_path):
     with pytest.raises(pqfast.FormatError, match="not asked for"):
         sc.feed(0, 0, b"PAR1")
     assert sc.next_batch() is False
-    f, off, n = sc.needs()[0]
+    f, off, n, _ = sc.needs()[0]
     # Garbage where the footer should be: an error naming the file, no crash.
     with pytest.raises(pqfast.FormatError, match=os.path.basename(paths[f])):
         sc.feed(f, off, b"\x07" * n)
@@ -262,7 +262,7 @@ def test_filtered_scans_through_the_scanner_equal_read_table(tmp_path):
         rows = 0
         while (b := sc.next_batch()) is not None:
             if b is False:
-                for f, off, n in sc.needs():
+                for f, off, n, _ in sc.needs():
                     sc.feed(f, off, data[f][off:off + n])
                 continue
             rows += b.num_rows
