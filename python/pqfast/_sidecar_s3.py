@@ -237,12 +237,31 @@ def _judged(items: list, files: dict, rel_of, fresh_of) -> tuple[list, list, int
     return tails, stale, used
 
 
-async def object_tails(fetcher, store, items: list, urls: list, listed: dict) -> RemoteTails | None:
+# Manifests parsed before, by (endpoint, sidecar URL, size, ETag): a
+# sidecar rewritten gets another ETag, so a warm scan of a listed lake
+# reads no manifest (one round fewer). Bounded.
+_manifests: dict = {}
+_MANIFESTS_MAX = 64
+_manifests_lock = threading.Lock()
+
+
+def _keep_manifest(key, files: dict) -> None:
+    if key is None:
+        return
+    with _manifests_lock:
+        if len(_manifests) >= _MANIFESTS_MAX:
+            _manifests.pop(next(iter(_manifests)))
+        _manifests[key] = files
+
+
+async def object_tails(fetcher, store, items: list, urls: list, listed: dict,
+                       endpoint: str = "") -> RemoteTails | None:
     """The tails of the sidecar beside s3:// objects (``location``) for the
     listing's (url, key, size, version) items, or None when no fresh entry
     covers one. Finding it costs no request when the listing showed it
     (``listed``: key -> (size, ETag)), else one HEAD; then its manifest (one
-    or two GETs) and a HEAD per object the listing did not size. Stale
+    or two GETs; none when one of that size and ETag was parsed before at
+    ``endpoint``) and a HEAD per object the listing did not size. Stale
     entries are warned about; an unreadable or malformed sidecar is ignored
     with a warning."""
     if _OFF.is_set() or not items:
@@ -260,7 +279,11 @@ async def object_tails(fetcher, store, items: list, urls: list, listed: dict) ->
             except FileNotFoundError:
                 return None
             side_size, side_tag = int(h["size"]), h.get("e_tag")
-        files = await read_manifest(lambda k, o, n: fetcher.get("sidecar", k, o, n), side_key, side_size, where)
+        kept = (endpoint, where, int(side_size), etag(side_tag)) if etag(side_tag) else None
+        files = _manifests.get(kept) if kept is not None else None
+        if files is None:
+            files = await read_manifest(lambda k, o, n: fetcher.get("sidecar", k, o, n), side_key, side_size, where)
+            _keep_manifest(kept, files)
         unsized = [it for it in items if it[2] < 0 and rel(side_key, it[1]) in files]
         heads = dict(zip([it[1] for it in unsized],
                          await asyncio.gather(*(_counted_head(fetcher, store, it[1]) for it in unsized))))

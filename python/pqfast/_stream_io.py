@@ -42,7 +42,7 @@ from ._requests import Fetcher, data_round
 from ._sidecar_s3 import filesystem_tails, object_tails
 from ._strings import strings_type
 from ._stream_plan import plan_runs
-from .remote import ObjectStoreIO
+from .remote import ObjectStoreIO, normalise_options
 
 FormatError = _pqfast.FormatError
 
@@ -484,7 +484,9 @@ def _sidecar_tails(lake: Lake, selection: list, io, fetcher: Fetcher, file_filte
             return None
         items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.versions[i])
                  for i, _ in (selection[k] for k in picked)]
-        find = lambda: object_tails(fetcher, io.store, items, lake.source_urls, lake.sidecars)  # noqa: E731
+        endpoint = normalise_options(lake.storage_options).get("endpoint", "")
+        find = lambda: object_tails(fetcher, io.store, items, lake.source_urls, lake.sidecars,  # noqa: E731
+                                    endpoint)
     else:
         items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.tail(i))
                  for i, _ in (selection[k] for k in picked)]
