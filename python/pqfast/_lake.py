@@ -154,6 +154,7 @@ class Lake:
         # s3:// only: the URLs the source named and the sidecar indexes its
         # listing passed ({key: (size, ETag)}): filtered scans read the
         # objects a fresh entry covers as object + tail (_sidecar_s3.object_tails).
+        # A filesystem lake: {directory listed: its sidecar's size, -1: none}.
         self.source_urls: list | None = None
         self.sidecars: dict = {}
         self._init_caches()
@@ -255,8 +256,9 @@ class Lake:
         if fetch_log is not None and _lists(source):
             # (The backend does not count its listing's calls: counted as one.)
             fetch_log.count(LISTING, 1, 0, t0, time.perf_counter())
-        return cls._from_listing((items, io.directory, None, {}), partitioning, filesystem, None, read_footers,
-                                 fetch_log)
+        # (The directories the backend listed, with the sidecar index each holds: _stream_io.)
+        return cls._from_listing((items, io.directory, None, dict(io.be.walked)), partitioning, filesystem, None,
+                                 read_footers, fetch_log)
 
     @classmethod
     def _from_listing(cls, listing: tuple, partitioning, filesystem, storage_options,
@@ -268,6 +270,8 @@ class Lake:
         lake.fetch_log = fetch_log
         if kind == S3:
             lake.source_urls, lake.sidecars = urls, sidecars
+        else:
+            lake.sidecars = sidecars
         parts = discover(root, lake.names) if partitioning is not None and root is not None and items else None
         if read_footers and items and parts is None:
             # (A partitioned lake's footers are read once its keys have chosen

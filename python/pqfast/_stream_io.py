@@ -463,12 +463,15 @@ def _versions(lake: Lake, selection: list) -> list | None:
     return out
 
 
-def _sidecar_dir(lake: Lake, io, keys: list) -> str:
-    """Where a filesystem lake's sidecar is: the source's directory when the
-    files lie below it (hive keys in subdirectories), else their common one."""
+def _sidecar_dir(lake: Lake, keys: list) -> str:
+    """Where a filesystem lake's sidecar is: the directory its listing
+    walked when the files lie below it (hive keys in subdirectories), else
+    their common one."""
     common = posixpath.commonpath([posixpath.dirname(k) for k in keys])
-    d = (io.directory or "").rstrip("/")
-    return d if d and (common == d or common.startswith(d + "/")) else common
+    for d in lake.sidecars:
+        if common == d or common.startswith(d + "/"):
+            return d
+    return common
 
 
 def _sidecar_tails(lake: Lake, selection: list, io, fetcher: Fetcher, file_filters: list):
@@ -490,8 +493,8 @@ def _sidecar_tails(lake: Lake, selection: list, io, fetcher: Fetcher, file_filte
     else:
         items = [(lake.names[i], lake.keys[i], int(lake.sizes[i]), lake.tail(i))
                  for i, _ in (selection[k] for k in picked)]
-        where = _sidecar_dir(lake, io, [lake.keys[i] for i, _ in selection])
-        find = lambda: filesystem_tails(fetcher, io, where, items)  # noqa: E731
+        where = _sidecar_dir(lake, [lake.keys[i] for i, _ in selection])
+        find = lambda: filesystem_tails(fetcher, io, where, items, lake.sidecars.get(where))  # noqa: E731
     got: list = []
 
     async def look():

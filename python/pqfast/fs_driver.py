@@ -58,6 +58,9 @@ from .remote import TailHint, _NoCyclicGC, descriptor_and_tail, ran, run
 from .sansio import Query
 
 FormatError = _pqfast.FormatError
+# A lake's sidecar index (pqfast._sidecar.DEFAULT_NAME): a directory's
+# listing notes it (the scan then finds it without a request).
+SIDECAR_NAME = "_pqfast_index"
 
 # The first file's tail read to type the values (as the remote driver reads it).
 _FIRST_TAIL = 256 * 1024
@@ -77,7 +80,7 @@ class _PyArrow:
 
     def __init__(self, fs):
         self.fs = fs
-
+        self.walked: dict = {}  # directories listed -> the size of the sidecar index in them (-1: none)
         self.pafs = pafs
         self.local = isinstance(fs, pafs.LocalFileSystem)
 
@@ -96,6 +99,8 @@ class _PyArrow:
 
     def walk_parquet(self, d: str) -> list[tuple[str, int]]:
         infos = self.fs.get_file_info(self.pafs.FileSelector(d, recursive=True))
+        side = d.rstrip("/") + "/" + SIDECAR_NAME
+        self.walked[d.rstrip("/")] = next((i.size for i in infos if i.path == side and i.size is not None), -1)
         return sorted((i.path, i.size) for i in infos
                       if i.type == self.pafs.FileType.File and i.path.endswith(".parquet") and not hidden_below(d, i.path))
 
@@ -124,6 +129,7 @@ class _Fsspec:
 
     def __init__(self, fs):
         self.fs = fs
+        self.walked: dict = {}  # directories listed -> the size of the sidecar index in them (-1: none)
         protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
         self.local = protocol in ("file", "local")
 
@@ -140,6 +146,9 @@ class _Fsspec:
 
     def walk_parquet(self, d: str) -> list[tuple[str, int]]:
         found = self.fs.find(d, detail=True)
+        side = self._key(d) + "/" + SIDECAR_NAME
+        self.walked[self._key(d)] = next((int(i["size"]) for n, i in found.items()
+                                          if self._key(n) == side and i.get("type") == "file"), -1)
         return sorted((name, int(i["size"])) for name, i in found.items()
                       if i.get("type") == "file" and name.endswith(".parquet") and not hidden_below(d, name))
 
