@@ -305,34 +305,24 @@ async def object_tails(fetcher, store, items: list, urls: list, listed: dict,
     return RemoteTails(side_key, int(side_size), tails, etag(side_tag), used)
 
 
-async def filesystem_tails(fetcher, io, directory: str, items: list, listed: int | None = None) -> RemoteTails | None:
+async def filesystem_tails(fetcher, io, directory: str, items: list, listed: int | None) -> RemoteTails | None:
     """The tails of ``_pqfast_index`` in ``directory`` of a ``filesystem=``
     lake for its (name, path, size, tail bytes or None) items, or None. An
     entry holds while the file has the size it recorded and the XXH64 of
     its last 64 KiB (read with its footer) is the one recorded: the
     filesystem's listing gives no modification time, which a local read
-    checks too. Entries of objects (an ETag) are not judged here. Costs its
-    manifest's reads, and a look-up of the sidecar unless the lake's listing
-    walked ``directory`` (``listed``: the sidecar's size there, -1: none)."""
+    checks too. Entries of objects (an ETag) are not judged here. Found by
+    the lake's listing (``listed``: the sidecar's size in ``directory``, -1
+    or None: none, or not listed), so it costs no request but its
+    manifest's reads: paths named one by one and fsspec globs are read
+    without a sidecar (a look-up would cost every read a request)."""
     if _OFF.is_set() or not items or not directory:
         return None
     side = posixpath.join(directory, _sidecar.DEFAULT_NAME)
-    if listed is not None and listed < 0:
+    if listed is None or listed < 0:
         return None
+    size = listed
     try:
-        if listed is not None:
-            kind, size = "file", listed
-        else:
-            rnd = fetcher.step("sidecar")
-            fetcher._started(rnd)
-            try:
-                kind, size = await io._blocking(io.be.kind_of, side)
-            except FileNotFoundError:
-                return None
-            finally:
-                fetcher._done(rnd, 0)
-        if kind != "file" or size < 0:
-            return None
         io.known_sizes([(side, size)])  # (its reads then ask the filesystem for no size)
         files = await read_manifest(lambda k, o, n: fetcher.get("sidecar", k, o, n), side, int(size), side)
     except Exception as e:  # noqa: BLE001 - unreadable or malformed: the files are read as they are

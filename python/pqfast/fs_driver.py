@@ -89,8 +89,13 @@ class _PyArrow:
         base = pattern[: min(pattern.find(c) for c in "*?[" if c in pattern)]
         base = base.rsplit("/", 1)[0] if "/" in base else ""
         infos = self.fs.get_file_info(self.pafs.FileSelector(base or "/", recursive=True))
+        self._note_sidecar(base or "/", infos)
         return sorted((i.path, i.size) for i in infos
                       if i.type == self.pafs.FileType.File and fnmatch.fnmatch(i.path, pattern))
+
+    def _note_sidecar(self, d: str, infos) -> None:
+        side = d.rstrip("/") + "/" + SIDECAR_NAME
+        self.walked[d.rstrip("/")] = next((i.size for i in infos if i.path == side and i.size is not None), -1)
 
     def kind_of(self, path: str) -> tuple[str | None, int]:
         i = self.fs.get_file_info(path)
@@ -99,8 +104,7 @@ class _PyArrow:
 
     def walk_parquet(self, d: str) -> list[tuple[str, int]]:
         infos = self.fs.get_file_info(self.pafs.FileSelector(d, recursive=True))
-        side = d.rstrip("/") + "/" + SIDECAR_NAME
-        self.walked[d.rstrip("/")] = next((i.size for i in infos if i.path == side and i.size is not None), -1)
+        self._note_sidecar(d, infos)
         return sorted((i.path, i.size) for i in infos
                       if i.type == self.pafs.FileType.File and i.path.endswith(".parquet") and not hidden_below(d, i.path))
 
