@@ -84,6 +84,41 @@ def test_push_protocol_equals_read_table(tmp_path, seed):
     assert stats["rows"] == want.num_rows
 
 
+@pytest.mark.parametrize("kind", ["bytes", "bytearray", "memoryview of bytearray"])
+def test_fed_buffers_held_or_copied_as_their_mutability_says(tmp_path, kind):
+    """bytes are held by the scanner (no copy), writable buffers copied: a
+    writable buffer overwritten right after its feed changes no row, and
+    every held view is let go (the buffers' exports released: a bytearray
+    fed and then resized would raise BufferError if a view were left)."""
+    paths = _flat_lake(str(tmp_path / "m"), 3)
+    want = pq.read_table(paths).select([s[0] for s in SPECS])
+    data = [open(p, "rb").read() for p in paths]
+    sc = _pqfast._Scanner([(p, len(d), None) for p, d in zip(paths, data)], SPECS, None, batch_size=500)
+    fed, got = [], []
+    while (b := sc.next_batch()) is not None:
+        if b is False:
+            for f, off, n, _ in sc.needs():
+                piece = data[f][off:off + n]
+                buf = piece if kind == "bytes" else bytearray(piece)
+                sc.feed(f, off, memoryview(buf) if kind.startswith("memoryview") else buf)
+                if kind != "bytes":
+                    buf[:] = b"\xff" * len(buf)  # the owner changes it: the scanner has its copy
+                fed.append(buf)
+            continue
+        got.append(b)
+    t = pa.Table.from_batches(got)
+    assert t.rename_columns(want.column_names).equals(want)
+    del sc, piece, buf
+    import sys
+
+    for buf in fed:
+        if kind == "bytes":
+            # fed, buf, the call's argument (and `data` for a whole file's slice): no view of it left
+            assert sys.getrefcount(buf) == 3 + any(buf is d for d in data)
+        else:
+            buf.extend(b"x")  # (BufferError while a view of it were held)
+
+
 def test_push_protocol_refuses_hostile_feeds(tmp_path):
     paths = _flat_lake(str(tmp_path / "h"), 1)
     size = os.path.getsize(paths[0])
