@@ -84,11 +84,10 @@ def scanner_fields(plans: list) -> list | None:
             # the embedded schema retypes it after the read (large, fixed-size
             # or view lists, time zones, extension leaves) or a struct field
             # is named ("s.a"), assembled and finished row group by row group
-            # (_finished). A dictionary leaf (its chunk's dictionary page): not taken.
+            # (_finished). A dictionary leaf comes out of the scanner as a
+            # dictionary array (its chunk's dictionary page, as pyarrow's).
             t = p.scanner_type()
             if t is None:
-                if any(lp.dictionary is not None for lp in p.leaf_plans):
-                    return None
                 t = p.assembled_type()
             fields.append(_field(p.name, t, p.nullable, p.field_metadata))
             continue
