@@ -12,10 +12,13 @@ result (both sides must give the same rows).
 
 Data (written once to a temporary directory): one file of --rows rows (id,
 v: int64 with nulls; ld: list<dictionary<string>>; sd: struct<d:
-dictionary<string>, i: int32>), 64 Ki-row row groups, written by pyarrow;
+dictionary<string>, i: int32>; big: large_list<int64>), 64 Ki-row row groups, written by pyarrow;
 a lake of --lake-files such files. Query: ``v < 30`` (~3% of the rows in
 every row group), projection id, ld, sd: ``read_table(file, filters=)`` and
-``pqfast.dataset(lake).to_table(filter=)``.
+``pqfast.dataset(lake).to_table(filter=)``. And ``lake-retyped``: the lake's
+id and big (a large_list<int64>, retyped after the read) scanned whole
+without a filter (formerly the dataset's row-group units by the column
+reader; now the scanner, each batch finished in Python).
 
     python scripts/bench_nested_dictionary.py --before /path/to/old/python [--rows 500000] [--runs 5]
 """
@@ -52,9 +55,11 @@ def write(path: str, n: int, seed: int) -> None:
     sd = pa.StructArray.from_arrays([pa.DictionaryArray.from_arrays(pa.array(rng.integers(0, 300, n), pa.int32()),
                                                                      words.slice(0, 300)),
                                      pa.array(rng.integers(-9, 9, n), pa.int32())], names=["d", "i"])
+    big = pa.LargeListArray.from_arrays(pa.array(offsets.astype(np.int64)),
+                                        pa.array(rng.integers(0, 1 << 40, k), pa.int64()))
     t = pa.table({"id": pa.array(np.arange(seed * n, (seed + 1) * n, dtype=np.int64)),
                   "v": pa.array(rng.integers(0, 1000, n), pa.int64(), mask=rng.random(n) < 0.1),
-                  "ld": ld, "sd": sd})
+                  "ld": ld, "sd": sd, "big": big})
     pq.write_table(t, path, row_group_size=ROW_GROUP)
 
 
@@ -68,6 +73,9 @@ def child(query: str, where: str, calls: int) -> None:
     if query == "file":
         def read():
             return pqfast.read_table(where, columns=COLUMNS, filters=flt)
+    elif query == "lake-retyped":
+        def read():
+            return pqfast.dataset(where).to_table(columns=["id", "big"])
     else:
         def read():
             return pqfast.dataset(where).to_table(columns=COLUMNS, filter=pads.field("v") < 30)
@@ -87,14 +95,16 @@ def run_child(package: str | None, query: str, where: str, calls: int) -> dict:
     env = dict(os.environ)
     if package:
         env["PYTHONPATH"] = package + os.pathsep + env.get("PYTHONPATH", "")
-    out = subprocess.run([sys.executable, __file__, "--child", query, where, str(calls)], env=env, check=True,
-                         capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    got = subprocess.run([sys.executable, __file__, "--child", query, where, str(calls)], env=env,
+                         capture_output=True, text=True)
+    if got.returncode:
+        raise SystemExit(f"{package or 'this build'}: {query}: {got.stderr[-2000:]}")
+    return json.loads(got.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--before", required=True, help="directory holding the other build's pqfast package")
+    ap.add_argument("--before", help="directory holding the other build's pqfast package (required)")
     ap.add_argument("--after", default=None, help="directory holding this build's pqfast package (default: the "
                                                   "one this interpreter imports)")
     ap.add_argument("--rows", type=int, default=500_000)
@@ -106,6 +116,8 @@ def main() -> None:
     if args.child:
         child(args.child[0], args.child[1], int(args.child[2]))
         return
+    if not args.before:
+        ap.error("--before DIR is required")
     with tempfile.TemporaryDirectory() as d:
         one = str(Path(d) / "one.parquet")
         write(one, args.rows, 1)
@@ -114,13 +126,14 @@ def main() -> None:
         for k in range(args.lake_files):
             write(str(lake / f"part-{k}.parquet"), args.rows // args.lake_files, k + 2)
         sides = [("before", args.before), ("after", args.after)]
-        rows = []
-        for query, where in (("file", one), ("lake", str(lake))):
+        rows, packages = [], {}
+        for query, where in (("file", one), ("lake", str(lake)), ("lake-retyped", str(lake))):
             got: dict = {name: [] for name, _ in sides}
             for _ in range(args.runs):
                 for name, package in sides:  # alternating, run after run
                     got[name].append(run_child(package, query, where, args.calls))
             b, a = got["before"], got["after"]
+            packages = {"before": b[0]["package"], "after": a[0]["package"]}
             if {r["digest"] for r in b} != {r["digest"] for r in a}:
                 raise SystemExit(f"{query}: the two builds give different rows")
             cb = statistics.median(r["cpu"] for r in b) * 1e3
@@ -128,7 +141,8 @@ def main() -> None:
             wb = statistics.median(r["wall"] for r in b) * 1e3
             wa = statistics.median(r["wall"] for r in a) * 1e3
             rows.append((query, a[0]["rows"], f"{cb:.1f}", f"{ca:.1f}", f"{ca / cb:.2f}x", f"{wb:.1f}", f"{wa:.1f}"))
-        print(f"load average {os.getloadavg()[0]:.1f}; medians of {args.runs} children x {args.calls} calls")
+        print(f"load average {os.getloadavg()[0]:.1f}; medians of {args.runs} children x {args.calls} calls; "
+              f"before: {packages['before']}, after: {packages['after']}")
         head = ("query", "rows out", "CPU ms before", "CPU ms after", "after/before", "wall ms before",
                 "wall ms after")
         widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
