@@ -235,20 +235,12 @@ def _first_file_plans(path: str, columns, strings=None, read_dictionary=None):
     return meta, plans, descs
 
 
-def _is_schema_mismatch(e: Exception, path: str | None = None, row_groups=None) -> bool:
-    """A later file the engine refused with the first file's plans and filter
-    (a column missing, of another type, or typed otherwise for the filter's
-    values): an invalid argument, since the same call took the first file;
-    unless the row groups asked of the local file `path` are not in it
-    (checked on its footer, after the failure: that error stands)."""
-    if code_of(e) != INVALID_ARGUMENT:
-        return False
-    if path is None or row_groups is None:
-        return True
-    with ParquetFile(path) as f:
-        n = f.num_row_groups
-    rgs = list(row_groups)
-    return all(0 <= r < n for r in rgs) and rgs == sorted(set(rgs))
+def _is_schema_mismatch(e: Exception) -> bool:
+    """A later file the scanner refused with the first file's plans and
+    filter (a column missing, of another type, or typed otherwise for the
+    filter's values): an invalid argument, since the same scan took the
+    first file (its code, not its text)."""
+    return code_of(e) == INVALID_ARGUMENT
 
 
 def _add_stats(total: dict, st) -> None:
