@@ -81,8 +81,9 @@ struct ColumnReadOptions {
   // `dictionary`. Values of pages that are not dictionary-encoded (a
   // writer's fallback) are hashed into the dictionary: new ones appended in
   // order of appearance, as Arrow C++ builds it. An index past the
-  // dictionary page is an error. Flat columns only (BOOLEAN and the null
-  // layout are kInvalidArgument); ignored where dictionary_values is set.
+  // dictionary page is an error. Flat columns and nested leaves
+  // (decode_leaf_chunk: the indices in the leaf's slots); BOOLEAN and the
+  // null layout are kInvalidArgument; ignored where dictionary_values is set.
   bool dictionary_indices = false;
   // What the read may allocate for decompressed pages and decoded values
   // (pqfast/memory_budget.h): share one among the chunks of a read. Null: a

@@ -30,14 +30,14 @@ How a scan runs (see docs/streaming.md, docs/architecture.md):
   A filter the engine cannot type for the files (a BYTE_ARRAY DECIMAL
   column) is applied by pyarrow.compute to each batch, as ``post`` is;
 - nested columns (lists, structs, maps) go through the scanner too, which
-  assembles them in C++; under a filter the engine selects rows on the
-  flat filter columns and the scanner takes those rows of each nested
-  field it assembled (a filter on a nested leaf is left to pyarrow.compute);
-- otherwise (nested columns retyped after the read, under a filter), without
-  a filter row group by row group of each file by the
-  column reader; with one, the files and row groups that fit the memory
-  budget in one call of the native scan engine, the results cut into
-  batches; units read ahead on a pool of threads (:mod:`pqfast._readahead`);
+  assembles them in C++ (a dictionary leaf as a dictionary array: its
+  chunk's dictionary page, as pyarrow's); under a filter the engine selects
+  rows on the flat filter columns and the scanner takes those rows of each
+  nested field it assembled (a filter on a nested leaf is left to
+  pyarrow.compute); a nested column the read retypes (large, fixed-size or
+  view lists, time zones, extension leaves, a struct field "s.a") is
+  finished batch by batch (``_stream_plan``);
+- there is no other route: every scan is the scanner's plan;
 - batches come in file-then-row order, each at most ``batch_size`` rows.
 """
 
@@ -50,17 +50,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _pqfast
-from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, format_error
 from ._lake import LOCAL, Lake
 from ._nested import batches_with_map_names
 from ._paths import _remote_urls
-from ._readahead import Readahead
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from ._stream_io import (
     NativePlan, StreamInfo, local_batches, native_plan, remote_batches, small_files_plan, with_strings,
 )
 from ._stream_plan import fold_missing
-from ._strings import checked_strings, table_with_strings
+from ._strings import checked_strings
 from .filters import Dnf, normalize, to_expression
 from .scan import (
     _add_stats, _descs_with_units, _encode_filter, _local_paths, _memory_limit, _per_file_filters,
@@ -75,15 +74,6 @@ _ENGINE_COUNTS = ("files_read", "row_groups", "row_groups_pruned_by_statistics",
                   "row_groups_matched", "pages_read", "pages_skipped", "bytes_read", "reads", "rows")
 # read_row_groups' batches: a row group each (no batch cut).
 _WHOLE_ROW_GROUPS = 1 << 40
-# The share of an explicit memory_limit that one engine call's estimated
-# decoded bytes may take (its working memory is several times that).
-_ENGINE_CALL_SHARE = 4
-# Readahead when no memory_limit is given: more buys no speed.
-DEFAULT_READAHEAD_BYTES = 1 << 30
-_WORKING_FACTOR = 2
-# Bytes per value below which an estimate is not put (a dictionary-encoded
-# string column decodes to offsets and values, far more than its pages).
-_MIN_WIDTH = {"BOOLEAN": 1, "INT32": 4, "FLOAT": 4, "INT64": 8, "DOUBLE": 8, "INT96": 8, "BYTE_ARRAY": 8}
 
 
 def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | None, partitioning,
@@ -93,11 +83,8 @@ def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | No
     group]}, as pqfast.prune reports the source's files: paths, ``s3://``
     URLs, paths on ``filesystem``; None: every row group of every file)
     read whole, or their rows ``filters`` keeps, files in the source's
-    order, through the streaming scanner. Local files: None when the scan
-    would not take them there (checked before any data is read), or a name
-    is not one of the source's files. Remote files have no other route: a
-    projection the scanner does not plan is read row group by row group,
-    the filter evaluated per batch (``Scanner._native_plan``)."""
+    order, through the streaming scanner. Local files: None when a name is
+    not one of the source's files (the caller reads the files named)."""
     remote = filesystem is not None or bool(_remote_urls(source))
     if not remote and not _local_paths(source):
         return None
@@ -114,12 +101,7 @@ def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | No
         selection = [(i, sorted(set(int(g) for g in row_groups[name]))) for i, name in enumerate(lake.names)
                      if row_groups.get(name)]
     sc = Scanner(lake, selection, columns, filters, _WHOLE_ROW_GROUPS, threads=threads)
-    plan = sc._native_plan()
-    if plan is None:
-        if not remote:
-            return None
-        return pa.Table.from_batches(list(sc.to_batches()), schema=sc._out)
-    return pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
+    return pa.Table.from_batches(list(sc._native_stream(sc._native_plan(), sc._ahead)), schema=sc._out)
 
 
 def _checked_batch_size(n) -> int:
@@ -179,21 +161,6 @@ class _Filter:
         self.dnf = None
 
 
-def _estimates(meta, descs: list, groups, file_cols) -> list:
-    """Bytes each of row groups `groups` holds once its projected leaves are
-    decoded, from the footer: its uncompressed size in the share of the
-    projected leaves, at least a few bytes per value of each."""
-    tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
-    picked = [d for d in descs if tops is None or d["path"][0] in tops]
-    share = len(picked) / len(descs) if descs else 0.0
-    width = sum(_MIN_WIDTH.get(d["physical_type"], max(1, d.get("type_length") or 1)) for d in picked)
-    out = []
-    for g in groups:
-        rg = meta.row_group(g)
-        out.append(max(int(rg["total_byte_size"] * share), rg["num_rows"] * width))
-    return out
-
-
 def _conformed(b: pa.RecordBatch, out: pa.Schema) -> pa.RecordBatch:
     """Batch `b` in schema `out` (the same columns; field nullability and
     metadata as the dataset says), its rows kept when it has no column."""
@@ -202,10 +169,6 @@ def _conformed(b: pa.RecordBatch, out: pa.Schema) -> pa.RecordBatch:
     if b.schema.equals(out, check_metadata=False):
         return b.replace_schema_metadata(out.metadata)
     return pa.RecordBatch.from_arrays(b.columns, schema=out)
-
-
-def _table_bytes(t) -> int:
-    return t.get_total_buffer_size() if t is not None else 0
 
 
 class ScanStats:
@@ -264,8 +227,8 @@ class Scanner:
         # A fragment's scan of local files decodes on the consumer's thread
         # (Fragment.scanner sets it): see _native_stream.
         self._on_caller = False
-        # The last stream's Readahead, or StreamInfo for one the C++ scanner ran
-        # (units started, peak bytes held: tests, stats).
+        # The last stream's StreamInfo (the C++ scanner's units started, peak
+        # bytes held, counts: tests, stats).
         self.last_readahead = None
         self._ruled_out = 0  # row groups statistics ruled out before a native filtered scan
 
@@ -280,9 +243,6 @@ class Scanner:
         return with_strings(self._lake.schema, self._lake.strings)
 
     # -- planning ---------------------------------------------------------------
-
-    def _budget(self) -> int:
-        return self._memory_limit if self._memory_limit else DEFAULT_READAHEAD_BYTES
 
     def _read_columns(self):
         """The columns each unit reads: the projection, or, with a filter
@@ -307,116 +267,31 @@ class Scanner:
         folded = _per_file_filters(lake.parts, dnf, len(lake.names))
         return [folded[i] for i, _ in self._selection]
 
-    def _units(self) -> Iterator[tuple]:
-        """(unit, estimated bytes), in order: ("rg", file, [row group]) read
-        whole, or ("scan", [file], {file: [row group]}, filter) for one
-        engine call over files as alike as their filter, within the budget."""
-        lake = self._lake
-        file_cols = lake.projection(self._read_columns())[0]
-        # An engine call's own working memory (pages inflated, filter columns,
-        # the selected rows gathered) runs to several times the decoded size
-        # the footers estimate: under an explicit memory_limit, calls are cut
-        # to a quarter of it so that each native read stays within it.
-        budget = self._memory_limit // _ENGINE_CALL_SHARE if self._memory_limit else self._budget()
-        pending: list = []  # the engine call being gathered: [files, groups, filter, bytes]
-
-        def flush():
-            if pending:
-                files, groups, filt, nbytes = pending
-                pending.clear()
-                return ("scan", files, groups, filt), nbytes
-            return None
-
-        for (i, rgs), filt in zip(self._selection, self._per_file_filters()):
-            if filt is False:
-                continue
-            meta = lake.meta(i)
-            groups = list(range(meta.num_row_groups)) if rgs is None else list(rgs)
-            ests = lake.estimates(i, file_cols, _estimates)
-            ests = ests if rgs is None else [ests[g] for g in groups]
-            if filt is None:
-                done = flush()
-                if done:
-                    yield done
-                for g, e in zip(groups, ests):
-                    yield ("rg", i, [g]), e
-                continue
-            if not groups:
-                continue
-            size = sum(ests)
-            alone = not lake.conforms(i)
-            if pending and (alone or (pending[2] is not filt and pending[2] != filt) or pending[3] + size > budget):
-                yield flush()
-            if alone:
-                yield ("scan", [i], {i: groups if rgs is not None else None}, filt), size
-                continue
-            if size > budget:
-                # A file larger than the budget: its row groups in engine calls within it.
-                part, part_size = [], 0
-                for g, e in zip(groups, ests):
-                    if part and part_size + e > budget:
-                        yield ("scan", [i], {i: part}, filt), part_size
-                        part, part_size = [], 0
-                    part.append(g)
-                    part_size += e
-                pending.extend([[i], {i: part}, filt, part_size])
-                continue
-            if not pending:
-                pending.extend([[], {}, filt, 0])
-            pending[0].append(i)
-            pending[1][i] = groups if rgs is not None else None  # None: every row group
-            pending[3] += size
-        done = flush()
-        if done:
-            yield done
-
-    def _run(self, unit):
-        lake, cols = self._lake, self._read_columns()
-        if unit[0] == "rg":
-            t = lake.read_row_groups(unit[1], unit[2], cols, self._threads, self._memory_limit)
-        else:
-            t = lake.scan(unit[1], unit[2], cols, unit[3], self._threads, self._memory_limit,
-                          stats=self._scan_stats is not None)
-            if self._scan_stats is not None:
-                t, st = t
-                self._scan_stats.add(st)
-        if self._filter.post is not None:
-            t = t.filter(self._filter.post)
-            if self._columns is not None:
-                t = t.select(self._out.names)  # (a dotted name's column is named by its field)
-        return table_with_strings(t, self._strings)
-
     # -- streams -----------------------------------------------------------------
 
     def _native_plan(self):
         """The C++ scanner's plan of this scan (with ``selection``, the files
         the filter's partition keys leave, and ``filters``, per file its
-        encoded DNF or None), or None when it takes the other routes (a
-        nested column under a filter). Files unlike the first
-        are runs of the plan (``NativePlan.runs``), each with its filters."""
+        encoded DNF or None), the one route of every scan. Files unlike the
+        first are runs of the plan (``NativePlan.runs``), each with its
+        filters; a filter the engine cannot type for them is evaluated by
+        pyarrow.compute on each batch (``_Filter.untyped``)."""
         if self._lake.kind != LOCAL:
             # Every footer planning reads (statistics, conformity) in one round
             # of requests, not one round per file; none of a file the filter's
             # partition keys rule out.
             self._lake.metas([i for (i, _), f in zip(self._selection, self._per_file_filters()) if f is not False])
-        got = self._native_filters()
-        if got is None:
-            return None
-        selection, filters = got
+        selection, filters = self._native_filters()
         if not selection:
             plan = NativePlan([], self._out, self._out, [])
             plan.selection, plan.filters = [], []
             return plan
         plan = native_plan(self._lake, selection, self._read_columns(), self._strings, merge=filters is None)
-        filtered = filters is not None and any(f is not None for f in filters)
-        if self._lake.kind != LOCAL and filtered and plan is None:
-            # Remote files have no engine route beside the scanner: a filter
-            # over a projection the scanner does not plan is evaluated on
-            # each batch by pyarrow.compute, the row groups read whole.
-            self._filter.untyped(self._lake.schema)
-            return self._native_plan()
         if plan is None:
-            return None
+            where = self._lake.names[selection[0][0]]
+            raise format_error(f"unsupported: {where}: the streaming scanner reads no projection of "
+                               f"{self._read_columns() or 'every column'} here (a file with two columns of "
+                               f"one name, or an object of unknown size)", UNSUPPORTED)
         if filters is not None and not self._run_filters(plan, filters):
             self._filter.untyped(self._lake.schema)
             return self._native_plan()
@@ -545,17 +420,8 @@ class Scanner:
         for sel in self._selection:
             one = Scanner(self._lake, [sel], self._columns, self._filter.given, self._batch_size, 1, self._threads,
                           self._memory_limit, self._scan_stats, self._strings)
-            plan = one._native_plan()
-            if plan is None:
-                try:
-                    yield from one._stream(ahead=1)
-                finally:
-                    ra = one.last_readahead
-                    info.started += ra.started if ra is not None else 0
-                    info.next_scanner()
-            else:
-                yield from one._native_stream(plan, 1, info)
-                info.next_scanner()
+            yield from one._native_stream(one._native_plan(), 1, info)
+            info.next_scanner()
         info._closed = True
 
     def _small_files(self, selection: list, plan, ahead: int) -> Iterator[pa.RecordBatch]:
@@ -582,13 +448,8 @@ class Scanner:
                 rest = Scanner(self._lake, selection, self._columns, None, self._batch_size,
                                self._ahead if self._ahead_given else None, self._threads, self._memory_limit,
                                self._scan_stats, self._strings)
-                plan = rest._native_plan()
-                if plan is None:
-                    yield from rest._stream(ahead or None)
-                    self.last_readahead = rest.last_readahead
-                else:
-                    yield from rest._native_stream(plan, ahead or rest._ahead, info)
-                    self.last_readahead = info
+                yield from rest._native_stream(rest._native_plan(), ahead or rest._ahead, info)
+                self.last_readahead = info
                 return
 
     def _native_stream(self, plan, ahead: int, info: StreamInfo | None = None) -> Iterator[pa.RecordBatch]:
@@ -693,28 +554,7 @@ class Scanner:
                 tasks_ahead = ahead or (self._ahead if self._ahead_given else 0)
                 yield from self._small_files(selection, plan, tasks_ahead)
                 return
-        plan = self._native_plan()
-        if plan is not None:
-            yield from self._native_stream(plan, ahead or self._ahead)
-            return
-        if (ahead or self._ahead) > 1 and self._lake.kind != "local":
-            # Every footer in one round of requests, not one round per file as
-            # planning reaches it; none of a file the partition keys rule out.
-            self._lake.metas([i for (i, _), f in zip(self._selection, self._per_file_filters()) if f is not False])
-        units = self._units()
-        # A unit running holds its output and the pages inflated for it: counted
-        # twice its estimate until it is done and measured.
-        working = ((u, e * _WORKING_FACTOR) for u, e in units)
-        ra = Readahead(working, self._run, self._budget(), ahead or self._ahead, _table_bytes)
-        self.last_readahead = ra
-        out = self._out
-        try:
-            for t in ra:
-                for b in t.to_batches(max_chunksize=self._batch_size):
-                    if b.num_rows:
-                        yield _conformed(b, out)
-        finally:
-            ra.close()
+        yield from self._native_stream(self._native_plan(), ahead or self._ahead)
 
     def to_batches(self) -> Iterator[pa.RecordBatch]:
         """The batches, in file-then-row order, each at most ``batch_size`` rows."""

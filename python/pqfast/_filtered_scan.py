@@ -16,7 +16,7 @@ engine call's.
 takes a projection (every column a flat leaf read straight into its final
 Arrow type: no dictionary, extension type or cast after the read; or a
 nested field the scanner assembles, finished per row group when the read
-retypes it; no name given twice); otherwise ``_read_local`` takes the
+retypes it); otherwise ``_read_local`` takes the
 dataset scan. A nested field's rows are those the engine selects on the
 flat filter columns: the scanner assembles the field per matching row group
 and takes them (``take_nested_rows``, pqfast/parquet_nested.h).
@@ -74,21 +74,19 @@ def scanner_fields(plans: list) -> list | None:
     module's doc), or None when some column needs the engine's own call."""
     if not plans:
         return None  # (no column: the row count alone, which the engine call gives)
-    fields, names = [], set()
+    fields = []
     for p in plans:
-        if p.name in names:
-            return None
-        names.add(p.name)
+        # (a file with two columns of one name: the scanner takes its
+        # leaves of that name in order, one per mention, as the plans list them)
         if isinstance(p, NestedPlan):
             # Assembled by the scanner straight into its final type; or, when
             # the embedded schema retypes it after the read (large, fixed-size
             # or view lists, time zones, extension leaves) or a struct field
             # is named ("s.a"), assembled and finished row group by row group
-            # (_finished). A dictionary leaf (its chunk's dictionary page): not taken.
+            # (_finished). A dictionary leaf comes out of the scanner as a
+            # dictionary array (its chunk's dictionary page, as pyarrow's).
             t = p.scanner_type()
             if t is None:
-                if any(lp.dictionary is not None for lp in p.leaf_plans):
-                    return None
                 t = p.assembled_type()
             fields.append(_field(p.name, t, p.nullable, p.field_metadata))
             continue

@@ -1,23 +1,16 @@
 """The lake under a ``pqfast.dataset()``: its files (listed once), their hive
 partition keys, the dataset schema, footers (read once, on demand), and the
-reads of one unit of a scan.
+projections a scan asks of it.
 
 A lake is plain data (paths, sizes, the partition keys, the schema, the
 filesystem or storage options) plus caches that are not pickled: a
 fragment carries a lake of its one file and is read in another process as
 in this one.
 
-Two reads, both existing engines of the package:
-- ``read_row_groups``: whole row groups of one file by the column reader
-  (``ParquetFile.read``), local or through a positional file over the
-  store (ranged GETs, column chunks on the reader's threads);
-- ``scan``: the rows a filter keeps in local files and row groups, by the
-  native scan engine (``scan.scan_table``: statistics, Bloom filters,
-  dictionaries, the page index, sidecars; one call for many files).
-  Remote files' filtered rows come from the streaming scanner alone.
-Each result is put into the dataset's schema (a file lacking a column gives
-nulls; other types are cast, as pyarrow.dataset does) and given its key
-columns.
+Scans read it through the one streaming scanner (``_stream_io``,
+``_stream_plan``: runs of files read alike, each batch put into the
+dataset's schema: a column a file lacks gives nulls, other types are cast,
+as pyarrow.dataset does, and the key columns appended).
 """
 
 from __future__ import annotations
@@ -39,10 +32,7 @@ from ._remote_file import ObjectStoreFS
 from ._requests import LISTING, TAILS, Fetcher
 from .fs_driver import FilesystemIO
 from .remote import ObjectStoreIO, describe_error, make_store, normalise_options, split_url
-from .scan import (
-    _TAIL, _as_schema, _checked_partitioning, _filter_columns, _filter_expression, _refuse_file_objects, _tails,
-    local_partitioned_lake, scan_table,
-)
+from .scan import _TAIL, _checked_partitioning, _refuse_file_objects, _tails, local_partitioned_lake
 
 FormatError = _pqfast.FormatError
 
@@ -163,7 +153,6 @@ class Lake:
         self._metas: dict = {}
         self._descs: dict = {}  # file -> its leaf descriptors (meta.columns() builds them anew each call)
         self._conforms: dict = {}
-        self._estimates: dict = {}
         self._ref_descs = None
         self._lock = threading.Lock()
         self._store = None
@@ -175,7 +164,7 @@ class Lake:
 
     def __getstate__(self):
         d = dict(self.__dict__)
-        for k in ("_metas", "_descs", "_conforms", "_estimates", "_ref_descs", "_lock", "_store", "_projections",
+        for k in ("_metas", "_descs", "_conforms", "_ref_descs", "_lock", "_store", "_projections",
                   "_fs_io", "_fs_tails", "fetch_log"):
             d.pop(k, None)
         return d
@@ -524,20 +513,6 @@ class Lake:
                 self._descs[i] = d
         return d
 
-    def estimates(self, i: int, file_cols, estimate) -> list:
-        """Per row group of file i, the bytes its projected columns decode
-        to, by ``estimate(meta, descs, groups, file_cols)`` (kept: a lake
-        looked up again and again is planned again and again)."""
-        key = (i, None if file_cols is None else tuple(file_cols))
-        got = self._estimates.get(key)
-        if got is None:
-            meta = self.meta(i)
-            got = estimate(meta, self.descs(i), range(meta.num_row_groups), file_cols)
-            if len(self._estimates) > 100_000:
-                self._estimates.clear()
-            self._estimates[key] = got
-        return got
-
     def ref_descs(self) -> list:
         if self._ref_descs is None:
             if self.names and self.ref[1] == self.keys[0]:
@@ -603,130 +578,6 @@ class Lake:
         self._projections[key] = hit
         return hit
 
-    # -- reads -----------------------------------------------------------------------
-
-    def _finish(self, t, files: Sequence[int], rows: Sequence[int], columns, path: str):
-        """A read's table in the projection's schema, with its key columns."""
-        file_cols, keys, out, file_schema = self.projection(columns)
-        if t.schema != file_schema:
-            t = _as_schema(t, file_schema, path)
-        if keys:
-            t = self.parts.with_columns(t, keys, files, rows)
-        if t.column_names != out.names and len(set(out.names)) == len(out.names):
-            t = t.select(out.names)  # (key columns among the files', as the projection or schema= orders them)
-        if t.schema != out:
-            if not t.num_columns:
-                return pa.table({"_": pa.nulls(t.num_rows)}).drop_columns(["_"])
-            if any(not a.type.equals(f.type) for a, f in zip(t.columns, out)):
-                # A schema= of other types (a key as a plain int32, an int64 as int32...): cast, as pyarrow does.
-                try:
-                    t = t.cast(out)
-                except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as e:
-                    raise FormatError(f"invalid argument: {path}: the columns do not cast to the dataset "
-                                      f"schema: {e}") from None
-            t = pa.Table.from_arrays(t.columns, schema=out)
-        return t
-
-    def read_row_groups(self, i: int, row_groups: Sequence[int], columns, threads: int | None,
-                        memory_limit: int | None):
-        """Row groups of file i, whole (the column reader)."""
-        file_cols, _, _, _ = self.projection(columns)
-        if file_cols is not None and not self.conforms(i):
-            tops = {d["path"][0] for d in self.descs(i)}
-            file_cols = [c for c in file_cols if _has_column(tops, c)]
-        span = self._span(i, row_groups, file_cols) if self.kind == S3 else None
-        f = self._prefetched(i, span) if span is not None else self.open_file(i)
-        with f:
-            t = f.read(columns=file_cols, row_groups=list(row_groups), threads=threads, memory_limit=memory_limit,
-                       read_dictionary=self._dictionaries())
-        return self._finish(t, [i], [t.num_rows], columns, self.names[i])
-
-    def _span(self, i: int, row_groups, file_cols):
-        """(start, end) of the bytes the projected column chunks of these row
-        groups occupy in file i, when they lie close together (one GET then
-        reads them all, not one per chunk); else None."""
-        meta, descs = self.meta(i), self.descs(i)
-        tops = None if file_cols is None else {c.split(".", 1)[0] for c in file_cols}
-        lo, hi, total = None, 0, 0
-        for g in row_groups:
-            for j, d in enumerate(descs):
-                if tops is not None and d["path"][0] not in tops:
-                    continue
-                c = meta.column_chunk(g, j)
-                start = c["dictionary_page_offset"] or c["data_page_offset"]
-                if start is None or start < 0 or c["total_compressed_size"] <= 0:
-                    return None
-                end = start + c["total_compressed_size"]
-                lo = start if lo is None else min(lo, start)
-                hi = max(hi, end)
-                total += c["total_compressed_size"]
-        if lo is None or hi - lo > 2 * total + (1 << 20):
-            return None
-        return lo, hi
-
-    def _prefetched(self, i: int, span) -> ParquetFile:
-        """File i on the object store, the bytes of `span` fetched in one GET
-        and read from memory (anything else by its own GET)."""
-        import obstore
-
-        f = self.open_file(i)  # (the store made, the footer known)
-        lo, hi = span
-        data = bytes(obstore.get_range(self._store, self.keys[i], start=int(lo), length=int(hi - lo)))
-        fs = _SpanFS(ObjectStoreFS(self._store, {self.keys[i]: self.sizes[i]} if self.sizes[i] >= 0 else None),
-                     lo, data)
-        f.close()
-        return ParquetFile._with_metadata(self.keys[i], fs, self.meta(i))
-
-    def scan(self, files: Sequence[int], row_groups: dict, columns, filters, threads: int | None,
-             memory_limit: int | None, stats: bool = False):
-        """The rows `filters` keeps in row groups (``{file: [row group]}``)
-        of `files`: conforming files in one engine call; one that does not
-        conform read alone, the filter applied by pyarrow.compute over the
-        columns it has (a column it lacks is null, as pyarrow.dataset
-        gives it)."""
-        file_cols, _, _, _ = self.projection(columns)
-        if len(files) == 1 and not self.conforms(files[0]):
-            t = self._scan_unlike(files[0], row_groups[files[0]], columns, filters, threads, memory_limit)
-            return (t, {}) if stats else t
-        if self.kind != LOCAL:
-            # (A remote filter the scanner's units cannot run is evaluated per
-            # batch instead: Scanner._native_plan; no engine call reads remote files.)
-            raise FormatError(f"invalid argument: {self.names[files[0]]}: remote files are read by the streaming "
-                              "scanner, not by an engine call")
-        names = [self.names[i] for i in files]
-        rows: list = []
-        chosen = None  # (every row group of every file: the engine's own way, no list to check)
-        if any(row_groups[i] is not None for i in files):
-            chosen = {self.names[i]: list(self._groups(i, row_groups[i])) for i in files}
-        t = scan_table(names, file_cols, filters, threads=threads, memory_limit=memory_limit, partitioning=None,
-                       row_groups=chosen, _file_rows=rows, stats=stats, read_dictionary=self._dictionaries())
-        if stats:
-            t, st = t
-            return self._finish(t, files, rows, columns, names[0]), dict(st or {})
-        return self._finish(t, files, rows, columns, names[0])
-
-    def _groups(self, i: int, row_groups):
-        """Row groups of file i: those given, or (None) all."""
-        return range(self.meta(i).num_row_groups) if row_groups is None else row_groups
-
-    def _scan_unlike(self, i: int, row_groups, columns, filters, threads, memory_limit):
-        file_cols, _, out, file_schema = self.projection(columns)
-        wanted = list(file_cols) if file_cols is not None else list(file_schema.names)
-        extra = [c for c in _filter_columns(filters) if c not in wanted and c not in file_schema.names]
-        tops = {d["path"][0] for d in self.descs(i)}
-        read_cols = [c for c in wanted + extra if _has_column(tops, c)]
-        with self.open_file(i) as f:
-            t = f.read(columns=read_cols, row_groups=list(self._groups(i, row_groups)), threads=threads,
-                       read_dictionary=self._dictionaries(),
-                       memory_limit=memory_limit)
-        lake_fields = list(file_schema) + [self.schema.field(c) for c in extra
-                                            if self.schema.get_field_index(c) >= 0]
-        full = _as_schema(t, pa.schema(lake_fields), self.names[i])
-        full = full.filter(_filter_expression(filters, full.schema))
-        full = full.select(list(file_schema.names))
-        return self._finish(full, [i], [full.num_rows], columns, self.names[i])
-
-
 def partitioned_lake(source, storage_options=None, filesystem=None):
     """(files, Partitions) of a hive-partitioned local directory, s3://
     prefix or directory on `filesystem` (files as read_table names them, in
@@ -744,31 +595,3 @@ def partitioned_lake(source, storage_options=None, filesystem=None):
         return None  # a pattern or a list: no key=value level is a column (nothing listed)
     lake = Lake._listed(source, "hive", filesystem, storage_options)
     return (list(lake.names), lake.parts) if lake.parts is not None else None
-
-
-class _SpanFS:
-    """A filesystem of one object whose bytes [start, start + len(data)) are
-    held: reads inside them are served from memory, others by `fs`."""
-
-    def __init__(self, fs, start: int, data: bytes):
-        self._fs, self._start, self._data = fs, start, data
-
-    def open_input_file(self, key: str):
-        return _SpanFile(self._fs.open_input_file(key), self._start, self._data)
-
-
-class _SpanFile:
-    def __init__(self, f, start: int, data: bytes):
-        self._f, self._start, self._data = f, start, memoryview(data)
-
-    def size(self) -> int:
-        return self._f.size()
-
-    def read_at(self, n: int, offset: int) -> bytes:
-        at = offset - self._start
-        if 0 <= at and at + n <= len(self._data):
-            return bytes(self._data[at:at + n])
-        return self._f.read_at(n, offset)
-
-    def close(self) -> None:
-        self._f.close()

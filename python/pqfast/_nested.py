@@ -106,14 +106,26 @@ def _retype(arr, t, pages=None):
     return arr.cast(t)
 
 
-def _read_type(node: dict, plans):
+def scanner_dictionary(p) -> bool:
+    """Whether leaf plan `p` is read by the streaming scanner as a dictionary
+    (a ``dictionary:<layout>`` leaf spec: int32 indices over its chunk's
+    dictionary page, then the values of pages the writer did not
+    dictionary-encode, as pyarrow builds it): a string or binary leaf the
+    embedded schema says is dictionary-encoded."""
+    return p.dictionary is not None and p.extension is None and p.layout == "binary"
+
+
+def _read_type(node: dict, plans, scanner: bool = False):
     """The Arrow type the C++ assembly gives `node` (``assemble_nested``, as
     pyarrow imports it): the shape's names and nullability, each leaf in its
-    plan's read type (`plans`: an iterator over the leaf plans, in order)."""
+    plan's read type (`plans`: an iterator over the leaf plans, in order);
+    ``scanner``: as the streaming scanner reads it (a dictionary leaf as
+    dictionary<int32, its values>, :func:`scanner_dictionary`)."""
     kind = node["kind"]
     if kind == "leaf":
-        return next(plans).read_type
-    kids = [_field(c["name"], _read_type(c, plans), c["nullable"]) for c in node["children"]]
+        p = next(plans)
+        return pa.dictionary(pa.int32(), p.read_type) if scanner and scanner_dictionary(p) else p.read_type
+    kids = [_field(c["name"], _read_type(c, plans, scanner), c["nullable"]) for c in node["children"]]
     if kind == "struct":
         return pa.struct(kids)
     if kind == "list":
@@ -221,24 +233,30 @@ class NestedPlan:
 
     def scanner_spec(self):
         """The column as the streaming scanner takes a nested field: its name
-        and each leaf's (layout, format), in schema order."""
-        return (self.name, [(p.layout, p.format) for p in self.leaf_plans])
+        and each leaf's (layout, format), in schema order (a dictionary
+        leaf's layout ``dictionary:<layout>``)."""
+        return (self.name, [("dictionary:" + p.layout if scanner_dictionary(p) else p.layout, p.format)
+                            for p in self.leaf_plans])
 
     def assembled_type(self):
-        """The column's type as the C++ assembly gives it (before :meth:`finish`)."""
-        return _read_type(self.shape, iter(self.leaf_plans))
+        """The column's type as the streaming scanner's assembly gives it
+        (before :meth:`finish`)."""
+        return _read_type(self.shape, iter(self.leaf_plans), scanner=True)
 
     def scanner_type(self, target=None):
         """The column's type in the streaming scanner's batches (the C++
         assembly of the leaves as read), when no retyping is left for after
         the read: equal to `target` (a dataset's type for the column) or,
         without one, to what :meth:`finish` gives. None otherwise (a struct
-        field reference, a dictionary or extension leaf, large, fixed-size or
+        field reference, an extension leaf, a dictionary leaf the scanner
+        does not read as one or of another index type, large, fixed-size or
         view lists the embedded schema asks for, a map whose pyarrow type is
-        not set): the read keeps the column reader."""
-        if self.ref is not None or any(p.dictionary is not None or p.extension is not None for p in self.leaf_plans):
+        not set): the read finishes it after (:meth:`finish`)."""
+        if self.ref is not None or any(p.extension is not None or (p.dictionary is not None and
+                                                                   not scanner_dictionary(p))
+                                       for p in self.leaf_plans):
             return None
-        t = _read_type(self.shape, iter(self.leaf_plans))
+        t = _read_type(self.shape, iter(self.leaf_plans), scanner=True)
         if target is None:
             if self.pyarrow_type is not None:
                 target = strings_type(self.pyarrow_type, self.strings)

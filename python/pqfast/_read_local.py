@@ -1,27 +1,25 @@
 """``read_table(filters=)`` and ``read_table(stats=True)`` of local paths
-(a file, a list, a directory, a glob), and the row-group reads of
-``read_pruned`` and ``pqfast.dask`` on them: one route, the streaming
-scanner (``_LocalScanner``, pqfast/scanner.h).
+(a file, a list, a directory, a glob), the row-group reads of
+``read_pruned`` and ``pqfast.dask`` on them, and ``scan_table`` (the same
+with the scan engine's index switches): one route, the streaming scanner
+(``_LocalScanner``, pqfast/scanner.h).
 
 - A typed filter over flat columns read straight into their final types
-  and nested fields the scanner assembles (finished per row group when the
-  read retypes them), files alike: the lean route (``scan.lean_scan`` -> ``_filtered_scan``),
+  and nested fields the scanner assembles (dictionary leaves as
+  dictionaries; finished per row group when the read retypes them), files
+  alike: the lean route (``scan.lean_scan`` -> ``_filtered_scan``),
   planned from the first file's cached column plans, no Lake: lookups stay
   as cheap as one engine call. A sidecar index beside the files gives its
   tails to the scan there.
-- Everything else local, the dataset scan over a :class:`._lake.Lake`
+- Everything else, the dataset scan over a :class:`._lake.Lake`
   (``Scanner._native_plan`` / ``_native_stream``, as ``pqfast.dataset``
   scans): hive partitions (keys folded per file), files unlike the first
   (runs of alike files, ``_stream_plan.plan_runs``, each batch conformed to
-  the first file's schema), dictionary, extension and cast columns, no
-  filter with ``stats=True``, and a filter the engine cannot type (a
-  BYTE_ARRAY DECIMAL column: kept as a residual that pyarrow.compute
-  evaluates on each batch, ``_dataset_scan._Filter.untyped``).
-- None (the caller keeps ``scan.scan_table``) only where the dataset scan
-  says its plan is None: nested columns under a filter that the lean route
-  did not take (files unlike the first, hive lakes, with a nested column
-  retyped after the read; a nested dictionary leaf), which scan_table's
-  lean route or engine call then reads.
+  the first file's schema), dictionary, extension and cast columns, nested
+  columns retyped after the read (finished batch by batch), no filter with
+  ``stats=True``, and a filter the engine cannot type (a BYTE_ARRAY
+  DECIMAL column: kept as a residual that pyarrow.compute evaluates on each
+  batch, ``_dataset_scan._Filter.untyped``).
 
 In the lake layer, beside ``_read_remote`` (the same for object storage)
 and ``_read_scan`` (whole local reads); ``reader``, ``parquet`` and
@@ -41,9 +39,10 @@ from ._dataset_scan import ScanStats, Scanner
 from ._lake import Lake
 from ._read_remote import _stats
 from ._dictionaries import table_with_dictionaries
+from ._paths import _remote_urls
 from ._read import arrow_errors_named
 from ._strings import checked_strings, table_with_strings
-from .scan import _local_partitions, _local_paths, lean_scan, scan_table
+from .scan import _local_partitions, _local_paths, lean_scan
 
 FormatError = _pqfast.FormatError
 
@@ -54,12 +53,14 @@ _BATCH_ROWS = 1 << 40
 def local_read(source: Any, columns: Sequence[str] | None, filters: Any, *, threads: int | None = None,
                use_threads: bool = True, stats: bool = False, memory_limit: int | None = None,
                partitioning: str | None = "hive", strings: str | None = None,
-               read_dictionary: Sequence[str] | None = None, row_groups: dict | None = None):
+               read_dictionary: Sequence[str] | None = None, row_groups: dict | None = None,
+               flags: tuple = (True, True, True, True)):
     """The rows of local `source` that `filters` keeps (None: every row), as
     one Table, with ``stats``: (table, dict); ``row_groups`` ({path: [row
     group]}, paths as the source names them): only those row groups (a
-    file without any is not read). None when the engine's own call keeps
-    the read (see the module's doc)."""
+    file without any is not read). ``flags``: use_statistics, use_bloom,
+    use_dictionary, use_page_index of the lean route (the dataset scan
+    uses every index the files and a sidecar give)."""
     checked_strings(strings)
     t0 = time.perf_counter()
     where = os.fspath(source) if isinstance(source, (str, os.PathLike)) else repr(source)[:200]
@@ -68,7 +69,7 @@ def local_read(source: Any, columns: Sequence[str] | None, filters: Any, *, thre
         if not paths:
             raise FormatError(f"invalid argument: no Parquet files in {where}")
         if _local_partitions(source, paths, partitioning) is None:
-            got = lean_scan(paths, columns, filters, threads, use_threads, (True, True, True, True), memory_limit,
+            got = lean_scan(paths, columns, filters, threads, use_threads, tuple(flags), memory_limit,
                             row_groups, None, strings, read_dictionary, t0)
             if got is not None:
                 table = table_with_dictionaries(table_with_strings(got[0], strings), read_dictionary)
@@ -78,10 +79,30 @@ def local_read(source: Any, columns: Sequence[str] | None, filters: Any, *, thre
                              partitioning, strings, read_dictionary, row_groups, t0)
 
 
+def scan_table(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *,
+               threads: int | None = None, use_threads: bool = True, stats: bool = False,
+               use_statistics: bool = True, use_bloom: bool = True, use_dictionary: bool = True,
+               use_page_index: bool = True, memory_limit: int | None = None, row_groups: dict | None = None,
+               partitioning: str | None = "hive", strings: str | None = None,
+               read_dictionary: Sequence[str] | None = None):
+    """:func:`local_read` with the scan engine's index switches
+    (``use_statistics``, ``use_bloom``, ``use_dictionary``,
+    ``use_page_index``: off, that index does not prune; without Bloom
+    filters and page indexes a sidecar is not read), for benchmarks and
+    tests that compare what each index saves."""
+    if _remote_urls(source):
+        raise FormatError("invalid argument: scan_table reads local files; s3:// URLs are read by "
+                          "pqfast.read_table / pqfast.dataset")
+    return local_read(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
+                      memory_limit=memory_limit, partitioning=partitioning, strings=strings,
+                      read_dictionary=read_dictionary, row_groups=row_groups,
+                      flags=(use_statistics, use_bloom, use_dictionary, use_page_index))
+
+
 def _dataset_read(source, columns, filters, threads, stats, memory_limit, partitioning, strings, read_dictionary,
                   row_groups, t0):
     """The read through the dataset scan (as ``pqfast.dataset(source)``
-    scans it), or None when its plan is None."""
+    scans it)."""
     lake = Lake.open(source, partitioning, None, None, None, tuple(read_dictionary or ()))
     lake.strings = strings
     if row_groups is None:
@@ -96,10 +117,7 @@ def _dataset_read(source, columns, filters, threads, stats, memory_limit, partit
         # No row group chosen: the lake's schema (its first footer), no row.
         table = sc._out.empty_table()
     else:
-        plan = sc._native_plan()
-        if plan is None:
-            return None
-        table = pa.Table.from_batches(list(sc._native_stream(plan, sc._ahead)), schema=sc._out)
+        table = pa.Table.from_batches(list(sc._native_stream(sc._native_plan(), sc._ahead)), schema=sc._out)
     if not stats:
         return table
     st = _stats(table, lake, sc, counts)
@@ -109,11 +127,7 @@ def _dataset_read(source, columns, filters, threads, stats, memory_limit, partit
 
 def read_rows(source: Any, columns, filters=None, *, threads: int | None = None, partitioning: str | None = "hive",
               row_groups: dict | None = None):
-    """``scan.scan_table``'s rows of local paths for callers that choose row
-    groups (``pqfast.dask``'s parts): by :func:`local_read`, what it leaves
-    (nested columns under a filter) by ``scan_table``. Remote sources are
-    the dataset scan's (``_dataset_scan.read_row_groups``)."""
-    got = local_read(source, columns, filters, threads=threads, partitioning=partitioning, row_groups=row_groups)
-    if got is not None:
-        return got
-    return scan_table(source, columns, filters, threads=threads, partitioning=partitioning, row_groups=row_groups)
+    """The rows of local paths for callers that choose row groups
+    (``pqfast.dask``'s parts): :func:`local_read`. Remote sources are the
+    dataset scan's (``_dataset_scan.read_row_groups``)."""
+    return local_read(source, columns, filters, threads=threads, partitioning=partitioning, row_groups=row_groups)

@@ -130,8 +130,8 @@ def small_files_plan(lake: Lake, selection: list, columns, strings) -> NativePla
 
 
 class StreamInfo:
-    """What a native scan did (as ``_readahead.Readahead`` reports a Python
-    one): ``started`` row groups asked for, ``peak_held`` the most bytes its
+    """What a native scan did (``Scanner.last_readahead``): ``started``
+    row groups asked for, ``peak_held`` the most bytes its
     memory budget held at once, ``_closed`` once cancelled or done, and the
     scanner's own counts in ``stats``."""
 

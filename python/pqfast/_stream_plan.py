@@ -72,12 +72,19 @@ def _groups(lake: Lake, selection: list) -> list:
     return out
 
 
+def _column_of(p) -> str:
+    """The projection's name of the column plan `p` reads: a struct field
+    reference's dotted name ("s.a"), else the column's."""
+    ref = getattr(p, "ref", None)
+    return p.name if ref is None else ".".join([p.name] + list(ref))
+
+
 def _needs_finish(p: _Plan) -> bool:
     """Whether the column reader's finish changes a chunk of `p` (its type
-    not the scanner's output type; a nested column's never: plan_runs
-    takes one only when it is)."""
+    not the scanner's output type; a nested column's when the scanner does
+    not assemble it straight into the dataset's type: ``stream_type`` None)."""
     if isinstance(p, NestedPlan):
-        return False
+        return p.stream_type is None
     if p.native_dictionary:
         return not p.dictionary.equals(pa.dictionary(pa.int32(), p.read_type))
     return p.dictionary is not None or p.extension is not None or not p.read_type.equals(p.final_type)
@@ -85,7 +92,7 @@ def _needs_finish(p: _Plan) -> bool:
 
 def _out_type(p: _Plan):
     if isinstance(p, NestedPlan):
-        return p.stream_type
+        return p.stream_type if p.stream_type is not None else p.assembled_type()
     return p.dictionary if p.dictionary is not None else (p.extension if p.extension is not None else p.final_type)
 
 
@@ -97,6 +104,15 @@ def _cast(a, t, name: str, path: str):
                           f"file, and does not cast: {e}") from None
 
 
+def _unsliced(a: pa.Array) -> pa.Array:
+    """A batch's nested column (a slice of its row group's: offsets into
+    the children) copied so that every level starts at offset 0, as
+    ``NestedPlan.finish`` retypes it node by node on the buffers."""
+    if a.offset == 0 and len(a) == 0:
+        return a
+    return pa.concat_arrays([a, pa.array([], type=a.type)])
+
+
 def _converter(plans: list, wanted: list, target: pa.Schema, path: str):
     """convert(batch) -> the arrays of `target` (the dataset's types of
     the columns `wanted`) for a run read by `plans` (the batch's columns,
@@ -106,7 +122,7 @@ def _converter(plans: list, wanted: list, target: pa.Schema, path: str):
     if len(plans) == len(wanted) and not any(finishing) and \
             all(_out_type(p).equals(f.type) for p, f in zip(plans, target)):
         return None
-    at = {p.name: k for k, p in enumerate(plans)}
+    at = {_column_of(p): k for k, p in enumerate(plans)}
     fields = [(at.get(c), f) for c, f in zip(wanted, target)]
 
     def convert(b: pa.RecordBatch) -> list:
@@ -118,7 +134,7 @@ def _converter(plans: list, wanted: list, target: pa.Schema, path: str):
                 continue
             a = cols[k]
             if finishing[k]:
-                a = plans[k].finish([a]).chunk(0)
+                a = plans[k].finish([_unsliced(a) if isinstance(plans[k], NestedPlan) else a]).chunk(0)
             if not a.type.equals(f.type):
                 a = _cast(a, f.type, f.name, path)
             out.append(a)
@@ -132,33 +148,33 @@ def plan_runs(lake: Lake, selection: list, file_cols, file_schema: pa.Schema, st
     """The runs of `selection` for a projection (`file_cols`: the file
     columns read, None for all; `file_schema`: what they are in the
     dataset, in the `strings` layout), or None when a column is one the
-    scanner does not read (a nested column retyped after the read, a name
-    given twice).
+    scanner does not read (a file with two columns of one name).
     ``merge``: consecutive runs read alike (the same specs, no conversion:
     files that differ only in columns not read) are one; not for a scan
     whose filter each run encodes for its own files' types."""
     wanted = list(file_schema.names) if file_cols is None else list(file_cols)
-    if len(set(wanted)) != len(wanted) or len(wanted) != len(file_schema):
+    if len(wanted) != len(file_schema):
         return None
     keys = set(lake.parts.names) if lake.parts is not None else set()
     runs: list = []
     for group in _groups(lake, selection):
         first = group[0][0]
         tops = _tops(lake, first)
-        have = [c for c in wanted if _has_column(tops, c)]
+        # (a column named twice in the projection is read once, given twice by the conversion)
+        have = list(dict.fromkeys(c for c in wanted if _has_column(tops, c)))
         plans = _plans(lake.meta(first), lake.names[first], have, strings, lake.read_dictionary or None)
-        if len(plans) != len(have) or not all(isinstance(p, (_Plan, NestedPlan)) and p.name == c
+        if len(plans) != len(have) or not all(isinstance(p, (_Plan, NestedPlan)) and _column_of(p) == c
                                               for p, c in zip(plans, have)):
             return None
         if any(isinstance(p, _Plan) and p.dictionary is not None and not p.native_dictionary for p in plans):
             return None  # (never so: a flat column's dictionary is the reader's own, _read._plans)
         for p in plans:
             if isinstance(p, NestedPlan):
-                # Assembled by the scanner straight into the dataset's type,
-                # or the scan keeps the column reader (no finish after it).
-                p.stream_type = p.scanner_type(file_schema.field(p.name).type)
-                if p.stream_type is None:
-                    return None
+                # Assembled by the scanner straight into the dataset's type
+                # (dictionary leaves too); else (large, fixed-size or view
+                # lists, time zones, extension leaves) finished batch by
+                # batch as the column reader finishes a chunk (_converter).
+                p.stream_type = p.scanner_type(file_schema.field(wanted.index(_column_of(p))).type)
         specs = [p.scanner_spec() if isinstance(p, NestedPlan) else (p.name, p.read_layout, p.format)
                  for p in plans]
         missing = {f.name: f.type for f in lake.schema if f.name not in keys and f.name not in tops}

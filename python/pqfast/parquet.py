@@ -29,7 +29,7 @@ from ._paths import expand_paths
 from ._prune import clear_footer_cache, judge, kept_row_groups, prune
 from .reader import read_table
 from ._lake import partitioned_lake
-from .scan import scan_table
+from ._read_local import local_read
 
 # Re-exported where users found them (pqfast.parquet.ParquetFile, .expand_paths, .encode_values).
 __all__ = ["ParquetFile", "RowGroupMetaData", "ColumnChunkMetaData", "Statistics", "prune", "read_pruned",
@@ -68,7 +68,9 @@ def read_pruned(paths_or_glob: Any, column: str, values: Any, filesystem: Any = 
                           filesystem=filesystem, storage_options=storage_options)
     if got is not None:
         return got
+    # Names read_row_groups does not find among the source's files: the
+    # local read of the files named (with no row group kept, the source
+    # still types the empty table: its first file's footer alone is read).
     if lake is not None:
-        return scan_table(paths_or_glob, cols, threads=threads, row_groups=kept)
-    # With no row group kept, the source still types the empty table (its first file's footer alone is read).
-    return scan_table(list(kept) if kept else paths_or_glob, cols, threads=threads, row_groups=kept)
+        return local_read(paths_or_glob, cols, None, threads=threads, row_groups=kept)
+    return local_read(list(kept) if kept else paths_or_glob, cols, None, threads=threads, row_groups=kept)

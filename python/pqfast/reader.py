@@ -7,9 +7,7 @@ with filters or stats, to the dataset scan through the same scanner
 extension columns, files unlike the first, file objects and one
 ``filesystem=`` file read whole) to the column reader (``_read``, through
 ``ParquetFile.read``); local filters and statistics to the scanner
-through ``_read_local``; what it leaves (nested columns under a local
-filter) to the scan
-(``scan.scan_table``).
+through ``_read_local`` (its lean route, or the dataset scan).
 
 An API module: above the scan and the file; nothing in the package below it
 imports it. The column reader's names are re-exported here, where they were
@@ -33,7 +31,7 @@ from ._read import arrow_errors_named, _concat, read_source
 from ._read_local import local_read
 from ._read_remote import is_remote, remote_read
 from ._read_scan import scanner_read
-from .scan import _as_schema, _local_partitions, scan_table
+from .scan import _as_schema, _local_partitions
 
 __all__ = ["read_table", "read_source", "arrow_errors_named", "parquet_arrow_type", "extension_type", "arrow_format",
            "duration_units", "with_duration_unit", "is_null_typed"]
@@ -140,19 +138,11 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     if filters is not None or stats or (filesystem is None and _remote_urls(source)) \
             or _directory_on(filesystem, source):
         if row_groups is not None or remote:
-            # (A remote source gets here with row_groups= only: scan_table reads local files.)
+            # (A remote source gets here with row_groups= only.)
             raise FormatError("invalid argument: filters= reads paths, directories, globs and s3:// URLs; "
                               "row_groups= does not combine with it yet")
-        if filesystem is None and not _remote_urls(source) and not hasattr(source, "read") \
-                and not hasattr(source, "read_at"):
-            # Local paths: the streaming scanner (_read_local); None: the engine's own call keeps it.
-            got = local_read(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
-                             memory_limit=memory_limit, partitioning=partitioning, strings=strings,
-                             read_dictionary=read_dictionary)
-            if got is not None:
-                return got
-
-        return scan_table(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
+        # Local paths: the streaming scanner (_read_local).
+        return local_read(source, columns, filters, threads=threads, use_threads=use_threads, stats=stats,
                           memory_limit=memory_limit, partitioning=partitioning, strings=strings,
                           read_dictionary=read_dictionary)
 

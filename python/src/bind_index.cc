@@ -118,7 +118,7 @@ void bind_index(nb::module_& m) {
       nb::arg("page_index"), nb::arg("threads") = 1);
 
   // The same plan over a local file (os.fsencode'd path), for the sidecar
-  // writer: nothing is written. With sidecar and tail (see _scan_local), the
+  // writer: nothing is written. With sidecar and tail (as LocalScan reads them), the
   // file is planned with the tail the sidecar holds for it appended: what is
   // planned then goes after that tail.
   m.def(

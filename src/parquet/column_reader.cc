@@ -280,7 +280,9 @@ Result<ColumnArray> ChunkReader::run(const uint8_t* chunk, size_t len, uint64_t 
 // dictionary page decodes to), converted once when the dictionary is built.
 Status ChunkReader::begin_indices() {
   const Family f = family_of(layout_);
-  if (levels_mode_ || f == Family::kBool || f == Family::kNull) {
+  // (A nested leaf's indices take its slots as its values would: the
+  // levels place them, decode_leaf_chunk returns the dictionary array.)
+  if (f == Family::kBool || f == Family::kNull) {
     return make_error(ErrorCode::kInvalidArgument, where_ + ": a " + std::string(physical_type_name(d_.physical_type)) +
                                                        " column cannot be read as dictionary indices over " +
                                                        arrow_layout_name(layout_));
@@ -1522,7 +1524,7 @@ Result<LeafChunk> decode_leaf_chunk(const uint8_t* bytes, size_t len, uint64_t f
     PQFAST_RETURN_IF_ERROR(r.begin(len, num_rows, nullptr));
     if (num_rows > 0) PQFAST_RETURN_IF_ERROR(r.feed(bytes, len, file_offset, 0, true));
     LeafChunk out;
-    out.values = r.finish(nullptr);
+    PQFAST_ASSIGN_OR_RETURN(out.values, r.result(nullptr));  // (a dictionary array under dictionary_indices)
     std::shared_ptr<LevelBuffers> lv = r.take_levels(&out.levels);
     if (d.max_repetition_level > 0 && out.levels > 0) out.rep = lv->rep.data();
     if (d.max_definition_level > 0 && out.levels > 0) out.def = lv->def.data();

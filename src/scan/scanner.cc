@@ -600,7 +600,17 @@ struct Scanner::State {
         shapes->push_back(std::move(shape));
         continue;
       }
-      const int leaf = m.find_column(c.name);
+      // A name the file gives several leaves (a file with two columns "a")
+      // takes them in order on each mention, as the scan engine does.
+      int mention = 0;
+      for (size_t j = 0; j < k; ++j) {
+        if (plan.columns[j].name == c.name && (j >= plan.nested.size() || plan.nested[j].empty())) ++mention;
+      }
+      int leaf = -1;
+      for (size_t i = 0, seen = 0; i < m.columns.size() && leaf < 0; ++i) {
+        if (m.columns[i].dotted_path == c.name && seen++ == static_cast<size_t>(mention)) leaf = static_cast<int>(i);
+      }
+      if (leaf < 0) leaf = m.find_column(c.name);  // (mentioned more often than the file has it)
       if (leaf < 0) return make_error(ErrorCode::kInvalidArgument, name + ": no column '" + c.name + "'");
       const std::string problem = flat_column_problem(m, leaf);
       if (!problem.empty()) return make_error(ErrorCode::kUnsupported, name + ": " + problem);

@@ -3,7 +3,8 @@
 // map back to the values the ordinary read gives, on every SIMD level, in
 // every dictionary layout; hand-built chunks check nulls, fallback pages
 // hashed into the dictionary, hostile indices, the C Data Interface export
-// and take_selected.
+// and take_selected. Nested leaves (decode_leaf_chunk) read as dictionary
+// arrays keep the same levels and map back to the same slots.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "parquet_test_util.h"
 #include "page_test_util.h"
 #include "pqfast/parquet.h"
+#include "pqfast/parquet_nested.h"
 #include "pqfast/parquet_read.h"
 #include "test_util.h"
 #include "thrift/compact.h"
@@ -125,6 +127,67 @@ TEST(DictionaryIndices, EveryChunkMapsBackToItsValuesOnEverySimdLevel) {
   }
   EXPECT_GT(compared, 50u);
   EXPECT_GT(binary, 10u);
+}
+
+// The slot_def of leaf `leaf` in the tree `node`, or -1.
+int slot_def_of(const pq::NestedNode& node, int leaf) {
+  if (node.kind == pq::NestedNode::Kind::kLeaf) return node.leaf == leaf ? node.slot_def : -1;
+  for (const auto& c : node.children) {
+    const int got = slot_def_of(c, leaf);
+    if (got >= 0) return got;
+  }
+  return -1;
+}
+
+// Row group 0 of every nested BYTE_ARRAY leaf of parquet-testing, read
+// with its levels plain and as a dictionary array (the streaming
+// scanner's dictionary:<layout> leaves): the same levels, the same slots.
+TEST(DictionaryIndices, NestedLeavesKeepTheirLevelsAndMapBackToTheirSlots) {
+  const fs::path dir(PQFAST_TEST_DATA_DIR);
+  if (!fs::exists(dir)) GTEST_SKIP() << "parquet-testing data not found";
+  std::vector<fs::path> paths;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".parquet") paths.push_back(e.path());
+  }
+  std::sort(paths.begin(), paths.end());
+  size_t compared = 0;
+  for (const auto& path : paths) {
+    const auto bytes = pqfast::testing::read_all(path.string());
+    pq::BufferFile file(bytes.data(), bytes.size(), path.filename().string());
+    auto meta = pq::read_file_metadata(file);
+    if (!meta.ok() || meta->row_groups.empty() || meta->row_groups[0].num_rows == 0) continue;
+    for (size_t leaf = 0; leaf < meta->columns.size(); ++leaf) {
+      const int l = static_cast<int>(leaf);
+      if (!pq::is_nested_leaf(*meta, l) || meta->columns[leaf].physical_type != pqfast::PhysicalType::kByteArray) {
+        continue;
+      }
+      auto shape = pq::nested_field(*meta, pq::top_level_field_of(*meta, l));
+      if (!shape.ok()) continue;
+      const int16_t slot_def = static_cast<int16_t>(slot_def_of(*shape, l));
+      SCOPED_TRACE(path.filename().string() + ":" + meta->columns[leaf].dotted_path);
+      auto want = pq::read_leaf_chunk(file, *meta, 0, l, slot_def);
+      if (!want.ok()) continue;  // (a chunk the ordinary read refuses)
+      const Values ref = pq::detail::column_values(*want->values.impl());
+      for (auto layout : {pq::ArrowLayout::kBinary, pq::ArrowLayout::kBinaryView}) {
+        pq::ColumnReadOptions o;
+        o.layout = layout;
+        o.dictionary_indices = true;
+        auto got = pq::read_leaf_chunk(file, *meta, 0, l, slot_def, o);
+        ASSERT_TRUE(got.ok()) << got.error().to_string();
+        ASSERT_EQ(got->levels, want->levels);
+        if (want->levels > 0 && want->def) {
+          EXPECT_EQ(std::memcmp(got->def, want->def, static_cast<size_t>(want->levels)), 0);
+        }
+        if (want->levels > 0 && want->rep) {
+          EXPECT_EQ(std::memcmp(got->rep, want->rep, static_cast<size_t>(want->levels)), 0);
+        }
+        EXPECT_EQ(got->values.null_count(), want->values.null_count());
+        EXPECT_TRUE(through_dictionary(got->values) == ref);
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GT(compared, 4u);
 }
 
 // ---- hand-built chunks ------------------------------------------------------------------

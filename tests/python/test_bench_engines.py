@@ -1,7 +1,7 @@
 """`pqfast bench engines`: the --json rows on tiny lakes (2 files x 3,000 rows;
 Dask: 6 files): a row per engine and query, every pqfast route's result
-equal to the engine's own reader (shapes and equality only; timings are
-never asserted)."""
+equal to the engine's own reader, and the aggregate over the columns in memory
+equal too (shapes and equality only; timings are never asserted)."""
 
 import importlib.util
 import json
@@ -33,5 +33,8 @@ def test_bench_engines_json(tmp_path):
         assert r["pqfast_ms"] > 0 and r["own_ms"] > 0
         if r["query"] == "1 id":
             assert r["rows"] == 1
+        # every aggregate row times the engine over the same columns in memory
+        # (its result checked equal with the rest: r["same"])
+        assert (r["in_memory_ms"] is not None) == r["query"].startswith("aggregate")
         if r["engine"] in ("DuckDB", "DataFusion") and r["query"] == "1 id":
             assert r["pages_read"] > 0  # read through pqfast's scan, its pages counted

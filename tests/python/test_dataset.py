@@ -27,7 +27,7 @@ import pytest
 
 import pqfast
 from pqfast._stream_io import StreamInfo
-from pqfast._lake import Lake
+from pqfast._dataset_scan import Scanner
 
 from s3_fixtures import opts, proxy, s3  # noqa: F401
 
@@ -253,8 +253,9 @@ def test_count_rows_reads_footers_only(tmp_path, monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("count_rows() without a filter read data")
 
-    monkeypatch.setattr(Lake, "read_row_groups", refuse)
-    monkeypatch.setattr(Lake, "scan", refuse)
+    # (the scanner is the one route that reads data)
+    monkeypatch.setattr(Scanner, "_native_stream", refuse)
+    monkeypatch.setattr(Scanner, "_small_files", refuse)
     assert ds.count_rows() == n
     assert ds.scanner(columns=["id"]).count_rows() == n
 
@@ -490,8 +491,8 @@ def test_count_rows_settled_by_statistics(tmp_path, monkeypatch):
     def refuse(*a, **k):
         raise AssertionError("read rows the statistics settle")
 
-    monkeypatch.setattr(Lake, "read_row_groups", refuse)
-    monkeypatch.setattr(Lake, "scan", refuse)
+    monkeypatch.setattr(Scanner, "_native_stream", refuse)
+    monkeypatch.setattr(Scanner, "_small_files", refuse)
     assert ds.count_rows(filter=[("id", ">=", 4000)]) == 5000
     assert ds.count_rows(filter=[("s", "=", "s3"), ("id", "<", 3500)]) == 500
     assert ds.count_rows(filter=pc.field("id") < -5) == 0

@@ -6,7 +6,7 @@ the batches, concatenated, equal pyarrow.dataset and the column reader (each
 file read alone and conformed to the first file's schema); batch boundaries
 exact; the route asserted by the scan's own record (StreamInfo: one scanner
 per run of files read alike), never by timing; the engine-unit route
-(``Scanner._units``) not taken at all."""
+(``Scanner._units``) no longer exists."""
 
 from __future__ import annotations
 
@@ -28,13 +28,11 @@ from s3_fixtures import opts, proxy, s3  # noqa: F401
 
 
 @pytest.fixture(autouse=True)
-def no_unit_route(monkeypatch):
-    """Every scan here must take the streaming scanner: the other route fails the test."""
-    def refuse(self):
-        raise AssertionError("the scan took the engine-unit route (Scanner._units)")
-        yield  # pragma: no cover
-
-    monkeypatch.setattr(_dataset_scan.Scanner, "_units", refuse)
+def no_unit_route():
+    """The engine-unit route (``Scanner._units``, the engine's own call per
+    unit) is gone: the streaming scanner is every scan's route (each test
+    checks its StreamInfo)."""
+    assert not hasattr(_dataset_scan.Scanner, "_units")
 
 
 # ---- random evolved lakes -------------------------------------------------------------------------------

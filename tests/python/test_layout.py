@@ -38,7 +38,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python" / "pqfast"
 # a row here and in that table.
 LAYERS = [
     ("leaves", ["_pqfast", "_errors", "_optional", "_build_info", "_progress", "_table", "_time_values", "_strings",
-                "_dictionaries", "_values", "_paths", "_readahead", "_remote_file", "_index_run"]),
+                "_dictionaries", "_values", "_paths", "_remote_file", "_index_run"]),
     ("kernels", ["sbbf", "local_bloom", "delta"]),
     ("values and types", ["_encode", "_plan", "filters", "_assemble"]),
     ("I/O backends", ["remote", "sansio", "fs_driver", "_index_s3", "_requests"]),

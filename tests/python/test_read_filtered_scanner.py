@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import pqfast
-from pqfast import scan
+from pqfast import _read_local, scan
 
 from scanner_routes import routes  # noqa: F401
 
@@ -148,8 +148,9 @@ def test_scanner_route_equals_engine_call_and_pyarrow(tmp_path, seed, shape, rou
 
 def test_row_groups_chosen_and_file_rows(tmp_path, routes):
     """scan_table(row_groups=) (read_pruned's call) through the scanner:
-    only the row groups given, files without any not read, and each file's
-    rows counted as the engine call counts them."""
+    only the row groups given, files without any not read, the same rows as
+    the dataset scan's (the lean route declined), and each file's rows
+    counted (``lean_scan``'s file_rows) as pyarrow counts them."""
     calls, engine = routes
     rng = np.random.default_rng(11)
     root = str(tmp_path / "lake")
@@ -157,14 +158,18 @@ def test_row_groups_chosen_and_file_rows(tmp_path, routes):
     paths = sorted(os.path.join(root, p) for p in os.listdir(root))
     chosen = {p: [g for g in range(pq.ParquetFile(p).num_row_groups) if g % 2 == 0] for p in paths[::2]}
     filters = [("id", "<", int(np.median(ids)))]
-    got_rows, want_rows = [], []
-    got = scan.scan_table(paths, filters=filters, row_groups=chosen, _file_rows=got_rows)
+    got = _read_local.scan_table(paths, filters=filters, row_groups=chosen)
     assert calls
     with pytest.MonkeyPatch.context() as m:
         m.setattr(scan, "scanner_schema", lambda plans, meta: None)
-        want = scan.scan_table(paths, filters=filters, row_groups=chosen, _file_rows=want_rows)
+        want = _read_local.scan_table(paths, filters=filters, row_groups=chosen)
     assert got.equals(want)
-    assert got_rows == want_rows and len(got_rows) == len(paths)
+    expr = pq.filters_to_expression(filters)
+    want_rows = [pq.ParquetFile(p).read_row_groups(chosen[p]).filter(expr).num_rows if p in chosen else 0
+                 for p in paths]
+    got_rows: list = []
+    scan.lean_scan(paths, None, filters, None, True, (True,) * 4, None, chosen, got_rows, None, None, 0.0)
+    assert got_rows == want_rows and sum(want_rows) == got.num_rows
 
 
 def test_memory_limit_too_small_raises(tmp_path, routes):

@@ -1,10 +1,11 @@
 """Local sidecar indexes read by the streaming scanner (issue 30): a filtered
 read_table of a lake whose sidecar holds Bloom filters and page indexes goes
-through the scanner (``_filtered_scan.read_filtered``, never the engine's own
-call), each file pruned and read as data file + tail by LocalScan; the rows
-are pyarrow.dataset's and the counts (row groups pruned by Bloom filters,
-pages read) the engine's own call gives with the same sidecar. Dataset scans
-of such a lake use the sidecar too."""
+through the scanner's lean route (``_filtered_scan.read_filtered``), each
+file pruned and read as data file + tail by LocalScan; the rows are
+pyarrow.dataset's and the counts (row groups pruned by Bloom filters, pages
+read) those the dataset scan gives with the same sidecar (the engine's own
+call, the reference before, is gone). Dataset scans of such a lake use the
+sidecar too."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import warnings
 import pytest
 
 import pqfast
-from pqfast import _filtered_scan, _pqfast, _sidecar, scan
+from pqfast import _filtered_scan, _pqfast, _read_local, _sidecar, scan
 
 from test_sidecar_v2 import N_FILES, filters_for, same_rows, write_lake
 
@@ -35,7 +36,8 @@ def indexed(tmp_path_factory):
 
 @pytest.fixture
 def scanner_only(monkeypatch):
-    """Counts reads through the scanner's lean route; the engine's own call fails the test."""
+    """Counts reads through the scanner's lean route (the one route left:
+    the engine's own call is gone)."""
     calls = []
     real = _filtered_scan.read_filtered
 
@@ -43,24 +45,19 @@ def scanner_only(monkeypatch):
         calls.append(k.get("sidecar", a[9] if len(a) > 9 else None))
         return real(*a, **k)
 
-    def refused(*a, **k):
-        raise AssertionError("the engine's own call (_scan_local) was used")
-
     monkeypatch.setattr(scan, "read_filtered", counting)
-    monkeypatch.setattr(_pqfast, "_scan_local", refused)
+    assert not hasattr(_pqfast, "_scan_local")
     return calls
 
 
-def _engine_with_sidecar(paths, filters):
-    """What the engine's own call reads of the same files with the same
-    sidecar tails (the answer before the scanner took sidecars)."""
-    meta, plans, descs = scan._first_file_plans(paths[0], None)
-    dnf = scan._encode_filter(pqfast.filters.normalize(filters), descs, paths[0])
-    specs = [(p.name, p.read_layout, p.format) for p in plans]
-    where, tails, used = _sidecar.local_tails(paths)
-    assert used == N_FILES
-    pieces, st = _pqfast._scan_local(paths, specs, dnf, 1, True, True, True, True, 0, None, False, where, tails)
-    return scan._assemble(plans, meta, pieces), st
+def _dataset_with_sidecar(lake, filters):
+    """What the dataset scan reads of the same lake (the lean route
+    declined): LocalScan given the sidecar's tails by ``local_batches``,
+    the engine run per unit; its rows and counts, which the lean route's
+    must equal."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(_read_local, "lean_scan", lambda *a, **k: None)
+        return pqfast.read_table(lake, filters=filters, stats=True, threads=1)
 
 
 def test_read_table_reads_sidecar_lakes_through_the_scanner(indexed, scanner_only):
@@ -73,16 +70,18 @@ def test_read_table_reads_sidecar_lakes_through_the_scanner(indexed, scanner_onl
         assert st["files_with_sidecar"] == N_FILES
 
 
-def test_the_scanner_prunes_as_the_engine_did_with_the_sidecar(indexed):
+def test_the_lean_route_prunes_as_the_dataset_scan_does_with_the_sidecar(indexed):
     lake, paths = indexed
     for f in filters_for([lake / "part-0.parquet", lake / "part-1.parquet"]):
-        want, old = _engine_with_sidecar(paths, f)
+        want, old = _dataset_with_sidecar(lake, f)
         got, st = pqfast.read_table(lake, filters=f, stats=True, threads=1)
         assert got.equals(want), f
+        same_rows(got, lake, f)
+        assert st["files_with_sidecar"] == N_FILES
         for k in _COUNTED:
             assert st[k] == old[k], (f, k, st, old)
         # And the sidecar pays: more pruned, fewer pages than the files alone.
-        _, alone = scan.scan_table(lake, filters=f, stats=True, use_bloom=False, use_page_index=False)
+        _, alone = _read_local.scan_table(lake, filters=f, stats=True, use_bloom=False, use_page_index=False)
         assert st["pages_read"] <= alone["pages_read"], (f, st, alone)
 
 

@@ -90,7 +90,7 @@ def test_read_table_uses_the_sidecars_page_indexes_and_filters(tmp_path):
     _, st = pqfast.read_table(lake, filters=fs[-1], stats=True)
     assert st["pages_read"] == 0 and st["rows"] == 0, st
     # Without the engine's Bloom filters and page indexes the sidecar is not read.
-    from pqfast.scan import scan_table
+    from pqfast._read_local import scan_table
 
     _, st = scan_table(lake, filters=fs[0], stats=True, use_bloom=False, use_page_index=False)
     assert "files_with_sidecar" not in st

@@ -8,7 +8,11 @@ files, in one run.
   pl.scan_parquet; DataFusion register_dataset(pqfast.Dataset) vs its
   register_parquet.
 - a full-table aggregate (GROUP BY category: count, sum(amount),
-  max(quantity)) through each of the three, same pairs.
+  max(quantity)) through each of the three, same pairs; beside them, the
+  engine's aggregate over the same three columns already decoded in memory
+  as an Arrow table of the layout pqfast hands it (the "in memory" column):
+  what the engine itself spends on that layout, a floor no reader can go
+  under.
 - Dask on a 2-worker LocalCluster over a 1,000-file lake (pyarrow, Bloom
   filters): 1 id, pqfast.dask.read_parquet(filters=) vs
   dd.read_parquet(filters=), each .compute().
@@ -51,6 +55,7 @@ GOALS = {("DuckDB", "1 id"): 4.0, ("polars", "1 id"): 30.0, ("DataFusion", "1 id
          ("DuckDB", "aggregate, read_dictionary"): 1.0, ("DataFusion", "aggregate, strings=view"): 1.0,
          ("Dask", "1 id"): 10.0}
 AGG_SQL = "SELECT category, count(*) AS n, sum(amount) AS s, max(quantity) AS q FROM {t} GROUP BY category"
+AGG_COLUMNS = ["category", "amount", "quantity"]
 
 
 def add_arguments(p) -> None:
@@ -102,7 +107,8 @@ def _lake_shape(root: Path) -> tuple[int, int]:
 
 
 def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
-    """{query: (pqfast route, own reader)}: zero-argument calls returning an arrow table."""
+    """{query: (pqfast route, own reader[, the engine over the same columns in memory])}: zero-argument calls
+    returning an arrow table."""
     d = root / "bloom"
     glob = str(d / "*.parquet")
     key = _one_id(root)
@@ -115,16 +121,21 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         con.register("pq", ds)
         # The group-by key read as a dictionary (docs/engines/README.md): what
         # a DuckDB user registers for aggregates over a low-cardinality key.
-        con.register("pqd", pqfast.dataset(str(d), read_dictionary=["category"]))
+        dsd = pqfast.dataset(str(d), read_dictionary=["category"])
+        con.register("pqd", dsd)
+        con.register("mem", ds.to_table(columns=AGG_COLUMNS))
+        con.register("memd", dsd.to_table(columns=AGG_COLUMNS))
         state["ds"] = ds
         own = f"read_parquet('{glob}')"
         return {
             "1 id": (lambda: con.sql(f"SELECT * FROM pq WHERE id = {key}").to_arrow_table(),
                      lambda: con.sql(f"SELECT * FROM {own} WHERE id = {key}").to_arrow_table()),
             "aggregate": (lambda: con.sql(AGG_SQL.format(t="pq")).to_arrow_table(),
-                          lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table()),
+                          lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table(),
+                          lambda: con.sql(AGG_SQL.format(t="mem")).to_arrow_table()),
             "aggregate, read_dictionary": (lambda: con.sql(AGG_SQL.format(t="pqd")).to_arrow_table(),
-                                           lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table()),
+                                           lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table(),
+                                           lambda: con.sql(AGG_SQL.format(t="memd")).to_arrow_table()),
         }
     if engine == "polars":
         import polars as pl
@@ -135,11 +146,14 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
             return lf.group_by("category").agg(pl.len().alias("n"), pl.col("amount").sum().alias("s"),
                                                pl.col("quantity").max().alias("q"))
 
+        # polars' frames hold strings as views: what pqfast.polars hands it.
+        mem = pl.from_arrow(pqfast.dataset(str(d)).to_table(columns=AGG_COLUMNS, strings="view"))
         return {
             "1 id": (lambda: pqpl.scan_parquet(glob, threads=threads).filter(pl.col("id") == key).collect().to_arrow(),
                      lambda: pl.scan_parquet(glob).filter(pl.col("id") == key).collect().to_arrow()),
             "aggregate": (lambda: agg(pqpl.scan_parquet(glob, threads=threads)).collect().to_arrow(),
-                          lambda: agg(pl.scan_parquet(glob)).collect().to_arrow()),
+                          lambda: agg(pl.scan_parquet(glob)).collect().to_arrow(),
+                          lambda: agg(mem.lazy()).collect().to_arrow()),
         }
     if engine == "datafusion":
         import datafusion
@@ -149,16 +163,21 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         ctx.register_dataset("pq", ds)
         # Strings as views: the layout DataFusion's own reader gives its
         # plans (Utf8View), so the same result types (docs/engines/datafusion.md).
-        ctx.register_dataset("pqv", pqfast.dataset(str(d), strings="view"))
+        dsv = pqfast.dataset(str(d), strings="view")
+        ctx.register_dataset("pqv", dsv)
         ctx.register_parquet("own", str(d))
+        ctx.register_record_batches("mem", [ds.to_table(columns=AGG_COLUMNS).to_batches()])
+        ctx.register_record_batches("memv", [dsv.to_table(columns=AGG_COLUMNS).to_batches()])
         state["ds"] = ds
         return {
             "1 id": (lambda: ctx.sql(f"SELECT * FROM pq WHERE id = {key}").to_arrow_table(),
                      lambda: ctx.sql(f"SELECT * FROM own WHERE id = {key}").to_arrow_table()),
             "aggregate": (lambda: ctx.sql(AGG_SQL.format(t="pq")).to_arrow_table(),
-                          lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table()),
+                          lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table(),
+                          lambda: ctx.sql(AGG_SQL.format(t="mem")).to_arrow_table()),
             "aggregate, strings=view": (lambda: ctx.sql(AGG_SQL.format(t="pqv")).to_arrow_table(),
-                                        lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table()),
+                                        lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table(),
+                                        lambda: ctx.sql(AGG_SQL.format(t="memv")).to_arrow_table()),
         }
     if engine == "dask":
         import dask.dataframe as dd
@@ -230,19 +249,23 @@ def worker(args) -> int:
             out.append({"bench": "engines", "engine": LABELS[engine], "query": "-", "error": f"not installed: {e}"})
             continue
         try:
-            for q, (ours, own) in pairs.items():
+            for q, (ours, own, *floor) in pairs.items():
                 progress.message(f"{LABELS[engine]}: {q}: warm-up and result check")
                 a, b = ours(), own()
                 same, detail = _same(a, b)
+                if floor:
+                    same_mem, detail_mem = _same(floor[0](), b)
+                    same, detail = same and same_mem, detail or (f"in memory: {detail_mem}" if not same_mem else "")
                 stats = {}
                 if "ds" in state and q == "1 id":
                     state["ds"].reset_scan_stats()
                     ours()
                     stats = state["ds"].scan_stats
-                times = {"ours": [], "own": []}
+                times = {"ours": [], "own": [], "mem": []}
+                calls = [("ours", ours), ("own", own)] + [("mem", f) for f in floor]
                 for r in range(repeat):
                     progress.message(f"{LABELS[engine]}: {q}: round {r + 1}/{repeat}, alternating")
-                    order = [("ours", ours), ("own", own)] if r % 2 == 0 else [("own", own), ("ours", ours)]
+                    order = calls if r % 2 == 0 else calls[::-1]
                     for name, fn in order:
                         t0 = time.perf_counter()
                         fn()
@@ -255,6 +278,7 @@ def worker(args) -> int:
                             "rows_per_file": 8000 if engine == "dask" else rows,
                             "route": ROUTES[engine][0], "own": ROUTES[engine][1], "rows": a.num_rows,
                             "pqfast_ms": ms_ours, "own_ms": ms_own, "speedup": ms_own / ms_ours, "goal": goal,
+                            "in_memory_ms": statistics.median(times["mem"]) * 1e3 if times["mem"] else None,
                             "met": None if goal is None else ms_own / ms_ours >= goal,
                             "same": same, "detail": detail,
                             "pages_read": stats.get("pages_read"), "bytes_read": stats.get("bytes_read")})
@@ -307,18 +331,20 @@ def _print_table(rows: list[dict]) -> None:
         return
     r0 = ok[0]
     print(f"Engines reading through pqfast vs their own Parquet readers, {r0['threads']} threads, ms = medians of "
-          f"{r0['repeat']} warm calls alternating; x = own ms / pqfast route ms")
-    headers = ["engine", "query", "lake", "pqfast route", "ms", "own reader", "ms", "x", "goal", "met", "rows",
-               "pages / bytes read", "results equal"]
+          f"{r0['repeat']} warm calls alternating; x = own ms / pqfast route ms; in memory = the engine's "
+          f"aggregate over the same columns already decoded as Arrow in pqfast's layout (no reader under it)")
+    headers = ["engine", "query", "lake", "pqfast route", "ms", "own reader", "ms", "x", "goal", "met",
+               "in memory ms", "rows", "pages / bytes read", "results equal"]
     table = []
     for r in rows:
         if "pqfast_ms" not in r:
-            table.append([r["engine"], r["query"], "", "", "", "", "", "", "", "", "", "", r.get("error", "")])
+            table.append([r["engine"], r["query"], "", "", "", "", "", "", "", "", "", "", "", r.get("error", "")])
             continue
         lake = f"{r['files']} x {r['rows_per_file']:,}"
         pages = "" if r.get("pages_read") is None else f"{r['pages_read']:,} / {r['bytes_read']:,}"
         table.append([r["engine"], r["query"], lake, r["route"], f"{r['pqfast_ms']:.1f}", r["own"],
                       f"{r['own_ms']:.1f}", f"{r['speedup']:.1f}x", "" if r["goal"] is None else f">= {r['goal']:g}x",
-                      "" if r["met"] is None else ("yes" if r["met"] else "NO"), r["rows"], pages,
+                      "" if r["met"] is None else ("yes" if r["met"] else "NO"),
+                      "" if r.get("in_memory_ms") is None else f"{r['in_memory_ms']:.1f}", r["rows"], pages,
                       "yes" if r["same"] else "NO: " + r["detail"]])
     print(format_table(headers, table))
