@@ -2349,8 +2349,9 @@ struct LocalScan::Files {
     Piece piece;  // the file's bytes (or, large, where its chunks are read from)
     std::shared_ptr<const FileMetaData> meta = i == 0 ? reference : spec.footer;
     if (spec.bytes) {
-      piece.data = spec.bytes;  // (read whole with its footer already)
+      piece.data = spec.bytes;  // (read whole with its footer already: a lake's footers, a fetched object)
       piece.n = static_cast<size_t>(size);
+      s.whole = true;
     } else if (!plan.columns.empty() && size >= 12 && size <= opts.whole_file_bytes) {
       // One read: the footer parsed from the file's own bytes (bounds-
       // checked against them: a footer that claims more than the file
