@@ -2,7 +2,9 @@
 scanned without a filter go through file tasks
 (``_stream_io.remote_small_files``): each object fetched whole in one GET,
 window after window, its footer parsed from those bytes and the file decoded
-by ``_LocalScanner`` file tasks from them. Scans equal pyarrow.dataset of the
+by ``_LocalScanner`` file tasks from them; ``read_table`` of such an
+``s3://`` lake likewise (the listing's sizes decide, no footer read first).
+Scans equal pyarrow.dataset of the
 same files read locally (order, batch_size, hive keys, a tail typed unlike
 the first file starting a run of its own, at a window's edge or inside one),
 ask one GET per file (the plain route asked two: footer, then pages), refuse
@@ -85,8 +87,16 @@ def test_s3_small_files_equal_pyarrow_one_get_each(s3, opts, proxy, tmp_path, sm
         got = proxy.stats()
         # A listing (one page), the first file's footer, one GET per file.
         assert got["requests"] <= 14 + 2, got
-        assert sc.last_readahead.stats["files_whole"] > 0  # (the last window's scan)
+        assert sc.last_readahead.stats["files_whole"] == 14  # (the windows' scans summed)
     assert _same(pqfast.dataset(url, storage_options=opts).to_table(threads=threads), expected)
+    # read_table too: no footer read first (the listing's sizes decide), one GET per file.
+    proxy.reset()
+    got, st = pqfast.read_table(url, storage_options=opts, threads=threads, stats=True)
+    assert _same(got, expected)
+    assert proxy.stats()["requests"] <= 14 + 2 and st["requests"] == proxy.stats()["requests"], (st, proxy.stats())
+    assert st["scanner"]["files_whole"] == 14 and st["row_groups"] == 14
+    assert _same(pqfast.read_table(url, storage_options=opts, columns=["part", "k"], threads=threads),
+                 expected.select(["part", "k"]))
 
 
 @pytest.mark.parametrize("retyped_from", [6, 7])  # a window's first file (windows of 3), or inside one
@@ -100,6 +110,8 @@ def test_s3_an_evolved_tail_starts_a_run_in_file_tasks(s3, opts, tmp_path, small
         want = expected if columns is None else expected.select(columns)
         sc = pqfast.dataset(url, storage_options=opts).scanner(columns=columns, batch_size=500)
         assert _same(sc.to_table(), want), columns
+        assert _same(pqfast.read_table(url, storage_options=opts, columns=columns), want), columns
+        assert _same(pqfast.read_table(url, storage_options=opts, columns=columns), want), columns
 
 
 def test_s3_a_hostile_object_is_named(s3, opts, tmp_path):  # noqa: F811
@@ -112,6 +124,12 @@ def test_s3_a_hostile_object_is_named(s3, opts, tmp_path):  # noqa: F811
     with pytest.raises(pqfast.FormatError) as e:
         pqfast.dataset(url, storage_options=opts).to_table()
     assert os.path.basename(paths[3]) in str(e.value)
+    with pytest.raises(pqfast.FormatError) as e:
+        pqfast.read_table(url, storage_options=opts)
+    assert os.path.basename(paths[3]) in str(e.value)
+    with pytest.raises(pqfast.FormatError) as e:
+        pqfast.read_table(url, storage_options=opts)
+    assert os.path.basename(paths[3]) in str(e.value)
 
 
 def test_s3_a_file_that_cannot_fit_is_refused(s3, opts, tmp_path):  # noqa: F811
@@ -120,6 +138,10 @@ def test_s3_a_file_that_cannot_fit_is_refused(s3, opts, tmp_path):  # noqa: F811
     url = _upload(s3, root, "limit")
     with pytest.raises(pqfast.MemoryLimitError):
         pqfast.dataset(url, storage_options=opts).scanner(memory_limit=1024).to_table()
+    with pytest.raises(pqfast.MemoryLimitError):
+        pqfast.read_table(url, storage_options=opts, memory_limit=1024)
+    with pytest.raises(pqfast.MemoryLimitError):
+        pqfast.read_table(url, storage_options=opts, memory_limit=1024)
 
 
 def test_s3_a_consumer_that_stops_stops_the_fetches(s3, opts, proxy, tmp_path, small_windows):  # noqa: F811
