@@ -126,7 +126,11 @@ def small_files_plan(lake: Lake, selection: list, columns, strings) -> NativePla
     if len(selection) < 2 or _first_size(lake, selection[0][0]) > SMALL_FILE_BYTES:
         return None
     plan = native_plan(lake, selection[:1], columns, strings)
-    return plan if plan is not None and len(plan.runs) == 1 else None
+    if plan is None or len(plan.runs) != 1:
+        return None
+    if lake.kind != LOCAL and not plan.specs:
+        return None  # (no file column: the footers alone say the rows, no object is fetched whole)
+    return plan
 
 
 def _first_size(lake: Lake, i: int) -> int:

@@ -89,6 +89,10 @@ def test_s3_small_files_equal_pyarrow_one_get_each(s3, opts, proxy, tmp_path, sm
         assert got["requests"] <= 14 + 2, got
         assert sc.last_readahead.stats["files_whole"] == 14  # (the windows' scans summed)
     assert _same(pqfast.dataset(url, storage_options=opts).to_table(threads=threads), expected)
+    # No file column (the hive key alone): not in file tasks (footers say the rows).
+    sc = pqfast.dataset(url, storage_options=opts).scanner(columns=["part"], threads=threads)
+    assert _same(sc.to_table(), expected.select(["part"]))
+    assert sc.last_readahead.stats.get("files_whole", 0) == 0
     # read_table too: no footer read first (the listing's sizes decide), one GET per file.
     proxy.reset()
     got, st = pqfast.read_table(url, storage_options=opts, threads=threads, stats=True)
