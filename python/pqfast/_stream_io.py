@@ -19,8 +19,12 @@ dataset scans it runs, its column specs, and what feeds it.
   the ranges ``needs()`` asks (footers of several files, coalesced column
   chunks) fetched concurrently and fed as they arrive, while the consumer
   decodes and takes batches.
+- :func:`remote_small_files`: a remote lake of small files without a
+  filter in file tasks: each object fetched whole in one GET (window after
+  window, on a thread of its own) and decoded by ``_LocalScanner`` from
+  those bytes.
 
-Both finish each batch into the dataset's schema (partition keys appended)
+All finish each batch into the dataset's schema (partition keys appended)
 and count what they did in a :class:`StreamInfo` (``Scanner.last_readahead``).
 """
 
