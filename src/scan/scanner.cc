@@ -2536,7 +2536,11 @@ Result<ScanStep> LocalScan::next_file_batch(ArrowArray* array, ArrowSchema* sche
     f.budget->release(s.charge);
     f.held.fetch_sub(s.charge);
     s.charge = 0;
-    s.groups.clear();
+    // The slot's vectors freed now, not when the scan ends (three small
+    // blocks a file, kept among the next files' short-lived ones).
+    std::vector<std::shared_ptr<Holder>>().swap(s.groups);
+    std::vector<int32_t>().swap(s.row_groups);
+    std::vector<int64_t>().swap(s.rows);
     ++f.head;
     f.group = 0;
     f.row = 0;
