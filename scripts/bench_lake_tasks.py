@@ -95,17 +95,20 @@ def main() -> None:
     ap.add_argument("--lake", default=str(LAKE))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--futex", action="store_true", help="also count futex calls per call (strace)")
+    ap.add_argument("--kinds", default="read_table,stream", help="the cases' kinds, comma-separated")
+    ap.add_argument("--cols", default="all,q12", help="the column sets, comma-separated (all, q12)")
     args = ap.parse_args()
+    cases = [c for c in CASES if c[0] in args.kinds.split(",") and c[1] in args.cols.split(",")]
     lake = Path(args.lake)
     builds = {"before": args.before, "after": args.after}
     procs = {name: worker(path, lake) for name, path in builds.items()}
     got: dict = {}
     try:
-        for case in CASES:  # one warm call each
+        for case in cases:  # one warm call each
             for p in procs.values():
                 ask(p, case)
         for _ in range(args.runs):
-            for case in CASES:
+            for case in cases:
                 for name, p in procs.items():
                     got.setdefault((case, name), []).append(ask(p, case))
     finally:
@@ -116,7 +119,7 @@ def main() -> None:
     head = "| case | threads | wall before | wall after | wall ratio | CPU before | CPU after | CPU ratio |"
     print(head)
     print("|" + "---|" * 8)
-    for case in CASES:
+    for case in cases:
         kind, cols, threads = case
         b, a = got[(case, "before")], got[(case, "after")]
         assert {r["rows"] for r in b} == {r["rows"] for r in a}, "the builds read different row counts"

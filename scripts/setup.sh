@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 # Build tools; GoogleTest; peers (libxxhash, RocksDB); clang for libFuzzer;
 # the AArch64 cross compiler and qemu-user to test the NEON kernels; the page
-# codec libraries the column reader links (the build stops without one);
+# codec libraries the column reader links (the build stops without one;
+# libsnappy only as the C++ tests' reference for pqfast's own snappy decoder);
 # ccache, so that the wheel reuses the developer build's objects.
 APT_PACKAGES=(cmake ninja-build g++ ccache googletest libgtest-dev libxxhash-dev librocksdb-dev python3-venv
               clang libclang-rt-14-dev g++-aarch64-linux-gnu qemu-user

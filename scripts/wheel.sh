@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds the pqfast wheel users install: scikit-build-core compiles the
-# extension against every page codec (snappy, zlib, zstd, lz4, brotli; the
-# build stops if one is missing), then `auditwheel repair` grafts those
-# shared libraries into the wheel (pqfast.libs/, found through the
-# extension's RPATH) and tags it with the manylinux policy it meets;
+# extension against every page codec library (zlib, zstd, lz4, brotli; the
+# build stops if one is missing; SNAPPY is pqfast's own decoder, no
+# library), then `auditwheel repair` grafts those shared libraries into
+# the wheel (pqfast.libs/, found through the extension's RPATH) and tags
+# it with the manylinux policy it meets;
 # scripts/graft_libs.py adds zlib, which the policy would take from the
 # system: the wheel needs nothing beyond glibc and libstdc++. (Linking the
-# codecs statically is not an option on Debian: its libsnappy.a, libz.a and
+# codecs statically is not an option on Debian: its libz.a and
 # libzstd.a are not position-independent.)
 #   scripts/wheel.sh [OUTDIR]     (default dist/; prints auditwheel show)
 # ccache is used where installed; the build directory is build/wheel.

@@ -56,7 +56,8 @@ from ._nested import batches_with_map_names
 from ._paths import _remote_urls
 from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
 from ._stream_io import (
-    NativePlan, StreamInfo, local_batches, native_plan, remote_batches, small_files_plan, with_strings,
+    NativePlan, StreamInfo, local_batches, native_plan, remote_batches, remote_small_files, small_files_plan,
+    with_strings,
 )
 from ._stream_plan import fold_missing
 from ._strings import checked_strings
@@ -425,8 +426,10 @@ class Scanner:
         info._closed = True
 
     def _small_files(self, selection: list, plan, ahead: int) -> Iterator[pa.RecordBatch]:
-        """A local lake of small files without a filter, read in file tasks
-        (``_stream_io.local_batches`` with ``stopped``): run after run, each
+        """A lake of small files without a filter, read in file tasks
+        (``_stream_io.local_batches`` with ``stopped``; remote lakes,
+        ``s3://`` or ``filesystem=``: ``remote_small_files``, each object
+        fetched whole in one GET): run after run, each
         planned from its first file's footer alone and ending before the
         first file whose columns differ from it; no other footer is read
         first. The rest, once its first file is not small, is planned from
@@ -436,9 +439,13 @@ class Scanner:
         self.last_readahead = info
         while True:
             stopped: list = []
-            yield from batches_with_map_names(local_batches(self._lake, selection, plan, self._batch_size,
-                                                            self._threads, self._memory_limit, ahead, info,
-                                                            stopped=stopped), plan.out)
+            if self._lake.kind == "local":
+                batches = local_batches(self._lake, selection, plan, self._batch_size, self._threads,
+                                        self._memory_limit, ahead, info, stopped=stopped)
+            else:
+                batches = remote_small_files(self._lake, selection, plan, self._batch_size, self._threads,
+                                             self._memory_limit, ahead, info, stopped)
+            yield from batches_with_map_names(batches, plan.out)
             if not stopped:
                 return
             selection = selection[stopped[0]:]

@@ -54,6 +54,7 @@ from ._lake import Lake
 from ._paths import _has_magic, _remote_urls
 from ._requests import Fetcher
 from ._sidecar_s3 import scan_or_fallback
+from ._stream_io import SMALL_FILE_BYTES
 from ._strings import checked_strings
 from .fs_driver import file_object_filesystem, is_file_object
 from .remote import _selection, normalise_options
@@ -110,6 +111,16 @@ def _one_file(source: Any) -> bool:
     return not _listed_on(source)
 
 
+def _small_listing(listing) -> bool:
+    """Whether an s3:// listing (``Lake.list_s3``'s) is of several objects
+    whose first is small (``_stream_io.SMALL_FILE_BYTES``): read in file
+    tasks, as the dataset scan decides from the same sizes."""
+    if listing is None or len(listing[0]) < 2:
+        return False
+    size = listing[0][0][2]
+    return size is not None and 0 <= int(size) <= SMALL_FILE_BYTES
+
+
 def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, filesystem: Any,
                 storage_options: dict | None, memory_limit: int | None, partitioning: str | None,
                 strings: str | None, read_dictionary: Sequence[str] | None, threads: int | None,
@@ -139,16 +150,24 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
         return scan_or_fallback(lambda: read_once(listing))
 
     def read_once(listing):
+        # A lake of small objects without a filter: no footer read first (each
+        # was a GET of its own before the pages' GET), each object fetched
+        # whole in one GET and decoded in file tasks
+        # (_stream_io.remote_small_files, through the dataset scan's stream).
+        small = filters is None and _small_listing(listing)
         lake = Lake.open(source, partitioning, filesystem, storage_options, None, tuple(read_dictionary or ()),
-                         listing=listing, read_footers=True, fetch_log=log)
+                         listing=listing, read_footers=not small, fetch_log=log)
         lake.strings = strings
         counts = ScanStats() if stats else None
         sc = Scanner(lake, [(i, None) for i in range(len(lake.names))], columns, filters, _BATCH_ROWS,
                      threads=threads, memory_limit=memory_limit, scan_stats=counts)
-        plan = sc._native_plan()
-        # (None: a projection the scanner does not plan, read row group by
-        # row group by the column reader, a filter evaluated per batch.)
-        batches = sc._native_stream(plan, sc._ahead) if plan is not None else sc.to_batches()
+        if small:
+            batches = sc.to_batches()
+        else:
+            plan = sc._native_plan()
+            # (None: a projection the scanner does not plan, read row group by
+            # row group by the column reader, a filter evaluated per batch.)
+            batches = sc._native_stream(plan, sc._ahead) if plan is not None else sc.to_batches()
         table = pa.Table.from_batches(list(batches), schema=sc._out)
         if not stats:
             return table

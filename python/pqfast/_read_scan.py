@@ -2,12 +2,12 @@
 of several files without a filter (a list of files, a directory, a glob):
 without ``row_groups=``, a lake whose first file is small is read in file
 tasks (:func:`._scan_whole.read_files`: each file opened once, read whole
-with its footer and decoded by the thread that read it), planned from the
-first file's footer alone; from the first file whose columns differ from
-the first file's, and otherwise, the files' footers are read at once, the
-files planned as one lake (as ``pqfast.dataset`` opens it) and read whole by
-:func:`._scan_whole.read_whole` into one Table (a single file goes the same
-way through ``ParquetFile.read``).
+with its footer and decoded by the thread that read it), run after run of
+files alike, each planned from its first file's footer alone; otherwise
+the files' footers are read at once, the files planned as one lake (as
+``pqfast.dataset`` opens it) and read whole by
+:func:`._scan_whole.read_whole` into one Table (a single file goes the
+same way through ``ParquetFile.read``).
 
 :func:`scanner_read` decides before any data page is read: it returns None
 (the caller keeps the column reader) when the source is not local paths,
@@ -121,24 +121,32 @@ def _read_by_footers(lake: Lake, cols, row_groups, strings, n_threads: int, limi
 
 def _read_files(lake: Lake, cols, strings, n_threads: int, limit: int) -> pa.Table | None:
     """Every row group of a lake of small files (its first file at most
-    ``_stream_io.SMALL_FILE_BYTES``) read in file tasks (:func:`read_files`), planned from
-    the first file's footer alone: no footer read ahead, no Python object
-    per file. From the first file whose columns differ from the first
-    file's, the rest is read by :func:`_read_by_footers`. None when the
-    lake's files are not small or the scanner does not take the projection
-    (decided from the first file, as native_plan decides)."""
-    selection = [(i, None) for i in range(len(lake.names))]
-    plan = small_files_plan(lake, selection, cols, strings)
-    if plan is None:
-        return None
-    requested = None if plan.convert is not None else (plan.file_schema if plan.keys else plan.out)
-    stream, batch_files, stopped = read_files(list(lake.keys), lake.meta(0), plan.specs, requested, n_threads, limit,
-                                              WHOLE_FILE_BYTES, sorted(plan.runs[0].missing))
-    part = _table_of(lake, selection, plan, stream, batch_files)
-    if stopped is None:
-        return part
-    rest = _read_by_footers(lake.subset(range(stopped, len(lake.names))), cols, None, strings, n_threads, limit)
-    return None if rest is None else _concat([part, rest])
+    ``_stream_io.SMALL_FILE_BYTES``) read in file tasks (:func:`read_files`),
+    run after run: each run planned from its first file's footer alone (no
+    footer read ahead, no Python object per file) and ending before the
+    first file whose columns differ from it, where the next run begins, in
+    file tasks again (so a lake whose tail evolved keeps them). A run whose
+    first file is the lake's last or is not small, and the rest after it,
+    are read by :func:`_read_by_footers`. None when the lake's first file is
+    not small or the scanner does not take the projection (decided from the
+    first file, as native_plan decides)."""
+    parts: list = []
+    part = lake
+    while True:
+        selection = [(i, None) for i in range(len(part.names))]
+        plan = small_files_plan(part, selection, cols, strings)
+        if plan is None:
+            if not parts:
+                return None
+            rest = _read_by_footers(part, cols, None, strings, n_threads, limit)
+            return None if rest is None else _concat(parts + [rest])
+        requested = None if plan.convert is not None else (plan.file_schema if plan.keys else plan.out)
+        stream, batch_files, stopped = read_files(list(part.keys), part.meta(0), plan.specs, requested, n_threads,
+                                                  limit, WHOLE_FILE_BYTES, sorted(plan.runs[0].missing))
+        parts.append(_table_of(part, selection, plan, stream, batch_files))
+        if stopped is None:
+            return parts[0] if len(parts) == 1 else _concat(parts)
+        part = part.subset(range(stopped, len(part.names)))
 
 
 def _kept_bytes(limit: int) -> int:

@@ -802,6 +802,29 @@ void bind_stream(nb::module_& m) {
       "while the bytes kept stay within `keep_max`: a footer so read carries its file's bytes to the first _LocalScanner "
       "given it (which reads its ranges from them).");
   m.def(
+      "_whole_file_footer",
+      [](nb::object buffer, const std::string& name) {
+        ByteView v = byte_view(buffer);
+        auto whole = std::shared_ptr<uint8_t>(new uint8_t[v.size > 0 ? v.size : 1], std::default_delete<uint8_t[]>());
+        Result<pq::FileMetaData> r = Error{ErrorCode::kInvalidArgument, "not parsed"};
+        {
+          nb::gil_scoped_release release;
+          std::memcpy(whole.get(), v.data, v.size);
+          // (bounds-checked against these bytes: a footer that claims more
+          // than the object holds fails here, naming it)
+          r = pq::parse_file_bytes(whole.get(), v.size);
+        }
+        if (!r.ok()) raise(make_error(r.error().code, name + ": " + r.error().message));
+        PyMeta pm{std::make_shared<pq::FileMetaData>(std::move(r).value())};
+        pm.whole = std::move(whole);
+        pm.whole_size = v.size;
+        return pm;
+      },
+      nb::arg("data"), nb::arg("name"),
+      "The parsed footer of a whole file's bytes (an object fetched in one GET), carrying those bytes to the "
+      "first _LocalScanner given it in file tasks (its size the file's): the scan decodes the file from them "
+      "and opens nothing. A footer that does not parse raises FormatError naming `name`.");
+  m.def(
       "_same_leaves",
       [](const PyMeta& ref, const std::vector<const PyMeta*>& metas) {
         std::vector<bool> out;

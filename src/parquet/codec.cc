@@ -1,5 +1,5 @@
-// Page decompression through the usual libraries, each optional; SNAPPY by
-// pqfast's own decoder (snappy_decode.h) where the build has the codec.
+// Page decompression: SNAPPY by pqfast's own decoder (snappy_decode.h),
+// always built in; the other codecs through their libraries, each optional.
 #include "parquet/codec.h"
 
 #include <algorithm>
@@ -29,9 +29,7 @@ namespace pqfast::parquet {
 bool codec_supported(int32_t codec) {
   switch (codec) {
     case 0: return true;
-#if defined(PQFAST_HAVE_SNAPPY)
-    case 1: return true;
-#endif
+    case 1: return true;  // (pqfast's own decoder: in every build)
 #if defined(PQFAST_HAVE_ZLIB)
     case 2: return true;
 #endif
@@ -113,7 +111,6 @@ Status decompress(int32_t codec, const uint8_t* src, size_t src_len, uint8_t* ds
       if (src_len != dst_len) return wrong_size(where, "UNCOMPRESSED", src_len, dst_len);
       if (dst_len) std::memcpy(dst, src, dst_len);
       return Status::Ok();
-#if defined(PQFAST_HAVE_SNAPPY)
     case 1: {
       // pqfast's own decoder (snappy_decode.h), not the library's: a read
       // of TPC-H lineitem's PLAIN int64 columns takes 0.57-0.80x the CPU it
@@ -127,7 +124,6 @@ Status decompress(int32_t codec, const uint8_t* src, size_t src_len, uint8_t* ds
       }
       return bad(where, "SNAPPY", "corrupt stream");
     }
-#endif
 #if defined(PQFAST_HAVE_ZLIB)
     case 2: {
       if (src_len > 0xffffffffu || dst_len > 0xffffffffu) return bad(where, "GZIP", "page too large");

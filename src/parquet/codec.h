@@ -1,6 +1,7 @@
-// Internal: page decompression behind one call. Each library is optional at
-// build time (PQFAST_HAVE_SNAPPY, _ZLIB, _ZSTD, _LZ4, _BROTLI); a codec not
-// built in is a kUnsupported error naming it.
+// Internal: page decompression behind one call. SNAPPY is pqfast's own
+// decoder, in every build; each library of the others is optional at build
+// time (PQFAST_HAVE_ZLIB, _ZSTD, _LZ4, _BROTLI); a codec not built in is a
+// kUnsupported error naming it.
 #pragma once
 
 #include <cstddef>

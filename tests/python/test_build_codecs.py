@@ -89,6 +89,29 @@ def test_missing_codec_stops_the_build_naming_packages(tmp_path):
 
 
 @needs_cmake
+def test_snappy_needs_no_library(tmp_path):
+    """SNAPPY is pqfast's own decoder: a build configured where no libsnappy
+    can be found (its header and library hidden from the tests' optional
+    reference, and nothing else looks for them) still has SNAPPY without
+    opting out, and no target links libsnappy."""
+    empty = tmp_path / "empty-include"
+    empty.mkdir()
+    build = tmp_path / "b"
+    proc = subprocess.run(
+        ["cmake", "-S", str(REPO), "-B", str(build), "-G", "Ninja", "-DPQFAST_BUILD_TESTS=ON",
+         f"-DPQFAST_TEST_SNAPPY_INCLUDE={empty}", "-DPQFAST_TEST_SNAPPY_LIBRARY=PQFAST_TEST_SNAPPY_LIBRARY-NOTFOUND"],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"page codecs built in: snappy zlib zstd lz4 brotli\n", proc.stdout)
+    assert "WITHOUT" not in proc.stderr
+    assert "no libsnappy, the snappy decoder's checks against it are left out" in proc.stdout
+    cache = (build / "CMakeCache.txt").read_text()
+    assert "PQFAST_snappy" not in cache  # (the library's own lookup is gone)
+    ninja = (build / "build.ninja").read_text()
+    assert "libsnappy" not in ninja and "-lsnappy" not in ninja
+
+
+@needs_cmake
 @pytest.mark.parametrize("opt_out", ["option", "environment"])
 def test_opting_out_configures_and_warns(tmp_path, opt_out):
     empty = tmp_path / "empty-include"
@@ -123,6 +146,7 @@ def test_build_without_zstd_says_so(tmp_path):
         "import pqfast, sys\n"
         "info = pqfast.build_info()\n"
         "print(info['codecs'], info['missing_codecs'])\n"
+        f"print('snappy rows:', pqfast.read_table({str(DATA / CODEC_FILES['snappy'])!r}).num_rows)\n"
         "try:\n"
         f"    pqfast.read_table({str(DATA / CODEC_FILES['zstd'])!r})\n"
         "except pqfast.FormatError as e:\n"
@@ -132,6 +156,7 @@ def test_build_without_zstd_says_so(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "['snappy', 'zlib', 'lz4', 'brotli'] ['zstd']" in out.stdout
+    assert "snappy rows: 2" in out.stdout
     assert "compression codec ZSTD is not supported by this build of pqfast" in out.stdout
     version = subprocess.run([sys.executable, "-m", "pqfast", "--version"], capture_output=True, text=True,
                              env=env, cwd=tmp_path)

@@ -12,7 +12,8 @@ Lakes of small files without a filter go through the scanner's file tasks
 ``pqfast.dataset(...)`` streams): each small file in one read (its footer
 parsed from those bytes), larger ones chunk by chunk, only footers with no
 column; planned from the first file's footer alone, the scan ends before a
-file typed unlike the first, which is read by the route above. Streams and
+file typed unlike the first, where a run of its own begins (file tasks
+again, planned from its footer: a lake whose tail evolved keeps them). Streams and
 read_table equal pyarrow.dataset (order, batch_size), stay within a small
 memory_limit and refuse one a file cannot fit, stop reading when the consumer
 stops, and name the hostile file they fail on."""
@@ -323,3 +324,96 @@ def test_hostile_small_files_fail_naming_the_file(tmp_path, how, threads):
     with pytest.raises(pqfast.FormatError) as e:
         list(pqfast.dataset(str(tmp_path / "lake")).to_batches(threads=threads))
     assert "part-03.parquet" in str(e.value)
+
+
+# -- runs of files alike, each in file tasks (a lake whose tail evolved) ------------------
+
+
+def _evolved_lake(root: Path, tail: str, files: int = 12, rows: int = 300) -> list[str]:
+    """`files` files of `rows` rows; from the middle on, the tail `tail`:
+    "retyped" (k int32, a column e added), "lacking" (no d), or "mixed"
+    (the two alternating in runs of two)."""
+    root.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(files):
+        at = i * rows
+        k = pa.array(range(at, at + rows), pa.int64())
+        cols = {"k": k, "s": pa.array([f"v{j % 11}" for j in range(at, at + rows)]),
+                "d": pa.array([j * 0.5 if j % 3 else None for j in range(at, at + rows)], pa.float64())}
+        kind = None if i < files // 2 else (tail if tail != "mixed" else ("retyped", "lacking")[(i // 2) % 2])
+        if kind == "retyped":
+            cols["k"] = k.cast(pa.int32())
+            cols["e"] = pa.array([j % 5 for j in range(rows)], pa.int16())
+        elif kind == "lacking":
+            del cols["d"]
+        p = root / f"part-{i:03d}.parquet"
+        pq.write_table(pa.table(cols), p)
+        paths.append(str(p))
+    return paths
+
+
+def _counting(monkeypatch):
+    """Counts _read_scan's file-task scans (read_files) and footer-planned reads."""
+    calls = {"tasks": 0, "footers": 0}
+    tasks, footers = _read_scan.read_files, _read_scan._read_by_footers
+
+    def read_files(*a, **kw):
+        calls["tasks"] += 1
+        return tasks(*a, **kw)
+
+    def by_footers(*a, **kw):
+        calls["footers"] += 1
+        return footers(*a, **kw)
+
+    monkeypatch.setattr(_read_scan, "read_files", read_files)
+    monkeypatch.setattr(_read_scan, "_read_by_footers", by_footers)
+    return calls
+
+
+@pytest.mark.parametrize("tail", ["retyped", "lacking", "mixed"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_an_evolved_tail_keeps_file_tasks(tmp_path, monkeypatch, tail, threads):
+    """Files unlike the first start a run of their own, read in file tasks
+    again (planned from the run's first footer), not the rest of the lake
+    by footers: read_table and streams equal pyarrow.dataset (the first
+    file's schema: a column the run lacks is null, one typed otherwise is
+    cast, one the first file lacks is left out), in order, batch_size kept."""
+    _evolved_lake(tmp_path / "lake", tail)
+    expected = ds.dataset(str(tmp_path / "lake"), format="parquet").to_table()
+    calls = _counting(monkeypatch)
+    for columns in (None, ["d", "k"], ["s"]):
+        want = expected if columns is None else expected.select(columns)
+        calls.update(tasks=0, footers=0)
+        got = pqfast.read_table(str(tmp_path / "lake"), columns=columns, threads=threads)
+        assert got.equals(want), columns
+        runs = {"retyped": 2, "lacking": 2, "mixed": 4}[tail]
+        if columns == ["s"]:
+            runs = 1  # (every file holds s alike: one run)
+        elif columns == ["d", "k"] and tail == "retyped":
+            runs = 2
+        # The last run of one file (mixed) has no second file to plan file tasks for.
+        assert calls["footers"] == 0 and calls["tasks"] == runs, (columns, calls)
+        sc = pqfast.dataset(str(tmp_path / "lake")).scanner(columns=columns, batch_size=250, threads=threads)
+        batches = list(sc.to_batches())
+        assert all(0 < b.num_rows <= 250 for b in batches)
+        assert pa.Table.from_batches(batches, schema=sc.projected_schema).equals(want)
+        assert sc.last_readahead.scanners == runs
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_hostile_file_in_a_later_run_fails_naming_it(tmp_path, threads):
+    paths = _evolved_lake(tmp_path / "lake", "retyped")
+    Path(paths[9]).write_bytes(_HOSTILE["pages garbled"](Path(paths[9]).read_bytes()))
+    with pytest.raises(pqfast.FormatError) as e:
+        pqfast.read_table(str(tmp_path / "lake"), threads=threads)
+    assert "part-009.parquet" in str(e.value)
+    with pytest.raises(pqfast.FormatError) as e:
+        list(pqfast.dataset(str(tmp_path / "lake")).to_batches(threads=threads))
+    assert "part-009.parquet" in str(e.value)
+
+
+def test_an_evolved_lake_refuses_a_memory_limit_clearly(tmp_path):
+    _evolved_lake(tmp_path / "lake", "lacking")
+    with pytest.raises(pqfast.MemoryLimitError) as e:
+        pqfast.read_table(str(tmp_path / "lake"), memory_limit=1024, threads=2)
+    assert "part-000.parquet" in str(e.value)
