@@ -312,18 +312,23 @@ _HOSTILE = {
 }
 
 
+def _both_routes_fail_naming(lake, name: str, threads: int) -> None:
+    """read_table and a dataset stream of ``lake`` both raise FormatError naming the file ``name``."""
+    with pytest.raises(pqfast.FormatError) as e:
+        pqfast.read_table(str(lake), threads=threads)
+    assert name in str(e.value)
+    with pytest.raises(pqfast.FormatError) as e:
+        list(pqfast.dataset(str(lake)).to_batches(threads=threads))
+    assert name in str(e.value)
+
+
 @pytest.mark.parametrize("how", sorted(_HOSTILE))
 @pytest.mark.parametrize("threads", [1, 2])
 def test_hostile_small_files_fail_naming_the_file(tmp_path, how, threads):
     paths = _lake(tmp_path / "lake", sizes=(50, 200, 3000, 10, 40))
     data = Path(paths[3]).read_bytes()
     Path(paths[3]).write_bytes(_HOSTILE[how](data))
-    with pytest.raises(pqfast.FormatError) as e:
-        pqfast.read_table(str(tmp_path / "lake"), threads=threads)
-    assert "part-03.parquet" in str(e.value)
-    with pytest.raises(pqfast.FormatError) as e:
-        list(pqfast.dataset(str(tmp_path / "lake")).to_batches(threads=threads))
-    assert "part-03.parquet" in str(e.value)
+    _both_routes_fail_naming(tmp_path / "lake", "part-03.parquet", threads)
 
 
 # -- runs of files alike, each in file tasks (a lake whose tail evolved) ------------------
@@ -404,12 +409,7 @@ def test_an_evolved_tail_keeps_file_tasks(tmp_path, monkeypatch, tail, threads):
 def test_a_hostile_file_in_a_later_run_fails_naming_it(tmp_path, threads):
     paths = _evolved_lake(tmp_path / "lake", "retyped")
     Path(paths[9]).write_bytes(_HOSTILE["pages garbled"](Path(paths[9]).read_bytes()))
-    with pytest.raises(pqfast.FormatError) as e:
-        pqfast.read_table(str(tmp_path / "lake"), threads=threads)
-    assert "part-009.parquet" in str(e.value)
-    with pytest.raises(pqfast.FormatError) as e:
-        list(pqfast.dataset(str(tmp_path / "lake")).to_batches(threads=threads))
-    assert "part-009.parquet" in str(e.value)
+    _both_routes_fail_naming(tmp_path / "lake", "part-009.parquet", threads)
 
 
 def test_an_evolved_lake_refuses_a_memory_limit_clearly(tmp_path):
