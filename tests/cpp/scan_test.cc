@@ -19,6 +19,7 @@
 
 #include "parquet/decode.h"
 #include "parquet/read_buffer.h"
+#include "filter_test_util.h"
 #include "parquet_test_util.h"
 #include "pqfast/page_index.h"
 #include "pqfast/parquet.h"
@@ -304,15 +305,9 @@ TEST(SparseRead, EqualsTheWholeReadOnEveryFlatChunk) {
 
 namespace {
 
+// An INT32 atom (the scan tests' files key on int32 columns).
 pq::FilterAtom int_atom(const std::string& col, pq::FilterOp op, std::vector<int32_t> v, bool negate = false) {
-  pq::FilterAtom a;
-  a.column = col;
-  a.op = op;
-  a.negate = negate;
-  a.values.type = pqfast::PhysicalType::kInt32;
-  a.values.data.resize(v.size() * 4);
-  if (!v.empty()) std::memcpy(a.values.data.data(), v.data(), v.size() * 4);
-  return a;
+  return pqfast::testing::fixed_atom<int32_t>(col, op, v, negate);
 }
 
 }  // namespace

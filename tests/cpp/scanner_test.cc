@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "parquet/decode.h"
+#include "filter_test_util.h"
 #include "parquet_test_util.h"
 #include "pqfast/parquet.h"
 #include "pqfast/parquet_nested.h"
@@ -702,17 +703,7 @@ namespace {
 
 // A filter atom over an INT64 column with values `vs`.
 pq::FilterAtom int64_atom(const std::string& col, pq::FilterOp op, std::vector<int64_t> vs, bool negate = false) {
-  pq::FilterAtom a;
-  a.column = col;
-  a.op = op;
-  a.negate = negate;
-  a.values.type = pqfast::PhysicalType::kInt64;
-  for (int64_t v : vs) {
-    const size_t at = a.values.data.size();
-    a.values.data.resize(at + 8);
-    std::memcpy(a.values.data.data() + at, &v, 8);
-  }
-  return a;
+  return pqfast::testing::fixed_atom<int64_t>(col, op, vs, negate);
 }
 
 }  // namespace
