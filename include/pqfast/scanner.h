@@ -315,8 +315,11 @@ class Scanner {
   // consumer waiting for that unit), then a unit of its own. `help`: with
   // no unit of its own, the columns (or page ranges) of a unit another
   // thread decodes; false: none (a driver that can still read a unit of its
-  // own asks for one first).
-  bool run_task(bool help_first = false, bool help = true);
+  // own asks for one first). `head_only`: of its own, only the unit whose
+  // batch is next (a consumer with other threads decoding: a later unit
+  // taken whole would hold back the batch it waits for, which another
+  // thread is finishing).
+  bool run_task(bool help_first = false, bool help = true, bool head_only = false);
 
   // Filtered units read from their local files (filtered_from_files):
   // every one ready runs now, together, as one engine call runs its row
@@ -453,7 +456,9 @@ class LocalScan {
                                                            ScannerOptions options, int threads);
   // One read+feed or one decode; false when none was possible. `consumer`:
   // the thread that takes the batches (helps the unit it waits for first).
-  bool step_io_or_decode(bool consumer = false);
+  // `head_only`: it decodes no unit of its own but the next batch's (a
+  // stream's consumer beside the scan's threads: Scanner::run_task).
+  bool step_io_or_decode(bool consumer = false, bool head_only = false);
   // Every file pruned (batch_threads_ > 0): the units ready run together
   // on that many threads (Scanner::run_filtered_units), called by the consumer.
   void run_ready_units();
@@ -480,6 +485,12 @@ class LocalScan {
   std::vector<uint64_t> sizes_;
   std::mutex files_mu_;
   std::atomic<bool> stop_{false};
+  // Until a stream's first batch is handed out, the scan's threads help the
+  // columns of the earliest unit being decoded before taking a unit of their
+  // own: the first batch comes after about one row group's decode, not
+  // after several decoded side by side (the latency head() and an engine's
+  // first rows see). Later batches keep one unit per thread.
+  std::atomic<bool> first_pending_{true};
   std::vector<std::thread> threads_;
 };
 

@@ -282,6 +282,9 @@ class Scanner:
             # of requests, not one round per file; none of a file the filter's
             # partition keys rule out.
             self._lake.metas([i for (i, _), f in zip(self._selection, self._per_file_filters()) if f is not False])
+        else:
+            # Every footer planning reads at once in C++, not file by file.
+            self._lake.read_footers([i for i, _ in self._selection], self._threads or 0)
         selection, filters = self._native_filters()
         if not selection:
             plan = NativePlan([], self._out, self._out, [])
