@@ -347,6 +347,9 @@ class Scanner {
   ScannerStats stats() const;
   const std::shared_ptr<MemoryBudget>& budget() const;
   int64_t held_bytes() const;  // counted against readahead now
+  // Whether the next batch's unit still waits for bytes (or no unit is
+  // planned yet: footers to come).
+  bool head_needs_bytes() const;
 
   struct State;
 
@@ -458,7 +461,8 @@ class LocalScan {
   // the thread that takes the batches (helps the unit it waits for first).
   // `head_only`: it decodes no unit of its own but the next batch's (a
   // stream's consumer beside the scan's threads: Scanner::run_task).
-  bool step_io_or_decode(bool consumer = false, bool head_only = false);
+  // `reads`: false: no read either (only decoding).
+  bool step_io_or_decode(bool consumer = false, bool head_only = false, bool reads = true);
   // Every file pruned (batch_threads_ > 0): the units ready run together
   // on that many threads (Scanner::run_filtered_units), called by the consumer.
   void run_ready_units();
@@ -485,12 +489,14 @@ class LocalScan {
   std::vector<uint64_t> sizes_;
   std::mutex files_mu_;
   std::atomic<bool> stop_{false};
-  // Until a stream's first batch is handed out, the scan's threads help the
-  // columns of the earliest unit being decoded before taking a unit of their
-  // own: the first batch comes after about one row group's decode, not
-  // after several decoded side by side (the latency head() and an engine's
-  // first rows see). Later batches keep one unit per thread.
+  // Until a stream's first batch is handed out, the scan's threads decode
+  // only the first unit (its columns shared) and read ahead, and the
+  // consumer only decodes: the first batch comes after about one row
+  // group's decode, not after several decoded side by side on few cores
+  // (the latency head() and an engine's first rows see). Later batches
+  // keep one unit per thread.
   std::atomic<bool> first_pending_{true};
+  std::atomic<int> reads_before_first_{0};
   std::vector<std::thread> threads_;
 };
 

@@ -2132,6 +2132,14 @@ ScannerStats Scanner::stats() const {
 
 const std::shared_ptr<MemoryBudget>& Scanner::budget() const { return state_->budget; }
 
+bool Scanner::head_needs_bytes() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  const State& s = *state_;
+  if (s.head >= s.units.size()) return s.units.empty();  // (no unit yet: footers to come)
+  const State::UnitPhase p = s.units[s.head].phase;
+  return p == State::UnitPhase::kPlanned || p == State::UnitPhase::kWaiting;
+}
+
 int64_t Scanner::held_bytes() const {
   std::lock_guard<std::mutex> lock(state_->mu);
   return state_->held();
@@ -2882,13 +2890,21 @@ void LocalScan::cancel() {
   if (files_mode_) files_mode_->wake();
 }
 
-bool LocalScan::step_io_or_decode(bool consumer, bool head_only) {
+bool LocalScan::step_io_or_decode(bool consumer, bool head_only, bool reads) {
   // A unit of its own first (a stream's consumer first helps the unit it
   // waits for), then a read of the next unit, and only when there is
   // neither the columns of a unit another thread decodes: threads that
   // share every unit's columns end each unit with one waiting for the
   // other's last column, where the column reader's threads never wait.
   if (scanner_->run_task(consumer, consumer, head_only)) return true;
+  if (!reads) return false;
+  // Before a stream's first batch, the first unit's bytes and one unit's
+  // more are read: reading the readahead window then (hundreds of MB) took
+  // the CPU and memory bandwidth the first unit's decode waits for.
+  if (help_head_ && first_pending_.load(std::memory_order_relaxed) && !scanner_->head_needs_bytes() &&
+      reads_before_first_.fetch_add(1, std::memory_order_relaxed) >= 1) {
+    return false;
+  }
   // One unit's ranges (and any footers) per step: the thread then decodes
   // what it read (run_task takes the earliest unit whose bytes are in)
   // while those bytes are still in its cache, and a second thread finds a
@@ -2984,9 +3000,10 @@ void LocalScan::worker() {
   while (!stop_.load()) {
     try {
       const uint64_t seen = scanner_->changes();
-      // (help_first without being the consumer: columns of the earliest
-      // unit decoding, then a unit of its own)
-      if (!step_io_or_decode(help_head_ && first_pending_.load(std::memory_order_relaxed))) {
+      // Until a stream's first batch: the columns of the first unit, or the
+      // first unit, or reads, but no later unit taken whole (first_pending_).
+      const bool first = help_head_ && first_pending_.load(std::memory_order_relaxed);
+      if (!step_io_or_decode(first, first)) {
         scanner_->wait_for_change(seen, 20);
       }
     } catch (const std::bad_alloc&) {
@@ -3032,7 +3049,9 @@ Result<ScanStep> LocalScan::next_batch(ArrowArray* array, ArrowSchema* schema, B
     // find to do it waits for.
     bool worked = false;
     try {
-      worked = step_io_or_decode(help_head_, help_head_);
+      // (Before the first batch the reads are the scan's threads': a unit
+      // read ahead here is CPU the first unit's decode waits for.)
+      worked = step_io_or_decode(help_head_, help_head_, !first_pending_.load(std::memory_order_relaxed));
     } catch (const std::bad_alloc&) {
       scanner_->fail(make_error(ErrorCode::kMemoryLimit, "local scan: out of memory"));
       continue;
