@@ -111,14 +111,16 @@ def _one_file(source: Any) -> bool:
     return not _listed_on(source)
 
 
+def _small_sizes(sizes: Sequence) -> bool:
+    """Whether a listing's sizes are of several files whose first is small
+    (``_stream_io.SMALL_FILE_BYTES``): read in file tasks, as the dataset
+    scan decides from the same sizes."""
+    return len(sizes) >= 2 and sizes[0] is not None and 0 <= int(sizes[0]) <= SMALL_FILE_BYTES
+
+
 def _small_listing(listing) -> bool:
-    """Whether an s3:// listing (``Lake.list_s3``'s) is of several objects
-    whose first is small (``_stream_io.SMALL_FILE_BYTES``): read in file
-    tasks, as the dataset scan decides from the same sizes."""
-    if listing is None or len(listing[0]) < 2:
-        return False
-    size = listing[0][0][2]
-    return size is not None and 0 <= int(size) <= SMALL_FILE_BYTES
+    """_small_sizes of an s3:// listing (``Lake.list_s3``'s)."""
+    return listing is not None and _small_sizes([it[2] for it in listing[0][:2]])
 
 
 def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, filesystem: Any,
@@ -155,8 +157,13 @@ def remote_read(source: Any, columns: Sequence[str] | None, filters: Any, *, fil
         # whole in one GET and decoded in file tasks
         # (_stream_io.remote_small_files, through the dataset scan's stream).
         small = filters is None and _small_listing(listing)
+        # (A filesystem's listing is made in Lake.open: its sizes decide
+        # there, the footers then read by the plan if the files are not small.)
+        listed_here = filesystem is not None and listing is None
         lake = Lake.open(source, partitioning, filesystem, storage_options, None, tuple(read_dictionary or ()),
-                         listing=listing, read_footers=not small, fetch_log=log)
+                         listing=listing, read_footers=not small and not listed_here, fetch_log=log)
+        if listed_here:
+            small = filters is None and _small_sizes(lake.sizes[:2])
         lake.strings = strings
         counts = ScanStats() if stats else None
         sc = Scanner(lake, [(i, None) for i in range(len(lake.names))], columns, filters, _BATCH_ROWS,

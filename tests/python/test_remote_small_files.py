@@ -173,3 +173,26 @@ def test_filesystem_small_files_equal_local(tmp_path, small_windows):
         sc = pqfast.dataset(root, filesystem=fs).scanner(columns=columns, batch_size=333)
         assert _same(pa.Table.from_batches(list(sc.to_batches()), schema=sc.projected_schema), want)
         assert sc.last_readahead.stats["files_whole"] > 0
+
+
+def test_filesystem_read_table_reads_each_small_file_once(tmp_path, small_windows):
+    """read_table(filesystem=) of a lake of small files takes the s3:// route:
+    the listing's sizes decide, no footer is read first but the first file's,
+    and each file is one read (the footers-first route asked two per file)."""
+    import pyarrow.fs as pafs
+
+    root = str(tmp_path / "lake")
+    _lake(root)
+    expected = _expected(root)
+    fs = pafs.LocalFileSystem()
+    for threads in (1, 2):
+        got, st = pqfast.read_table(root, filesystem=fs, threads=threads, stats=True)
+        assert _same(got, expected)
+        assert st["scanner"]["files_whole"] == 14 and st["row_groups"] == 14, st
+        # A listing, the first file's footer, then one read per file.
+        assert st["requests"] == 1 + 1 + 14, st["round_detail"]
+    got = pqfast.read_table(root, filesystem=fs, columns=["part", "k"])
+    assert _same(got, expected.select(["part", "k"]))
+    # With a filter: footers first (statistics prune), the same rows as locally.
+    flt = [("k", "<", 500)]
+    assert pqfast.read_table(root, filesystem=fs, filters=flt).equals(pqfast.read_table(root, filters=flt))
