@@ -524,3 +524,28 @@ def test_fed_stats_equal_local_stats(s3, opts, tmp_path, bloom):  # noqa: F811
             both = [k for k in st_l if k in st_f and k not in skip and isinstance(st_l[k], int)]
             assert {"files", "row_groups", "row_groups_pruned_by_statistics"} <= set(both)
             assert {k: st_f[k] for k in both} == {k: st_l[k] for k in both}, (f, list(kw))
+
+
+def test_a_corrupt_file_in_a_window_raises_after_the_files_before_it(s3, opts, tmp_path):  # noqa: F811
+    """A stream of a small-file lake read whole yields every batch of the
+    files before a corrupt footer, then raises the typed error naming that
+    file: locally, by filesystem= and on S3 (a fed stream parsed a window's
+    footers first and raised before yielding the files before the bad one)."""
+    root = tmp_path / "lake"
+    root.mkdir()
+    paths, k = [], 5
+    for j in range(10):
+        p = str(root / f"f{j:02d}.parquet")
+        pq.write_table(pa.table({"id": pa.array(range(j * 100, j * 100 + 100), pa.int64())}), p)
+        paths.append(p)
+    b = open(paths[k], "rb").read()
+    open(paths[k], "wb").write(b[:-8] + b"\xff\xff\xff\x7fPAR1")  # footer length past the file
+    url = _upload(s3, str(root), paths, "corruptk")
+    for src, kw in ((str(root), {}), (str(root), {"filesystem": pafs.LocalFileSystem()}),
+                    (url, {"storage_options": opts})):
+        n = 0
+        with pytest.raises(pqfast.FormatError) as e:
+            for batch in pqfast.dataset(src, **kw).to_batches():
+                n += batch.num_rows
+        assert n == 100 * k, (src, list(kw))
+        assert "f05.parquet" in str(e.value)
