@@ -368,17 +368,20 @@ class Scanner:
         ``count_rows`` and ``get_fragments`` judge them; footers read once
         per lake): a range over a sorted lake plans a few units, not one per
         row group, each of which would run the engine over its file's tail.
-        The row groups left out are counted in ``_ruled_out`` (by statistics,
-        as the engine counts them)."""
+        ``_ruled_out`` holds the row groups of the selection: those the
+        engine's units do not count were ruled out here, by statistics
+        (:meth:`_engine_stats`; the engine counts those of a unit's file
+        that statistics rule out itself, which a count of the row groups
+        left out here counted twice)."""
         out_sel, out_f, ruled = [], [], 0
         for (i, rgs), f in zip(selection, per_file):
+            ruled += self._lake.meta(i).num_row_groups if rgs is None else len(rgs)
             if f is None:
                 out_sel.append((i, rgs))
                 out_f.append(f)
                 continue
             verdicts = self._verdicts(i, rgs, f)
             kept = [g for g, v in verdicts if v != NONE]
-            ruled += len(verdicts) - len(kept)
             if kept:
                 out_sel.append((i, kept if rgs is not None or len(kept) < len(verdicts) else None))
                 out_f.append(f)
@@ -543,8 +546,9 @@ class Scanner:
         the footers' statistics ruled out before (:meth:`_stats_pruned`)."""
         st = dict.fromkeys(_ENGINE_COUNTS, 0)
         st.update(info.stats.get("engine", {}))
-        st["row_groups"] += self._ruled_out
-        st["row_groups_pruned_by_statistics"] += self._ruled_out
+        unseen = self._ruled_out - st["row_groups"] if self._lake.kind != LOCAL else 0
+        st["row_groups"] += unseen
+        st["row_groups_pruned_by_statistics"] += unseen
         st["files"] = len(self._selection)
         return st
 

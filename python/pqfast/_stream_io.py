@@ -789,8 +789,20 @@ def remote_small_files(lake: Lake, selection: list, plan: NativePlan, batch_size
     try:
         for w, window in enumerate(windows):
             data = pulls.take(w)
-            footers = [_pqfast._whole_file_footer(b, lake.names[i]) for b, (i, _) in zip(data, window)]
+            footers, bad = [], None
+            for b, (i, _) in zip(data, window):
+                try:
+                    footers.append(_pqfast._whole_file_footer(b, lake.names[i]))
+                except Exception as e:  # (typed by the extension, raised as it came)
+                    # The files before the bad one are scanned first: their
+                    # batches are yielded before its error, as a local stream's.
+                    bad = e
+                    break
             del data
+            if bad is not None:
+                if not footers:
+                    raise bad
+                window = window[:len(footers)]
             if w > 0 and not _pqfast._same_leaves(ref, footers[:1])[0]:
                 # (a window's first file is its scan's reference: one unlike the
                 # plan's first starts the next run here)
@@ -814,6 +826,8 @@ def remote_small_files(lake: Lake, selection: list, plan: NativePlan, batch_size
             if sc.stopped_at is not None:
                 stopped.append(at + sc.stopped_at)
                 return
+            if bad is not None:
+                raise bad
             at += len(window)
     finally:
         pulls.stop()
