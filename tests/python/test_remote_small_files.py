@@ -157,8 +157,10 @@ def test_s3_a_consumer_that_stops_stops_the_fetches(s3, opts, proxy, tmp_path, s
     stream = dset.to_batches(batch_size=100)
     assert next(stream).num_rows == 100
     stream.close()
-    # The first window and at most the one after it (3 files each), the listing and a footer.
-    assert proxy.stats()["requests"] <= 2 + 6, proxy.stats()
+    # The listing, a footer, the first window and at most the REMOTE_WINDOWS_AHEAD
+    # windows fetched beside it (3 files each; whether the last had started when
+    # the stream closed depends on timing): not the lake's 14 files.
+    assert proxy.stats()["requests"] <= 2 + 3 * (1 + _stream_io.REMOTE_WINDOWS_AHEAD) < 2 + 14, proxy.stats()
 
 
 def test_filesystem_small_files_equal_local(tmp_path, small_windows):
