@@ -59,7 +59,9 @@ def run(args) -> int:
         if todo:
             bar.message(f"uploading {len(todo)} files to SeaweedFS")
 
-            upload(store, todo, prefix.rstrip("/"))
+            # (8 at a time: 64 multipart uploads of 40 MB at once time out
+            # against a local SeaweedFS on two cores)
+            upload(store, todo, prefix.rstrip("/"), concurrency=8)
         proxy.set_delay(args.latency_ms)
         so = s3.storage_options(endpoint=proxy.endpoint)
         url = f"s3://{s3.bucket}/{prefix}*.parquet"
