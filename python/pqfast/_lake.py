@@ -74,22 +74,7 @@ class _LocalFooters:
 
     def get(self, path: str, read):
         """The footer of `path` (read() -> it, when not kept)."""
-        try:
-            st = os.stat(path)
-        except OSError:
-            return read()  # (the open says what is wrong)
-        key = self._key(st)
-        with self.lock:
-            hit = self.map.get(path)
-        if hit is not None and hit[0] == key:
-            return hit[1]
-        meta = read()
-        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) >= self._RACY_NS:
-            with self.lock:
-                if len(self.map) >= self._MAX:
-                    self.map.pop(next(iter(self.map)))
-                self.map[path] = (key, meta)
-        return meta
+        return self.get_many([path], lambda paths: [read()])[0]
 
     def get_many(self, paths: list, read_many) -> list:
         """The footers of `paths` (read_many(paths not kept) -> their
@@ -523,14 +508,19 @@ class Lake:
         with self._lock:
             for i, m in enumerate(metas):
                 self._metas.setdefault(i, m)
+        self._decide_conformity(range(len(metas)))
+        return list(sizes)
+
+    def _decide_conformity(self, files) -> None:
+        """conforms() of `files`, whose footers are read, decided in C++ at once."""
         with self._open_ref_cached() as f:
             ref = f._meta
         in_ref = self._schema_in_ref()
-        same = _pqfast._same_leaves(ref, [self._metas[i] for i in range(len(metas))])
+        files = list(files)
+        same = _pqfast._same_leaves(ref, [self._metas[i] for i in files])
         with self._lock:
-            for i, ok in enumerate(same):
+            for i, ok in zip(files, same):
                 self._conforms.setdefault(i, bool(ok) and in_ref)
-        return list(sizes)
 
     def read_footers(self, files: Sequence[int], threads: int) -> None:
         """The footers of local `files` not read yet, read at once on
@@ -552,13 +542,7 @@ class Lake:
         with self._lock:
             for i, m in zip(todo, metas):
                 self._metas.setdefault(i, m)
-        with self._open_ref_cached() as f:
-            ref = f._meta
-        in_ref = self._schema_in_ref()
-        same = _pqfast._same_leaves(ref, [self._metas[i] for i in todo])
-        with self._lock:
-            for i, ok in zip(todo, same):
-                self._conforms.setdefault(i, bool(ok) and in_ref)
+        self._decide_conformity(todo)
 
     def descs(self, i: int) -> list:
         """File i's leaf descriptors."""
