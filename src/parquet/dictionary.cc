@@ -81,9 +81,74 @@ Status dict_indices(size_t dict_size, const uint8_t* p, size_t len, size_t n, ui
   return Status::Ok();
 }
 
+namespace {
+
+// Gathers a bit-packed batch of `k` indices into entries of E bytes (4, 8,
+// 16) at o: whole groups by the active level's one-pass kernel, the rest
+// (an unaligned start, the stream's last bytes, widths a kernel leaves)
+// unpacked into idx and gathered after the bound check.
+template <size_t E>
+Status gather_span(const Dictionary& dict, const uint8_t* d, const HybridReader::PackedSpan& s, size_t k, uint32_t* idx,
+                   uint8_t* o, const std::string& where) {
+  size_t i = 0;
+  if ((s.first & 7) == 0 && k >= 8 && dict.size <= 0xffffffffu) {
+    const size_t byte0 = s.first / 8 * static_cast<size_t>(s.width);
+    bool bad = false;
+    i = pqfast::unpack::active_unpack_kernels().unpack_gather(s.src + byte0, s.nbytes - byte0, s.width, k / 8, d,
+                                                               static_cast<uint32_t>(dict.size), static_cast<int>(E),
+                                                               o, &bad) * 8;
+    if (bad) {  // the error names the largest index: unpack the batch again
+      unpack_bits32(s.src, s.nbytes, s.width, s.first, k, idx);
+      return bad_index(where, max_of(idx, k), dict.size);
+    }
+  }
+  if (i < k) {
+    unpack_bits32(s.src, s.nbytes, s.width, s.first + i, k - i, idx);
+    if (!all_below(idx, k - i, dict.size)) return bad_index(where, max_of(idx, k - i), dict.size);
+    gather<E>(d, idx, k - i, o + i * E);
+  }
+  return Status::Ok();
+}
+
+// Entries of 4, 8 or 16 bytes: repeated runs filled, bit-packed batches by
+// gather_span.
+Status dict_gather_fixed_onepass(const Dictionary& dict, const uint8_t* d, size_t e, HybridReader& r, size_t n,
+                                 uint8_t* out, const std::string& where) {
+  uint32_t idx[kBatch];
+  size_t done = 0;
+  while (done < n) {
+    bool repeat;
+    uint32_t v;
+    HybridReader::PackedSpan span;
+    PQFAST_ASSIGN_OR_RETURN(size_t k, r.next_span(std::min(kBatch, n - done), &repeat, &v, &span));
+    uint8_t* o = out + done * e;
+    if (repeat) {
+      if (v >= dict.size) return bad_index(where, v, dict.size);
+      switch (e) {
+        case 4: fill<4>(d + size_t{v} * 4, k, o); break;
+        case 8: fill<8>(d + size_t{v} * 8, k, o); break;
+        default: fill<16>(d + size_t{v} * 16, k, o); break;
+      }
+    } else {
+      switch (e) {
+        case 4: PQFAST_RETURN_IF_ERROR(gather_span<4>(dict, d, span, k, idx, o, where)); break;
+        case 8: PQFAST_RETURN_IF_ERROR(gather_span<8>(dict, d, span, k, idx, o, where)); break;
+        default: PQFAST_RETURN_IF_ERROR(gather_span<16>(dict, d, span, k, idx, o, where)); break;
+      }
+    }
+    done += k;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status dict_gather_fixed(const Dictionary& dict, int32_t elem, const uint8_t* p, size_t len, size_t n, uint8_t* out,
                          const std::string& where) {
   PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));
+  if (elem == 4 || elem == 8 || elem == 16) {
+    return dict_gather_fixed_onepass(dict, dict.fixed.data(), static_cast<size_t>(elem), r, n, out, where);
+  }
   const size_t e = static_cast<size_t>(elem);
   const uint8_t* d = dict.fixed.data();
   uint32_t idx[kBatch];
@@ -269,23 +334,8 @@ template Status dict_gather_binary<int64_t>(const Dictionary&, const uint8_t*, s
 Status dict_gather_views(const Dictionary& dict, const uint8_t* p, size_t len, size_t n, BinaryViewElem* out,
                          const std::string& where) {
   PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));
-  const auto* views = dict.views.as<BinaryViewElem>();
-  uint32_t idx[kBatch];
-  size_t done = 0;
-  while (done < n) {
-    bool repeat;
-    uint32_t v;
-    PQFAST_ASSIGN_OR_RETURN(size_t k, r.next(idx, std::min(kBatch, n - done), &repeat, &v));
-    if (repeat) {
-      if (v >= dict.size) return bad_index(where, v, dict.size);
-      std::fill(out + done, out + done + k, views[v]);
-    } else {
-      if (!all_below(idx, k, dict.size)) return bad_index(where, max_of(idx, k), dict.size);
-      for (size_t i = 0; i < k; ++i) out[done + i] = views[idx[i]];
-    }
-    done += k;
-  }
-  return Status::Ok();
+  static_assert(sizeof(BinaryViewElem) == 16);
+  return dict_gather_fixed_onepass(dict, dict.views.data(), 16, r, n, reinterpret_cast<uint8_t*>(out), where);
 }
 
 }  // namespace pqfast::parquet::detail

@@ -48,6 +48,19 @@ class HybridReader {
   // The same into one byte per value, for widths 1..8 (levels).
   Result<size_t> next_bytes(uint8_t* out, size_t max, bool* repeat, uint32_t* repeat_value);
 
+  // A batch of a bit-packed run left packed, for a caller that unpacks it
+  // itself (the dictionary gathers' one-pass kernel): values
+  // [first, first + count) of the run at src, whose bytes are readable up to
+  // src + nbytes (the run and the stream after it).
+  struct PackedSpan {
+    const uint8_t* src = nullptr;
+    size_t nbytes = 0;
+    size_t first = 0;
+    int width = 0;
+  };
+  // As next(), but a bit-packed batch is described in *span, not unpacked.
+  Result<size_t> next_span(size_t max, bool* repeat, uint32_t* repeat_value, PackedSpan* span);
+
  private:
   Status next_run();
   const uint8_t* data_;
@@ -60,6 +73,10 @@ class HybridReader {
   size_t run_left_ = 0;      // values left in the current run
   const uint8_t* packed_ = nullptr;
   size_t packed_bytes_ = 0;  // bytes of the bit-packed run available
+  // Bytes readable from packed_: the run and the stream after it. The
+  // unpackers load whole words and keep only the run's values, so a run's
+  // last groups need not take the byte-exact tail.
+  size_t readable_ = 0;
   size_t packed_index_ = 0;  // next value index inside the bit-packed run
 };
 

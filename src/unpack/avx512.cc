@@ -79,6 +79,8 @@ void gather8(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
 
 }  // namespace
 
-const UnpackKernels kAvx512UnpackKernels{unpack32, unpack8_pdep, max32, gather4, gather8};
+const UnpackKernels kAvx512UnpackKernels{unpack32, unpack8_pdep, max32, gather4, gather8,
+                                          // (AVX2's one-pass kernel: the gather is scalar loads either way)
+                                          unpack_gather_avx2};
 
 }  // namespace pqfast::unpack

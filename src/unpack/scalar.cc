@@ -1,5 +1,6 @@
 // The reference: each value from a 64-bit window at its first byte (the
 // window is assembled byte by byte near the end of the input).
+#include <algorithm>
 #include <cstring>
 
 #include "unpack/kernels.h"
@@ -49,8 +50,49 @@ void gather(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
 void gather4(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) { gather<4>(dict, idx, n, out); }
 void gather8(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) { gather<8>(dict, idx, n, out); }
 
+// The one-pass dictionary gather's reference: blocks of 1,024 indices
+// unpacked, then gathered with the bound check folded in as a clamp (no read
+// outside the dictionary, no second pass over the indices).
+template <size_t E>
+void gather_clamped(const uint8_t* dict, uint32_t last, const uint32_t* idx, size_t n, uint8_t* out,
+                           uint32_t* over) {
+  uint32_t any = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t v = idx[i];
+    any |= static_cast<uint32_t>(v > last);
+    std::memcpy(out + i * E, dict + size_t{std::min(v, last)} * E, E);
+  }
+  *over |= any;
+}
+
+size_t unpack_gather(const uint8_t* src, size_t nbytes, int width, size_t groups,
+                     const uint8_t* dict, uint32_t dict_size, int elem, uint8_t* out, bool* bad) {
+  if (dict_size == 0 || width < 1 || width > 32 || (elem != 4 && elem != 8 && elem != 16)) return 0;
+  constexpr size_t kBlockGroups = 128;  // 1,024 indices: 4 KiB of L1
+  alignas(64) uint32_t idx[kBlockGroups * 8];
+  const uint32_t last = dict_size - 1;
+  const size_t w = static_cast<size_t>(width), e = static_cast<size_t>(elem);
+  uint32_t over = 0;
+  size_t g = 0;
+  while (g < groups) {
+    const size_t want = std::min(kBlockGroups, groups - g);
+    const size_t got = unpack32(src + g * w, nbytes - g * w, width, want, idx);
+    if (got == 0) break;
+    uint8_t* o = out + g * 8 * e;
+    switch (e) {
+      case 4: gather_clamped<4>(dict, last, idx, got * 8, o, &over); break;
+      case 8: gather_clamped<8>(dict, last, idx, got * 8, o, &over); break;
+      default: gather_clamped<16>(dict, last, idx, got * 8, o, &over); break;
+    }
+    g += got;
+    if (got < want) break;
+  }
+  *bad = *bad || over != 0;
+  return g;
+}
+
 }  // namespace
 
-const UnpackKernels kScalarUnpackKernels{unpack32, unpack8, max32, gather4, gather8};
+const UnpackKernels kScalarUnpackKernels{unpack32, unpack8, max32, gather4, gather8, unpack_gather};
 
 }  // namespace pqfast::unpack

@@ -315,6 +315,113 @@ TEST(UnpackKernels, GathersEveryLevelEqualAPlainLoop) {
   });
 }
 
+// unpack_gather (indices unpacked and gathered in one pass) on every level
+// against unpack32 of the scalar table and a plain gather: widths 1..32,
+// entries of 4, 8 and 16 bytes, an input of exactly its groups' bytes and an
+// output of exactly the groups written (a read or write past either is an
+// ASan error); an index past the dictionary sets *bad and reads nothing
+// outside it; what a kernel leaves undone is a whole number of groups.
+TEST(UnpackKernels, UnpackGatherEveryLevelEqualsUnpackThenGather) {
+  namespace up = pqfast::unpack;
+  const auto& tables = up::unpack_kernel_tables();
+  const auto words = pqfast::testing::random_u64(4096, 47);
+  const auto* rnd = reinterpret_cast<const uint8_t*>(words.data());
+  pqfast::testing::for_each_simd_level([&](pqfast::SimdLevel l) {
+    const up::UnpackKernels* k = tables.by_level[static_cast<int>(l)];
+    if (k == nullptr) return;
+    for (int w = 1; w <= 32; ++w) {
+      for (size_t groups : {size_t{1}, size_t{2}, size_t{7}, size_t{9}, size_t{40}}) {
+        for (int e : {4, 8, 16}) {
+          for (bool in_range : {true, false}) {
+            const size_t nbytes = groups * static_cast<size_t>(w);
+            std::vector<uint8_t> src(rnd, rnd + nbytes);  // exactly the groups' bytes
+            std::vector<uint32_t> idx(groups * 8);
+            ASSERT_EQ(up::kScalarUnpackKernels.unpack32(src.data(), nbytes, w, groups, idx.data()), groups);
+            uint32_t top = 0;
+            for (uint32_t v : idx) top = std::max(top, v);
+            // In range: a dictionary just holding the largest index; out of
+            // range: one entry short of it (or of 1 when every index is 0).
+            const uint32_t dict_size = in_range ? top + 1 : std::max<uint32_t>(top, 1);
+            if (!in_range && top == 0) continue;
+            if (size_t{dict_size} * static_cast<size_t>(e) > (size_t{1} << 26)) continue;  // (wide random indices: a dictionary too large to build here)
+            std::vector<uint8_t> dict(size_t{dict_size} * static_cast<size_t>(e));
+            for (size_t i = 0; i < dict.size(); ++i) dict[i] = static_cast<uint8_t>(i * 131 + (i >> 8));
+            std::vector<uint8_t> got(groups * 8 * static_cast<size_t>(e), 0xee);
+            bool bad = false;
+            const size_t done = k->unpack_gather(src.data(), nbytes, w, groups, dict.data(), dict_size, e, got.data(), &bad);
+            ASSERT_LE(done, groups) << pqfast::simd_level_name(l) << " w " << w;
+            if (l == pqfast::SimdLevel::kScalar) ASSERT_EQ(done, groups) << " w " << w;
+            if (!in_range) {
+              // Bad whenever the indices it covered include one past the end.
+              bool past = false;
+              for (size_t i = 0; i < done * 8; ++i) past = past || idx[i] >= dict_size;
+              ASSERT_EQ(bad, past) << pqfast::simd_level_name(l) << " w " << w << " groups " << groups;
+              continue;
+            }
+            ASSERT_FALSE(bad) << pqfast::simd_level_name(l) << " w " << w;
+            for (size_t i = 0; i < done * 8; ++i) {
+              ASSERT_EQ(std::memcmp(got.data() + i * e, dict.data() + size_t{idx[i]} * e, e), 0)
+                  << pqfast::simd_level_name(l) << " w " << w << " e " << e << " groups " << groups << " value " << i;
+            }
+          }
+        }
+      }
+    }
+    // An empty dictionary: nothing done, nothing read.
+    bool bad = false;
+    uint8_t src[8] = {}, out[64];
+    ASSERT_EQ(k->unpack_gather(src, sizeof src, 1, 1, nullptr, 0, 4, out, &bad), 0u);
+  });
+}
+
+// A dictionary-encoded page through the reader's gathers (fixed entries of
+// 4, 8 and 16 bytes, and views): a bit-packed run of 200 indices of width 5
+// gathers the entries it names; the same run with one index at the
+// dictionary's size fails as corrupt, naming that index, at every position
+// (inside the one-pass kernel's groups and in the tail it leaves).
+TEST(ColumnReader, DictionaryGathersCheckEveryIndex) {
+  namespace d = pqfast::parquet::detail;
+  constexpr size_t kN = 200, kDict = 20;
+  for (size_t bad_at : {~size_t{0}, size_t{0}, size_t{7}, size_t{100}, size_t{191}, size_t{199}}) {
+    std::vector<uint32_t> idx(kN);
+    for (size_t i = 0; i < kN; ++i) idx[i] = static_cast<uint32_t>((i * 7 + 3) % kDict);
+    if (bad_at < kN) idx[bad_at] = kDict;  // (fits 5 bits: one past the last entry)
+    // Width byte, one bit-packed run header (25 groups), 25 * 5 bytes.
+    std::vector<uint8_t> page = {5, static_cast<uint8_t>((kN / 8) << 1 | 1)};
+    std::vector<uint8_t> bits(kN * 5 / 8, 0);
+    for (size_t i = 0; i < kN; ++i) {
+      for (int b = 0; b < 5; ++b) {
+        if (idx[i] >> b & 1) bits[(i * 5 + b) / 8] |= static_cast<uint8_t>(1u << ((i * 5 + b) % 8));
+      }
+    }
+    page.insert(page.end(), bits.begin(), bits.end());
+    for (int e : {4, 8, 16, 0}) {  // 0: views
+      d::Dictionary dict;
+      dict.present = true;
+      dict.size = kDict;
+      d::ReadBuffer& entries = e == 0 ? dict.views : dict.fixed;
+      const size_t es = e == 0 ? 16 : static_cast<size_t>(e);
+      entries.resize(kDict * es);
+      for (size_t i = 0; i < kDict * es; ++i) entries.data()[i] = static_cast<uint8_t>(i * 37 + 1);
+      std::vector<uint8_t> out(kN * es, 0xee);
+      const pqfast::Status st =
+          e == 0 ? d::dict_gather_views(dict, page.data(), page.size(), kN,
+                                        reinterpret_cast<pqfast::parquet::detail::BinaryViewElem*>(out.data()), "page")
+                 : d::dict_gather_fixed(dict, e, page.data(), page.size(), kN, out.data(), "page");
+      if (bad_at >= kN) {
+        ASSERT_TRUE(st.ok()) << st.error().message;
+        for (size_t i = 0; i < kN; ++i) {
+          ASSERT_EQ(std::memcmp(out.data() + i * es, entries.data() + idx[i] * es, es), 0) << "e " << e << " value " << i;
+        }
+      } else {
+        ASSERT_FALSE(st.ok()) << "e " << e << " bad at " << bad_at;
+        EXPECT_EQ(st.error().code, pqfast::ErrorCode::kCorrupt);
+        EXPECT_NE(st.error().message.find("dictionary index 20 is out of range"), std::string::npos) << st.error().message;
+      }
+    }
+  }
+}
+
 // Decimals from PLAIN values (convert_fixed): big-endian FIXED_LEN_BYTE_ARRAY
 // of 1..17 bytes (1..8 take the 8-byte-load path, its last values the byte
 // loop), INT32 and INT64, into 128- and 256-bit little-endian integers,
