@@ -146,6 +146,8 @@ Status dict_gather_fixed_onepass(const Dictionary& dict, const uint8_t* d, size_
 Status dict_gather_fixed(const Dictionary& dict, int32_t elem, const uint8_t* p, size_t len, size_t n, uint8_t* out,
                          const std::string& where) {
   PQFAST_ASSIGN_OR_RETURN(HybridReader r, index_reader(dict, p, len, where));
+  // 4, 8 and 16 bytes (almost every fixed column) in one pass; 1, 2 (small
+  // ints narrowed), 12 (INT96) and 32 (decimal256) bytes below.
   if (elem == 4 || elem == 8 || elem == 16) {
     return dict_gather_fixed_onepass(dict, dict.fixed.data(), static_cast<size_t>(elem), r, n, out, where);
   }
@@ -163,9 +165,6 @@ Status dict_gather_fixed(const Dictionary& dict, int32_t elem, const uint8_t* p,
       switch (e) {
         case 1: fill<1>(d + v, k, o); break;
         case 2: fill<2>(d + v * 2, k, o); break;
-        case 4: fill<4>(d + v * 4, k, o); break;
-        case 8: fill<8>(d + size_t{v} * 8, k, o); break;
-        case 16: fill<16>(d + size_t{v} * 16, k, o); break;
         default: for (size_t i = 0; i < k; ++i) std::memcpy(o + i * e, d + size_t{v} * e, e);
       }
     } else {
@@ -173,12 +172,6 @@ Status dict_gather_fixed(const Dictionary& dict, int32_t elem, const uint8_t* p,
       switch (e) {
         case 1: gather<1>(d, idx, k, o); break;
         case 2: gather<2>(d, idx, k, o); break;
-        // 4 and 8 bytes: the active level's gather (vpgatherdd / vpgatherdq:
-        // Q12's dates and keys 7% faster on AVX-512, even on AVX2; 16-byte
-        // entries by two vpgatherqq were 8% slower than the scalar copies).
-        case 4: pqfast::unpack::active_unpack_kernels().gather4(d, idx, k, o); break;
-        case 8: pqfast::unpack::active_unpack_kernels().gather8(d, idx, k, o); break;
-        case 16: gather<16>(d, idx, k, o); break;
         case 32: gather<32>(d, idx, k, o); break;
         default: for (size_t i = 0; i < k; ++i) std::memcpy(o + i * e, d + size_t{idx[i]} * e, e);
       }
