@@ -13,31 +13,42 @@
 namespace pqfast::unpack {
 namespace {
 
+// The shuffle, shifts and mask of one width (built once per call), and the
+// step that unpacks group g: unpack32 and the one-pass gather share it.
+struct GroupUnpacker {
+  __m256i shuf, shift, mask;
+  size_t width, b4;  // b4: the byte value 4 starts in
+
+  explicit GroupUnpacker(int w) : width(static_cast<size_t>(w)), b4(static_cast<size_t>((4 * w) >> 3)) {
+    alignas(32) uint8_t s[32];
+    alignas(32) uint32_t sh[8];
+    for (int i = 0; i < 8; ++i) {
+      const int bit = i * w;
+      const int rel = (bit >> 3) - (i < 4 ? 0 : static_cast<int>(b4));
+      for (int k = 0; k < 4; ++k) s[i * 4 + k] = static_cast<uint8_t>(rel + k);
+      sh[i] = static_cast<uint32_t>(bit & 7);
+    }
+    shuf = _mm256_load_si256(reinterpret_cast<const __m256i*>(s));
+    shift = _mm256_load_si256(reinterpret_cast<const __m256i*>(sh));
+    mask = _mm256_set1_epi32(static_cast<int>((1u << w) - 1));
+  }
+  // Whether group g's two 16-byte loads stay inside nbytes.
+  bool fits(size_t g, size_t nbytes) const { return g * width + b4 + 16 <= nbytes; }
+  __m256i group(const uint8_t* src, size_t g) const {
+    const uint8_t* p = src + g * width;
+    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + b4));
+    const __m256i v = _mm256_shuffle_epi8(_mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1), shuf);
+    return _mm256_and_si256(_mm256_srlv_epi32(v, shift), mask);
+  }
+};
+
 size_t unpack32(const uint8_t* src, size_t nbytes, int width, size_t groups, uint32_t* out) {
   if (width > 25 || width < 1) return 0;
-  const int w = width;
-  alignas(32) uint8_t shuf[32];
-  alignas(32) uint32_t shifts[8];
-  const int b4 = (4 * w) >> 3;
-  for (int i = 0; i < 8; ++i) {
-    const int bit = i * w;
-    const int rel = (bit >> 3) - (i < 4 ? 0 : b4);
-    for (int k = 0; k < 4; ++k) shuf[i * 4 + k] = static_cast<uint8_t>(rel + k);
-    shifts[i] = static_cast<uint32_t>(bit & 7);
-  }
-  const __m256i vshuf = _mm256_load_si256(reinterpret_cast<const __m256i*>(shuf));
-  const __m256i vshift = _mm256_load_si256(reinterpret_cast<const __m256i*>(shifts));
-  const __m256i vmask = _mm256_set1_epi32(static_cast<int>((1u << w) - 1));
+  const GroupUnpacker u(width);
   size_t g = 0;
-  for (; g < groups; ++g) {
-    const size_t base = g * static_cast<size_t>(w);
-    if (base + static_cast<size_t>(b4) + 16 > nbytes) break;
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + base));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + base + b4));
-    __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-    v = _mm256_shuffle_epi8(v, vshuf);
-    v = _mm256_and_si256(_mm256_srlv_epi32(v, vshift), vmask);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + g * 8), v);
+  for (; g < groups && u.fits(g, nbytes); ++g) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + g * 8), u.group(src, g));
   }
   return g;
 }
@@ -85,30 +96,13 @@ void gather8(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out) {
 template <size_t E>
 size_t unpack_gather_groups(const uint8_t* src, size_t nbytes, int width, size_t groups, const uint8_t* dict,
                             uint32_t dict_size, uint8_t* out, bool* bad) {
-  const int w = width;
-  alignas(32) uint8_t shuf[32];
-  alignas(32) uint32_t shifts[8];
-  const int b4 = (4 * w) >> 3;
-  for (int i = 0; i < 8; ++i) {
-    const int bit = i * w;
-    const int rel = (bit >> 3) - (i < 4 ? 0 : b4);
-    for (int k = 0; k < 4; ++k) shuf[i * 4 + k] = static_cast<uint8_t>(rel + k);
-    shifts[i] = static_cast<uint32_t>(bit & 7);
-  }
-  const __m256i vshuf = _mm256_load_si256(reinterpret_cast<const __m256i*>(shuf));
-  const __m256i vshift = _mm256_load_si256(reinterpret_cast<const __m256i*>(shifts));
-  const __m256i vmask = _mm256_set1_epi32(static_cast<int>((1u << w) - 1));
+  const GroupUnpacker u(width);
   const __m256i vlast = _mm256_set1_epi32(static_cast<int>(dict_size - 1));
   __m256i over = _mm256_setzero_si256();
   alignas(32) uint32_t idx[8];
   size_t g = 0;
-  for (; g < groups; ++g) {
-    const size_t base = g * static_cast<size_t>(w);
-    if (base + static_cast<size_t>(b4) + 16 > nbytes) break;
-    const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + base));
-    const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + base + b4));
-    __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-    v = _mm256_and_si256(_mm256_srlv_epi32(_mm256_shuffle_epi8(v, vshuf), vshift), vmask);
+  for (; g < groups && u.fits(g, nbytes); ++g) {
+    const __m256i v = u.group(src, g);
     const __m256i c = _mm256_min_epu32(v, vlast);  // (unsigned: min(idx, size - 1))
     over = _mm256_or_si256(over, _mm256_xor_si256(c, v));
     _mm256_store_si256(reinterpret_cast<__m256i*>(idx), c);
