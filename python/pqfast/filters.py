@@ -447,16 +447,28 @@ class Dnf(list):
     as it is (what is left of a filter once partition keys are decided)."""
 
 
+def constant_filter(filters: Any) -> Any:
+    """A pyarrow boolean or null Scalar as the constant Expression it
+    means (DataFusion hands a dataset the Scalar its planner folded a
+    condition to, ``WHERE i = 3 AND i = 4`` -> false, not an Expression);
+    anything else as it is."""
+    if isinstance(filters, pa.Scalar) and (pa.types.is_boolean(filters.type) or pa.types.is_null(filters.type)):
+        return pc.scalar(pa.scalar(filters.as_py(), pa.bool_()))
+    return filters
+
+
 def normalize(filters: Any) -> list[list[Atom]]:
     """The filter as a DNF: OR over the outer list, AND over each inner list.
 
     ``filters`` is pyarrow's DNF form or a ``pyarrow.compute.Expression`` (see the
-    module docstring), or a :class:`Dnf`; anything else raises ``pqfast.FormatError``.
+    module docstring), a boolean ``pyarrow.Scalar`` (a constant condition), or a
+    :class:`Dnf`; anything else raises ``pqfast.FormatError``.
     """
     if isinstance(filters, Dnf):
         return [list(c) for c in filters]
     if filters is None:
         raise FormatError("invalid argument: filters is None")
+    filters = constant_filter(filters)
     if isinstance(filters, pc.Expression):
         tree = _from_expression(filters)
     elif isinstance(filters, (list, tuple)):

@@ -39,7 +39,7 @@ from ._pqfast import FormatError
 from ._read import _memory_limit, _plans
 from ._filtered_scan import read_filtered, scanner_schema, with_map_types
 from ._sidecar import local_tails
-from .filters import Dnf, encode_atom_values, normalize, to_expression
+from .filters import Dnf, constant_filter, encode_atom_values, normalize, to_expression
 
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
@@ -134,6 +134,7 @@ def _filter_expression(filters, schema=None):
 
     if isinstance(filters, Dnf):
         return to_expression(filters, schema)
+    filters = constant_filter(filters)
     return filters if isinstance(filters, pc.Expression) else pq.filters_to_expression(filters)
 
 

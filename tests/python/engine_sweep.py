@@ -185,6 +185,7 @@ SQL = [
     ("mixed or", "SELECT id FROM {t} WHERE (i < 10 OR s IS NULL) AND region <> 'north'", False),
     ("function", "SELECT id FROM {t} WHERE i + 1 = 8", False),
     ("coalesce", "SELECT id FROM {t} WHERE coalesce(i, -1) = -1", False),
+    ("contradiction", "SELECT id FROM {t} WHERE i = 3 AND i = 4", False),
     ("count", "SELECT count(*) AS n FROM {t}", False),
     ("counts", "SELECT count(i) AS ni, count(x) AS nx, sum(dec) AS sd, min(d) AS md, max(ts) AS mt, "
                "count(DISTINCT s) AS ns FROM {t}", False),

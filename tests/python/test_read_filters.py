@@ -288,6 +288,13 @@ def test_constant_conditions(engine, bloom_lake):
     _same(engine, bloom_lake, ["v"], ~((F("id") < 10**9) & f) & (F("cat") == "b"))
     with pytest.raises(pqfast.FormatError, match="bare literal"):
         engine(bloom_lake, filters=pc.scalar(1))
+    # A boolean pyarrow Scalar (not an Expression; DataFusion hands a dataset
+    # the constant its planner folded a contradiction to): the same constant.
+    assert _same(engine, bloom_lake, ["id"], pa.scalar(True), t).num_rows == 32000
+    for s in (pa.scalar(False), pa.scalar(None, pa.bool_()), pa.scalar(None)):
+        assert _same(engine, bloom_lake, ["id"], s, f).num_rows == 0
+    with pytest.raises(pqfast.FormatError, match="Int64Scalar"):
+        engine(bloom_lake, filters=pa.scalar(1))
 
 
 def test_is_null_on_dictionary_chunks_without_statistics(engine, tmp_path):
