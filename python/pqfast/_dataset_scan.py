@@ -50,7 +50,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _pqfast
-from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, format_error
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, column_list, format_error
 from ._lake import LOCAL, Lake
 from ._nested import batches_with_map_names
 from ._paths import _remote_urls
@@ -117,16 +117,6 @@ def _checked_threads(n):
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise FormatError(f"invalid argument: threads must be a count of threads (0: every core), not {n!r}")
     return int(n)
-
-
-def _as_columns(columns) -> list | None:
-    if columns is None:
-        return None
-    if isinstance(columns, dict):
-        raise FormatError("invalid argument: columns takes a list of column names (expressions are not supported)")
-    if isinstance(columns, str):
-        raise FormatError("invalid argument: columns takes a list of column names, not a str")
-    return list(columns)
 
 
 class _Filter:
@@ -212,7 +202,7 @@ class Scanner:
         self._lake = lake
         self._scan_stats = scan_stats
         self._selection = selection  # [(file, [row group] or None)]
-        self._columns = _as_columns(columns)
+        self._columns = column_list(columns)
         self._filter = _Filter(filter)
         self._batch_size = _checked_batch_size(batch_size)
         self._threads = _checked_threads(threads)

@@ -20,6 +20,20 @@ MEMORY_LIMIT = "memory limit"
 CODES = (INVALID_ARGUMENT, TRUNCATED, CORRUPT, UNSUPPORTED, LIMIT_EXCEEDED, IO_ERROR, MEMORY_LIMIT)
 
 
+def column_list(columns) -> list | None:
+    """``columns=`` of a read as a list of names (None: every column). A
+    str is refused, not taken for the list of its letters (``"id"`` read
+    columns ``i`` and ``d``); a dict (pyarrow's expressions) too."""
+    if columns is None:
+        return None
+    if isinstance(columns, dict):
+        raise format_error("invalid argument: columns takes a list of column names (expressions are not supported)")
+    if isinstance(columns, (str, bytes)):
+        raise format_error(f"invalid argument: columns takes a list of column names, not a {type(columns).__name__} "
+                           f"(columns=[{columns!r}] reads that one column)")
+    return list(columns)
+
+
 def format_error(message: str, code: str | None = INVALID_ARGUMENT, column: str | None = None) -> FormatError:
     """A FormatError with its code and, when its message names the column it
     is about, that column (``.column``: callers add the name only when absent)."""

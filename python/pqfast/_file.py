@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _pqfast
 from ._encode import _decode_stat
+from ._errors import column_list
 from ._plan import duration_units
 from ._read import arrow_errors_named, read_source
 from ._scan_whole import read_file
@@ -388,6 +389,7 @@ class ParquetFile:
         ``memory_limit``, ``strings``, ``read_dictionary``: as ``pqfast.read_table`` takes
         them (``read_dictionary`` None: the one the file was opened with); ``threads``: the
         reader's threads (None: ``use_threads`` decides, all cores or one)."""
+        columns = column_list(columns)
         if read_dictionary is None:
             read_dictionary = self._read_dictionary
         if self._source.local:

@@ -42,6 +42,7 @@ from . import _pqfast
 from ._dataset import dataset as _dataset
 from ._dataset_scan import read_row_groups
 from ._encode import _as_list_or_array
+from ._errors import column_list
 from ._file import _column_descriptor
 from ._paths import expand_paths, _remote_urls
 from .filters import normalize, to_expression
@@ -358,7 +359,7 @@ def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, stora
     return list(ds.get_fragments(filter=filters, prune_files=on_cluster))
 
 
-def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any = None, *, client=None,
+def read_parquet(source: Any, columns: Sequence[str] | str | None = None, filters: Any = None, *, client=None,
                  partitioning: str | None = "hive", filesystem: Any = None, storage_options: dict | None = None,
                  fragments_per_partition: int = 1, files_per_task: int = 1000, prune_on_cluster: bool | None = None):
     """A dask DataFrame of the rows ``dask.dataframe.read_parquet(source,
@@ -372,7 +373,8 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any
     or on the cluster (``client`` or the default client) in tasks of
     ``files_per_task`` files when the lake is unpartitioned and larger than
     that (``prune_on_cluster`` forces either). No fragment kept: one empty
-    partition with the projected columns.
+    partition with the projected columns. ``columns`` a str (one name): a
+    dask Series of that column, as Dask gives it.
 
     A DNF filter means what it means to Dask (:func:`dask_filters`): ``!=``
     and ``not in`` keep null rows, and ``("c", "is", None)`` /
@@ -382,13 +384,17 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filters: Any
     dataset_kw = {"partitioning": partitioning, "filesystem": filesystem, "storage_options": storage_options}
     ds = _dataset(source, **dataset_kw)
     filters = dask_filters(filters, ds.schema)
-    cols = None if columns is None else list(columns)
+    # A str names one column: a dask Series of it, as dd.read_parquet(columns="id") gives.
+    series = isinstance(columns, str)
+    cols = [columns] if series else column_list(columns)
     schema = ds.schema if cols is None else pa.schema([ds.schema.field(c) for c in cols])
     meta = _pandas(schema.empty_table())
     frags = _fragments(ds, filters, client, files_per_task, prune_on_cluster, storage_options)
     if not frags:
-        return dd.from_pandas(meta, npartitions=1)
-    n = max(1, int(fragments_per_partition))
-    groups = [frags[i:i + n] for i in range(0, len(frags), n)]
-    return dd.from_map(_read_fragments, groups, columns=cols, filters=filters, schema=schema, meta=meta,
-                       enforce_metadata=False)
+        df = dd.from_pandas(meta, npartitions=1)
+    else:
+        n = max(1, int(fragments_per_partition))
+        groups = [frags[i:i + n] for i in range(0, len(frags), n)]
+        df = dd.from_map(_read_fragments, groups, columns=cols, filters=filters, schema=schema, meta=meta,
+                         enforce_metadata=False)
+    return df[columns] if series else df

@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 from polars.io.plugins import register_io_source
 
 from ._dataset import Dataset, dataset as _dataset
+from ._errors import UNSUPPORTED, format_error
 from ._plan import _LT_ENUM, _LT_JSON, embedded_schema, is_null_typed
 
 __all__ = ["scan_parquet", "translate", "Translation", "polars_schema"]
@@ -614,14 +615,34 @@ def _frame_table(table: pa.Table, typing: _Typing, columns: list[str]) -> pl.Dat
     return _typed(df, typing).select(columns)
 
 
-def scan_parquet(source: Any, *, partitioning: str | None = "hive", filesystem: Any = None,
-                 storage_options: dict | None = None, schema: pa.Schema | None = None,
-                 threads: int | None = None, memory_limit: int | None = None) -> pl.LazyFrame:
+def scan_parquet(source: Any, *, n_rows: int | None = None, row_index_name: str | None = None,
+                 row_index_offset: int = 0, hive_partitioning: bool | None = None,
+                 partitioning: str | None = "hive", filesystem: Any = None, storage_options: dict | None = None,
+                 schema: pa.Schema | None = None, threads: int | None = None, memory_limit: int | None = None,
+                 include_file_paths: str | None = None, glob: bool = True, parallel: str = "auto",
+                 use_statistics: bool = True, low_memory: bool = False, cache: bool = True) -> pl.LazyFrame:
     """A ``pl.LazyFrame`` over Parquet files read by pqfast (``source`` as
     ``pqfast.dataset`` takes it: a path, a list, a glob, a directory, an
     ``s3://`` URL or prefix; or a ``pqfast.Dataset``). Projections, exactly translatable predicates,
     ``n_rows`` (``head``/``limit``) and polars' batch size are pushed into
-    pqfast's scan; the rest of a predicate is applied by polars."""
+    pqfast's scan; the rest of a predicate is applied by polars.
+
+    ``pl.scan_parquet``'s arguments mean what they mean there: ``n_rows``
+    (the first rows only), ``row_index_name``/``row_index_offset`` (a row
+    index first, counted over the files' rows before any filter),
+    ``hive_partitioning`` (False: directory names are not columns; None or
+    True: ``key=value`` levels are, as ``partitioning="hive"``). ``parallel``,
+    ``use_statistics``, ``low_memory`` and ``cache`` tune polars'
+    own reader and are taken without effect (pqfast decides its threads by
+    ``threads``, and always prunes by statistics). ``include_file_paths``
+    and ``glob=False`` are refused (FormatError, code "unsupported")."""
+    if include_file_paths is not None:
+        raise format_error("pqfast.polars.scan_parquet: include_file_paths is not supported", UNSUPPORTED)
+    if not glob:
+        raise format_error("pqfast.polars.scan_parquet: glob=False is not supported (a path with * is a glob)",
+                           UNSUPPORTED)
+    if hive_partitioning is False:
+        partitioning = None
     if isinstance(source, Dataset):
         ds = source
     else:
@@ -633,5 +654,10 @@ def scan_parquet(source: Any, *, partitioning: str | None = "hive", filesystem: 
         scan_kw["threads"] = threads
     if memory_limit is not None:
         scan_kw["memory_limit"] = memory_limit
-    return register_io_source(_source(ds, typing, scan_kw), schema=typing.schema, is_pure=True,
-                              explain_name="pqfast", explain_detail=f"{len(ds.files)} files")
+    lf = register_io_source(_source(ds, typing, scan_kw), schema=typing.schema, is_pure=True,
+                            explain_name="pqfast", explain_detail=f"{len(ds.files)} files")
+    if row_index_name is not None:
+        lf = lf.with_row_index(row_index_name, offset=row_index_offset)
+    if n_rows is not None:
+        lf = lf.head(n_rows)
+    return lf

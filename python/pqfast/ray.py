@@ -30,6 +30,7 @@ from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 
 from ._dataset import dataset as _dataset
+from ._errors import column_list
 from ._pqfast import FormatError
 from .filters import normalize
 
@@ -65,6 +66,7 @@ class PqfastDatasource(Datasource):
         super().__init__()
         self._source = source
         self._dataset_kw = dataset_kw
+        columns = column_list(columns)
         self._projection_map = None if columns is None else {c: c for c in columns}
         self._filter = _as_expression(filter)
         if self._filter is not None:

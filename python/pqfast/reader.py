@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from . import fs_driver
-from ._errors import INVALID_ARGUMENT, code_of
+from ._errors import INVALID_ARGUMENT, code_of, column_list
 from ._file import ParquetFile
 from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
@@ -125,6 +125,7 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     the pages' runs (no string is built), which makes group-by keys cheap for
     engines (docs/read_dictionary.md). Other columns named there keep their type.
     """
+    columns = column_list(columns)
     remote = is_remote(source, filesystem)
     if row_groups is None and remote:
         # s3://, filesystem= and file objects through the dataset scan (the

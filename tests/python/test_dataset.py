@@ -588,3 +588,26 @@ def test_memory_errors_name_the_limit_the_user_set(tmp_path):
                 shown = re.findall(r"memory limit of (\d+ KiB)", str(e))
                 assert shown == [f"{limit >> 10} KiB"], str(e)
     assert raised == 6  # (each limit is below what a row group decodes into)
+
+
+def test_columns_as_a_str_is_refused_everywhere(tmp_path):
+    """columns="id" was read as the columns "i" and "d" by read_table and
+    ParquetFile.read (pyarrow.parquet.ParquetFile.read still does): every
+    read refuses a str, naming the list form, with the invalid-argument code."""
+    t = pa.table({"id": [1, 2], "i": [3, 4], "d": [5, 6]})
+    p = tmp_path / "f.parquet"
+    pq.write_table(t, p)
+    reads = [lambda: pqfast.read_table(str(p), columns="id"),
+             lambda: pqfast.read_table(str(tmp_path), columns="id"),
+             lambda: pqfast.read_table(str(p), columns="id", filters=[("id", "==", 1)]),
+             lambda: pqfast.ParquetFile(str(p)).read(columns="id"),
+             lambda: pqfast.ParquetFile(str(p)).read_row_group(0, columns="id"),
+             lambda: pqfast.dataset(str(p)).to_table(columns="id"),
+             lambda: pqfast.dataset(str(p)).scanner(columns=b"id")]
+    for read in reads:
+        with pytest.raises(pqfast.FormatError, match=r"not a (str|bytes) \(columns=\[") as e:
+            read()
+        assert e.value.code == "invalid argument"
+    with pytest.raises(pqfast.FormatError, match="expressions are not supported"):
+        pqfast.read_table(str(p), columns={"x": pc.field("id")})
+    assert pqfast.read_table(str(p), columns=("id",)).column_names == ["id"]

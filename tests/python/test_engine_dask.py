@@ -231,3 +231,17 @@ def test_dask_filter_errors_are_clear(tmp_path):
     # Filters Dask and pyarrow mean alike are handed on as given (the lookup's pruning reads them).
     f = [("id", "==", 3)]
     assert pqdask.dask_filters(f, pa.schema([("id", pa.int64())])) is f
+
+
+def test_columns_as_one_name_is_a_series(tmp_path):
+    """columns="g" (a str): a dask Series of that column, as
+    dask.dataframe.read_parquet gives, never the columns named by its
+    letters."""
+    import dask
+
+    d = str(_nully_lake(tmp_path))
+    with dask.config.set(scheduler="sync"):
+        got = pqdask.read_parquet(d, columns="id", filters=[("g", "==", 3)]).compute()
+        want = dd.read_parquet(d, columns="id", filters=[("g", "==", 3)]).compute()
+    assert got.name == want.name == "id" and got.ndim == want.ndim == 1
+    assert sorted(got) == sorted(want) and len(want) > 0

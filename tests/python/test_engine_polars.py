@@ -264,6 +264,31 @@ def test_batches_and_n_rows_are_pushed(lakes):
     assert got.height == engine_lakes.FILES * engine_lakes.ROWS
 
 
+def test_pl_scan_parquet_arguments(lakes):
+    """pl.scan_parquet's own arguments mean the same through pqfast: n_rows,
+    a row index (counted before any filter), hive_partitioning; hints for
+    polars' reader are taken; what pqfast does not do is refused, clearly."""
+    d, h = lakes["bloom"], lakes["hive"]
+    glob = str(d / "*.parquet")
+    v = engine_lakes.lookup_ids(d)
+    for kw in ({"n_rows": 17}, {"row_index_name": "r"}, {"row_index_name": "r", "row_index_offset": 1000},
+               {"n_rows": 9, "row_index_name": "r"}, {"parallel": "row_groups", "use_statistics": False,
+                                                      "low_memory": True, "cache": False}):
+        ours, theirs = pqpl.scan_parquet(glob, **kw), pl.scan_parquet(glob, **kw)
+        _check(ours, theirs, f"{kw}", ordered=True)
+        if "row_index_name" in kw:
+            f = pl.col("id").is_in(v["ten"])
+            _check(ours.filter(f), theirs.filter(f), f"{kw} filtered", ordered=True)
+    for hive in (False, True, None):
+        ours, theirs = pqpl.scan_parquet(str(h), hive_partitioning=hive), pl.scan_parquet(str(h), hive_partitioning=hive)
+        assert ours.collect_schema() == theirs.collect_schema(), hive
+        _check(ours.filter(pl.col("score") < 10), theirs.filter(pl.col("score") < 10), f"hive_partitioning={hive}")
+    for kw, match in (({"include_file_paths": "path"}, "include_file_paths"), ({"glob": False}, "glob=False")):
+        with pytest.raises(pqfast.FormatError, match=match) as e:
+            pqpl.scan_parquet(glob, **kw)
+        assert e.value.code == "unsupported"
+
+
 def test_one_id_reads_what_read_table_reads(lakes):
     d = lakes["bloom"]
     v = engine_lakes.lookup_ids(d)

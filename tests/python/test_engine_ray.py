@@ -162,3 +162,10 @@ def test_one_id_reads_what_read_table_reads(lakes):
     # Fewer bytes: the other files were ruled out by their Bloom filters before
     # any task (read_table reads their footers and filters in its scan).
     assert stats["bytes_read"] <= want_stats["bytes_read"], (stats, want_stats)
+
+
+def test_columns_as_a_str_is_refused(lakes):
+    """A str is not taken for the list of its letters (``"id"`` would read columns i and d)."""
+    with pytest.raises(pqfast.FormatError, match="not a str") as e:
+        pqray.read_parquet(str(lakes["bloom"]), columns="id")
+    assert e.value.code == "invalid argument"
