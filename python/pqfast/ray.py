@@ -68,9 +68,10 @@ class PqfastDatasource(Datasource):
         self._dataset_kw = dataset_kw
         columns = column_list(columns)
         self._projection_map = None if columns is None else {c: c for c in columns}
+        # (a DNF pyarrow cannot read fails here, not in a task; an Expression
+        # the engine does not take, is_nan(x) or arithmetic, is evaluated by
+        # pyarrow.compute on each unit read, as pqfast.dataset does)
         self._filter = _as_expression(filter)
-        if self._filter is not None:
-            normalize(self._filter)  # a filter pqfast cannot take fails here, not in a task
         self._fragments_per_task = fragments_per_task
         self._ds = None
 

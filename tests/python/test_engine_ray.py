@@ -169,3 +169,18 @@ def test_columns_as_a_str_is_refused(lakes):
     with pytest.raises(pqfast.FormatError, match="not a str") as e:
         pqray.read_parquet(str(lakes["bloom"]), columns="id")
     assert e.value.code == "invalid argument"
+
+
+def test_filters_pqfast_evaluates_after_the_read(lakes):
+    """An Expression the engine does not take (arithmetic, a function) is
+    taken as pqfast.dataset takes it (pyarrow.compute on each unit read),
+    not refused."""
+    import pyarrow.compute as pc
+
+    d = str(lakes["hive"])
+    for f in ((pc.field("score") + 1) == 8, pc.is_nan(pc.field("weight")) | (pc.field("weight") > 0.9),
+              (pc.multiply(pc.field("score"), 3) > 200) & (pc.field("region") == "east")):
+        got = _table(pqray.read_parquet(d, columns=["id", "score", "weight"], filter=f))
+        want = _own(d, "hive", None, None).filter(f).select(["id", "score", "weight"])
+        engine_lakes.assert_same(got, want, what=str(f))
+        assert want.num_rows > 0
