@@ -132,6 +132,24 @@ def _decimal_unscaled(desc: dict, v: Any) -> int:
     return int(unscaled)
 
 
+def integer_range(desc: dict) -> tuple[int, int] | None:
+    """(lo, hi) of a plain integer column (INT32/INT64 without a date, time,
+    timestamp, decimal or duration meaning; its width and sign from the
+    logical or converted type); None for any other column."""
+    lt = desc["logical_type"]
+    kind, conv, pt = lt["kind"], desc["converted_type"], desc["physical_type"]
+    if pt not in ("INT32", "INT64") or kind not in (0, _LT_INTEGER) or desc.get("duration_unit"):
+        return None
+    if conv and not conv.startswith(("UINT_", "INT_")):
+        return None
+    bits = 32 if pt == "INT32" else 64
+    unsigned = (kind == _LT_INTEGER and not lt["is_signed"]) or (conv or "").startswith("UINT")
+    width = lt["bit_width"] if kind == _LT_INTEGER and lt["bit_width"] else bits
+    if conv and kind != _LT_INTEGER:
+        width = int(conv.split("_")[1])
+    return (0, (1 << width) - 1) if unsigned else (-(1 << (width - 1)), (1 << (width - 1)) - 1)
+
+
 def _int_value(desc: dict, v: Any) -> int:
     """An INT32/INT64 column value as the integer stored (before wrap to the width)."""
     lt = desc["logical_type"]

@@ -31,7 +31,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
-from ._encode import encode_values
+from ._encode import encode_values, integer_range
 from ._errors import reworded
 from ._pqfast import FormatError
 
@@ -648,6 +648,57 @@ def _float_literal(name: str, pt: str, op: str, v: Any):
     if op in ("eq", "ne"):
         return math.nan
     return float(hi if op in ("lt", "ge") else lo)
+
+
+# A comparison whose literal is above (below) every value of the column: its
+# result on every non-null row.
+_ABOVE_ALL = {"eq": False, "ne": True, "lt": True, "le": True, "gt": False, "ge": False}
+_BELOW_ALL = {"eq": False, "ne": True, "lt": False, "le": False, "gt": True, "ge": True}
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _integral_in(v: Any, lo: int, hi: int) -> bool:
+    return v == v and not math.isinf(v) and v == math.floor(v) and lo <= v <= hi
+
+
+def numbers_on_integers(desc: dict, atom: Atom) -> Atom | bool:
+    """``atom`` on a plain integer column with its literals made integers
+    of the column, comparing as numbers as pyarrow does where the literal
+    is a float or an integer past the column's width: ``i > 2.5`` is
+    ``i > 2``, ``i <= 2.5`` is ``i <= 2``, ``i in [3.0, 2.5]`` is ``i in
+    [3]``. True or False where the comparison is that on every non-null row
+    (``i == 2.5``, ``i < 1e30``, ``i > 2**40`` on INT32; NaN: false but
+    ``!=``), ``negate`` applied. Any other atom as given (compared exactly,
+    where pyarrow would round an INT64 past 2**53 to a double)."""
+    rng = integer_range(desc)
+    if rng is None or atom.op == "is_null":
+        return atom
+    lo, hi = rng
+    values = [v for v in atom.values if v is not None]
+    if not values or not all(_is_number(v) for v in values) \
+            or all(isinstance(v, (int, np.integer)) and lo <= v <= hi for v in values):
+        return atom
+    if atom.op == "in":
+        return atom._replace(values=tuple(v if v is None else int(v) for v in atom.values
+                                          if v is None or _integral_in(v, lo, hi)))
+    v, op = atom.values[0], atom.op
+    if v != v:
+        result = op == "ne"  # NaN
+    elif v > hi:
+        result = _ABOVE_ALL[op]
+    elif v < lo:
+        result = _BELOW_ALL[op]
+    elif v != math.floor(v):  # between two integers f < v < f + 1
+        if op in ("eq", "ne"):
+            result = op == "ne"
+        else:
+            return atom._replace(op="gt" if op in ("gt", "ge") else "le", values=(math.floor(v),))
+    else:
+        return atom._replace(values=(int(v),))
+    return result != atom.negate
 
 
 def encode_atom_values(desc: dict, atom: Atom) -> tuple[np.ndarray, np.ndarray | None, int, bool]:

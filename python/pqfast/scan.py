@@ -39,7 +39,7 @@ from ._pqfast import FormatError
 from ._read import _memory_limit, _plans
 from ._filtered_scan import read_filtered, scanner_schema, with_map_types
 from ._sidecar import local_tails
-from .filters import Dnf, constant_filter, encode_atom_values, normalize, to_expression
+from .filters import Atom, Dnf, constant_filter, encode_atom_values, normalize, numbers_on_integers, to_expression
 
 _LT_DECIMAL = 5  # parquet.thrift LogicalType union id
 
@@ -110,6 +110,12 @@ def _encode_filter(dnf, descs: dict, path: str):
                     dead = True
                     break
                 continue
+            got = numbers_on_integers(desc, a)
+            if got is False:  # (never TRUE: the conjunct keeps no row)
+                dead = True
+                break
+            # TRUE on every non-null row: is_valid, as a conjunct means it.
+            a = Atom(a.column, "is_null", True, ()) if got is True else got
             if a.op == "is_null":
                 atoms.append((a.column, a.op, bool(a.negate), desc["physical_type"], 0, b"", None, False, -1))
                 continue
