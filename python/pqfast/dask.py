@@ -252,9 +252,14 @@ def dask_filters(filters: Any, schema: pa.Schema) -> Any:
     ``("g", "is", None)`` and ``("g", "is not", None)``, and counts NaN as
     null in both cases. A DNF list that uses none of these is returned as
     given, so the lookup's pruning sees the same tuples. Otherwise the result
-    is the pyarrow Expression Dask builds for these filters."""
+    is the pyarrow Expression Dask builds for these filters. An empty list
+    is no filter, as Dask takes it."""
     if filters is None or isinstance(filters, pc.Expression):
         return filters
+    if isinstance(filters, (list, tuple)) and len(filters) == 0:
+        return None
+    if isinstance(filters, (list, tuple)) and isinstance(filters[0], str):
+        normalize(filters)  # one bare predicate: its clear FormatError
     disjunction = [filters] if filters and isinstance(filters[0], tuple) and isinstance(filters[0][0], str) \
         else filters
     preds = [p for conj in disjunction for p in conj]

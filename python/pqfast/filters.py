@@ -131,6 +131,13 @@ def _scalar_value(v: Any) -> Any:
 
 
 def _from_dnf(filters: Any):
+    if filters and isinstance(filters[0], str):
+        raise FormatError(f"invalid argument: malformed filters: {tuple(filters)!r} is one predicate; give a "
+                          f"list of them: [{tuple(filters)!r}]")
+    for f in filters:
+        if not isinstance(f, (list, tuple)):
+            raise FormatError(f"invalid argument: malformed filters: {f!r} is not a (column, op, value) tuple "
+                              "or a list of them")
     if len(filters) == 0 or any(len(f) == 0 for f in filters):
         raise FormatError("invalid argument: malformed filters: an empty list (pyarrow's DNF "
                           "needs at least one predicate in each conjunction)")

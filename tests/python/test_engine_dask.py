@@ -245,3 +245,6 @@ def test_columns_as_one_name_is_a_series(tmp_path):
         want = dd.read_parquet(d, columns="id", filters=[("g", "==", 3)]).compute()
     assert got.name == want.name == "id" and got.ndim == want.ndim == 1
     assert sorted(got) == sorted(want) and len(want) > 0
+    with dask.config.set(scheduler="sync"):  # filters=[]: no filter, as Dask takes it
+        assert len(pqdask.read_parquet(d, columns=["id"], filters=[]).compute()) == \
+            len(dd.read_parquet(d, columns=["id"], filters=[]).compute()) > 0

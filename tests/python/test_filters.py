@@ -280,6 +280,9 @@ def test_dnf_nesting():
     ([(("a", "b"), "=", 1)], "nested field"),
     (5, "got int"),
     ("a = 1", "got str"),
+    (("a", "=", 1), "is one predicate; give a list of them: [('a', '=', 1)]"),
+    (["a", "in", [1, 2]], "is one predicate"),
+    ([1, 2], "1 is not a (column, op, value) tuple or a list of them"),
 ])
 def test_dnf_errors(bad, words):
     with pytest.raises(FormatError, match=None) as ei:
