@@ -615,10 +615,24 @@ def _frame_table(table: pa.Table, typing: _Typing, columns: list[str]) -> pl.Dat
     return _typed(df, typing).select(columns)
 
 
+def _check_schema(expected: pl.Schema, have: pl.Schema) -> None:
+    """The files' polars schema must be ``expected`` (pl.scan_parquet(schema=)'s rule)."""
+    for name, dtype in have.items():
+        if name not in expected:
+            raise format_error(f"pqfast.polars.scan_parquet: extra column in the files outside of the schema: "
+                               f"{name!r}")
+        if expected[name] != dtype:
+            raise format_error(f"pqfast.polars.scan_parquet: column {name!r} is {dtype} in the files; the schema "
+                               f"says {expected[name]}")
+    for name in expected:
+        if name not in have:
+            raise format_error(f"pqfast.polars.scan_parquet: column {name!r} of the schema is not in the files")
+
+
 def scan_parquet(source: Any, *, n_rows: int | None = None, row_index_name: str | None = None,
                  row_index_offset: int = 0, hive_partitioning: bool | None = None,
                  partitioning: str | None = "hive", filesystem: Any = None, storage_options: dict | None = None,
-                 schema: pa.Schema | None = None, threads: int | None = None, memory_limit: int | None = None,
+                 schema: Any = None, threads: int | None = None, memory_limit: int | None = None,
                  include_file_paths: str | None = None, glob: bool = True, parallel: str = "auto",
                  use_statistics: bool = True, low_memory: bool = False, cache: bool = True) -> pl.LazyFrame:
     """A ``pl.LazyFrame`` over Parquet files read by pqfast (``source`` as
@@ -635,7 +649,11 @@ def scan_parquet(source: Any, *, n_rows: int | None = None, row_index_name: str 
     ``use_statistics``, ``low_memory`` and ``cache`` tune polars'
     own reader and are taken without effect (pqfast decides its threads by
     ``threads``, and always prunes by statistics). ``include_file_paths``
-    and ``glob=False`` are refused (FormatError, code "unsupported")."""
+    and ``glob=False`` are refused (FormatError, code "unsupported").
+    ``schema``: a ``pyarrow.Schema`` is the dataset's (``pqfast.dataset``'s
+    argument: files cast to it); a polars schema (a dict of names to polars
+    types, or ``pl.Schema``) is checked as polars checks it: the files'
+    schema must be that one, every column and type, else FormatError."""
     if include_file_paths is not None:
         raise format_error("pqfast.polars.scan_parquet: include_file_paths is not supported", UNSUPPORTED)
     if not glob:
@@ -643,12 +661,17 @@ def scan_parquet(source: Any, *, n_rows: int | None = None, row_index_name: str 
                            UNSUPPORTED)
     if hive_partitioning is False:
         partitioning = None
+    expected = None
+    if schema is not None and not isinstance(schema, pa.Schema):
+        expected, schema = pl.Schema(schema), None
     if isinstance(source, Dataset):
         ds = source
     else:
         ds = _dataset(source, partitioning=partitioning, filesystem=filesystem, storage_options=storage_options,
                       schema=schema)
     typing = _typing(ds)
+    if expected is not None:
+        _check_schema(expected, typing.schema)
     scan_kw = {}
     if threads is not None:
         scan_kw["threads"] = threads

@@ -283,6 +283,18 @@ def test_pl_scan_parquet_arguments(lakes):
         ours, theirs = pqpl.scan_parquet(str(h), hive_partitioning=hive), pl.scan_parquet(str(h), hive_partitioning=hive)
         assert ours.collect_schema() == theirs.collect_schema(), hive
         _check(ours.filter(pl.col("score") < 10), theirs.filter(pl.col("score") < 10), f"hive_partitioning={hive}")
+    # A polars schema is checked as polars checks it: the files' own passes, any difference is an error.
+    want = pl.scan_parquet(glob).collect_schema()
+    _check(pqpl.scan_parquet(glob, schema=dict(want)).filter(pl.col("id").is_in(v["ten"])),
+           pl.scan_parquet(glob, schema=dict(want)).filter(pl.col("id").is_in(v["ten"])), "schema=")
+    wrong = dict(want, id=pl.Int32)
+    with pytest.raises(pl.exceptions.SchemaError):
+        pl.scan_parquet(glob, schema=wrong).collect()
+    for bad, match in ((wrong, "'id' is Int64 in the files; the schema says Int32"),
+                       ({k: t for k, t in want.items() if k != "key"}, "extra column in the files .* 'key'"),
+                       (dict(want, zz=pl.Int64), "'zz' of the schema is not in the files")):
+        with pytest.raises(pqfast.FormatError, match=match):
+            pqpl.scan_parquet(glob, schema=bad)
     for kw, match in (({"include_file_paths": "path"}, "include_file_paths"), ({"glob": False}, "glob=False")):
         with pytest.raises(pqfast.FormatError, match=match) as e:
             pqpl.scan_parquet(glob, **kw)
