@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import pyarrow as pa
 
 from . import fs_driver
-from ._errors import INVALID_ARGUMENT, code_of, column_list
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, column_list, format_error
 from ._file import ParquetFile
 from ._paths import _has_magic, expand_paths, _remote_urls
 from ._plan import arrow_format, duration_units, extension_type, is_null_typed, parquet_arrow_type, with_duration_unit
@@ -65,7 +65,9 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
                filesystem: Any = None, use_threads: bool = True, *, filters: Any = None,
                threads: int | None = None, stats: bool = False, storage_options: dict | None = None,
                memory_limit: int | None = None, partitioning: str | None = "hive", strings: str | None = None,
-               read_dictionary: Sequence[str] | None = None):
+               read_dictionary: Sequence[str] | None = None, memory_map: bool = False, buffer_size: int = 0,
+               pre_buffer: bool = True, use_pandas_metadata: bool = False,
+               coerce_int96_timestamp_unit: str | None = None, page_checksum_verification: bool = False):
     """Reads a Parquet file (a path, a path on ``filesystem``, a binary file object, or a
     list of paths) into a ``pyarrow.Table``, as ``pyarrow.parquet.read_table`` names it.
 
@@ -124,8 +126,14 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     pages the writer did not dictionary-encode. The indices come straight from
     the pages' runs (no string is built), which makes group-by keys cheap for
     engines (docs/read_dictionary.md). Other columns named there keep their type.
+
+    pyarrow's I/O hints ``memory_map``, ``buffer_size`` and ``pre_buffer`` are
+    taken without effect; ``use_pandas_metadata``, ``coerce_int96_timestamp_unit``
+    and ``page_checksum_verification`` at their defaults only (else
+    ``pqfast.FormatError``, code "unsupported").
     """
     columns = column_list(columns)
+    _pyarrow_options(use_pandas_metadata, coerce_int96_timestamp_unit, page_checksum_verification)
     remote = is_remote(source, filesystem)
     if row_groups is None and remote:
         # s3://, filesystem= and file objects through the dataset scan (the
@@ -179,6 +187,19 @@ def read_table(source: Any, columns: Sequence[str] | None = None, row_groups: Se
     with ParquetFile(source, filesystem=filesystem) as f:
         return f.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
                       threads=threads, strings=strings, read_dictionary=read_dictionary)
+
+
+def _pyarrow_options(use_pandas_metadata, coerce_int96_timestamp_unit, page_checksum_verification) -> None:
+    """pyarrow.parquet.read_table's options that would change the result, at
+    their defaults only (a clear error, not a TypeError, for the others).
+    Its I/O hints (``memory_map``, ``buffer_size``, ``pre_buffer``) are taken
+    without effect: pqfast reads by its own positioned reads."""
+    for name, value, default in (("use_pandas_metadata", use_pandas_metadata, False),
+                                 ("coerce_int96_timestamp_unit", coerce_int96_timestamp_unit, None),
+                                 ("page_checksum_verification", page_checksum_verification, False)):
+        if value != default:
+            raise format_error(f"pqfast.read_table: {name}={value!r} is not supported (only its default, "
+                               f"{default!r})", UNSUPPORTED)
 
 
 def _directory_on(filesystem, source) -> bool:

@@ -611,3 +611,20 @@ def test_columns_as_a_str_is_refused_everywhere(tmp_path):
     with pytest.raises(pqfast.FormatError, match="expressions are not supported"):
         pqfast.read_table(str(p), columns={"x": pc.field("id")})
     assert pqfast.read_table(str(p), columns=("id",)).column_names == ["id"]
+
+
+def test_pyarrow_read_table_options(tmp_path):
+    """pyarrow.parquet.read_table's I/O hints are taken (the same table);
+    its options that would change the result, at their defaults only."""
+    t = pa.table({"id": [1, 2, 3], "s": ["a", "b", None]})
+    p = tmp_path / "f.parquet"
+    pq.write_table(t, p)
+    got = pqfast.read_table(str(p), memory_map=True, buffer_size=1 << 16, pre_buffer=False,
+                            use_pandas_metadata=False, coerce_int96_timestamp_unit=None,
+                            page_checksum_verification=False)
+    assert got.equals(pq.read_table(p, memory_map=True, buffer_size=1 << 16, pre_buffer=False))
+    for kw in ({"use_pandas_metadata": True}, {"coerce_int96_timestamp_unit": "ms"},
+               {"page_checksum_verification": True}):
+        with pytest.raises(pqfast.FormatError, match=f"{next(iter(kw))}=.* is not supported") as e:
+            pqfast.read_table(str(p), **kw)
+        assert e.value.code == "unsupported"
