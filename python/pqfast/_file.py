@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
+import pyarrow as pa
 
 from . import _pqfast
 from ._encode import _decode_stat
-from ._errors import column_list
+from ._errors import UNSUPPORTED, column_list, format_error
 from ._plan import duration_units
-from ._read import arrow_errors_named, read_source
+from ._read import _concat, arrow_errors_named, read_source
 from ._scan_whole import read_file
 from .sbbf import Sbbf
 
@@ -415,6 +416,35 @@ class ParquetFile:
         return self.read(columns=columns, row_groups=row_groups, use_threads=use_threads, memory_limit=memory_limit,
                          threads=threads, strings=strings, read_dictionary=read_dictionary)
 
+    def iter_batches(self, batch_size: int = 65536, row_groups: Sequence[int] | None = None,
+                     columns: Sequence[str] | None = None, use_threads: bool = True, use_pandas_metadata: bool = False,
+                     *, memory_limit: int | None = None, threads: int | None = None, strings: str | None = None,
+                     read_dictionary: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
+        """The file's rows as record batches of ``batch_size`` rows (the last
+        one shorter), as ``pyarrow.parquet.ParquetFile.iter_batches`` gives
+        them: ``row_groups`` in the order given (None: all), batches running
+        across row groups. One row group is decoded at a time (its columns
+        by ``threads``), so memory holds a row group and a batch, not the file."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
+            raise format_error(f"invalid argument: batch_size must be a positive number of rows, not {batch_size!r}")
+        if use_pandas_metadata:
+            raise format_error("ParquetFile.iter_batches: use_pandas_metadata=True is not supported", UNSUPPORTED)
+        columns = column_list(columns)
+        groups = range(self.num_row_groups) if row_groups is None else [int(g) for g in row_groups]
+        pending = None
+        for g in groups:
+            t = self.read_row_group(g, columns=columns, use_threads=use_threads, memory_limit=memory_limit,
+                                    threads=threads, strings=strings, read_dictionary=read_dictionary)
+            if pending is not None:
+                t = _concat([pending, t])
+            at = 0
+            while t.num_rows - at >= batch_size:
+                yield _one_batch(t.slice(at, batch_size))
+                at += batch_size
+            pending = t.slice(at, t.num_rows - at)
+        if pending is not None and pending.num_rows:
+            yield _one_batch(pending)
+
     def close(self) -> None:
         self._source.close()
 
@@ -427,6 +457,16 @@ class ParquetFile:
     def __repr__(self) -> str:
         return (f"<pqfast.ParquetFile {self.path!r} rows={self.num_rows} "
                 f"row_groups={self.num_row_groups} columns={self.num_columns}>")
+
+
+def _one_batch(t: pa.Table) -> pa.RecordBatch:
+    """A table's rows as one record batch (its chunks combined only when it has several)."""
+    if t.num_columns == 0:  # (rows without columns, as pyarrow gives them for columns=[])
+        return pa.record_batch([pa.nulls(t.num_rows)], names=["_"]).drop_columns(["_"])
+    batches = t.to_batches()
+    if len(batches) == 1:
+        return batches[0]
+    return pa.RecordBatch.from_arrays([c.combine_chunks() for c in t.columns], schema=t.schema)
 
 
 def _column_descriptor(path: str, column: str, filesystem: Any, cache: bool) -> dict:

@@ -628,3 +628,28 @@ def test_pyarrow_read_table_options(tmp_path):
         with pytest.raises(pqfast.FormatError, match=f"{next(iter(kw))}=.* is not supported") as e:
             pqfast.read_table(str(p), **kw)
         assert e.value.code == "unsupported"
+
+
+def test_parquet_file_iter_batches_as_pyarrow(tmp_path):
+    """ParquetFile.iter_batches: the batches pyarrow.parquet.ParquetFile.iter_batches
+    gives (sizes, values, types), across row groups, in the order of row_groups=."""
+    n = 2500
+    t = pa.table({"id": pa.array(range(n), pa.int64()),
+                  "s": pa.array([None if i % 7 == 0 else f"v{i % 13}" for i in range(n)]),
+                  "l": pa.array([[i, i + 1] if i % 5 else None for i in range(n)], pa.list_(pa.int32())),
+                  "d": pa.array(np.arange(n) * 0.5)})
+    p = tmp_path / "f.parquet"
+    pq.write_table(t, p, row_group_size=1000)
+    theirs, ours = pq.ParquetFile(p), pqfast.ParquetFile(str(p))
+    for kw in ({}, {"batch_size": 700}, {"batch_size": 1000}, {"batch_size": 1}, {"batch_size": 999, "columns": ["s", "l"]},
+               {"batch_size": 700, "row_groups": [2, 0]}, {"batch_size": 300, "row_groups": [1]}, {"row_groups": []}):
+        a, b = list(theirs.iter_batches(**kw)), list(ours.iter_batches(**kw))
+        assert [x.num_rows for x in b] == [x.num_rows for x in a], kw
+        for x, y in zip(b, a):
+            assert x.equals(y), kw
+    assert sum(b.num_rows for b in ours.iter_batches(batch_size=700, columns=[])) == n
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(pqfast.FormatError, match="batch_size"):
+            next(ours.iter_batches(batch_size=bad))
+    with pytest.raises(pqfast.FormatError, match="not a str"):
+        next(ours.iter_batches(columns="id"))
