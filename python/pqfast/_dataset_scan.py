@@ -50,7 +50,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _pqfast
-from ._errors import INVALID_ARGUMENT, UNSUPPORTED, code_of, column_list, format_error
+from ._errors import INVALID_ARGUMENT, UNSUPPORTED, batch_size_of, code_of, column_list, format_error
 from ._lake import LOCAL, Lake
 from ._nested import batches_with_map_names
 from ._paths import _remote_urls
@@ -103,12 +103,6 @@ def read_row_groups(source: Any, row_groups: dict, columns, *, threads: int | No
                      if row_groups.get(name)]
     sc = Scanner(lake, selection, columns, filters, _WHOLE_ROW_GROUPS, threads=threads)
     return pa.Table.from_batches(list(sc._native_stream(sc._native_plan(), sc._ahead)), schema=sc._out)
-
-
-def _checked_batch_size(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
-        raise FormatError(f"invalid argument: batch_size must be a positive number of rows, not {n!r}")
-    return int(n)
 
 
 def _checked_threads(n):
@@ -204,7 +198,7 @@ class Scanner:
         self._selection = selection  # [(file, [row group] or None)]
         self._columns = column_list(columns)
         self._filter = _Filter(filter)
-        self._batch_size = _checked_batch_size(batch_size)
+        self._batch_size = batch_size_of(batch_size)
         self._threads = _checked_threads(threads)
         self._memory_limit = memory_limit
         _memory_limit(memory_limit)  # checked now

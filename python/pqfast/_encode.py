@@ -142,10 +142,18 @@ def integer_range(desc: dict) -> tuple[int, int] | None:
         return None
     if conv and not conv.startswith(("UINT_", "INT_")):
         return None
-    bits = 32 if pt == "INT32" else 64
+    return _stored_range(desc)
+
+
+def _stored_range(desc: dict) -> tuple[int, int]:
+    """(lo, hi) of the integers an INT32/INT64 column stores: its physical
+    width, or the logical/converted type's width and sign."""
+    lt = desc["logical_type"]
+    kind, conv = lt["kind"], desc["converted_type"]
+    bits = 32 if desc["physical_type"] == "INT32" else 64
     unsigned = (kind == _LT_INTEGER and not lt["is_signed"]) or (conv or "").startswith("UINT")
     width = lt["bit_width"] if kind == _LT_INTEGER and lt["bit_width"] else bits
-    if conv and kind != _LT_INTEGER:
+    if conv and conv.startswith(("UINT_", "INT_")) and kind != _LT_INTEGER:
         width = int(conv.split("_")[1])
     return (0, (1 << width) - 1) if unsigned else (-(1 << (width - 1)), (1 << (width - 1)) - 1)
 
@@ -153,7 +161,7 @@ def integer_range(desc: dict) -> tuple[int, int] | None:
 def _int_value(desc: dict, v: Any) -> int:
     """An INT32/INT64 column value as the integer stored (before wrap to the width)."""
     lt = desc["logical_type"]
-    kind, conv, pt = lt["kind"], desc["converted_type"], desc["physical_type"]
+    kind, conv = lt["kind"], desc["converted_type"]
     if kind == _LT_DECIMAL or conv == "DECIMAL":
         return _decimal_unscaled(desc, v)
     if kind == _LT_DATE or conv == "DATE":
@@ -207,12 +215,7 @@ def _int_value(desc: dict, v: Any) -> int:
             raise _bad(desc, v, "integers (the file's schema names no duration unit)")
         raise _bad(desc, v, "integers")
     v = int(v)
-    bits = 32 if pt == "INT32" else 64
-    unsigned = (kind == _LT_INTEGER and not lt["is_signed"]) or (conv or "").startswith("UINT")
-    width = lt["bit_width"] if kind == _LT_INTEGER and lt["bit_width"] else bits
-    if conv and conv.startswith(("UINT_", "INT_")) and kind != _LT_INTEGER:
-        width = int(conv.split("_")[1])
-    lo, hi = (0, (1 << width) - 1) if unsigned else (-(1 << (width - 1)), (1 << (width - 1)) - 1)
+    lo, hi = _stored_range(desc)
     if not lo <= v <= hi:
         raise _column_error(desc, f"invalid argument: {v} is out of range for column {desc['dotted_path']!r} "
                           f"({_describe(desc)}: {lo}..{hi})")

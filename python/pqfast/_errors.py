@@ -34,6 +34,13 @@ def column_list(columns) -> list | None:
     return list(columns)
 
 
+def batch_size_of(n) -> int:
+    """``batch_size=`` of a scan or ``iter_batches``: a positive count of rows."""
+    if isinstance(n, bool) or not isinstance(n, int) or n <= 0:
+        raise format_error(f"invalid argument: batch_size must be a positive number of rows, not {n!r}")
+    return int(n)
+
+
 def format_error(message: str, code: str | None = INVALID_ARGUMENT, column: str | None = None) -> FormatError:
     """A FormatError with its code and, when its message names the column it
     is about, that column (``.column``: callers add the name only when absent)."""

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from . import _pqfast
 from ._encode import _decode_stat
-from ._errors import UNSUPPORTED, column_list, format_error
+from ._errors import UNSUPPORTED, batch_size_of, column_list, format_error
 from ._plan import duration_units
 from ._read import _concat, arrow_errors_named, read_source
 from ._scan_whole import read_file
@@ -425,8 +425,7 @@ class ParquetFile:
         them: ``row_groups`` in the order given (None: all), batches running
         across row groups. One row group is decoded at a time (its columns
         by ``threads``), so memory holds a row group and a batch, not the file."""
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise format_error(f"invalid argument: batch_size must be a positive number of rows, not {batch_size!r}")
+        batch_size = batch_size_of(batch_size)
         if use_pandas_metadata:
             raise format_error("ParquetFile.iter_batches: use_pandas_metadata=True is not supported", UNSUPPORTED)
         columns = column_list(columns)
