@@ -54,7 +54,7 @@ from ._errors import INVALID_ARGUMENT, UNSUPPORTED, batch_size_of, code_of, colu
 from ._lake import LOCAL, Lake
 from ._nested import batches_with_map_names
 from ._paths import _remote_urls
-from ._rowgroup_stats import ALL, NONE, SOME, flat_leaves, row_group_verdict
+from ._rowgroup_stats import ALL, NONE, SOME, chunk_bounds, flat_leaves, row_group_verdict
 from ._stream_io import (
     NativePlan, StreamInfo, local_batches, native_plan, remote_batches, remote_small_files, small_files_plan,
     with_strings,
@@ -686,6 +686,45 @@ class Fragment:
 
     def __repr__(self) -> str:
         return f"<pqfast.Fragment {self.path!r} row_groups={self._row_groups}>"
+
+    def subset(self, row_group_ids: Sequence[int]) -> "Fragment":
+        """This file's fragment of the row groups ``row_group_ids`` (pyarrow's
+        ``ParquetFileFragment.subset(row_group_ids=)``)."""
+        n = self._lake.meta(0).num_row_groups
+        ids = [int(i) for i in row_group_ids]
+        bad = [i for i in ids if not 0 <= i < n]
+        if bad:
+            raise format_error(f"{self.path}: row group {bad[0]} is out of range (the file has {n})")
+        return Fragment(self._lake, ids, self._scan_stats)
+
+    def column_bounds(self, column: str) -> tuple | None:
+        """(min, max) of a flat column over the row groups this fragment
+        reads, from the footer's statistics; None when a row group's
+        statistics lack either bound, count a null, or the column is not
+        stored in the file (a partition key)."""
+        meta = self._lake.meta(0)
+        j = flat_leaves(meta).get(column)
+        if j is None:
+            return None
+        desc = meta.columns()[j]
+        lo = hi = None
+        for rg in self.row_groups:
+            if meta.row_group(rg)["num_rows"] == 0:
+                continue
+            b = chunk_bounds(meta.column_chunk(rg, j), desc)
+            if b is None:
+                return None
+            lo = b[0] if lo is None or b[0] < lo else lo
+            hi = b[1] if hi is None or b[1] > hi else hi
+        return None if lo is None else (lo, hi)
+
+    def split_by_row_group(self, filter=None, schema=None, **ignored) -> list:
+        """One fragment per row group this fragment reads, in file order
+        (pyarrow's ``ParquetFileFragment.split_by_row_group``). ``filter``
+        and ``schema`` are taken and not used: every row group is a piece
+        (pyarrow leaves out those the statistics exclude; a scan of such a
+        piece with the filter returns no row)."""
+        return [Fragment(self._lake, [rg], self._scan_stats) for rg in self.row_groups]
 
     def scanner(self, schema=None, columns=None, filter=None, batch_size: int = DEFAULT_BATCH_SIZE,
                 batch_readahead: int | None = None, threads: int | None = None, memory_limit: int | None = None,

@@ -56,6 +56,25 @@ def _with_nulls(non_null: str, nulls_match: bool, null_count, rows: int) -> str:
     return non_null if non_null == (ALL if nulls_match else NONE) else SOME
 
 
+def _bounds(st: dict, desc: dict) -> tuple | None:
+    """(min, max) of a chunk's statistics as Python values; None where absent,
+    legacy (sort order unknown) or of a type without a usable order."""
+    if not (desc["physical_type"] in _ORDERED and st.get("min") is not None and st.get("max") is not None
+            and not (st.get("min_is_legacy") or st.get("max_is_legacy"))):
+        return None
+    lo, hi = _decode_stat(st["min"], desc), _decode_stat(st["max"], desc)
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def chunk_bounds(chunk: dict, desc: dict) -> tuple | None:
+    """(min, max) of one column chunk (``meta.column_chunk``) when its
+    statistics give both and say it holds no null; else None."""
+    st = chunk.get("statistics") if chunk.get("has_meta_data", True) else None
+    if st is None or st.get("null_count") != 0:
+        return None
+    return _bounds(st, desc)
+
+
 def atom_verdict(atom, chunk: dict, desc: dict, rows: int) -> str:
     """One atom over one column chunk (``meta.column_chunk``) of `rows` rows."""
     st = chunk.get("statistics") if chunk.get("has_meta_data", True) else None
@@ -65,11 +84,9 @@ def atom_verdict(atom, chunk: dict, desc: dict, rows: int) -> str:
     if atom.op == "is_null":
         v = _with_nulls(NONE, True, nulls, rows)
         return _FLIP[v] if atom.negate else v
-    ordered = (desc["physical_type"] in _ORDERED and st.get("min") is not None and st.get("max") is not None
-               and not (st.get("min_is_legacy") or st.get("max_is_legacy")))
-    lo = _decode_stat(st["min"], desc) if ordered else None
-    hi = _decode_stat(st["max"], desc) if ordered else None
-    ordered = ordered and lo is not None and hi is not None
+    bounds = _bounds(st, desc)
+    ordered = bounds is not None
+    lo, hi = bounds if ordered else (None, None)
     try:
         if atom.op == "in":
             vals = [x for x in atom.values if x is not None]

@@ -42,7 +42,7 @@ from . import _pqfast
 from ._dataset import dataset as _dataset
 from ._dataset_scan import read_row_groups
 from ._encode import _as_list_or_array
-from ._errors import column_list
+from ._errors import UNSUPPORTED, column_list, format_error
 from ._file import _column_descriptor
 from ._paths import expand_paths, _remote_urls
 from .filters import normalize, to_expression
@@ -333,16 +333,49 @@ def _types_mapper(t: pa.DataType):
     return None
 
 
-def _pandas(t: pa.Table):
-    """A partition (or meta) as pandas, typed as Dask's reader types it (`_types_mapper`)."""
-    return t.to_pandas(types_mapper=_types_mapper)
+def _arrow_mapper(t: pa.DataType):
+    """``dtype_backend="pyarrow"``: every column a ``pd.ArrowDtype``, strings
+    ``string[pyarrow]`` while Dask's pyarrow strings are on (as Dask types them)."""
+    import pandas as pd
+
+    default = _types_mapper(t)
+    return default if isinstance(default, pd.StringDtype) else pd.ArrowDtype(t)
 
 
-def _read_fragments(group: list, columns, filters, schema):
-    """One partition: its fragments scanned in order, as one pandas frame."""
+def _nullable_mapper(t: pa.DataType):
+    """``dtype_backend="numpy_nullable"``: integers, floats and booleans as
+    pandas' nullable dtypes (``Int64``, ``Float64``, ``boolean``), the rest as
+    the default backend types them."""
+    import pandas as pd
+
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t):
+        return pd.api.types.pandas_dtype(_NULLABLE[str(t)]) if str(t) in _NULLABLE else None
+    return _types_mapper(t)
+
+
+_NULLABLE = {"int8": "Int8", "int16": "Int16", "int32": "Int32", "int64": "Int64", "uint8": "UInt8",
+             "uint16": "UInt16", "uint32": "UInt32", "uint64": "UInt64", "float": "Float32",
+             "double": "Float64", "bool": "boolean"}
+_MAPPERS = {None: _types_mapper, "pyarrow": _arrow_mapper, "numpy_nullable": _nullable_mapper}
+
+
+def _pandas(t: pa.Table, dtype_backend: str | None = None, index: str | None = None,
+            arrow_to_pandas: dict | None = None):
+    """A partition (or meta) as pandas, typed as Dask's reader types it
+    (`_types_mapper`, or the ``dtype_backend``'s mapper), ``index`` as its index."""
+    kw = {"types_mapper": _MAPPERS[dtype_backend], **(arrow_to_pandas or {})}
+    pdf = t.to_pandas(**kw)
+    return pdf.set_index(index) if index is not None else pdf
+
+
+def _read_fragments(group: list, columns, filters, schema, dtype_backend=None, index=None, arrow_to_pandas=None):
+    """One partition: its fragments scanned in order, as one pandas frame
+    (``columns``: Dask's projection, the ``index`` column not among them)."""
+    if index is not None and columns is not None:
+        columns = [*columns, index]
     tables = [f.to_table(columns=columns, filter=filters) for f in group]
     t = pa.concat_tables(tables) if len(tables) > 1 else tables[0] if tables else schema.empty_table()
-    return _pandas(t)
+    return _pandas(t, dtype_backend, index, arrow_to_pandas)
 
 
 def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, storage_options=None):
@@ -364,9 +397,102 @@ def _fragments(ds, filters, client, files_per_task: int, prune_on_cluster, stora
     return list(ds.get_fragments(filter=filters, prune_files=on_cluster))
 
 
-def read_parquet(source: Any, columns: Sequence[str] | str | None = None, filters: Any = None, *, client=None,
-                 partitioning: str | None = "hive", filesystem: Any = None, storage_options: dict | None = None,
-                 fragments_per_partition: int = 1, files_per_task: int = 1000, prune_on_cluster: bool | None = None):
+_DEFAULT_EXTENSIONS = (".parq", ".parquet", ".pq")
+
+
+def _partition_groups(frags: list, split_row_groups, fragments_per_partition) -> list:
+    """The fragments grouped into partitions: ``split_row_groups`` as Dask
+    takes it (True: a row group each; an int n: n row groups of one file
+    each; False: a file each), else ``fragments_per_partition`` fragments
+    each."""
+    by_file: dict = {}
+    for f in frags:
+        by_file.setdefault(f.path, []).append(f)
+    if split_row_groups is True or (isinstance(split_row_groups, int) and not isinstance(split_row_groups, bool)):
+        per = 1 if split_row_groups is True else int(split_row_groups)
+        if per < 1:
+            raise format_error(f"pqfast.dask.read_parquet: split_row_groups={split_row_groups} is not a positive count")
+        groups = []
+        for file_frags in by_file.values():
+            pieces = [p for f in file_frags for p in f.split_by_row_group()]
+            groups.extend(pieces[i:i + per] for i in range(0, len(pieces), per))
+        return groups
+    if split_row_groups is False:
+        return list(by_file.values())
+    n = max(1, int(fragments_per_partition))
+    return [frags[i:i + n] for i in range(0, len(frags), n)]
+
+
+def _divisions(groups: list, index: str, meta) -> tuple | None:
+    """Dask's divisions of partitions sorted on ``index`` (each partition's
+    least value, then the last one's greatest), from the footers'
+    statistics, as ``calculate_divisions=True`` asks; None (unknown) when a
+    bound is missing or the partitions overlap or are out of order (Dask's
+    rule: each partition's least value at or above the one before's
+    greatest)."""
+    import pandas as pd
+
+    bounds = []
+    for g in groups:
+        b = [f.column_bounds(index) for f in g]
+        if not b or any(x is None for x in b):
+            return None
+        bounds.append((min(x[0] for x in b), max(x[1] for x in b)))
+    for (_, hi), (lo, _) in zip(bounds, bounds[1:]):
+        if lo < hi:
+            return None
+    divs = [lo for lo, _ in bounds] + [bounds[-1][1]]
+    try:
+        return tuple(pd.Index(divs, dtype=meta.index.dtype))
+    except (TypeError, ValueError):
+        return None
+
+
+def _check_extensions(extensions) -> None:
+    """pqfast lists a directory's ``*.parquet`` files: ``parquet_file_extension``
+    must include ``.parquet`` (or be None)."""
+    if extensions is None:
+        return
+    exts = (extensions,) if isinstance(extensions, str) else tuple(extensions)
+    if ".parquet" not in exts and "parquet" not in exts:
+        raise format_error(f"pqfast.dask.read_parquet: parquet_file_extension={extensions!r}: pqfast reads a "
+                           "directory's *.parquet files (a glob or a list names others)", UNSUPPORTED)
+
+
+def _dask_options(categories, dtype_backend, engine, calculate_divisions, index, kwargs: dict):
+    """Refuses what pqfast.dask.read_parquet does not do (FormatError,
+    "unsupported"); returns the index column (or None)."""
+    where = "pqfast.dask.read_parquet"
+    if kwargs:
+        raise format_error(f"{where}: {', '.join(sorted(kwargs))} is not supported (Dask hands these to "
+                           "pyarrow.dataset; pqfast reads the files itself)", UNSUPPORTED)
+    if categories is not None:
+        raise format_error(f"{where}: categories= is not supported: read the column and call "
+                           ".astype('category')", UNSUPPORTED)
+    if dtype_backend not in _MAPPERS:
+        raise format_error(f"{where}: dtype_backend={dtype_backend!r}: 'pyarrow', 'numpy_nullable' or None")
+    if engine not in (None, "auto", "pyarrow"):
+        raise format_error(f"{where}: engine={engine!r}: pqfast reads the files (engine None, 'auto' or "
+                           "'pyarrow' are taken)", UNSUPPORTED)
+    if index is None or index is False:
+        if calculate_divisions:
+            raise format_error(f"{where}: calculate_divisions=True needs index= (the sorted column)", UNSUPPORTED)
+        return None
+    names = [index] if isinstance(index, str) else list(index)
+    if len(names) != 1 or not isinstance(names[0], str):
+        raise format_error(f"{where}: index={index!r}: one column name (Dask has no multi-index)")
+    return names[0]
+
+
+def read_parquet(source: Any, columns: Sequence[str] | str | None = None, filters: Any = None, *,
+                 categories: Any = None, index: Any = None, storage_options: dict | None = None,
+                 dtype_backend: str | None = None, calculate_divisions: bool = False,
+                 ignore_metadata_file: bool = False, metadata_task_size: int | None = None,
+                 split_row_groups: Any = "infer", blocksize: Any = "default", aggregate_files: Any = None,
+                 parquet_file_extension: Any = _DEFAULT_EXTENSIONS, filesystem: Any = "fsspec",
+                 engine: Any = None, arrow_to_pandas: dict | None = None, client=None,
+                 partitioning: str | None = "hive", fragments_per_partition: int = 1, files_per_task: int = 1000,
+                 prune_on_cluster: bool | None = None, **kwargs: Any):
     """A dask DataFrame of the rows ``dask.dataframe.read_parquet(source,
     columns=, filters=)`` gives, read by pqfast: one partition per group of
     ``fragments_per_partition`` fragments (file row groups) that survive
@@ -383,23 +509,54 @@ def read_parquet(source: Any, columns: Sequence[str] | str | None = None, filter
 
     A DNF filter means what it means to Dask (:func:`dask_filters`): ``!=``
     and ``not in`` keep null rows, and ``("c", "is", None)`` /
-    ``("c", "is not", None)`` test nullness."""
+    ``("c", "is not", None)`` test nullness.
+
+    ``dd.read_parquet``'s other arguments mean what they mean there:
+    ``index`` (a column as each partition's index), ``calculate_divisions``
+    (with ``index``: the divisions from the footers' statistics, unknown
+    where they overlap or lack a bound), ``dtype_backend`` (``"pyarrow"``,
+    ``"numpy_nullable"``), ``arrow_to_pandas`` (``Table.to_pandas``'s
+    options), ``split_row_groups`` (True: a partition per row group, an int:
+    that many row groups each, False: a file each; ``"infer"`` and
+    ``"adaptive"``: ``fragments_per_partition``), ``filesystem`` (``"fsspec"``
+    or ``"arrow"``: chosen by the path, else the filesystem object; the
+    columns are typed as Dask's fsspec reader types them, where its
+    ``"arrow"`` reader gives dates and decimals as objects),
+    ``engine`` (None, ``"auto"``, ``"pyarrow"``). ``blocksize``,
+    ``aggregate_files``, ``ignore_metadata_file`` and ``metadata_task_size``
+    tune Dask's planning and are taken without effect. A directory's files
+    are its ``*.parquet`` files (Dask's ``parquet_file_extension`` default
+    also takes ``.parq`` and ``.pq``: name those by a glob or a list).
+    ``categories`` and Dask's pyarrow options (``dataset=``, ``read=``...)
+    raise FormatError "unsupported"."""
     import dask.dataframe as dd
 
+    index = _dask_options(categories, dtype_backend, engine, calculate_divisions, index, kwargs)
+    if isinstance(filesystem, str):
+        if filesystem not in ("fsspec", "arrow"):
+            raise format_error(f"pqfast.dask.read_parquet: filesystem={filesystem!r}: 'fsspec', 'arrow' or a "
+                               "filesystem object")
+        filesystem = None
+    _check_extensions(parquet_file_extension)
     dataset_kw = {"partitioning": partitioning, "filesystem": filesystem, "storage_options": storage_options}
     ds = _dataset(source, **dataset_kw)
     filters = dask_filters(filters, ds.schema)
     # A str names one column: a dask Series of it, as dd.read_parquet(columns="id") gives.
     series = isinstance(columns, str)
     cols = [columns] if series else column_list(columns)
-    schema = ds.schema if cols is None else pa.schema([ds.schema.field(c) for c in cols])
-    meta = _pandas(schema.empty_table())
+    if index is not None:
+        ds.schema.field(index)  # (KeyError naming it, as pyarrow's)
+        cols = [c for c in (cols if cols is not None else ds.schema.names) if c != index]
+    read = cols if index is None else [*cols, index]
+    schema = ds.schema if read is None else pa.schema([ds.schema.field(c) for c in read])
+    meta = _pandas(schema.empty_table(), dtype_backend, index, arrow_to_pandas)
     frags = _fragments(ds, filters, client, files_per_task, prune_on_cluster, storage_options)
+    read_kw = {"columns": cols, "filters": filters, "schema": schema, "dtype_backend": dtype_backend,
+               "index": index, "arrow_to_pandas": arrow_to_pandas}
     if not frags:
         df = dd.from_pandas(meta, npartitions=1)
     else:
-        n = max(1, int(fragments_per_partition))
-        groups = [frags[i:i + n] for i in range(0, len(frags), n)]
-        df = dd.from_map(_read_fragments, groups, columns=cols, filters=filters, schema=schema, meta=meta,
-                         enforce_metadata=False)
+        groups = _partition_groups(frags, split_row_groups, fragments_per_partition)
+        divisions = _divisions(groups, index, meta) if calculate_divisions else None
+        df = dd.from_map(_read_fragments, groups, meta=meta, enforce_metadata=False, divisions=divisions, **read_kw)
     return df[columns] if series else df

@@ -30,7 +30,7 @@ from ray.data.block import BlockMetadata
 from ray.data.datasource import Datasource, ReadTask
 
 from ._dataset import dataset as _dataset
-from ._errors import column_list
+from ._errors import UNSUPPORTED, column_list, format_error
 from ._pqfast import FormatError
 from .filters import normalize
 
@@ -136,6 +136,40 @@ class PqfastDatasource(Datasource):
         return tasks
 
 
+# ray.data.read_datasource's arguments (how the read runs, not what it
+# returns): handed on as given.
+_RUN_ARGS = {"parallelism", "num_cpus", "num_gpus", "memory", "concurrency", "compute", "override_num_blocks",
+             "label_selector", "fallback_strategy", "max_calls", "resources", "accelerator_type", "runtime_env",
+             "ray_remote_args"}
+# ray.data.read_parquet's arguments that change the rows or columns, at the
+# value that leaves them as pqfast reads them.
+_DATA_ARGS = {"catalog": None, "tensor_column_schema": None, "partition_filter": None, "shuffle": None,
+              "include_paths": False, "include_row_hash": False, "ignore_missing_paths": False, "skip_paths": None}
+
+
+def _run_args(kw: dict) -> dict:
+    """The arguments for ``ray.data.read_datasource``; FormatError
+    ("unsupported") for a ``ray.data.read_parquet`` argument pqfast does not
+    do (``include_paths=True``, ``shuffle``, ``partition_filter``...) or one
+    neither takes (pyarrow's read options), rather than a result without
+    what it asks."""
+    where = "pqfast.ray.read_parquet"
+    exts = kw.pop("file_extensions", None)
+    if exts is not None and "parquet" not in [str(e).lstrip(".") for e in exts]:
+        raise format_error(f"{where}: file_extensions={exts!r}: pqfast reads a directory's *.parquet files "
+                           "(a glob or a list names others)", UNSUPPORTED)
+    for name, neutral in _DATA_ARGS.items():
+        if name in kw:
+            value = kw.pop(name)
+            if value is not neutral and value != neutral:
+                raise format_error(f"{where}: {name}={value!r} is not supported", UNSUPPORTED)
+    other = sorted(set(kw) - _RUN_ARGS)
+    if other:
+        raise format_error(f"{where}: {', '.join(other)} is not supported (pyarrow's read options: pqfast reads "
+                           "the files itself)", UNSUPPORTED)
+    return kw
+
+
 def read_parquet(source: Any, columns: Sequence[str] | None = None, filter: Any = None, *,
                  partitioning: str | None = "hive", filesystem: Any = None, storage_options: dict | None = None,
                  fragments_per_task: int | None = None, **read_kw: Any) -> ray.data.Dataset:
@@ -143,7 +177,17 @@ def read_parquet(source: Any, columns: Sequence[str] | None = None, filter: Any 
     ``pqfast.dataset`` takes it), read by pqfast: one read task per group of
     fragments that survive pruning by ``filter`` (``fragments_per_task`` per
     group; default: as many groups as Ray's parallelism), each reading only
-    ``columns`` of the rows ``filter`` keeps."""
+    ``columns`` of the rows ``filter`` keeps.
+
+    ``ray.data.read_parquet``'s arguments on how the read runs
+    (``override_num_blocks``, ``concurrency``, ``ray_remote_args``,
+    ``num_cpus``...) are handed to ``ray.data.read_datasource``;
+    ``file_extensions`` must take ``parquet``; ``include_paths``,
+    ``include_row_hash``, ``shuffle``, ``partition_filter``,
+    ``tensor_column_schema``, ``ignore_missing_paths``, ``skip_paths``,
+    ``catalog`` and pyarrow's read options raise FormatError "unsupported"
+    unless at their defaults."""
+    run = _run_args(dict(read_kw))
     src = PqfastDatasource(source, columns, filter, fragments_per_task, partitioning=partitioning,
                            filesystem=filesystem, storage_options=storage_options)
-    return ray.data.read_datasource(src, **read_kw)
+    return ray.data.read_datasource(src, **run)

@@ -248,3 +248,122 @@ def test_columns_as_one_name_is_a_series(tmp_path):
     with dask.config.set(scheduler="sync"):  # filters=[]: no filter, as Dask takes it
         assert len(pqdask.read_parquet(d, columns=["id"], filters=[]).compute()) == \
             len(dd.read_parquet(d, columns=["id"], filters=[]).compute()) > 0
+
+
+def _typed_lake(d):
+    """Two files of 3 row groups, sorted on id, with ints, floats, booleans,
+    strings, dates and decimals (nulls in some): what Dask's dtype backends
+    type differently."""
+    import datetime
+    import decimal
+
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(5)
+    for i in range(2):
+        n = 300
+        t = pa.table({
+            "id": pa.array(np.arange(i * n, (i + 1) * n, dtype=np.int64)),
+            "small": pa.array(rng.integers(0, 100, n).astype(np.int16), mask=rng.random(n) < 0.1),
+            "u": pa.array(rng.integers(0, 1000, n).astype(np.uint32)),
+            "f": pa.array(rng.normal(size=n).astype(np.float32), mask=rng.random(n) < 0.1),
+            "x": pa.array(rng.normal(size=n)),
+            "b": pa.array(rng.random(n) < 0.5, mask=rng.random(n) < 0.1),
+            "s": pa.array([f"s{v}" for v in rng.integers(0, 9, n)], mask=rng.random(n) < 0.1),
+            "day": pa.array([datetime.date(2024, 1, 1) + datetime.timedelta(days=int(v))
+                             for v in rng.integers(0, 300, n)], pa.date32()),
+            "price": pa.array([decimal.Decimal(int(v)).scaleb(-2) for v in rng.integers(0, 10**6, n)],
+                              pa.decimal128(9, 2)),
+        })
+        pq.write_table(t, d / f"part-{i}.parquet", row_group_size=100)
+    return d
+
+
+def _same_frame(got, want):
+    """Equal columns, dtypes, index and values; a boolean column with nulls
+    under the default backend is pandas' ``boolean`` here where Dask's meta
+    says ``bool`` and its partitions hold objects: compared as objects."""
+    assert list(got.columns) == list(want.columns)
+    assert got.index.name == want.index.name
+    g, w = got.compute(), want.compute()
+    for c in g.columns:
+        if str(g[c].dtype) == "boolean" and w[c].dtype == object:
+            g[c], w[c] = g[c].astype(object).where(g[c].notna(), None), w[c].where(w[c].notna(), None)
+            got, want = got.drop(columns=[c]), want.drop(columns=[c])
+    assert got.dtypes.to_dict() == want.dtypes.to_dict()
+    assert g.dtypes.to_dict() == w.dtypes.to_dict() and g.index.dtype == w.index.dtype
+    g, w = g.sort_index(kind="stable"), w.sort_index(kind="stable")
+    if g.index.name is None:
+        g, w = g.sort_values("id").reset_index(drop=True), w.sort_values("id").reset_index(drop=True)
+    assert g.equals(w), (g.head(), w.head())
+
+
+def test_dask_read_parquet_arguments(tmp_path):
+    """dd.read_parquet's arguments, as a Dask user passes them: the frame
+    (columns, dtypes, index, values) equals Dask's own reader's for each."""
+    import dask
+
+    d = str(_typed_lake(tmp_path))
+    cases = [
+        {}, {"dtype_backend": "pyarrow"}, {"dtype_backend": "numpy_nullable"},
+        {"index": "id"}, {"index": ["id"], "columns": ["s", "x"]}, {"index": False},
+        {"index": "id", "filters": [("x", ">", 0)], "dtype_backend": "pyarrow"},
+        {"engine": "pyarrow", "ignore_metadata_file": True, "blocksize": None, "aggregate_files": None,
+         "metadata_task_size": 4},
+        {"arrow_to_pandas": {"date_as_object": False}},
+        {"split_row_groups": True}, {"split_row_groups": False}, {"split_row_groups": 2},
+    ]
+    with dask.config.set(scheduler="sync"):
+        for kw in cases:
+            got, want = pqdask.read_parquet(d, **kw), dd.read_parquet(d, **kw)
+            _same_frame(got, want)
+        # filesystem="arrow": Dask's other reader, which types dates, decimals
+        # and strings otherwise (objects, pandas' "str"); the same rows.
+        got = pqdask.read_parquet(d, filesystem="arrow").compute().sort_values("id", ignore_index=True)
+        want = dd.read_parquet(d, filesystem="arrow").compute().sort_values("id", ignore_index=True)
+        assert got["id"].tolist() == want["id"].tolist() and got["x"].equals(want["x"])
+        assert got["s"].astype(object).where(got["s"].notna(), None).tolist() == \
+            want["s"].astype(object).where(want["s"].notna(), None).tolist()
+        # Partitions as Dask splits them: a row group, two, or a file each.
+        assert pqdask.read_parquet(d, split_row_groups=True).npartitions == 6
+        assert pqdask.read_parquet(d, split_row_groups=2).npartitions == 4
+        assert pqdask.read_parquet(d, split_row_groups=False).npartitions == 2
+
+
+def test_dask_divisions_from_statistics(tmp_path):
+    """calculate_divisions=True with index=: the divisions Dask computes from
+    the same statistics (a file a partition, and a row group a partition);
+    unknown where partitions are out of order."""
+    import dask
+    import pyarrow.parquet as pq
+
+    d = _typed_lake(tmp_path)
+    with dask.config.set(scheduler="sync"):
+        for kw in ({}, {"split_row_groups": True}):
+            got = pqdask.read_parquet(str(d), index="id", calculate_divisions=True, **kw)
+            want = dd.read_parquet(str(d), index="id", calculate_divisions=True, **kw)
+            assert got.known_divisions and got.divisions == want.divisions, (got.divisions, want.divisions)
+            _same_frame(got, want)
+            assert got.loc[250:350].compute().index.tolist() == list(range(250, 351))
+        # Out of order: the second file's ids overlap the first's.
+        t = pq.read_table(d / "part-1.parquet")
+        pq.write_table(t.set_column(0, "id", pa.array(range(100, 400), pa.int64())), d / "part-1.parquet")
+        got = pqdask.read_parquet(str(d), index="id", calculate_divisions=True)
+        assert not got.known_divisions
+        assert len(got.compute()) == 600
+
+
+def test_dask_unsupported_arguments_are_clear(tmp_path):
+    d = str(_typed_lake(tmp_path))
+    for kw, match in [({"categories": ["s"]}, "categories"), ({"engine": "fastparquet"}, "engine"),
+                      ({"dataset": {"partitioning": None}}, "dataset"), ({"calculate_divisions": True}, "index="),
+                      ({"parquet_file_extension": ".pq"}, "parquet_file_extension")]:
+        with pytest.raises(pqfast.FormatError, match=match) as e:
+            pqdask.read_parquet(d, **kw)
+        assert e.value.code == "unsupported"
+    with pytest.raises(pqfast.FormatError, match="dtype_backend") as e:
+        pqdask.read_parquet(d, dtype_backend="numpy")
+    assert e.value.code == "invalid argument"
+    with pytest.raises(pqfast.FormatError, match="positive"):
+        pqdask.read_parquet(d, split_row_groups=0)

@@ -184,3 +184,21 @@ def test_filters_pqfast_evaluates_after_the_read(lakes):
         want = _own(d, "hive", None, None).filter(f).select(["id", "score", "weight"])
         engine_lakes.assert_same(got, want, what=str(f))
         assert want.num_rows > 0
+
+
+def test_ray_read_parquet_arguments(lakes):
+    """ray.data.read_parquet's arguments on how the read runs are handed to
+    Ray (the same rows); those that would change the result, which pqfast
+    does not do, are refused rather than dropped (include_paths=True read
+    without its path column before)."""
+    d = str(lakes["bloom"])
+    want = pqfast.read_table(d, columns=["id"]).num_rows
+    for kw in ({"override_num_blocks": 2}, {"concurrency": 1, "ray_remote_args": {"num_cpus": 1}},
+               {"file_extensions": ["parquet"], "include_paths": False, "shuffle": None}):
+        assert pqray.read_parquet(d, columns=["id"], **kw).count() == want, kw
+    for kw in ({"include_paths": True}, {"shuffle": "files"}, {"include_row_hash": True},
+               {"partition_filter": lambda p: True}, {"file_extensions": ["pq"]}, {"coerce_int96_timestamp_unit": "ms"},
+               {"ignore_missing_paths": True}):
+        with pytest.raises(pqfast.FormatError, match="not supported|pqfast reads") as e:
+            pqray.read_parquet(d, columns=["id"], **kw)
+        assert e.value.code == "unsupported", kw
