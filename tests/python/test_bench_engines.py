@@ -25,9 +25,9 @@ def test_bench_engines_json(tmp_path):
         for q in queries:
             assert (labels[e], q) in seen
     if "duckdb" in ENGINES:
-        assert ("DuckDB", "aggregate, read_dictionary") in seen
+        assert ("DuckDB", "aggregate, pqfast.duckdb.dataset") in seen
     if "datafusion" in ENGINES:
-        assert ("DataFusion", "aggregate, strings=view") in seen
+        assert ("DataFusion", "aggregate, pqfast.datafusion.dataset") in seen
     for r in rows:
         assert r["same"], r
         assert r["pqfast_ms"] > 0 and r["own_ms"] > 0

@@ -40,6 +40,8 @@ from pathlib import Path
 import pyarrow as pa
 
 import pqfast
+import pqfast.datafusion as pqdf
+import pqfast.duckdb as pqduck
 from . import lookup
 from .. import _testlake
 from .._progress import Progress
@@ -52,7 +54,8 @@ HELP = ("DuckDB, polars, DataFusion and Dask reading through pqfast vs their own
 # Goals of issue 31: (engine, query) -> least speed-up of pqfast's route.
 GOALS = {("DuckDB", "1 id"): 4.0, ("polars", "1 id"): 30.0, ("DataFusion", "1 id"): 8.0,
          ("DuckDB", "aggregate"): 1.0, ("polars", "aggregate"): 1.0, ("DataFusion", "aggregate"): 1.0,
-         ("DuckDB", "aggregate, read_dictionary"): 1.0, ("DataFusion", "aggregate, strings=view"): 1.0,
+         ("DuckDB", "aggregate, pqfast.duckdb.dataset"): 1.0,
+         ("DataFusion", "aggregate, pqfast.datafusion.dataset"): 1.0,
          ("Dask", "1 id"): 10.0}
 AGG_SQL = "SELECT category, count(*) AS n, sum(amount) AS s, max(quantity) AS q FROM {t} GROUP BY category"
 AGG_COLUMNS = ["category", "amount", "quantity"]
@@ -119,9 +122,11 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         con.execute(f"SET threads TO {threads}")
         ds = pqfast.dataset(str(d))
         con.register("pq", ds)
-        # The group-by key read as a dictionary (docs/engines/README.md): what
-        # a DuckDB user registers for aggregates over a low-cardinality key.
-        dsd = pqfast.dataset(str(d), read_dictionary=["category"])
+        # pqfast.duckdb's dataset: the string columns stored with small
+        # dictionaries (here category) read as dictionaries, which DuckDB
+        # groups by index (docs/engines/duckdb.md).
+        dsd = pqduck.dataset(str(d))
+        assert [f.name for f in dsd.schema if pa.types.is_dictionary(f.type)] == ["category"]
         con.register("pqd", dsd)
         con.register("mem", ds.to_table(columns=AGG_COLUMNS))
         con.register("memd", dsd.to_table(columns=AGG_COLUMNS))
@@ -133,9 +138,9 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
             "aggregate": (lambda: con.sql(AGG_SQL.format(t="pq")).to_arrow_table(),
                           lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table(),
                           lambda: con.sql(AGG_SQL.format(t="mem")).to_arrow_table()),
-            "aggregate, read_dictionary": (lambda: con.sql(AGG_SQL.format(t="pqd")).to_arrow_table(),
-                                           lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table(),
-                                           lambda: con.sql(AGG_SQL.format(t="memd")).to_arrow_table()),
+            "aggregate, pqfast.duckdb.dataset": (lambda: con.sql(AGG_SQL.format(t="pqd")).to_arrow_table(),
+                                                 lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table(),
+                                                 lambda: con.sql(AGG_SQL.format(t="memd")).to_arrow_table()),
         }
     if engine == "polars":
         import polars as pl
@@ -161,9 +166,10 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(threads))
         ds = pqfast.dataset(str(d))
         ctx.register_dataset("pq", ds)
-        # Strings as views: the layout DataFusion's own reader gives its
-        # plans (Utf8View), so the same result types (docs/engines/datafusion.md).
-        dsv = pqfast.dataset(str(d), strings="view")
+        # pqfast.datafusion's dataset: strings as views, the layout
+        # DataFusion's own reader gives its plans (Utf8View), so the same
+        # result types (docs/engines/datafusion.md).
+        dsv = pqdf.dataset(str(d))
         ctx.register_dataset("pqv", dsv)
         ctx.register_parquet("own", str(d))
         ctx.register_record_batches("mem", [ds.to_table(columns=AGG_COLUMNS).to_batches()])
@@ -175,9 +181,9 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
             "aggregate": (lambda: ctx.sql(AGG_SQL.format(t="pq")).to_arrow_table(),
                           lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table(),
                           lambda: ctx.sql(AGG_SQL.format(t="mem")).to_arrow_table()),
-            "aggregate, strings=view": (lambda: ctx.sql(AGG_SQL.format(t="pqv")).to_arrow_table(),
-                                        lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table(),
-                                        lambda: ctx.sql(AGG_SQL.format(t="memv")).to_arrow_table()),
+            "aggregate, pqfast.datafusion.dataset": (lambda: ctx.sql(AGG_SQL.format(t="pqv")).to_arrow_table(),
+                                                     lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table(),
+                                                     lambda: ctx.sql(AGG_SQL.format(t="memv")).to_arrow_table()),
         }
     if engine == "dask":
         import dask.dataframe as dd
