@@ -719,7 +719,7 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
       for (const auto& r : cand) set_range(conj.data(), r.begin, r.end);
       for (size_t j = 0; j < plans_[c].size(); ++j) {
         const AtomPlan& a = plans_[c][j];
-        std::vector<RowRange> keep = ranges_of(conj.data(), n);
+        std::vector<RowRange> keep = ranges_of(conj.data(), n, kRangeGap);
         if (keep.empty()) break;
         std::vector<RowRange> decoded;
         read_any = true;
@@ -764,7 +764,7 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
     }
     if (!missing.ok()) return missing.error();
   }
-  sel->keep = ranges_of(selection.data(), n);
+  sel->keep = ranges_of(selection.data(), n, kRangeGap);
   sel->selected = selected;
   return Status::Ok();
 }

@@ -117,6 +117,8 @@ size_t unpack_gather(const uint8_t* src, size_t nbytes, int width, size_t groups
                      uint32_t dict_size, int elem, uint8_t* out, bool* bad) {
   if (dict_size == 0 || width < 1 || width > 25) return 0;
   switch (elem) {
+    case 1: return unpack_gather_groups<1>(src, nbytes, width, groups, dict, dict_size, out, bad);
+    case 2: return unpack_gather_groups<2>(src, nbytes, width, groups, dict, dict_size, out, bad);
     case 4: return unpack_gather_groups<4>(src, nbytes, width, groups, dict, dict_size, out, bad);
     case 8: return unpack_gather_groups<8>(src, nbytes, width, groups, dict, dict_size, out, bad);
     case 16: return unpack_gather_groups<16>(src, nbytes, width, groups, dict, dict_size, out, bad);

@@ -31,7 +31,8 @@ struct alignas(8) UnpackKernels {
   void (*gather8)(const uint8_t* dict, const uint32_t* idx, size_t n, uint8_t* out);
   // Unpacks up to `groups` groups of `width`-bit dictionary indices (as
   // unpack32) and writes out[i] = dict[idx[i]], entries of `elem` bytes (4,
-  // 8 or 16: dates and ints, longs and doubles, string views), without a
+  // 8 or 16: dates and ints, longs and doubles, string views; 1 and 2:
+  // narrowed small ints, and a filter's per-entry verdicts), without a
   // second pass over the indices or a store of them beyond L1 (TPC-H's
   // Q12 columns: unpack32, max32 and gather4/8 over 1,024-index batches took
   // a fifth more). An index at or above

@@ -67,7 +67,9 @@ void gather_clamped(const uint8_t* dict, uint32_t last, const uint32_t* idx, siz
 
 size_t unpack_gather(const uint8_t* src, size_t nbytes, int width, size_t groups,
                      const uint8_t* dict, uint32_t dict_size, int elem, uint8_t* out, bool* bad) {
-  if (dict_size == 0 || width < 1 || width > 32 || (elem != 4 && elem != 8 && elem != 16)) return 0;
+  if (dict_size == 0 || width < 1 || width > 32 || (elem != 1 && elem != 2 && elem != 4 && elem != 8 && elem != 16)) {
+    return 0;
+  }
   constexpr size_t kBlockGroups = 128;  // 1,024 indices: 4 KiB of L1
   alignas(64) uint32_t idx[kBlockGroups * 8];
   const uint32_t last = dict_size - 1;
@@ -80,6 +82,8 @@ size_t unpack_gather(const uint8_t* src, size_t nbytes, int width, size_t groups
     if (got == 0) break;
     uint8_t* o = out + g * 8 * e;
     switch (e) {
+      case 1: gather_clamped<1>(dict, last, idx, got * 8, o, &over); break;
+      case 2: gather_clamped<2>(dict, last, idx, got * 8, o, &over); break;
       case 4: gather_clamped<4>(dict, last, idx, got * 8, o, &over); break;
       case 8: gather_clamped<8>(dict, last, idx, got * 8, o, &over); break;
       default: gather_clamped<16>(dict, last, idx, got * 8, o, &over); break;

@@ -317,7 +317,7 @@ TEST(UnpackKernels, GathersEveryLevelEqualAPlainLoop) {
 
 // unpack_gather (indices unpacked and gathered in one pass) on every level
 // against unpack32 of the scalar table and a plain gather: widths 1..32,
-// entries of 4, 8 and 16 bytes, an input of exactly its groups' bytes and an
+// entries of 1, 2, 4, 8 and 16 bytes, an input of exactly its groups' bytes and an
 // output of exactly the groups written (a read or write past either is an
 // ASan error); an index past the dictionary sets *bad and reads nothing
 // outside it; what a kernel leaves undone is a whole number of groups.
@@ -331,7 +331,7 @@ TEST(UnpackKernels, UnpackGatherEveryLevelEqualsUnpackThenGather) {
     if (k == nullptr) return;
     for (int w = 1; w <= 32; ++w) {
       for (size_t groups : {size_t{1}, size_t{2}, size_t{7}, size_t{9}, size_t{40}}) {
-        for (int e : {4, 8, 16}) {
+        for (int e : {1, 2, 4, 8, 16}) {
           for (bool in_range : {true, false}) {
             const size_t nbytes = groups * static_cast<size_t>(w);
             std::vector<uint8_t> src(rnd, rnd + nbytes);  // exactly the groups' bytes

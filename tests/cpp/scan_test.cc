@@ -26,6 +26,7 @@
 #include "pqfast/parquet_read.h"
 #include "pqfast/scan.h"
 #include "scan/local_units.h"
+#include "scan/row_ranges.h"
 
 namespace pq = pqfast::parquet;
 namespace fs = std::filesystem;
@@ -712,3 +713,84 @@ TEST(SnappyIndex, RangesEqualTheWholeDecompression) {
   }
 }
 #endif
+
+// ranges_of: the exact runs of set bits (gap 1), and runs fewer than `gap`
+// rows apart merged (the scan's kRangeGap), against a bit-by-bit reference
+// on random bitmaps of every density, lengths off a word's end, and bits set
+// past n in the last word (never a row at or past n).
+TEST(RowRanges, RangesOfEqualsBitByBitReference) {
+  namespace sc = pqfast::parquet::scan;
+  auto reference = [](const std::vector<uint64_t>& bits, int64_t n, int64_t gap) {
+    std::vector<pq::RowRange> runs;
+    for (int64_t r = 0; r < n; ++r) {
+      if (!((bits[r >> 6] >> (r & 63)) & 1)) continue;
+      if (!runs.empty() && runs.back().end == r) {
+        runs.back().end = r + 1;
+      } else {
+        runs.push_back({r, r + 1});
+      }
+    }
+    std::vector<pq::RowRange> out;
+    for (const auto& x : runs) {
+      if (!out.empty() && x.begin - out.back().end < gap) {
+        out.back().end = x.end;
+      } else {
+        out.push_back(x);
+      }
+    }
+    return out;
+  };
+  std::mt19937_64 rng(91);
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{63}, int64_t{64}, int64_t{65}, int64_t{1000}, int64_t{5000}}) {
+    for (double density : {0.0, 0.001, 0.05, 0.5, 0.97, 1.0}) {
+      for (int clumped = 0; clumped < 2; ++clumped) {
+        std::vector<uint64_t> bits(static_cast<size_t>((n + 63) / 64) + 1, 0);
+        std::uniform_real_distribution<double> u(0, 1);
+        bool on = false;
+        for (int64_t r = 0; r < n; ++r) {
+          // clumped: runs of rows (flip with probability 0.02), else each row alone
+          if (clumped) {
+            if (u(rng) < 0.02) on = u(rng) < density;
+          } else {
+            on = u(rng) < density;
+          }
+          if (on) bits[static_cast<size_t>(r >> 6)] |= uint64_t{1} << (r & 63);
+        }
+        if (n % 64 != 0) bits[static_cast<size_t>(n >> 6)] |= ~uint64_t{0} << (n & 63);  // past n: ignored
+        for (int64_t gap : {int64_t{1}, int64_t{2}, int64_t{64}, int64_t{256}, sc::kRangeGap}) {
+          const auto want = reference(bits, n, gap);
+          const auto got = sc::ranges_of(bits.data(), n, gap);
+          if (gap == 1 || gap < 64) {
+            ASSERT_EQ(got.size(), want.size()) << n << " " << density << " " << gap;
+            for (size_t i = 0; i < got.size(); ++i) {
+              ASSERT_EQ(got[i].begin, want[i].begin);
+              ASSERT_EQ(got[i].end, want[i].end);
+            }
+            continue;
+          }
+          // Word-wise merging (gap >= 64): every selected row covered, no
+          // range past n, ranges sorted and disjoint, each starting and
+          // ending on a selected row, and never more ranges than exact runs.
+          int64_t prev_end = -1;
+          for (const auto& x : got) {
+            ASSERT_LT(x.begin, x.end);
+            ASSERT_GT(x.begin, prev_end);
+            ASSERT_LE(x.end, n);
+            ASSERT_TRUE((bits[x.begin >> 6] >> (x.begin & 63)) & 1);
+            ASSERT_TRUE((bits[(x.end - 1) >> 6] >> ((x.end - 1) & 63)) & 1);
+            prev_end = x.end;
+          }
+          size_t k = 0;
+          for (int64_t r = 0; r < n; ++r) {
+            if (!((bits[r >> 6] >> (r & 63)) & 1)) continue;
+            while (k < got.size() && got[k].end <= r) ++k;
+            ASSERT_TRUE(k < got.size() && got[k].begin <= r) << "row " << r << " not covered";
+          }
+          ASSERT_LE(got.size(), reference(bits, n, 1).size());
+          // Ranges left apart are at least a word of unselected rows apart.
+          for (size_t i = 1; i < got.size(); ++i) ASSERT_GE(got[i].begin - got[i - 1].end, 64);
+        }
+      }
+    }
+  }
+}
