@@ -2830,7 +2830,7 @@ Result<std::unique_ptr<LocalScan>> LocalScan::make(ScanPlan plan, ScannerOptions
     for (const ScanPlanFile& f : plan.files) {
       if (!f.pruned) plain += f.all_row_groups ? kInlineUnits + 1 : static_cast<int64_t>(f.row_groups.size());
     }
-    if (plain == 0) {
+    if (plain == 0 && *left <= kConsumerRunUnits) {
       // Every file pruned: no bytes to read, each unit one engine run from
       // its file. No threads of its own; the consumer runs the units ready
       // on `workers` threads at once (parked helpers), as one engine call
