@@ -39,6 +39,7 @@ import pyarrow.compute as pc
 from polars.io.plugins import register_io_source
 
 from ._dataset import Dataset, dataset as _dataset
+from ._dataset_scan import DEFAULT_BATCH_SIZE
 from ._errors import UNSUPPORTED, format_error
 from ._plan import _LT_ENUM, _LT_JSON, embedded_schema, is_null_typed
 
@@ -560,8 +561,30 @@ def _storage(data, typing: _Typing):
     return kind.from_arrays(cols, names=data.schema.names)
 
 
-def _frame(batch: pa.RecordBatch, typing: _Typing) -> pl.DataFrame:
-    return _typed(pl.from_arrow(_as_views(_storage(batch, typing)), rechunk=False), typing)
+def _frame(data: pa.RecordBatch | pa.Table, typing: _Typing) -> pl.DataFrame:
+    df = pl.from_arrow(_as_views(_storage(data, typing)), rechunk=False)
+    return _typed(df.to_frame() if isinstance(df, pl.Series) else df, typing)
+
+
+def _grouped(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[Any]:
+    """The batches, those under ``rows`` rows gathered into tables of at
+    least that many (the last may hold fewer): a filter keeping one row in
+    ten made 500 frames of 10,000 rows from 50 M, and polars and the
+    conversion pay per frame."""
+    pending, held = [], 0
+    for b in batches:
+        if not b.num_rows:
+            continue
+        if not pending and b.num_rows >= rows:
+            yield b
+            continue
+        pending.append(b)
+        held += b.num_rows
+        if held >= rows:
+            yield pa.Table.from_batches(pending)
+            pending, held = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
 
 
 def _source(ds: Any, typing: _Typing, scan_kw: dict):
@@ -590,7 +613,7 @@ def _source(ds: Any, typing: _Typing, scan_kw: dict):
         left = n_rows
         reader = scanner.to_reader()
         try:
-            for batch in reader:
+            for batch in _grouped(reader, int(batch_size) if batch_size else DEFAULT_BATCH_SIZE):
                 df = _frame(batch, typing)
                 if not t.exact:
                     df = df.filter(predicate)

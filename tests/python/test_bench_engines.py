@@ -21,7 +21,7 @@ def test_bench_engines_json(tmp_path):
     seen = {(r["engine"], r["query"]) for r in rows}
     labels = {"duckdb": "DuckDB", "polars": "polars", "datafusion": "DataFusion", "dask": "Dask"}
     for e in ENGINES:
-        queries = ["1 id"] if e == "dask" else ["1 id", "aggregate"]
+        queries = ["1 id"] if e == "dask" else ["1 id", "filter", "aggregate"]
         for q in queries:
             assert (labels[e], q) in seen
     if "duckdb" in ENGINES:

@@ -395,3 +395,20 @@ def test_schema_equals_polars_on_every_test_file():
         assert got == want, path
         checked += 1
     assert checked >= 100, checked
+
+
+def test_small_batches_reach_polars_in_frames_of_the_batch_size():
+    """A filtered scan's small batches are handed over gathered into frames
+    of at least the batch size, in order, none dropped or split."""
+    import pyarrow as pa
+
+    from pqfast.polars import _grouped
+
+    sizes = [5, 5, 20, 0, 3, 3, 3]
+    start = [sum(sizes[:i]) for i in range(len(sizes))]
+    batches = [pa.record_batch({"v": pa.array(range(s, s + n), pa.int64())}) for s, n in zip(start, sizes)]
+    got = list(_grouped(iter(batches), 10))
+    assert [g.num_rows for g in got] == [10, 20, 9]
+    assert isinstance(got[1], pa.RecordBatch)  # a batch of the size alone is handed on as it is
+    values = [v for g in got for v in g.column("v").to_pylist()]
+    assert values == list(range(sum(sizes)))
