@@ -48,7 +48,7 @@ LAYERS = [
     ("lake", ["_lake", "_stream_plan", "_stream_io", "_read_scan", "_fragments", "_dataset_scan", "_read_remote",
               "_read_local"]),
     ("API", ["reader", "parquet", "_dataset", "_index", "_index_sidecar", "__init__"]),
-    ("engine adapters", ["polars", "dask", "ray"]),
+    ("engine adapters", ["polars", "dask", "ray", "duckdb", "datafusion"]),
     ("CLI and tools", ["cli", "__main__", "commands", "benches", "_s3server", "_testlake", "_latency_proxy"]),
 ]
 
