@@ -26,6 +26,7 @@ from . import _pqfast
 from ._dataset_scan import DEFAULT_BATCH_SIZE, Fragment, Scanner, ScanStats
 from ._fragments import bloom_kept_files
 from ._lake import FS, Lake
+from ._rowgroup_stats import flat_leaves
 from ._stream_io import with_strings
 from ._strings import checked_strings
 from .scan import _filter_expression
@@ -78,8 +79,7 @@ def dictionary_worthy_columns(ds: "Dataset") -> list[str]:
     if not ds._selection:
         return []
     meta = ds._lake.meta(ds._selection[0][0])
-    leaves = {d["dotted_path"]: j for j, d in enumerate(meta.columns())
-              if len(d["path"]) == 1 and d["max_repetition_level"] == 0}
+    leaves = flat_leaves(meta)
     out = []
     for field in ds.schema:
         t = field.type
