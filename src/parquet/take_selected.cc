@@ -1,7 +1,9 @@
 // Late materialization's last step: from a column decoded page by page (the
 // rows of whole pages), keep the rows a selection bitmap names. Values move
-// once, element by element for fixed widths and views, bytes by run for
+// once (fixed widths and views a word of the selection at a time: whole
+// words as blocks, dense ones without a branch per row), bytes by run for
 // binary; the validity bitmap and null count are rebuilt.
+#include <array>
 #include <cstring>
 
 #include "pqfast/parquet_read.h"
@@ -39,6 +41,129 @@ void for_selected(const std::vector<RowRange>& decoded, const uint64_t* selectio
   }
 }
 
+// Calls chunk(first element, bits, count) for each piece of a range that
+// lies in one word of the selection: bit j of `bits` (j < count) selects
+// element first + j. Pieces without a selected row are skipped.
+template <class Chunk>
+void for_chunks(const std::vector<RowRange>& decoded, const uint64_t* selection, Chunk&& chunk) {
+  int64_t base = 0;
+  for (const auto& r : decoded) {
+    for (int64_t row = r.begin; row < r.end;) {
+      const int count = static_cast<int>(std::min<int64_t>(64 - (row & 63), r.end - row));
+      const uint64_t ones = count == 64 ? ~uint64_t{0} : ((uint64_t{1} << count) - 1);
+      const uint64_t bits = (selection[row >> 6] >> (row & 63)) & ones;
+      if (bits != 0) chunk(base + (row - r.begin), bits, count);
+      row += count;
+    }
+    base += r.end - r.begin;
+  }
+}
+
+// Set bits of x, without the POPCNT instruction the portable build lacks.
+inline int count_bits(uint64_t x) {
+  x = x - ((x >> 1) & 0x5555555555555555ULL);
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
+}
+
+// The selected W-byte elements of src, appended at dst[*k]. A piece whose
+// rows are all selected moves as one block; a dense one (a quarter or more)
+// without a branch per row (every element written, the cursor advanced by
+// its bit: one element past the last may be written, into the buffer's
+// slack); a sparse one bit by bit.
+template <size_t W>
+void take_fixed(const std::vector<RowRange>& decoded, const uint64_t* selection, const uint8_t* src, uint8_t* dst,
+                int64_t* k) {
+  int64_t at = *k;
+  for_chunks(decoded, selection, [&](int64_t first, uint64_t bits, int count) {
+    const uint8_t* s = src + static_cast<size_t>(first) * W;
+    if (count == 64 ? bits == ~uint64_t{0} : bits == (uint64_t{1} << count) - 1) {
+      std::memcpy(dst + static_cast<size_t>(at) * W, s, static_cast<size_t>(count) * W);
+      at += count;
+    } else if (count_bits(bits) * 4 >= count) {
+      for (int j = 0; j < count; ++j) {
+        std::memcpy(dst + static_cast<size_t>(at) * W, s + static_cast<size_t>(j) * W, W);
+        at += static_cast<int64_t>((bits >> j) & 1);
+      }
+    } else {
+      for (uint64_t b = bits; b != 0; b &= b - 1) {
+        std::memcpy(dst + static_cast<size_t>(at) * W, s + static_cast<size_t>(__builtin_ctzll(b)) * W, W);
+        ++at;
+      }
+    }
+  });
+  *k = at;
+}
+
+// kCompress4[m << 4 | v]: the bits of nibble v where nibble m is set,
+// packed from bit 0 (a software PEXT of 4 bits).
+constexpr std::array<uint8_t, 256> make_compress4() {
+  std::array<uint8_t, 256> t{};
+  for (int m = 0; m < 16; ++m) {
+    for (int v = 0; v < 16; ++v) {
+      int out = 0, k = 0;
+      for (int j = 0; j < 4; ++j) {
+        if ((m >> j) & 1) out |= ((v >> j) & 1) << k++;
+      }
+      t[static_cast<size_t>(m << 4 | v)] = static_cast<uint8_t>(out);
+    }
+  }
+  return t;
+}
+constexpr std::array<uint8_t, 256> kCompress4 = make_compress4();
+constexpr uint8_t kBits4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
+
+// Bits [start, start + count) of an LSB-first bitmap (count <= 64), from a
+// buffer with slack past its end (ReadBuffer: 9 bytes may be read).
+inline uint64_t load_bits(const uint8_t* bits, int64_t start, int count) {
+  uint64_t lo;
+  std::memcpy(&lo, bits + (start >> 3), 8);
+  const int shift = static_cast<int>(start & 7);
+  uint64_t w = lo >> shift;
+  if (shift && count > 64 - shift) w |= static_cast<uint64_t>(bits[(start >> 3) + 8]) << (64 - shift);
+  return count == 64 ? w : (w & ((uint64_t{1} << count) - 1));
+}
+
+// ORs the low n bits of x (n <= 64, higher bits zero) into `out` at bit k
+// (out has slack past its end: 9 bytes may be written).
+inline void or_bits(uint8_t* out, int64_t k, uint64_t x, int n) {
+  uint64_t w;
+  std::memcpy(&w, out + (k >> 3), 8);
+  const int shift = static_cast<int>(k & 7);
+  w |= x << shift;
+  std::memcpy(out + (k >> 3), &w, 8);
+  if (shift && n > 64 - shift) out[(k >> 3) + 8] |= static_cast<uint8_t>(x >> (64 - shift));
+}
+
+// The selected bits of an LSB-first bitmap, set in `out` (zeroed, with
+// slack) from bit 0, four rows at a time; *taken gets how many were
+// selected. Returns how many of them were unset.
+int64_t take_bits(const std::vector<RowRange>& decoded, const uint64_t* selection, const uint8_t* src, uint8_t* out,
+                  int64_t* taken) {
+  int64_t k = 0, set = 0;
+  for_chunks(decoded, selection, [&](int64_t first, uint64_t bits, int count) {
+    const uint64_t v = load_bits(src, first, count);
+    if (count == 64 ? bits == ~uint64_t{0} : bits == (uint64_t{1} << count) - 1) {
+      or_bits(out, k, v, count);
+      k += count;
+      set += count_bits(v);
+      return;
+    }
+    for (int i = 0; i < count; i += 4) {
+      const unsigned m = static_cast<unsigned>(bits >> i) & 15;
+      if (m == 0) continue;
+      const uint8_t x = kCompress4[m << 4 | (static_cast<unsigned>(v >> i) & 15)];
+      const int n = kBits4[m];
+      or_bits(out, k, x, n);
+      k += n;
+      set += kBits4[x];
+    }
+  });
+  *taken = k;
+  return k - set;
+}
+
 }  // namespace
 
 Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRange>& decoded,
@@ -49,6 +174,13 @@ Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRan
   if (covered != in->length) {
     return make_error(ErrorCode::kCorrupt, "take_selected: the decoded ranges hold " + std::to_string(covered) +
                                                 " rows, the array " + std::to_string(in->length));
+  }
+  // Counted before anything is written: the output is sized by `selected`.
+  int64_t in_selection = 0;
+  for_chunks(decoded, selection, [&](int64_t, uint64_t bits, int) { in_selection += count_bits(bits); });
+  if (in_selection != selected) {
+    return make_error(ErrorCode::kCorrupt, "take_selected: the selection holds " + std::to_string(in_selection) +
+                                                " decoded rows, " + std::to_string(selected) + " expected");
   }
   auto out = std::make_unique<ColumnArray::Impl>();
   out->layout = in->layout;
@@ -77,15 +209,17 @@ Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRan
       ++nulls;
     }
   };
+  // The validity of the selected rows, in a pass of its own (for the
+  // layouts whose values are taken a word of the selection at a time).
+  auto take_validity = [&]() {
+    int64_t taken = 0;
+    if (has_validity) nulls = take_bits(decoded, selection, valid, out->validity.data(), &taken);
+  };
   switch (in->layout) {
     case ArrowLayout::kBool: {
       out->values.resize_zeroed(static_cast<size_t>((selected + 7) / 8));
-      const uint8_t* src = in->values.data();
-      for_selected(decoded, selection, [&](int64_t s) {
-        if (bit(src, s)) set_bit(out->values.data(), k);
-        note_validity(s);
-        ++k;
-      });
+      take_bits(decoded, selection, in->values.data(), out->values.data(), &k);
+      take_validity();
       break;
     }
     case ArrowLayout::kBinary:
@@ -120,12 +254,8 @@ Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRan
     }
     case ArrowLayout::kBinaryView: {
       out->values.resize(static_cast<size_t>(selected) * 16);
-      const uint8_t* src = in->values.data();
-      for_selected(decoded, selection, [&](int64_t s) {
-        std::memcpy(out->values.data() + k * 16, src + s * 16, 16);
-        note_validity(s);
-        ++k;
-      });
+      take_fixed<16>(decoded, selection, in->values.data(), out->values.data(), &k);
+      take_validity();
       // The views point into the variadic buffers by index: they move whole.
       out->view_buffers = std::move(in->view_buffers);
       break;
@@ -137,17 +267,17 @@ Result<ColumnArray> take_selected(ColumnArray&& column, const std::vector<RowRan
       const uint8_t* src = in->values.data();
       uint8_t* dst = out->values.data();
       if (w == 8) {
-        for_selected(decoded, selection, [&](int64_t s) {
-          std::memcpy(dst + k * 8, src + s * 8, 8);
-          note_validity(s);
-          ++k;
-        });
+        take_fixed<8>(decoded, selection, src, dst, &k);
+        take_validity();
       } else if (w == 4) {
-        for_selected(decoded, selection, [&](int64_t s) {
-          std::memcpy(dst + k * 4, src + s * 4, 4);
-          note_validity(s);
-          ++k;
-        });
+        take_fixed<4>(decoded, selection, src, dst, &k);
+        take_validity();
+      } else if (w == 2) {
+        take_fixed<2>(decoded, selection, src, dst, &k);
+        take_validity();
+      } else if (w == 1) {
+        take_fixed<1>(decoded, selection, src, dst, &k);
+        take_validity();
       } else {
         for_selected(decoded, selection, [&](int64_t s) {
           std::memcpy(dst + static_cast<size_t>(k) * w, src + static_cast<size_t>(s) * w, w);

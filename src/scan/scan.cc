@@ -717,6 +717,12 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
       any_candidate = true;
       std::fill(conj.begin(), conj.end(), 0);
       for (const auto& r : cand) set_range(conj.data(), r.begin, r.end);
+      // The last atom's decoded values (of every row the next atom can
+      // keep): an atom on the same column evaluates them again (a range
+      // `lo <= x < hi` decodes its column once).
+      int last_leaf = -1;
+      std::optional<ColumnArray> last_arr;
+      std::vector<RowRange> last_decoded;
       for (size_t j = 0; j < plans_[c].size(); ++j) {
         const AtomPlan& a = plans_[c][j];
         std::vector<RowRange> keep = ranges_of(conj.data(), n, kRangeGap);
@@ -724,6 +730,11 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
         std::vector<RowRange> decoded;
         read_any = true;
         const std::vector<uint8_t>* dict_hits = hits.empty() || hits[c].empty() || hits[c][j].empty() ? nullptr : &hits[c][j];
+        if (!dict_hits && last_arr && last_leaf == a.leaf()) {
+          a.evaluate(*last_arr, last_decoded, n, conj.data());
+          continue;
+        }
+        last_arr.reset();
         ColumnReadOptions o = a.eval_options();
         // Every page is dictionary-encoded and the dictionary evaluated:
         // the indices say which rows match, no value is decoded.
@@ -739,6 +750,9 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
           a.evaluate_hits(*arr, decoded, n, conj.data());
         } else {
           a.evaluate(*arr, decoded, n, conj.data());
+          last_leaf = a.leaf();
+          last_arr = std::move(*arr);
+          last_decoded = std::move(decoded);
         }
       }
       if (waiting) continue;

@@ -256,17 +256,29 @@ TEST(SparseRead, EqualsTheWholeReadOnEveryFlatChunk) {
         int64_t start = c.data_page_offset;
         if (c.dictionary_page_offset > 0 && c.dictionary_page_offset < start) start = c.dictionary_page_offset;
         const int64_t n = rg.num_rows;
-        for (int trial = 0; trial < 3; ++trial) {
+        // Trials 0-2: short ranges, half their rows taken; 3-5: long ranges
+        // (whole words of the selection) taken sparsely (1 in 16), densely
+        // (15 in 16) and wholly: take_selected's three ways of moving a word.
+        for (int trial = 0; trial < 6; ++trial) {
           std::vector<pq::RowRange> keep;
           std::vector<uint64_t> sel(static_cast<size_t>((n + 63) / 64), 0);
           int64_t selected = 0;
+          const uint64_t max_len = trial < 3 ? 5 : 300;
+          auto taken_row = [&]() {
+            switch (trial) {
+              case 3: return rng() % 16 == 0;
+              case 4: return rng() % 16 != 0;
+              case 5: return true;
+              default: return rng() % 2 == 1;
+            }
+          };
           for (int64_t r = 0; r < n;) {
-            const int64_t len = 1 + static_cast<int64_t>(rng() % 5);
-            if (rng() % (trial + 2) == 0) {
+            const int64_t len = 1 + static_cast<int64_t>(rng() % max_len);
+            if (rng() % (trial % 3 + 2) == 0) {
               const int64_t e2 = std::min(n, r + len);
               keep.push_back({r, e2});
               for (int64_t k = r; k < e2; ++k) {
-                if (rng() % 2) {
+                if (taken_row()) {
                   sel[static_cast<size_t>(k >> 6)] |= uint64_t{1} << (k & 63);
                   ++selected;
                 }
