@@ -70,6 +70,8 @@ def _atom(rng) -> pl.Expr:
         return (c + 1) > lit()  # not translatable: polars filters
     if col == "b" and k == 5:
         return c
+    if col == "s" and k == 5:
+        return c.str.starts_with(str(rng.choice(["", "s", "s1", "s9", "t"])))
     op = rng.choice(["==", "!=", "<", "<=", ">", ">="])
     v = lit()
     if rng.random() < 0.2:  # the literal on the left
@@ -133,7 +135,10 @@ def test_translation_keeps_polars_rows_on_random_predicates():
 
 
 @pytest.mark.parametrize("expr, exact", [
-    (pl.col("f") > 1.0, None),                      # NaN > 1 in polars, not in IEEE: not pushed
+    (pl.col("f") > 1.0, True),                      # NaN > 1 in polars: pushed as NOT (f <= 1)
+    (pl.col("f") >= -2.0, True),
+    (pl.col("s").str.starts_with("s1"), None),      # polars' to apply
+    (pl.col("s").str.ends_with("1"), None),
     (pl.col("f") < 1.0, True),
     (pl.col("f").is_in([1.5]), None),               # float is_in: polars' total order, not pushed
     ((pl.col("i") == 1) & (pl.col("i") + 1 == 3), False),  # the conjunct polars must apply
@@ -156,7 +161,7 @@ def test_translation_cases(expr, exact):
 
 def test_unknown_nodes_are_not_pushed():
     schema = pa.schema([("i", pa.int64()), ("s", pa.string())])
-    for e in [pl.col("i").cast(pl.Int32) == 1, pl.col("s").str.starts_with("a"), pl.col("i") == pl.col("i"),
+    for e in [pl.col("i").cast(pl.Int32) == 1, pl.col("s").str.contains("a"), pl.col("i") == pl.col("i"),
               pl.col("nope") == 1, pl.col("i").is_in([1]).over("s")]:
         t = pqpl.translate(e, schema)
         assert t.expression is None and not t.exact
@@ -253,6 +258,33 @@ def test_nulls_and_keys_through_expressions(lakes):
     }
     for name, f in cases.items():
         _check(f(ours), f(theirs), name)
+
+
+def test_nan_and_prefix_filters_evaluated_by_pqfast_equal_polars(tmp_path):
+    """Float comparisons over NaN, -0.0 and nulls (``>``/``>=`` pushed as
+    the negation of ``<=``/``<``) and string ranges and prefixes give
+    polars' rows when pqfast's scan evaluates them, on every page layout:
+    plain and dictionary, one and several row groups."""
+    import pyarrow.parquet as pq
+
+    floats = [1.0, float("nan"), None, -0.0, 0.0, 2.5, float("-inf"), float("inf"), -1.0, float("nan")] * 30
+    words = ["a", "ab", "b", "", None, "a\uffff", "\ud7ff", "\ud7ffx", "\ue000", "\U0010ffff", "aa", "é"] * 25
+    table = pa.table({"f": pa.array(floats, pa.float64()), "s": pa.array(words[:len(floats)], pa.string()),
+                      "row": pa.array(range(len(floats)), pa.int64())})
+    for dictionary in (True, False):
+        path = tmp_path / f"f{dictionary}.parquet"
+        pq.write_table(table, path, use_dictionary=dictionary, row_group_size=70, data_page_size=256)
+        cases = [pl.col("f") > 0.0, pl.col("f") >= -0.0, pl.col("f") > -1.0, ~(pl.col("f") > 1.0),
+                 (pl.col("f") >= 2.5) | pl.col("f").is_null(), pl.col("f") < 1.0, pl.col("f") != 0.0,
+                 pl.col("s").str.starts_with("a"), pl.col("s").str.starts_with("\ud7ff"),
+                 ~pl.col("s").str.starts_with("a"), pl.col("s").str.starts_with("é"),
+                 pl.col("s").str.starts_with("\U0010ffff"), pl.col("s").is_between(pl.lit("a"), pl.lit("b")),
+                 (pl.col("s") >= "\ud7ff") & (pl.col("s") < "\ue000"), pl.col("s") > "a\uffff",
+                 pl.col("s") != "ab"]
+        for e in cases:
+            got = pqpl.scan_parquet(str(path)).filter(e).select("row").collect()["row"].sort().to_list()
+            want = pl.scan_parquet(str(path)).filter(e).select("row").collect()["row"].sort().to_list()
+            assert got == want, (dictionary, str(e))
 
 
 def test_batches_and_n_rows_are_pushed(lakes):
@@ -397,9 +429,10 @@ def test_schema_equals_polars_on_every_test_file():
     assert checked >= 100, checked
 
 
-def test_small_batches_reach_polars_in_frames_of_the_batch_size():
-    """A filtered scan's small batches are handed over gathered into frames
-    of at least the batch size, in order, none dropped or split."""
+def test_batches_reach_polars_gathered_into_frames():
+    """Batches are handed over gathered into frames of at least the batch
+    size and a number of bytes (or a multiple of the batch size), in order,
+    none dropped or split."""
     import pyarrow as pa
 
     from pqfast.polars import _grouped
@@ -407,8 +440,11 @@ def test_small_batches_reach_polars_in_frames_of_the_batch_size():
     sizes = [5, 5, 20, 0, 3, 3, 3]
     start = [sum(sizes[:i]) for i in range(len(sizes))]
     batches = [pa.record_batch({"v": pa.array(range(s, s + n), pa.int64())}) for s, n in zip(start, sizes)]
-    got = list(_grouped(iter(batches), 10))
-    assert [g.num_rows for g in got] == [10, 20, 9]
+    for nbytes, most, want in ((0, 16, [10, 20, 9]), (1 << 20, 2, [30, 9]), (1 << 20, 16, [39]),
+                               (200, 16, [30, 9])):  # 200 bytes: 25 int64 values
+        got = list(_grouped(iter(batches), 10, nbytes=nbytes, most=most))
+        assert [g.num_rows for g in got] == want, (nbytes, most)
+        values = [v for g in got for v in g.column("v").to_pylist()]
+        assert values == list(range(sum(sizes)))
+    got = list(_grouped(iter(batches), 10, nbytes=0))
     assert isinstance(got[1], pa.RecordBatch)  # a batch of the size alone is handed on as it is
-    values = [v for g in got for v in g.column("v").to_pylist()]
-    assert values == list(range(sum(sizes)))
