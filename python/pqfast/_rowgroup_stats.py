@@ -56,14 +56,23 @@ def _with_nulls(non_null: str, nulls_match: bool, null_count, rows: int) -> str:
     return non_null if non_null == (ALL if nulls_match else NONE) else SOME
 
 
+_BOUNDS_MEMO = "_pqfast_bounds"  # a statistics dict's decoded (min, max), kept in it
+
+
 def _bounds(st: dict, desc: dict) -> tuple | None:
     """(min, max) of a chunk's statistics as Python values; None where absent,
     legacy (sort order unknown) or of a type without a usable order."""
     if not (desc["physical_type"] in _ORDERED and st.get("min") is not None and st.get("max") is not None
             and not (st.get("min_is_legacy") or st.get("max_is_legacy"))):
         return None
+    # Decoded once per statistics dict (a kept chunk's: Lake.column_chunk).
+    memo = st.get(_BOUNDS_MEMO)
+    if memo is not None:
+        return memo[0]
     lo, hi = _decode_stat(st["min"], desc), _decode_stat(st["max"], desc)
-    return None if lo is None or hi is None else (lo, hi)
+    out = None if lo is None or hi is None else (lo, hi)
+    st[_BOUNDS_MEMO] = (out,)
+    return out
 
 
 def chunk_bounds(chunk: dict, desc: dict) -> tuple | None:
@@ -113,20 +122,25 @@ def atom_verdict(atom, chunk: dict, desc: dict, rows: int) -> str:
         return SOME
 
 
-def row_group_verdict(dnf, meta, rg: int, leaf_of: dict) -> str:
+def row_group_verdict(dnf, meta, rg: int, leaf_of: dict, descs: list | None = None, chunk=None) -> str:
     """A DNF (list of conjunctions of atoms) over row group `rg` of a file
     (`meta`); ``leaf_of``: {top-level flat column: leaf index} of the file
-    (an atom on another column is "some")."""
+    (an atom on another column is "some"); ``descs``: ``meta.columns()``
+    and ``chunk(rg, leaf)``: ``meta.column_chunk`` when the caller keeps
+    them (the footer builds them anew each call)."""
     rows = meta.row_group(rg)["num_rows"]
     if rows == 0:
         return NONE
-    descs = meta.columns()
+    if descs is None:
+        descs = meta.columns()
+    if chunk is None:
+        chunk = meta.column_chunk
     out = NONE
     for conj in dnf:
         verdict = ALL
         for a in conj:
             j = leaf_of.get(a.column)
-            v = SOME if j is None else atom_verdict(a, meta.column_chunk(rg, j), descs[j], rows)
+            v = SOME if j is None else atom_verdict(a, chunk(rg, j), descs[j], rows)
             if v == NONE:
                 verdict = NONE
                 break

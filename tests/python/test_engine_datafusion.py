@@ -78,6 +78,38 @@ def test_small_batches_of_many_fragments(lakes):
         engine_lakes.assert_same(ctx.sql(q).to_arrow_table(), want, True, f"batch_size {bs}")
 
 
+def test_adapter_batches_are_not_cut_to_datafusions_batch_size(tmp_path):
+    """pqfast.datafusion's datasets give batches of at least MIN_BATCH_ROWS
+    rows (or a row group's, if fewer) where DataFusion asks 8,192, and a scan
+    of no column as one batch; the answers are DataFusion's own (count(*),
+    an aggregate), at any session batch size. A plain pqfast.dataset keeps
+    pyarrow's rule (at most batch_size rows)."""
+    import pyarrow.parquet as pq
+
+    n = 150_000
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": pa.array(range(n), pa.int64()), "g": pa.array([i % 7 for i in range(n)])}),
+                   path, row_group_size=50_000)
+    ds = pqdf.dataset(str(path))
+    (frag,) = ds.get_fragments()
+    sizes = [b.num_rows for b in frag.scanner(ds.schema, columns=["x"], batch_size=8192).to_batches()]
+    assert sizes == [50_000] * 3, sizes
+    counts = [b.num_rows for b in frag.scanner(ds.schema, columns=[], batch_size=8192).to_batches()]
+    assert counts == [n], counts
+    plain = dataset(str(path))
+    assert max(b.num_rows for b in plain.scanner(columns=["x"], batch_size=8192).to_batches()) == 8192
+    assert len(list(plain.scanner(columns=[], batch_size=8192).to_batches())) > 1
+    own = datafusion.SessionContext()
+    own.register_parquet("t", str(path))
+    for q in ("SELECT count(*) AS n FROM t", "SELECT g, count(*) AS n, sum(x) AS s FROM t GROUP BY g ORDER BY g",
+              "SELECT count(*) AS n FROM t WHERE x >= 120000"):
+        want = own.sql(q).to_arrow_table()
+        for bs in (1000, 8192):
+            ctx = datafusion.SessionContext(datafusion.SessionConfig().with_target_partitions(2).with_batch_size(bs))
+            pqdf.register(ctx, "t", str(path))
+            engine_lakes.assert_same(ctx.sql(q).to_arrow_table(), want, True, f"{q} at {bs}")
+
+
 def test_one_id_reads_what_read_table_reads(lakes):
     d = lakes["bloom"]
     v = engine_lakes.lookup_ids(d)
