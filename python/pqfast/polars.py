@@ -576,21 +576,29 @@ def _frame(data: pa.RecordBatch | pa.Table, typing: _Typing) -> pl.DataFrame:
 
 # polars pays about 150 us for each frame a source yields (a count over 50 M
 # rows of one boolean column: 111 ms in frames of 100,000 rows, 35 ms in
-# frames of 1 M): batches are gathered into frames of at least this many
-# bytes, or of FRAME_BATCHES times polars' batch size.
+# frames of 1 M): small batches are gathered into frames of at least this
+# many bytes, or of FRAME_BATCHES times polars' batch size. A batch of the
+# batch size and of ALONE_BYTES or more goes alone: polars' group-by copies a
+# frame of several chunks into one (9% of an aggregate's CPU), where the
+# cost of a frame is under a tenth of what it holds.
 FRAME_BYTES = 8 << 20
 FRAME_BATCHES = 16
+ALONE_BYTES = 1 << 20
 
 
 def _grouped(batches: Iterator[pa.RecordBatch], rows: int, nbytes: int = FRAME_BYTES,
-             most: int = FRAME_BATCHES) -> Iterator[Any]:
-    """The batches gathered, in order, into frames (a batch alone, or a
-    table of several) of at least ``rows`` rows and either ``nbytes`` bytes
-    or ``most * rows`` rows; the last may hold fewer. (A filter keeping one
-    row in ten made 500 frames of 10,000 rows from 50 M.)"""
+             most: int = FRAME_BATCHES, alone: int = ALONE_BYTES) -> Iterator[Any]:
+    """The batches, in order, as frames: a batch of at least ``rows`` rows
+    and ``alone`` bytes alone; the others gathered (a table of several) into
+    frames of at least ``rows`` rows and either ``nbytes`` bytes or ``most *
+    rows`` rows; the last may hold fewer. (A filter keeping one row in ten
+    made 500 frames of 10,000 rows from 50 M.)"""
     pending, held, size = [], 0, 0
     for b in batches:
         if not b.num_rows:
+            continue
+        if not pending and b.num_rows >= rows and b.nbytes >= alone:
+            yield b
             continue
         pending.append(b)
         held += b.num_rows

@@ -431,8 +431,8 @@ def test_schema_equals_polars_on_every_test_file():
 
 def test_batches_reach_polars_gathered_into_frames():
     """Batches are handed over gathered into frames of at least the batch
-    size and a number of bytes (or a multiple of the batch size), in order,
-    none dropped or split."""
+    size and a number of bytes (or a multiple of the batch size), a large
+    batch alone, in order, none dropped or split."""
     import pyarrow as pa
 
     from pqfast.polars import _grouped
@@ -440,11 +440,15 @@ def test_batches_reach_polars_gathered_into_frames():
     sizes = [5, 5, 20, 0, 3, 3, 3]
     start = [sum(sizes[:i]) for i in range(len(sizes))]
     batches = [pa.record_batch({"v": pa.array(range(s, s + n), pa.int64())}) for s, n in zip(start, sizes)]
-    for nbytes, most, want in ((0, 16, [10, 20, 9]), (1 << 20, 2, [30, 9]), (1 << 20, 16, [39]),
-                               (200, 16, [30, 9])):  # 200 bytes: 25 int64 values
-        got = list(_grouped(iter(batches), 10, nbytes=nbytes, most=most))
-        assert [g.num_rows for g in got] == want, (nbytes, most)
+    for nbytes, most, alone, want in ((0, 16, 1 << 20, [10, 20, 9]), (1 << 20, 2, 1 << 20, [30, 9]),
+                                      (1 << 20, 16, 1 << 20, [39]),
+                                      (200, 16, 1 << 20, [30, 9])):  # 200 bytes: 25 int64 values
+        got = list(_grouped(iter(batches), 10, nbytes=nbytes, most=most, alone=alone))
+        assert [g.num_rows for g in got] == want, (nbytes, most, alone)
         values = [v for g in got for v in g.column("v").to_pylist()]
         assert values == list(range(sum(sizes)))
+    # A batch of the batch size and `alone` bytes (20 int64 values: 160) goes alone when nothing is held.
+    got = list(_grouped(iter(batches[2:] + batches[:2]), 10, nbytes=1 << 20, alone=160))
+    assert [g.num_rows for g in got] == [20, 19] and isinstance(got[0], pa.RecordBatch)
     got = list(_grouped(iter(batches), 10, nbytes=0))
     assert isinstance(got[1], pa.RecordBatch)  # a batch of the size alone is handed on as it is
