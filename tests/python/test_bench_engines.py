@@ -38,3 +38,21 @@ def test_bench_engines_json(tmp_path):
         assert (r["in_memory_ms"] is not None) == r["query"].startswith("aggregate")
         if r["engine"] in ("DuckDB", "DataFusion") and r["query"] == "1 id":
             assert r["pages_read"] > 0  # read through pqfast's scan, its pages counted
+
+
+@pytest.mark.skipif(not [e for e in ENGINES if e != "dask"], reason="no SQL or polars engine installed")
+def test_bench_engines_hidden_queries(tmp_path):
+    """--hidden adds a row per query of HIDDEN_SQL for each engine, its
+    result equal to the engine's own reader's."""
+    from pqfast.benches.engines import HIDDEN_SQL
+
+    engines = [e for e in ENGINES if e != "dask"]
+    proc = run_cli("bench", "engines", "--json", "--hidden", "--files", "2", "--rows", "3000", "--row-groups", "2",
+                   "--repeat", "1", "--dir", str(tmp_path), "--engines", ",".join(engines))
+    rows = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    hidden = [r for r in rows if r["query"].startswith("hidden: ")]
+    assert len(hidden) == len(HIDDEN_SQL) * len(engines), [r["query"] for r in rows]
+    for r in hidden:
+        assert r["same"], r
+    top = [r for r in hidden if r["query"] == "hidden: top 5"]
+    assert all(r["rows"] == 5 for r in top)

@@ -64,6 +64,31 @@ AGG_SQL = "SELECT category, count(*) AS n, sum(amount) AS s, max(quantity) AS q 
 # filter is pushed into pqfast's scan through every route).
 FILTER_SQL = "SELECT count(*) AS n, sum(amount) AS s FROM {t} WHERE quantity < 100"
 AGG_COLUMNS = ["category", "amount", "quantity"]
+# --hidden: queries a user might try that the issue names no goal for, each
+# through the engine's adapter (pqfast.duckdb.dataset, pqfast.polars,
+# pqfast.datafusion.dataset) beside its own reader.
+HIDDEN_SQL = {
+    "count(*)": "SELECT count(*) AS n FROM {t}",
+    "boolean filter": "SELECT sum(quantity) AS s FROM {t} WHERE flag",
+    "OR filter": "SELECT count(*) AS n FROM {t} WHERE quantity < 5 OR amount > 999.0",
+    "id range": "SELECT count(*) AS n, sum(amount) AS s FROM {t} WHERE id BETWEEN 1000000 AND 1100000",
+    "group by boolean": "SELECT flag, avg(amount) AS a FROM {t} GROUP BY flag",
+    "top 5": "SELECT id, amount FROM {t} ORDER BY amount DESC LIMIT 5",
+}
+
+
+def _hidden_polars(pl) -> dict:
+    """HIDDEN_SQL's queries as polars writes them."""
+    return {
+        "count(*)": lambda lf: lf.select(pl.len().alias("n")),
+        "boolean filter": lambda lf: lf.filter(pl.col("flag")).select(pl.col("quantity").sum().alias("s")),
+        "OR filter": lambda lf: lf.filter((pl.col("quantity") < 5) | (pl.col("amount") > 999.0))
+        .select(pl.len().alias("n")),
+        "id range": lambda lf: lf.filter(pl.col("id").is_between(1000000, 1100000))
+        .select(pl.len().alias("n"), pl.col("amount").sum().alias("s")),
+        "group by boolean": lambda lf: lf.group_by("flag").agg(pl.col("amount").mean().alias("a")),
+        "top 5": lambda lf: lf.sort("amount", descending=True).head(5).select("id", "amount"),
+    }
 
 
 def add_arguments(p) -> None:
@@ -78,6 +103,9 @@ def add_arguments(p) -> None:
     p.add_argument("--engines", default="duckdb,polars,datafusion,dask",
                    help="which engines (default duckdb,polars,datafusion,dask)")
     p.add_argument("--quick", action="store_true", help="10 files x 100,000 rows, 3 repeats, 200 Dask files")
+    p.add_argument("--hidden", action="store_true",
+                   help="also time queries with no goal (count(*), a boolean and an OR filter, a range, a group-by "
+                        "on a boolean, a top 5) through each adapter")
     p.add_argument("--json", action="store_true", help="one JSON object per row of the table")
     p.add_argument("--worker", action="store_true", help=__import__("argparse").SUPPRESS)
 
@@ -114,9 +142,9 @@ def _lake_shape(root: Path) -> tuple[int, int]:
     return int(files), int(rows)
 
 
-def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
+def _pairs(engine: str, root: Path, threads: int, state: dict, hidden: bool = False) -> dict:
     """{query: (pqfast route, own reader[, the engine over the same columns in memory])}: zero-argument calls
-    returning an arrow table."""
+    returning an arrow table (``hidden``: HIDDEN_SQL's queries too)."""
     d = root / "bloom"
     glob = str(d / "*.parquet")
     key = _one_id(root)
@@ -137,6 +165,9 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         con.register("memd", dsd.to_table(columns=AGG_COLUMNS))
         state["ds"] = ds
         own = f"read_parquet('{glob}')"
+        extra = {f"hidden: {q}": (lambda sql=sql: con.sql(sql.format(t="pqd")).to_arrow_table(),
+                                  lambda sql=sql: con.sql(sql.format(t=own)).to_arrow_table())
+                 for q, sql in HIDDEN_SQL.items()} if hidden else {}
         return {
             "1 id": (lambda: con.sql(f"SELECT * FROM pq WHERE id = {key}").to_arrow_table(),
                      lambda: con.sql(f"SELECT * FROM {own} WHERE id = {key}").to_arrow_table()),
@@ -148,6 +179,7 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
             "aggregate, pqfast.duckdb.dataset": (lambda: con.sql(AGG_SQL.format(t="pqd")).to_arrow_table(),
                                                  lambda: con.sql(AGG_SQL.format(t=own)).to_arrow_table(),
                                                  lambda: con.sql(AGG_SQL.format(t="memd")).to_arrow_table()),
+            **extra,
         }
     if engine == "polars":
         import polars as pl
@@ -163,6 +195,9 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
 
         # polars' frames hold strings as views: what pqfast.polars hands it.
         mem = pl.from_arrow(pqfast.dataset(str(d)).to_table(columns=AGG_COLUMNS, strings="view"))
+        extra = {f"hidden: {q}": (lambda f=f: f(pqpl.scan_parquet(glob, threads=threads)).collect().to_arrow(),
+                                  lambda f=f: f(pl.scan_parquet(glob)).collect().to_arrow())
+                 for q, f in _hidden_polars(pl).items()} if hidden else {}
         return {
             "1 id": (lambda: pqpl.scan_parquet(glob, threads=threads).filter(pl.col("id") == key).collect().to_arrow(),
                      lambda: pl.scan_parquet(glob).filter(pl.col("id") == key).collect().to_arrow()),
@@ -171,6 +206,7 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
             "aggregate": (lambda: agg(pqpl.scan_parquet(glob, threads=threads)).collect().to_arrow(),
                           lambda: agg(pl.scan_parquet(glob)).collect().to_arrow(),
                           lambda: agg(mem.lazy()).collect().to_arrow()),
+            **extra,
         }
     if engine == "datafusion":
         import datafusion
@@ -187,6 +223,9 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
         ctx.register_record_batches("mem", [ds.to_table(columns=AGG_COLUMNS).to_batches()])
         ctx.register_record_batches("memv", [dsv.to_table(columns=AGG_COLUMNS).to_batches()])
         state["ds"] = ds
+        extra = {f"hidden: {q}": (lambda sql=sql: ctx.sql(sql.format(t="pqv")).to_arrow_table(),
+                                  lambda sql=sql: ctx.sql(sql.format(t="own")).to_arrow_table())
+                 for q, sql in HIDDEN_SQL.items()} if hidden else {}
         return {
             "1 id": (lambda: ctx.sql(f"SELECT * FROM pq WHERE id = {key}").to_arrow_table(),
                      lambda: ctx.sql(f"SELECT * FROM own WHERE id = {key}").to_arrow_table()),
@@ -198,6 +237,7 @@ def _pairs(engine: str, root: Path, threads: int, state: dict) -> dict:
             "aggregate, pqfast.datafusion.dataset": (lambda: ctx.sql(AGG_SQL.format(t="pqv")).to_arrow_table(),
                                                      lambda: ctx.sql(AGG_SQL.format(t="own")).to_arrow_table(),
                                                      lambda: ctx.sql(AGG_SQL.format(t="memv")).to_arrow_table()),
+            **extra,
         }
     if engine == "dask":
         import dask.dataframe as dd
@@ -264,7 +304,7 @@ def worker(args) -> int:
     for engine in [e.strip() for e in args.engines.split(",") if e.strip()]:
         state: dict = {"dask_lake": _dask_lake(base, dask_files)} if engine == "dask" else {}
         try:
-            pairs = _pairs(engine, root, args.threads, state)
+            pairs = _pairs(engine, root, args.threads, state, args.hidden)
         except ImportError as e:
             out.append({"bench": "engines", "engine": LABELS[engine], "query": "-", "error": f"not installed: {e}"})
             continue
@@ -327,7 +367,7 @@ def run(args) -> int:
     cmd = [sys.executable, "-m", "pqfast", "bench", "engines", "--worker", "--files", str(files), "--rows", str(rows),
            "--row-groups", str(args.row_groups), "--dask-files", str(dask_files), "--repeat", str(_sizes(args)[2]),
            "--threads", str(args.threads), "--dir", str(base), "--engines", args.engines] \
-        + (["--json"] if args.json else [])
+        + (["--json"] if args.json else []) + (["--hidden"] if args.hidden else [])
     env = dict(os.environ, POLARS_MAX_THREADS=str(args.threads))
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
     if proc.returncode != 0:
