@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "pqfast/parquet_read.h"
+#include "parquet/bit_load.h"
 #include "parquet/decode.h"
 
 namespace pqfast::parquet {
@@ -113,17 +114,6 @@ constexpr std::array<uint8_t, 256> make_compress4() {
 }
 constexpr std::array<uint8_t, 256> kCompress4 = make_compress4();
 constexpr uint8_t kBits4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-
-// Bits [start, start + count) of an LSB-first bitmap (count <= 64), from a
-// buffer with slack past its end (ReadBuffer: 9 bytes may be read).
-inline uint64_t load_bits(const uint8_t* bits, int64_t start, int count) {
-  uint64_t lo;
-  std::memcpy(&lo, bits + (start >> 3), 8);
-  const int shift = static_cast<int>(start & 7);
-  uint64_t w = lo >> shift;
-  if (shift && count > 64 - shift) w |= static_cast<uint64_t>(bits[(start >> 3) + 8]) << (64 - shift);
-  return count == 64 ? w : (w & ((uint64_t{1} << count) - 1));
-}
 
 // ORs the low n bits of x (n <= 64, higher bits zero) into `out` at bit k
 // (out has slack past its end: 9 bytes may be written).

@@ -13,12 +13,15 @@
 #include "compare/kernels.h"
 #include "compare/typed.h"
 #include "levels/kernels.h"
+#include "parquet/bit_load.h"
 #include "parquet/decode.h"
 #include "parquet/internal.h"
 
 namespace pqfast::parquet::scan {
 
 namespace {
+
+using ::pqfast::parquet::detail::load_bits;
 
 // INT96 (nanoseconds of the day, then the Julian day) as nanoseconds since
 // the epoch, as the column reader decodes it (wrapping like Arrow).
@@ -41,17 +44,6 @@ const char* op_name(FilterOp op) {
 }
 
 bool is_comparison(FilterOp op) { return op != FilterOp::kIn && op != FilterOp::kIsNull; }
-
-// Bits [start, start + count) of an LSB-first bitmap (count <= 64). The
-// buffers read here have slack past their end (ReadBuffer).
-inline uint64_t load_bits(const uint8_t* bits, int64_t start, int count) {
-  uint64_t lo;
-  std::memcpy(&lo, bits + (start >> 3), 8);
-  const int shift = static_cast<int>(start & 7);
-  uint64_t w = lo >> shift;
-  if (shift && count > 64 - shift) w |= static_cast<uint64_t>(bits[(start >> 3) + 8]) << (64 - shift);
-  return count == 64 ? w : (w & ((uint64_t{1} << count) - 1));
-}
 
 // Rows the ranges cover: the length of the array that holds them.
 int64_t decoded_rows(const std::vector<RowRange>& decoded) {
