@@ -452,3 +452,72 @@ def test_batches_reach_polars_gathered_into_frames():
     assert [g.num_rows for g in got] == [20, 19] and isinstance(got[0], pa.RecordBatch)
     got = list(_grouped(iter(batches), 10, nbytes=0))
     assert isinstance(got[1], pa.RecordBatch)  # a batch of the size alone is handed on as it is
+
+
+def test_frames_made_ahead_keep_order_errors_and_stop():
+    """Frames made on their own thread come in order; an error of the batches
+    or of making a frame reaches the caller as itself, after the frames before
+    it; closing early stops the thread before anything more is read."""
+    import threading
+
+    from pqfast.polars import _made_ahead
+
+    assert list(_made_ahead(iter(range(50)), lambda x: 2 * x, depth=3)) == [2 * x for x in range(50)]
+
+    def failing():
+        yield from range(5)
+        raise pqfast.FormatError("cut")
+
+    got = []
+    with pytest.raises(pqfast.FormatError, match="cut"):
+        for x in _made_ahead(failing(), lambda x: x, depth=2):
+            got.append(x)
+    assert got == list(range(5))
+
+    def bad(x):
+        if x == 3:
+            raise ValueError("three")
+        return x
+
+    with pytest.raises(ValueError, match="three"):
+        assert list(_made_ahead(iter(range(10)), bad)) == []
+
+    pulled = []
+
+    def counted():
+        for i in range(1000):
+            pulled.append(i)
+            yield i
+
+    before = threading.active_count()
+    frames = _made_ahead(counted(), lambda x: x, depth=2)
+    assert [next(frames), next(frames)] == [0, 1]
+    frames.close()
+    seen = len(pulled)
+    assert seen <= 2 + 2 + 2  # the two taken, the queue's two, one being made, one put after the stop
+    assert threading.active_count() == before
+    assert len(pulled) == seen
+
+
+def test_batches_of_plain_types_cross_as_they_are():
+    """A scan's batches whose types polars takes as they are cross by the Arrow
+    C stream (the first batch decides); the frames equal ``_frame``'s, also a
+    batch of no column (its rows counted) and a table of several batches."""
+    from pqfast.polars import _Framer, _frame, _Typing
+
+    schema = pl.Schema({"i": pl.Int64, "s": pl.String, "t": pl.Datetime("us", "UTC")})
+    typing = _Typing(schema, {}, frozenset())
+    b = pa.record_batch({"i": pa.array([1, None, 3], pa.int64()),
+                         "s": pa.array(["a", None, "ccccccccccccccccc"], pa.string_view()),
+                         "t": pa.array([0, 1, None], pa.timestamp("us", "UTC"))})
+    framer = _Framer(typing)
+    for data in (b, b.slice(1), pa.Table.from_batches([b, b])):
+        got = framer(data)
+        assert got.schema == schema and got.equals(_frame(data, typing))
+    assert framer._direct
+    # A plain string is made a view: such batches go through _frame each time.
+    plain = _Framer(typing)
+    sb = b.set_column(1, "s", b.column(1).cast(pa.string()))
+    assert plain(sb).equals(_frame(sb, typing)) and not plain._direct
+    none = _Framer(_Typing(pl.Schema({}), {}, frozenset()))
+    assert none(b.select([])).shape == (3, 0)
