@@ -56,6 +56,17 @@ inline int64_t next_bit(const uint64_t* bits, int64_t n, int64_t from, bool valu
   return std::min(n, w * 64 + __builtin_ctzll(x));
 }
 
+// Whether every row among [0, n) that `bits` sets lies in `ranges`
+// (sorted, disjoint): no set bit in the gaps between them.
+inline bool set_bits_within(const uint64_t* bits, int64_t n, const std::vector<RowRange>& ranges) {
+  int64_t from = 0;
+  for (const RowRange& r : ranges) {
+    if (next_bit(bits, std::min(r.begin, n), from, true) < std::min(r.begin, n)) return false;
+    from = std::max(from, r.end);
+  }
+  return next_bit(bits, n, from, true) >= n;
+}
+
 // Rows closer than this between two runs of selected rows are decoded with
 // them (and dropped by the bitmap after): a filter keeping one row in ten,
 // scattered, made a range of each row, and the per-range work (the range

@@ -103,6 +103,16 @@ struct RowSelection {
   std::vector<uint64_t> selection;
   std::vector<RowRange> keep;
   std::unique_ptr<detail::ScopedCharge> charge;  // the bitmaps' bytes, held until the piece is made
+  // Values of a projected column that the filter's atoms decoded in the
+  // column's output layout, and the rows they hold: read_column(j) takes
+  // the selected rows from them instead of decoding the column again (a
+  // filter column that is also returned is decoded once). Each read_column
+  // touches only its own element, from whichever thread runs it.
+  struct Decoded {
+    ColumnArray values;
+    std::vector<RowRange> rows;
+  };
+  mutable std::vector<std::optional<Decoded>> decoded;
 };
 
 class FileScan {
@@ -135,6 +145,10 @@ class FileScan {
   // *st as a row group pruned); `alive` gets the conjuncts left.
   bool ruled_out(int rg, ScanStats* st, std::vector<uint8_t>* alive = nullptr) const;
   Result<ColumnArray> read_column(const RowSelection& sel, size_t column, ScanStats* st);
+  // Keeps `values` (an atom's decode of `leaf` with `options`, of `rows`)
+  // for the first projected column of that leaf read in the same layout.
+  void keep_for_output(int leaf, const ColumnReadOptions& options, ColumnArray&& values,
+                       std::vector<RowRange>&& rows, RowSelection* sel) const;
   Status add_piece(RowSelection& sel, std::vector<Result<ColumnArray>>& got, const std::vector<ScanStats>& col_stats,
                    ScanResult* out, ScanStats* st);
   size_t num_columns() const { return columns_.size(); }
@@ -645,6 +659,8 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
   }
   std::vector<uint64_t>& selection = sel->selection;
   selection.assign(words, 0);
+  sel->decoded.clear();
+  sel->decoded.resize(columns_.size());
   bool read_any = false;
   Status missing = Status::Ok();  // the first read a staged reader has not fetched
   if (!filter_.active) {
@@ -723,6 +739,11 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
       int last_leaf = -1;
       std::optional<ColumnArray> last_arr;
       std::vector<RowRange> last_decoded;
+      const ColumnReadOptions* last_options = nullptr;
+      auto keep_last = [&] {
+        if (last_arr) keep_for_output(last_leaf, *last_options, std::move(*last_arr), std::move(last_decoded), sel);
+        last_arr.reset();
+      };
       for (size_t j = 0; j < plans_[c].size(); ++j) {
         const AtomPlan& a = plans_[c][j];
         std::vector<RowRange> keep = ranges_of(conj.data(), n, kRangeGap);
@@ -734,7 +755,7 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
           a.evaluate(*last_arr, last_decoded, n, conj.data());
           continue;
         }
-        last_arr.reset();
+        keep_last();
         ColumnReadOptions o = a.eval_options();
         // Every page is dictionary-encoded and the dictionary evaluated:
         // the indices say which rows match, no value is decoded.
@@ -753,8 +774,10 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
           last_leaf = a.leaf();
           last_arr = std::move(*arr);
           last_decoded = std::move(decoded);
+          last_options = &a.eval_options();
         }
       }
+      keep_last();
       if (waiting) continue;
       for (size_t i = 0; i < words; ++i) selection[i] |= conj[i];
     }
@@ -783,8 +806,40 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
   return Status::Ok();
 }
 
+void FileScan::keep_for_output(int leaf, const ColumnReadOptions& options, ColumnArray&& values,
+                               std::vector<RowRange>&& rows, RowSelection* sel) const {
+  const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
+  auto resolved = [&](ArrowLayout l) { return l == ArrowLayout::kDefault ? detail::default_layout(d.physical_type) : l; };
+  for (size_t j = 0; j < columns_.size(); ++j) {
+    const ColumnReadOptions& out = columns_[j].options;
+    if (projected_[j] != leaf || sel->decoded[j]) continue;
+    // The same decoder in the same layout makes the same values; the
+    // output's format (a date or a timestamp over the same integers) is
+    // only what the array is exported as.
+    if (out.dictionary_values || out.dictionary_indices || options.dictionary_values ||
+        resolved(out.layout) != resolved(options.layout)) {
+      continue;
+    }
+    if (!out.format.empty()) values.impl()->format = out.format;
+    sel->decoded[j] = RowSelection::Decoded{std::move(values), std::move(rows)};
+    return;
+  }
+}
+
 Result<ColumnArray> FileScan::read_column(const RowSelection& sel, size_t j, ScanStats* st) {
   const int leaf = projected_[j];
+  if (j < sel.decoded.size() && sel.decoded[j]) {
+    RowSelection::Decoded kept = std::move(*sel.decoded[j]);
+    sel.decoded[j].reset();
+    // Rows another conjunct of an OR selected may lie outside what this
+    // atom decoded: then the column is read as any other.
+    if (set_bits_within(sel.selection.data(), sel.num_rows, kept.rows)) {
+      if (sel.selected == sel.num_rows && kept.values.length() == sel.num_rows) return std::move(kept.values);
+      auto taken = take_selected(std::move(kept.values), kept.rows, sel.selection.data(), sel.selected);
+      if (!taken.ok()) return make_error(taken.error().code, where(sel.rg, leaf) + ": " + taken.error().message);
+      return taken;
+    }
+  }
   std::vector<RowRange> decoded;
   auto arr = decode_rows(sel.rg, leaf, sel.keep, columns_[j].options, &decoded, st);
   if (!arr.ok() || (sel.selected == sel.num_rows && arr->length() == sel.num_rows)) return arr;

@@ -726,6 +726,42 @@ TEST(SnappyIndex, RangesEqualTheWholeDecompression) {
 }
 #endif
 
+// set_bits_within (whether the filter's decode of a column holds every
+// selected row): against a bit-by-bit reference on random bitmaps and
+// random sorted range lists, ranges reaching past n, bits set past n.
+TEST(RowRanges, SetBitsWithinEqualsBitByBitReference) {
+  namespace sc = pqfast::parquet::scan;
+  std::mt19937_64 rng(17);
+  std::uniform_real_distribution<double> u(0, 1);
+  int outside = 0, inside = 0;
+  for (int trial = 0; trial < 3000; ++trial) {
+    const int64_t n = static_cast<int64_t>(rng() % 300);
+    const double density = trial % 3 == 0 ? 0.002 : trial % 3 == 1 ? 0.05 : 0.6;
+    std::vector<uint64_t> bits(static_cast<size_t>((n + 63) / 64) + 1, 0);
+    for (int64_t r = 0; r < n; ++r) {
+      if (u(rng) < density) bits[static_cast<size_t>(r >> 6)] |= uint64_t{1} << (r & 63);
+    }
+    if (n % 64 != 0) bits[static_cast<size_t>(n >> 6)] |= ~uint64_t{0} << (n & 63);  // past n: not rows
+    std::vector<pq::RowRange> ranges;
+    for (int64_t r = 0; r < n + 5;) {
+      const int64_t len = static_cast<int64_t>(rng() % 90);
+      if (u(rng) < 0.7) ranges.push_back({r, r + len + 1});
+      r += len + 1 + static_cast<int64_t>(rng() % 40);
+    }
+    bool want = true;
+    for (int64_t r = 0; r < n && want; ++r) {
+      if (!((bits[static_cast<size_t>(r >> 6)] >> (r & 63)) & 1)) continue;
+      bool in = false;
+      for (const auto& x : ranges) in = in || (x.begin <= r && r < x.end);
+      want = in;
+    }
+    ASSERT_EQ(sc::set_bits_within(bits.data(), n, ranges), want) << trial;
+    ++(want ? inside : outside);
+  }
+  EXPECT_GT(inside, 300);
+  EXPECT_GT(outside, 300);
+}
+
 // ranges_of: the exact runs of set bits (gap 1), and runs fewer than `gap`
 // rows apart merged (the scan's kRangeGap), against a bit-by-bit reference
 // on random bitmaps of every density, lengths off a word's end, and bits set

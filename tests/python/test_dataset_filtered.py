@@ -208,3 +208,46 @@ def test_head_and_count_rows_filtered(tmp_path):
     want = pads.dataset(root).to_table(filter=f)
     assert ds.head(13, filter=f).to_pylist() == want.slice(0, 13).to_pylist()
     assert ds.count_rows(filter=f) == want.num_rows
+
+
+def test_a_filter_column_also_returned_is_decoded_once(tmp_path):
+    """A projected column the filter decoded is returned from those values:
+    its pages are decoded once (a scan returning the filter column and another
+    reads the pages of one returning the other alone). Dates and
+    timestamps keep their types; where an OR's other branch selects rows the
+    column's own atom never decoded (pruned by its page index), the column
+    is read for them. Every case equals pyarrow.dataset."""
+    rng = np.random.default_rng(7)
+    n = 20000
+    ids = np.arange(n, dtype=np.int64)
+    t = pa.table({
+        "id": pa.array(ids),
+        "v": pa.array(rng.standard_normal(n), mask=rng.random(n) < 0.05),
+        "w": pa.array(rng.standard_normal(n)),
+        "d": pa.array((ids // 10).astype(np.int32), pa.date32()),
+        "ts": pa.array(ids * 1_000_000, pa.timestamp("us", "UTC")),
+    })
+    path = tmp_path / "f.parquet"
+    pq.write_table(t, path, row_group_size=10000, data_page_size=4096, write_batch_size=256, use_dictionary=False,
+                   write_page_index=True)
+    ds = pqfast.dataset(str(path))
+    ref = pads.dataset(str(path))
+
+    def scan(columns, flt):
+        ds.reset_scan_stats()
+        got = ds.scanner(columns=columns, filter=flt).to_table()
+        want = ref.to_table(columns=columns, filter=flt)
+        assert got.equals(want), (columns, flt)
+        return ds.scan_stats["pages_read"]
+
+    low = pc.field("v") < -1.0
+    # v's pages once each: returning v with w reads what returning w reads.
+    own, both, other = scan(["v"], low), scan(["v", "w"], low), scan(["w"], low)
+    assert 0 < own < other and both == other, (own, both, other)
+    scan(["id", "v"], low & (pc.field("w") > 0))
+    # id's atom decodes the first pages only; v < -3 selects rows past them.
+    rare = (pc.field("id") < 50) | (pc.field("v") < -3.0)
+    assert scan(["id"], rare) > 0
+    scan(["id", "v"], rare)
+    scan(["d", "ts"], (pc.field("d") >= pa.scalar(1500, pa.date32()))
+         & (pc.field("ts") < pa.scalar(18_000 * 1_000_000, pa.timestamp("us", "UTC"))))
