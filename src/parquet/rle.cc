@@ -2,6 +2,7 @@
 // a batch reader of wider values (dictionary indices).
 #include "parquet/rle.h"
 
+#include "parquet/bit_load.h"
 #include "unpack/kernels.h"
 
 #include <algorithm>
@@ -70,7 +71,7 @@ int64_t copy_bits(const uint8_t* src, size_t n, uint8_t* dst, int64_t dst_offset
   if (shift == 0) {
     std::memcpy(d, src, full);
     size_t k = 0;
-    for (; k + 8 <= full; k += 8) set += std::popcount(load64(src + k));
+    for (; k + 8 <= full; k += 8) set += count_bits(load64(src + k));
     for (; k < full; ++k) set += std::popcount(unsigned{src[k]});
     if (rest) {
       const uint8_t last = uint8_t(src[full] & ((1u << rest) - 1));

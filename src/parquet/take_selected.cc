@@ -60,14 +60,6 @@ void for_chunks(const std::vector<RowRange>& decoded, const uint64_t* selection,
   }
 }
 
-// Set bits of x, without the POPCNT instruction the portable build lacks.
-inline int count_bits(uint64_t x) {
-  x = x - ((x >> 1) & 0x5555555555555555ULL);
-  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-  x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-  return static_cast<int>((x * 0x0101010101010101ULL) >> 56);
-}
-
 // The selected W-byte elements of src, appended at dst[*k]. A piece whose
 // rows are all selected moves as one block; a dense one (a quarter or more)
 // without a branch per row (every element written, the cursor advanced by

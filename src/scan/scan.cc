@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "parquet/bit_load.h"
 #include "parquet/chunk_extent.h"
 #include "parquet/decode.h"
 #include "parquet/internal.h"
@@ -788,7 +789,7 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
     }
   }
   int64_t selected = 0;
-  for (uint64_t w : selection) selected += __builtin_popcountll(w);
+  for (uint64_t w : selection) selected += detail::count_bits(w);
   if (read_any || selected > 0) ++st->row_groups_read;
   if (selected == 0) return Status::Ok();
   ++st->row_groups_matched;
