@@ -16,7 +16,9 @@
 //   5. the projected columns are read for the selected rows only: with an
 //      OffsetIndex only the pages holding a selected row are read,
 //      decompressed and decoded; without one, pages are skipped by their
-//      headers' value counts. An empty selection reads nothing more.
+//      headers' value counts. A projected column that step 4 decoded in
+//      its output layout, holding every selected row, is taken from those
+//      values (decoded once). An empty selection reads nothing more.
 //
 // Atom semantics follow Arrow's (pyarrow.dataset): a row is kept when the
 // filter is TRUE (Kleene logic); a comparison with a null row is NULL;
