@@ -571,9 +571,15 @@ def _storage(data, typing: _Typing):
     return kind.from_arrays(cols, names=data.schema.names)
 
 
+def _imported(data: pa.RecordBatch | pa.Table) -> pl.DataFrame:
+    """``data`` as polars takes it: a batch by the Arrow C stream (polars'
+    own import, which also keeps a batch of no column's row count), a table
+    of several batches by ``pl.from_arrow`` without a rechunk."""
+    return pl.DataFrame(data) if isinstance(data, pa.RecordBatch) else pl.from_arrow(data, rechunk=False)
+
+
 def _frame(data: pa.RecordBatch | pa.Table, typing: _Typing) -> pl.DataFrame:
-    data = _as_views(_storage(data, typing))
-    df = pl.DataFrame(data) if isinstance(data, pa.RecordBatch) else pl.from_arrow(data, rechunk=False)
+    df = _imported(_as_views(_storage(data, typing)))
     return _typed(df.to_frame() if isinstance(df, pl.Series) else df, typing)
 
 
@@ -594,11 +600,9 @@ class _Framer:
             df = _frame(data, self._typing)
             self._schema = data.schema
             self._direct = (data.num_columns > 0 and _as_views(_storage(data, self._typing)) is data
-                            and df.schema == pl.DataFrame(data.slice(0, 0)).schema)
+                            and df.schema == _imported(data.slice(0, 0)).schema)
             return df
-        if not self._direct:
-            return _frame(data, self._typing)
-        return pl.DataFrame(data) if isinstance(data, pa.RecordBatch) else pl.from_arrow(data, rechunk=False)
+        return _imported(data) if self._direct else _frame(data, self._typing)
 
 
 # polars pays about 150 us for each frame a source yields (a count over 50 M
@@ -719,14 +723,15 @@ def _source(ds: Any, typing: _Typing, scan_kw: dict):
                 df = df.filter(predicate)
             return df.select(columns) if needed is not columns else df
 
+        # Under a limit polars filters, frames stay near the batch size and
+        # are made on polars' call (no more read than the head needs).
+        ahead = left is None and AHEAD_FRAMES > 0
         reader = scanner.to_reader()
         frames = None
         try:
-            # Under a limit polars filters, frames stay near the batch size
-            # and are made on polars' call (no more read than the head needs).
             batches = _grouped(reader, int(batch_size) if batch_size else DEFAULT_BATCH_SIZE,
                                nbytes=0 if left is not None else FRAME_BYTES)
-            frames = _made_ahead(batches, make) if left is None and AHEAD_FRAMES else map(make, batches)
+            frames = _made_ahead(batches, make) if ahead else map(make, batches)
             for df in frames:
                 if left is not None:
                     df = df.head(left)
@@ -735,7 +740,7 @@ def _source(ds: Any, typing: _Typing, scan_kw: dict):
                 if left is not None and left <= 0:
                     break
         finally:
-            if frames is not None and left is None and AHEAD_FRAMES:
+            if ahead and frames is not None:
                 frames.close()
             reader.close()
 

@@ -333,7 +333,7 @@ Result<ColumnArray> ChunkReader::result(std::vector<RowRange>* decoded) {
 }
 
 Status ChunkReader::begin(size_t len, int64_t num_rows, const std::vector<RowRange>* keep) {
-  layout_ = opts_.layout == ArrowLayout::kDefault ? default_layout(d_.physical_type) : opts_.layout;
+  layout_ = read_layout(opts_.layout, d_.physical_type);
   if (opts_.dictionary_values) {
     // One byte per dictionary entry, gathered by the pages' indices.
     layout_ = ArrowLayout::kUInt8;
@@ -1588,7 +1588,7 @@ namespace {
 bool splittable(const ColumnDescriptor& d, const ColumnReadOptions& o) {
   if (o.dictionary_indices || o.dictionary_values) return false;
   if (d.max_repetition_level > 0) return false;
-  const ArrowLayout l = o.layout == ArrowLayout::kDefault ? default_layout(d.physical_type) : o.layout;
+  const ArrowLayout l = read_layout(o.layout, d.physical_type);
   return family_of(l) != Family::kNull && layout_fits(l, d);
 }
 
@@ -1670,7 +1670,7 @@ void SplitChunk::Impl::cut(int want) {
     p.first = first_row;
     first_row += p.rows;
   }
-  const ArrowLayout l = options.layout == ArrowLayout::kDefault ? default_layout(column->physical_type) : options.layout;
+  const ArrowLayout l = read_layout(options.layout, column->physical_type);
   direct = family_of(l) == Family::kFixed;
   width = layout_width(l, column->type_length);
 }

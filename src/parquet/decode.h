@@ -79,6 +79,11 @@ std::string default_format(ArrowLayout layout, int32_t type_length, const Column
 // The layout kDefault stands for.
 ArrowLayout default_layout(PhysicalType type);
 
+// The layout a read with `layout` makes of `type` (kDefault resolved).
+inline ArrowLayout read_layout(ArrowLayout layout, PhysicalType type) {
+  return layout == ArrowLayout::kDefault ? default_layout(type) : layout;
+}
+
 // Whether a layout can be produced from a physical type.
 bool layout_fits(ArrowLayout layout, const ColumnDescriptor& d);
 

@@ -146,6 +146,9 @@ class FileScan {
   // *st as a row group pruned); `alive` gets the conjuncts left.
   bool ruled_out(int rg, ScanStats* st, std::vector<uint8_t>* alive = nullptr) const;
   Result<ColumnArray> read_column(const RowSelection& sel, size_t column, ScanStats* st);
+  // The rows `sel` selects of `values` (the decode of `leaf`'s `rows`).
+  Result<ColumnArray> selected_rows(const RowSelection& sel, int leaf, ColumnArray&& values,
+                                    const std::vector<RowRange>& rows) const;
   // Keeps `values` (an atom's decode of `leaf` with `options`, of `rows`)
   // for the first projected column of that leaf read in the same layout.
   void keep_for_output(int leaf, const ColumnReadOptions& options, ColumnArray&& values,
@@ -809,8 +812,7 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
 
 void FileScan::keep_for_output(int leaf, const ColumnReadOptions& options, ColumnArray&& values,
                                std::vector<RowRange>&& rows, RowSelection* sel) const {
-  const ColumnDescriptor& d = meta_->columns[static_cast<size_t>(leaf)];
-  auto resolved = [&](ArrowLayout l) { return l == ArrowLayout::kDefault ? detail::default_layout(d.physical_type) : l; };
+  const PhysicalType type = meta_->columns[static_cast<size_t>(leaf)].physical_type;
   for (size_t j = 0; j < columns_.size(); ++j) {
     const ColumnReadOptions& out = columns_[j].options;
     if (projected_[j] != leaf || sel->decoded[j]) continue;
@@ -818,7 +820,7 @@ void FileScan::keep_for_output(int leaf, const ColumnReadOptions& options, Colum
     // output's format (a date or a timestamp over the same integers) is
     // only what the array is exported as.
     if (out.dictionary_values || out.dictionary_indices || options.dictionary_values ||
-        resolved(out.layout) != resolved(options.layout)) {
+        detail::read_layout(out.layout, type) != detail::read_layout(options.layout, type)) {
       continue;
     }
     if (!out.format.empty()) values.impl()->format = out.format;
@@ -835,16 +837,19 @@ Result<ColumnArray> FileScan::read_column(const RowSelection& sel, size_t j, Sca
     // Rows another conjunct of an OR selected may lie outside what this
     // atom decoded: then the column is read as any other.
     if (set_bits_within(sel.selection.data(), sel.num_rows, kept.rows)) {
-      if (sel.selected == sel.num_rows && kept.values.length() == sel.num_rows) return std::move(kept.values);
-      auto taken = take_selected(std::move(kept.values), kept.rows, sel.selection.data(), sel.selected);
-      if (!taken.ok()) return make_error(taken.error().code, where(sel.rg, leaf) + ": " + taken.error().message);
-      return taken;
+      return selected_rows(sel, leaf, std::move(kept.values), kept.rows);
     }
   }
   std::vector<RowRange> decoded;
   auto arr = decode_rows(sel.rg, leaf, sel.keep, columns_[j].options, &decoded, st);
-  if (!arr.ok() || (sel.selected == sel.num_rows && arr->length() == sel.num_rows)) return arr;
-  auto taken = take_selected(std::move(*arr), decoded, sel.selection.data(), sel.selected);
+  if (!arr.ok()) return arr;
+  return selected_rows(sel, leaf, std::move(*arr), decoded);
+}
+
+Result<ColumnArray> FileScan::selected_rows(const RowSelection& sel, int leaf, ColumnArray&& values,
+                                            const std::vector<RowRange>& rows) const {
+  if (sel.selected == sel.num_rows && values.length() == sel.num_rows) return std::move(values);
+  auto taken = take_selected(std::move(values), rows, sel.selection.data(), sel.selected);
   if (!taken.ok()) return make_error(taken.error().code, where(sel.rg, leaf) + ": " + taken.error().message);
   return taken;
 }
