@@ -18,7 +18,9 @@
 //      decompressed and decoded; without one, pages are skipped by their
 //      headers' value counts. A projected column that step 4 decoded in
 //      its output layout, holding every selected row, is taken from those
-//      values (decoded once). An empty selection reads nothing more.
+//      values (decoded once; a dictionary-encoded number column the
+//      output also takes is evaluated on its values for that, not on its
+//      dictionary). An empty selection reads nothing more.
 //
 // Atom semantics follow Arrow's (pyarrow.dataset): a row is kept when the
 // filter is TRUE (Kleene logic); a comparison with a null row is NULL;

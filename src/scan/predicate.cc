@@ -410,6 +410,21 @@ void invert_bits(uint64_t* w, size_t n) {
 
 }  // namespace
 
+bool AtomPlan::compares_values_in_simd(ArrowLayout layout) const {
+  if (never_equal_ || atom_->op == FilterOp::kIsNull) return false;
+  if (atom_->op == FilterOp::kIn && values_.size() > kLinearSetMax) return false;
+  switch (layout) {
+    case ArrowLayout::kInt32:
+    case ArrowLayout::kInt64:
+    case ArrowLayout::kTimestampNanos:
+    case ArrowLayout::kFloat32:
+    case ArrowLayout::kFloat64:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void AtomPlan::evaluate(const ColumnArray& array, const std::vector<RowRange>& decoded, int64_t num_rows,
                         uint64_t* selection) const {
   const ColumnArray::Impl& a = *array.impl();

@@ -42,6 +42,9 @@ class AtomPlan {
   // a value matches exactly when its PLAIN bytes equal one of these: those
   // values (none when no value can match). Null otherwise.
   const std::vector<std::string>* plain_equal_values() const;
+  // Whether evaluate() runs the compare kernels over values decoded in
+  // `layout` (fixed-width numbers against one literal or a small set).
+  bool compares_values_in_simd(ArrowLayout layout) const;
   // Whether a row holding only nulls can make the atom TRUE.
   bool null_row_true() const { return null_result_; }
 

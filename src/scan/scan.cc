@@ -153,6 +153,10 @@ class FileScan {
   // for the first projected column of that leaf read in the same layout.
   void keep_for_output(int leaf, const ColumnReadOptions& options, ColumnArray&& values,
                        std::vector<RowRange>&& rows, RowSelection* sel) const;
+  // The projected column keep_for_output would give `leaf`'s values decoded
+  // with `options` to; -1: none.
+  int output_slot(int leaf, const ColumnReadOptions& options, const RowSelection& sel) const;
+  PhysicalType column_type(int leaf) const { return meta_->columns[static_cast<size_t>(leaf)].physical_type; }
   Status add_piece(RowSelection& sel, std::vector<Result<ColumnArray>>& got, const std::vector<ScanStats>& col_stats,
                    ScanResult* out, ScanStats* st);
   size_t num_columns() const { return columns_.size(); }
@@ -755,6 +759,16 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
         std::vector<RowRange> decoded;
         read_any = true;
         const std::vector<uint8_t>* dict_hits = hits.empty() || hits[c].empty() || hits[c][j].empty() ? nullptr : &hits[c][j];
+        // A column the output also takes in the evaluation's layout, under
+        // an atom the compare kernels evaluate: its values are decoded once,
+        // evaluated and kept for the output. Evaluated on its dictionary the
+        // column was decoded twice, once as hits and again for the output
+        // (polars' `quantity < 100` asks for quantity too: 50 M indices
+        // unpacked twice).
+        if (dict_hits && a.compares_values_in_simd(detail::read_layout(a.eval_options().layout, column_type(a.leaf()))) &&
+            output_slot(a.leaf(), a.eval_options(), *sel) >= 0) {
+          dict_hits = nullptr;
+        }
         if (!dict_hits && last_arr && last_leaf == a.leaf()) {
           a.evaluate(*last_arr, last_decoded, n, conj.data());
           continue;
@@ -810,12 +824,11 @@ Status FileScan::select_rows(int rg, RowSelection* sel, ScanStats* st) {
   return Status::Ok();
 }
 
-void FileScan::keep_for_output(int leaf, const ColumnReadOptions& options, ColumnArray&& values,
-                               std::vector<RowRange>&& rows, RowSelection* sel) const {
-  const PhysicalType type = meta_->columns[static_cast<size_t>(leaf)].physical_type;
+int FileScan::output_slot(int leaf, const ColumnReadOptions& options, const RowSelection& sel) const {
+  const PhysicalType type = column_type(leaf);
   for (size_t j = 0; j < columns_.size(); ++j) {
     const ColumnReadOptions& out = columns_[j].options;
-    if (projected_[j] != leaf || sel->decoded[j]) continue;
+    if (projected_[j] != leaf || sel.decoded[j]) continue;
     // The same decoder in the same layout makes the same values; the
     // output's format (a date or a timestamp over the same integers) is
     // only what the array is exported as.
@@ -823,10 +836,18 @@ void FileScan::keep_for_output(int leaf, const ColumnReadOptions& options, Colum
         detail::read_layout(out.layout, type) != detail::read_layout(options.layout, type)) {
       continue;
     }
-    if (!out.format.empty()) values.impl()->format = out.format;
-    sel->decoded[j] = RowSelection::Decoded{std::move(values), std::move(rows)};
-    return;
+    return static_cast<int>(j);
   }
+  return -1;
+}
+
+void FileScan::keep_for_output(int leaf, const ColumnReadOptions& options, ColumnArray&& values,
+                               std::vector<RowRange>&& rows, RowSelection* sel) const {
+  const int j = output_slot(leaf, options, *sel);
+  if (j < 0) return;
+  const ColumnReadOptions& out = columns_[static_cast<size_t>(j)].options;
+  if (!out.format.empty()) values.impl()->format = out.format;
+  sel->decoded[static_cast<size_t>(j)] = RowSelection::Decoded{std::move(values), std::move(rows)};
 }
 
 Result<ColumnArray> FileScan::read_column(const RowSelection& sel, size_t j, ScanStats* st) {

@@ -251,3 +251,44 @@ def test_a_filter_column_also_returned_is_decoded_once(tmp_path):
     scan(["id", "v"], rare)
     scan(["d", "ts"], (pc.field("d") >= pa.scalar(1500, pa.date32()))
          & (pc.field("ts") < pa.scalar(18_000 * 1_000_000, pa.timestamp("us", "UTC"))))
+
+
+def test_a_dictionary_filter_column_also_returned_is_decoded_once(tmp_path):
+    """A dictionary-encoded number column under a comparison or a small IN
+    is evaluated on its values, not its dictionary, when the scan also
+    returns it: its pages are decoded once (the pages of returning it with
+    another column are those of returning the other alone), where evaluated
+    on the dictionary they were decoded twice. Nulls, NOT, an OR with another
+    column's atom and a filter column not returned (evaluated on its
+    dictionary as before) all equal pyarrow.dataset."""
+    rng = np.random.default_rng(11)
+    n = 30000
+    t = pa.table({
+        "q": pa.array(rng.integers(0, 50, n).astype(np.int32), mask=rng.random(n) < 0.1),
+        "big": pa.array(rng.integers(0, 20, n) * 1_000_000_007, pa.int64()),
+        "f": pa.array(rng.integers(0, 8, n) / 4.0),
+        "w": pa.array(rng.standard_normal(n)),
+    })
+    path = tmp_path / "d.parquet"
+    pq.write_table(t, path, row_group_size=10000, data_page_size=8192, use_dictionary=["q", "big", "f"],
+                   write_page_index=True)
+    meta = pq.ParquetFile(path).metadata
+    assert all("RLE_DICTIONARY" in meta.row_group(0).column(i).encodings for i in range(3))
+    ds = pqfast.dataset(str(path))
+    ref = pads.dataset(str(path))
+
+    def scan(columns, flt):
+        ds.reset_scan_stats()
+        got = ds.scanner(columns=columns, filter=flt).to_table()
+        want = ref.to_table(columns=columns, filter=flt)
+        assert got.equals(want), (columns, flt)
+        return ds.scan_stats["pages_read"]
+
+    for col, flt in (("q", pc.field("q") < 10), ("q", pc.field("q").isin([3, 7, 40])), ("q", ~(pc.field("q") >= 5)),
+                     ("big", pc.field("big") == 3 * 1_000_000_007), ("f", pc.field("f") > 1.0)):
+        both, other = scan([col, "w"], flt), scan(["w"], flt)
+        assert both == other, (col, flt, both, other)
+        scan([col], flt)
+    scan(["q", "w"], (pc.field("q") < 3) | (pc.field("w") > 2.0))
+    scan(["q", "f"], (pc.field("q") == 4) & (pc.field("f") <= 0.5))
+    scan(["w"], pc.field("q").is_null() | (pc.field("q") > 45))
