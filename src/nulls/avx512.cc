@@ -38,6 +38,8 @@ void spread(uint8_t* base, const uint8_t* validity, int64_t off, size_t count, s
 
 }  // namespace
 
-const NullKernels kAvx512NullKernels = {spread<8>, spread<4>, spread_bits_pdep};
+// (Packing: the AVX2 table's.)
+const NullKernels kAvx512NullKernels = {spread<8>,         spread<4>,      spread_bits_pdep,
+                                        extract_bits_pext, compress8_avx2, compress4_avx2};
 
 }  // namespace pqfast::nulls

@@ -1,14 +1,15 @@
 // Late materialization's last step: from a column decoded page by page (the
 // rows of whole pages), keep the rows a selection bitmap names. Values move
 // once (fixed widths and views a word of the selection at a time: whole
-// words as blocks, dense ones without a branch per row), bytes by run for
-// binary; the validity bitmap and null count are rebuilt.
-#include <array>
+// words as blocks, dense ones packed by the nulls family's compress
+// kernels), bytes by run for binary; the validity bitmap and null count are
+// rebuilt (bits packed by its extract_bits: pext).
 #include <cstring>
 
 #include "pqfast/parquet_read.h"
 #include "parquet/bit_load.h"
 #include "parquet/decode.h"
+#include "nulls/kernels.h"
 
 namespace pqfast::parquet {
 
@@ -62,12 +63,14 @@ void for_chunks(const std::vector<RowRange>& decoded, const uint64_t* selection,
 
 // The selected W-byte elements of src, appended at dst[*k]. A piece whose
 // rows are all selected moves as one block; a dense one (a quarter or more)
-// without a branch per row (every element written, the cursor advanced by
-// its bit: one element past the last may be written, into the buffer's
-// slack); a sparse one bit by bit.
+// packed without a branch per row (8- and 4-byte elements by the active
+// compress kernel, others with every element written and the cursor
+// advanced by its bit): up to 32 bytes past the last may be written, into
+// the buffer's slack (ReadBuffer::kSlack); a sparse one bit by bit.
 template <size_t W>
 void take_fixed(const std::vector<RowRange>& decoded, const uint64_t* selection, const uint8_t* src, uint8_t* dst,
                 int64_t* k) {
+  const nulls::NullKernels& nk = nulls::active_null_kernels();
   int64_t at = *k;
   for_chunks(decoded, selection, [&](int64_t first, uint64_t bits, int count) {
     const uint8_t* s = src + static_cast<size_t>(first) * W;
@@ -75,6 +78,11 @@ void take_fixed(const std::vector<RowRange>& decoded, const uint64_t* selection,
       std::memcpy(dst + static_cast<size_t>(at) * W, s, static_cast<size_t>(count) * W);
       at += count;
     } else if (count_bits(bits) * 4 >= count) {
+      if constexpr (W == 8 || W == 4) {
+        uint8_t* d = dst + static_cast<size_t>(at) * W;
+        at += static_cast<int64_t>(W == 8 ? nk.compress8(s, bits, count, d) : nk.compress4(s, bits, count, d));
+        return;
+      }
       for (int j = 0; j < count; ++j) {
         std::memcpy(dst + static_cast<size_t>(at) * W, s + static_cast<size_t>(j) * W, W);
         at += static_cast<int64_t>((bits >> j) & 1);
@@ -89,24 +97,6 @@ void take_fixed(const std::vector<RowRange>& decoded, const uint64_t* selection,
   *k = at;
 }
 
-// kCompress4[m << 4 | v]: the bits of nibble v where nibble m is set,
-// packed from bit 0 (a software PEXT of 4 bits).
-constexpr std::array<uint8_t, 256> make_compress4() {
-  std::array<uint8_t, 256> t{};
-  for (int m = 0; m < 16; ++m) {
-    for (int v = 0; v < 16; ++v) {
-      int out = 0, k = 0;
-      for (int j = 0; j < 4; ++j) {
-        if ((m >> j) & 1) out |= ((v >> j) & 1) << k++;
-      }
-      t[static_cast<size_t>(m << 4 | v)] = static_cast<uint8_t>(out);
-    }
-  }
-  return t;
-}
-constexpr std::array<uint8_t, 256> kCompress4 = make_compress4();
-constexpr uint8_t kBits4[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-
 // ORs the low n bits of x (n <= 64, higher bits zero) into `out` at bit k
 // (out has slack past its end: 9 bytes may be written).
 inline void or_bits(uint8_t* out, int64_t k, uint64_t x, int n) {
@@ -119,10 +109,11 @@ inline void or_bits(uint8_t* out, int64_t k, uint64_t x, int n) {
 }
 
 // The selected bits of an LSB-first bitmap, set in `out` (zeroed, with
-// slack) from bit 0, four rows at a time; *taken gets how many were
-// selected. Returns how many of them were unset.
+// slack) from bit 0, a word of the selection at a time (extract_bits);
+// *taken gets how many were selected. Returns how many of them were unset.
 int64_t take_bits(const std::vector<RowRange>& decoded, const uint64_t* selection, const uint8_t* src, uint8_t* out,
                   int64_t* taken) {
+  const nulls::NullKernels& nk = nulls::active_null_kernels();
   int64_t k = 0, set = 0;
   for_chunks(decoded, selection, [&](int64_t first, uint64_t bits, int count) {
     const uint64_t v = load_bits(src, first, count);
@@ -132,15 +123,11 @@ int64_t take_bits(const std::vector<RowRange>& decoded, const uint64_t* selectio
       set += count_bits(v);
       return;
     }
-    for (int i = 0; i < count; i += 4) {
-      const unsigned m = static_cast<unsigned>(bits >> i) & 15;
-      if (m == 0) continue;
-      const uint8_t x = kCompress4[m << 4 | (static_cast<unsigned>(v >> i) & 15)];
-      const int n = kBits4[m];
-      or_bits(out, k, x, n);
-      k += n;
-      set += kBits4[x];
-    }
+    const uint64_t x = nk.extract_bits(v, bits);
+    const int n = count_bits(bits);
+    or_bits(out, k, x, n);
+    k += n;
+    set += count_bits(x);
   });
   *taken = k;
   return k - set;
