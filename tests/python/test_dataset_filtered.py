@@ -11,6 +11,7 @@ rows)."""
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -292,3 +293,34 @@ def test_a_dictionary_filter_column_also_returned_is_decoded_once(tmp_path):
     scan(["q", "w"], (pc.field("q") < 3) | (pc.field("w") > 2.0))
     scan(["q", "f"], (pc.field("q") == 4) & (pc.field("f") <= 0.5))
     scan(["w"], pc.field("q").is_null() | (pc.field("q") > 45))
+
+
+def _rows_nan_aware(t: pa.Table) -> list:
+    """Rows with NaN as a token and floats with their sign (-0.0 != 0.0)."""
+    def one(x):
+        if isinstance(x, float):
+            return "nan" if math.isnan(x) else (x, math.copysign(1.0, x))
+        return x
+    return [tuple(one(x) for x in r.values()) for r in t.to_pylist()]
+
+
+@pytest.mark.parametrize("typ", [pa.float64(), pa.float32()])
+def test_a_dictionary_float_filter_column_returned_keeps_nan_and_signed_zero(tmp_path, typ):
+    """A dictionary-encoded float column evaluated on its values (it is also
+    returned) treats NaN and -0.0 as evaluated on its dictionary did and as
+    pyarrow.dataset does: comparisons, IN with NaN and with -0.0, NOT."""
+    special = np.array([0.0, -0.0, np.nan, 1.5, -1.5, np.inf])
+    rng = np.random.default_rng(3)
+    n = 20000
+    t = pa.table({"f": pa.array(special[rng.integers(0, 6, n)], mask=rng.random(n) < 0.1).cast(typ),
+                  "w": pa.array(np.arange(n))})
+    path = tmp_path / "f.parquet"
+    pq.write_table(t, path, row_group_size=10000, use_dictionary=["f"], write_page_index=True)
+    ds, ref = pqfast.dataset(str(path)), pads.dataset(str(path))
+    for flt in (pc.field("f") == 0.0, pc.field("f").isin([0.0]), pc.field("f").isin([0.0, float("nan")]),
+                pc.field("f") < 0.0, pc.field("f") != 0.0, ~(pc.field("f") >= 0.0),
+                pc.field("f").isin([-0.0, 1.5]), pc.field("f") > -0.0):
+        for cols in (["f", "w"], ["w"]):
+            got = ds.scanner(columns=cols, filter=flt).to_table()
+            want = ref.to_table(columns=cols, filter=flt)
+            assert got.schema == want.schema and _rows_nan_aware(got) == _rows_nan_aware(want), (flt, cols)
