@@ -89,11 +89,67 @@ def atom_verdict(atom, chunk: dict, desc: dict, rows: int) -> str:
     st = chunk.get("statistics") if chunk.get("has_meta_data", True) else None
     if st is None:
         return SOME
-    nulls = st.get("null_count")
+    bounds = None if atom.op == "is_null" else _bounds(st, desc)
+    return _verdict(atom, bounds, st.get("null_count"), rows)
+
+
+def leaf_summary(meta, leaf: int, desc: dict, chunk) -> tuple | None:
+    """What every row group of a file (``meta``) says of one column at once:
+    (bounds, null count, rows), bounds the smallest min and the largest max
+    (None unless every row group gives both and they compare), the null
+    counts summed (None unless every row group gives one), the row groups'
+    rows summed; None when a row group has no statistics. ``chunk(rg,
+    leaf)``: ``meta.column_chunk``. Its bounds hold every row group's, so an
+    atom it rules out (NONE) is ruled out in each."""
+    lo = hi = None
+    ordered, nulls, rows = True, 0, 0
+    for g in range(meta.num_row_groups):
+        rows += meta.row_group(g)["num_rows"]
+        c = chunk(g, leaf)
+        st = c.get("statistics") if c.get("has_meta_data", True) else None
+        if st is None:
+            return None
+        n = st.get("null_count")
+        nulls = None if nulls is None or n is None else nulls + n
+        if not ordered:
+            continue
+        b = _bounds(st, desc)
+        if b is None:
+            ordered = False
+            continue
+        try:
+            lo = b[0] if lo is None or b[0] < lo else lo
+            hi = b[1] if hi is None or b[1] > hi else hi
+        except TypeError:
+            ordered = False
+    return ((lo, hi) if ordered and lo is not None else None), nulls, rows
+
+
+def file_ruled_out(dnf, leaf_of: dict, summary) -> bool:
+    """Whether the file-wide statistics (``summary(leaf)``: leaf_summary)
+    prove that no row of a file makes the DNF true: every conjunction holds
+    an atom NONE over them. A file so ruled out needs no verdict per row
+    group (a lake of 100 files, 5 row groups each: 100 verdicts instead of
+    500 per atom)."""
+    for conj in dnf:
+        out = False
+        for a in conj:
+            j = leaf_of.get(a.column)
+            s = None if j is None else summary(j)
+            if s is not None and _verdict(a, None if a.op == "is_null" else s[0], s[1], s[2]) == NONE:
+                out = True
+                break
+        if not out:
+            return False
+    return True
+
+
+def _verdict(atom, bounds: tuple | None, nulls, rows: int) -> str:
+    """One atom over values within `bounds` ((min, max), None: unknown) of
+    which `nulls` are null (None: unknown), `rows` in all."""
     if atom.op == "is_null":
         v = _with_nulls(NONE, True, nulls, rows)
         return _FLIP[v] if atom.negate else v
-    bounds = _bounds(st, desc)
     ordered = bounds is not None
     lo, hi = bounds if ordered else (None, None)
     try:

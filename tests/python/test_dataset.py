@@ -479,6 +479,37 @@ def test_row_group_verdicts_hold_for_every_row(tmp_path):
     assert decided > 200  # (the statistics settle most of them)
 
 
+def test_file_verdicts_rule_out_only_files_without_a_matching_row(tmp_path):
+    """A file ruled out by its statistics over all row groups at once
+    (file_ruled_out over leaf_summary: the row groups' bounds joined, their
+    null counts summed) holds no row the filter keeps; a file written
+    without statistics or with a column null throughout is judged too."""
+    from pqfast._rowgroup_stats import file_ruled_out, flat_leaves, leaf_summary
+    from pqfast.filters import normalize
+
+    root = str(tmp_path / "fv")
+    _stats_lake(root)
+    t = pa.table({"id": np.arange(9000, 9100, dtype=np.int64), "n": pa.nulls(100, pa.int32()),
+                  "s": ["s9"] * 100, "v": np.linspace(0, 1, 100)})
+    pq.write_table(t, os.path.join(root, "p3.parquet"), row_group_size=40)
+    pq.write_table(t, os.path.join(root, "p4.parquet"), row_group_size=40, write_statistics=False)
+    ruled = 0
+    for p in sorted(os.listdir(root)):
+        path = os.path.join(root, p)
+        meta = pqfast.ParquetFile(path)._meta
+        descs = meta.columns()
+        whole = pq.read_table(path)
+        for f in STAT_FILTERS + [[("n", "=", 4)], pc.field("n").is_null(), [("id", ">", 9050)]]:
+            expr = f if isinstance(f, pc.Expression) else pq.filters_to_expression(f)
+            out = file_ruled_out(normalize(f), flat_leaves(meta),
+                                 lambda j: leaf_summary(meta, j, descs[j], meta.column_chunk))
+            if out:
+                assert pads.dataset(whole).to_table(filter=expr).num_rows == 0, (p, f)
+                assert p != "p4.parquet", f  # (no statistics: nothing is ruled out)
+            ruled += out
+    assert ruled >= 20
+
+
 def test_count_rows_settled_by_statistics(tmp_path, monkeypatch):
     root = str(tmp_path / "cs")
     _stats_lake(root)
