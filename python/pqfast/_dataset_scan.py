@@ -54,7 +54,7 @@ from ._errors import INVALID_ARGUMENT, UNSUPPORTED, batch_size_of, code_of, colu
 from ._lake import LOCAL, Lake
 from ._nested import batches_with_map_names
 from ._paths import _remote_urls
-from ._rowgroup_stats import ALL, NONE, SOME, chunk_bounds, file_ruled_out, flat_leaves, row_group_verdict
+from ._rowgroup_stats import ALL, NONE, SOME, chunk_bounds, file_ruled_out, flat_leaves, row_group_verdicts
 from ._stream_io import (
     NativePlan, StreamInfo, local_batches, native_plan, remote_batches, remote_small_files, small_files_plan,
     with_strings,
@@ -609,14 +609,10 @@ class Scanner:
         if filt is None:
             return [(g, ALL) for g in groups]
         lake = self._lake
-        leaves, descs = lake.leaves(i), lake.descs(i)
-        if file_ruled_out(filt, leaves, lambda j: lake.leaf_summary(i, j)):
+        leaves = lake.leaves(i)
+        if file_ruled_out(filt, leaves, lambda j: lake.leaf_stats(i, j)[1]):
             return [(g, NONE) for g in groups]
-
-        def chunk(g, j):
-            return lake.column_chunk(i, g, j)
-
-        return [(g, row_group_verdict(filt, meta, g, leaves, descs, chunk)) for g in groups]
+        return row_group_verdicts(filt, leaves, lambda j: lake.leaf_stats(i, j)[0], lake.row_counts(i), groups)
 
     def count_rows(self) -> int:
         """The rows the scan gives: from the footers alone without a filter,

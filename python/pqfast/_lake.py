@@ -30,7 +30,7 @@ from ._partitions import Partitions, discover
 from ._paths import _has_magic, expand_paths, _remote_urls
 from ._remote_file import ObjectStoreFS
 from ._requests import LISTING, TAILS, Fetcher
-from ._rowgroup_stats import flat_leaves, leaf_summary
+from ._rowgroup_stats import flat_leaves, leaf_stats, row_counts, summarize
 from .fs_driver import FilesystemIO
 from .remote import ObjectStoreIO, describe_error, make_store, normalise_options, split_url
 from .scan import _TAIL, _checked_partitioning, _refuse_file_objects, _tails, local_partitioned_lake
@@ -171,7 +171,8 @@ class Lake:
         self._descs: dict = {}  # file -> its leaf descriptors (meta.columns() builds them anew each call)
         self._leaves: dict = {}  # file -> {top-level flat column: leaf} (_rowgroup_stats.flat_leaves)
         self._chunks: dict = {}  # (file, row group, leaf) -> meta.column_chunk's dict (5 us a call)
-        self._summaries: dict = {}  # (file, leaf) -> _rowgroup_stats.leaf_summary
+        self._leaf_stats: dict = {}  # (file, leaf) -> (_rowgroup_stats.leaf_stats, its summarize())
+        self._row_counts: dict = {}  # file -> rows per row group
         self._conforms: dict = {}
         self._ref_descs = None
         self._lock = threading.Lock()
@@ -184,7 +185,7 @@ class Lake:
 
     def __getstate__(self):
         d = dict(self.__dict__)
-        for k in ("_metas", "_descs", "_leaves", "_chunks", "_summaries", "_conforms", "_ref_descs", "_lock", "_store", "_projections",
+        for k in ("_metas", "_descs", "_leaves", "_chunks", "_leaf_stats", "_row_counts", "_conforms", "_ref_descs", "_lock", "_store", "_projections",
                   "_fs_io", "_fs_tails", "fetch_log"):
             d.pop(k, None)
         return d
@@ -582,16 +583,26 @@ class Lake:
                 self._chunks[key] = d
         return d
 
-    def leaf_summary(self, i: int, leaf: int) -> tuple | None:
-        """File i's statistics of `leaf` over all its row groups
-        (_rowgroup_stats.leaf_summary), kept: a filter on the column asks
-        them again whatever its values."""
+    def row_counts(self, i: int) -> list:
+        """File i's rows per row group, kept."""
+        d = self._row_counts.get(i)
+        if d is None:
+            d = row_counts(self.meta(i))
+            with self._lock:
+                self._row_counts[i] = d
+        return d
+
+    def leaf_stats(self, i: int, leaf: int) -> tuple:
+        """File i's statistics of `leaf` per row group and over all of them
+        (_rowgroup_stats.leaf_stats, summarize), kept: a filter on the column
+        asks them again whatever its values."""
         key = (i, leaf)
-        if key in self._summaries:
-            return self._summaries[key]
-        d = leaf_summary(self.meta(i), leaf, self.descs(i)[leaf], lambda g, j: self.column_chunk(i, g, j))
-        with self._lock:
-            self._summaries[key] = d
+        d = self._leaf_stats.get(key)
+        if d is None:
+            per_rg = leaf_stats(self.meta(i), leaf, self.descs(i)[leaf], lambda g, j: self.column_chunk(i, g, j))
+            d = (per_rg, summarize(per_rg, self.row_counts(i)))
+            with self._lock:
+                self._leaf_stats[key] = d
         return d
 
     def ref_descs(self) -> list:

@@ -93,27 +93,35 @@ def atom_verdict(atom, chunk: dict, desc: dict, rows: int) -> str:
     return _verdict(atom, bounds, st.get("null_count"), rows)
 
 
-def leaf_summary(meta, leaf: int, desc: dict, chunk) -> tuple | None:
-    """What every row group of a file (``meta``) says of one column at once:
-    (bounds, null count, rows), bounds the smallest min and the largest max
-    (None unless every row group gives both and they compare), the null
-    counts summed (None unless every row group gives one), the row groups'
-    rows summed; None when a row group has no statistics. ``chunk(rg,
-    leaf)``: ``meta.column_chunk``. Its bounds hold every row group's, so an
-    atom it rules out (NONE) is ruled out in each."""
-    lo = hi = None
-    ordered, nulls, rows = True, 0, 0
+def leaf_stats(meta, leaf: int, desc: dict, chunk) -> list:
+    """Per row group of a file (``meta``), what its statistics say of one
+    column, as _verdict takes it: (bounds, null count); None where the row
+    group has no statistics. ``chunk(rg, leaf)``: ``meta.column_chunk``."""
+    out = []
     for g in range(meta.num_row_groups):
-        rows += meta.row_group(g)["num_rows"]
         c = chunk(g, leaf)
         st = c.get("statistics") if c.get("has_meta_data", True) else None
-        if st is None:
+        out.append(None if st is None else (_bounds(st, desc), st.get("null_count")))
+    return out
+
+
+def summarize(per_rg: list, rows: list) -> tuple | None:
+    """What every row group says of one column at once (leaf_stats' list,
+    `rows` per row group): (bounds, null count, rows), bounds the smallest
+    min and the largest max (None unless every row group gives both and they
+    compare), the null counts summed (None unless every row group gives
+    one), the rows summed; None when a row group has no statistics. Its
+    bounds hold every row group's, so an atom it rules out (NONE) is ruled
+    out in each."""
+    lo = hi = None
+    ordered, nulls = True, 0
+    for e in per_rg:
+        if e is None:
             return None
-        n = st.get("null_count")
+        b, n = e
         nulls = None if nulls is None or n is None else nulls + n
         if not ordered:
             continue
-        b = _bounds(st, desc)
         if b is None:
             ordered = False
             continue
@@ -122,7 +130,47 @@ def leaf_summary(meta, leaf: int, desc: dict, chunk) -> tuple | None:
             hi = b[1] if hi is None or b[1] > hi else hi
         except TypeError:
             ordered = False
-    return ((lo, hi) if ordered and lo is not None else None), nulls, rows
+    return ((lo, hi) if ordered and lo is not None else None), nulls, sum(rows)
+
+
+def row_counts(meta) -> list:
+    """The rows of each row group of a file."""
+    return [meta.row_group(g)["num_rows"] for g in range(meta.num_row_groups)]
+
+
+def leaf_summary(meta, leaf: int, desc: dict, chunk) -> tuple | None:
+    """summarize() of one column of a file from its footer."""
+    return summarize(leaf_stats(meta, leaf, desc, chunk), row_counts(meta))
+
+
+def row_group_verdicts(dnf, leaf_of: dict, stats, rows: list, groups) -> list:
+    """[(row group, verdict)] for `groups`, each row_group_verdict's, from
+    kept statistics: ``stats(leaf)``: leaf_stats' list, `rows` per row
+    group (row_counts). No footer object is asked per row group and atom."""
+    out = []
+    for g in groups:
+        if rows[g] == 0:
+            out.append((g, NONE))
+            continue
+        res = NONE
+        for conj in dnf:
+            verdict = ALL
+            for a in conj:
+                j = leaf_of.get(a.column)
+                e = None if j is None else stats(j)[g]
+                v = SOME if e is None else _verdict(a, None if a.op == "is_null" else e[0], e[1], rows[g])
+                if v == NONE:
+                    verdict = NONE
+                    break
+                if v == SOME:
+                    verdict = SOME
+            if verdict == ALL:
+                res = ALL
+                break
+            if verdict == SOME:
+                res = SOME
+        out.append((g, res))
+    return out
 
 
 def file_ruled_out(dnf, leaf_of: dict, summary) -> bool:

@@ -483,8 +483,11 @@ def test_file_verdicts_rule_out_only_files_without_a_matching_row(tmp_path):
     """A file ruled out by its statistics over all row groups at once
     (file_ruled_out over leaf_summary: the row groups' bounds joined, their
     null counts summed) holds no row the filter keeps; a file written
-    without statistics or with a column null throughout is judged too."""
-    from pqfast._rowgroup_stats import file_ruled_out, flat_leaves, leaf_summary
+    without statistics or with a column null throughout is judged too. The
+    row groups' verdicts from kept statistics (row_group_verdicts) equal
+    those read from the footer (row_group_verdict)."""
+    from pqfast._rowgroup_stats import (file_ruled_out, flat_leaves, leaf_stats, leaf_summary, row_counts,
+                                        row_group_verdict, row_group_verdicts)
     from pqfast.filters import normalize
 
     root = str(tmp_path / "fv")
@@ -501,8 +504,12 @@ def test_file_verdicts_rule_out_only_files_without_a_matching_row(tmp_path):
         whole = pq.read_table(path)
         for f in STAT_FILTERS + [[("n", "=", 4)], pc.field("n").is_null(), [("id", ">", 9050)]]:
             expr = f if isinstance(f, pc.Expression) else pq.filters_to_expression(f)
-            out = file_ruled_out(normalize(f), flat_leaves(meta),
-                                 lambda j: leaf_summary(meta, j, descs[j], meta.column_chunk))
+            dnf, leaves = normalize(f), flat_leaves(meta)
+            out = file_ruled_out(dnf, leaves, lambda j: leaf_summary(meta, j, descs[j], meta.column_chunk))
+            # The per-row-group verdicts from kept statistics are the footer's.
+            kept = row_group_verdicts(dnf, leaves, lambda j: leaf_stats(meta, j, descs[j], meta.column_chunk),
+                                      row_counts(meta), range(meta.num_row_groups))
+            assert kept == [(g, row_group_verdict(dnf, meta, g, leaves)) for g in range(meta.num_row_groups)], (p, f)
             if out:
                 assert pads.dataset(whole).to_table(filter=expr).num_rows == 0, (p, f)
                 assert p != "p4.parquet", f  # (no statistics: nothing is ruled out)
