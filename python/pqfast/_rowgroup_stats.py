@@ -147,30 +147,15 @@ def row_group_verdicts(dnf, leaf_of: dict, stats, rows: list, groups) -> list:
     """[(row group, verdict)] for `groups`, each row_group_verdict's, from
     kept statistics: ``stats(leaf)``: leaf_stats' list, `rows` per row
     group (row_counts). No footer object is asked per row group and atom."""
-    out = []
-    for g in groups:
-        if rows[g] == 0:
-            out.append((g, NONE))
-            continue
-        res = NONE
-        for conj in dnf:
-            verdict = ALL
-            for a in conj:
-                j = leaf_of.get(a.column)
-                e = None if j is None else stats(j)[g]
-                v = SOME if e is None else _verdict(a, None if a.op == "is_null" else e[0], e[1], rows[g])
-                if v == NONE:
-                    verdict = NONE
-                    break
-                if v == SOME:
-                    verdict = SOME
-            if verdict == ALL:
-                res = ALL
-                break
-            if verdict == SOME:
-                res = SOME
-        out.append((g, res))
-    return out
+    def verdict(g):
+        def atom(a):
+            j = leaf_of.get(a.column)
+            e = None if j is None else stats(j)[g]
+            return SOME if e is None else _verdict(a, None if a.op == "is_null" else e[0], e[1], rows[g])
+
+        return NONE if rows[g] == 0 else _dnf_verdict(dnf, atom)
+
+    return [(g, verdict(g)) for g in groups]
 
 
 def file_ruled_out(dnf, leaf_of: dict, summary) -> bool:
@@ -179,17 +164,33 @@ def file_ruled_out(dnf, leaf_of: dict, summary) -> bool:
     an atom NONE over them. A file so ruled out needs no verdict per row
     group (a lake of 100 files, 5 row groups each: 100 verdicts instead of
     500 per atom)."""
+    def atom(a):
+        j = leaf_of.get(a.column)
+        s = None if j is None else summary(j)
+        return SOME if s is None else _verdict(a, None if a.op == "is_null" else s[0], s[1], s[2])
+
+    return _dnf_verdict(dnf, atom) == NONE
+
+
+def _dnf_verdict(dnf, atom) -> str:
+    """A DNF's verdict from its atoms' (``atom(a)``): a conjunction is NONE
+    when one atom is, ALL when every atom is; the DNF ALL when one
+    conjunction is, NONE when every one is."""
+    out = NONE
     for conj in dnf:
-        out = False
+        verdict = ALL
         for a in conj:
-            j = leaf_of.get(a.column)
-            s = None if j is None else summary(j)
-            if s is not None and _verdict(a, None if a.op == "is_null" else s[0], s[1], s[2]) == NONE:
-                out = True
+            v = atom(a)
+            if v == NONE:
+                verdict = NONE
                 break
-        if not out:
-            return False
-    return True
+            if v == SOME:
+                verdict = SOME
+        if verdict == ALL:
+            return ALL
+        if verdict == SOME:
+            out = SOME
+    return out
 
 
 def _verdict(atom, bounds: tuple | None, nulls, rows: int) -> str:
@@ -239,22 +240,12 @@ def row_group_verdict(dnf, meta, rg: int, leaf_of: dict, descs: list | None = No
         descs = meta.columns()
     if chunk is None:
         chunk = meta.column_chunk
-    out = NONE
-    for conj in dnf:
-        verdict = ALL
-        for a in conj:
-            j = leaf_of.get(a.column)
-            v = SOME if j is None else atom_verdict(a, chunk(rg, j), descs[j], rows)
-            if v == NONE:
-                verdict = NONE
-                break
-            if v == SOME:
-                verdict = SOME
-        if verdict == ALL:
-            return ALL
-        if verdict == SOME:
-            out = SOME
-    return out
+
+    def atom(a):
+        j = leaf_of.get(a.column)
+        return SOME if j is None else atom_verdict(a, chunk(rg, j), descs[j], rows)
+
+    return _dnf_verdict(dnf, atom)
 
 
 def flat_leaves(meta) -> dict:
